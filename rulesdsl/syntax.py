@@ -1,0 +1,466 @@
+"""Syntax: split a source file into top-level blocks and parse each with Lark (LALR, inline transformer).
+
+Parsing block by block keeps one mistake from hiding the others: every block that parses is kept,
+every block that does not yields exactly one diagnostic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lark import PostLex
+
+from . import model as m
+from .diagnostics import Diagnostic, error
+
+_HERE = Path(__file__).resolve().parent
+# Inside a wheel the grammar ships in the package; in a checkout it lives in the top-level grammar/.
+GRAMMAR_PATH = next(
+    p for p in (_HERE / "grammar" / "rules.lark", _HERE.parent / "grammar" / "rules.lark") if p.exists()
+)
+
+# Tokens after which a line end cannot end an entry: the entry goes on on the next line.
+_CONTINUES = frozenset(
+    "COMMA LBRACE LPAR LSQB ARROW PLUS MINUS STAR SLASH OR AND NOT IN CMP DOTS FIELD_KEY POINTS OF ANY"
+    " TRAIT SKILL TAGGED SETTING".split()
+)
+_OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
+
+
+class _LineEnds(PostLex):
+    """Keeps a line end only where it can end an entry (see _CONTINUES), folding runs into one."""
+
+    always_accept = ("_NL",)
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        depth = 0
+        previous: str | None = None
+        pending: Token | None = None
+        for tok in stream:
+            if tok.type == "_NL":
+                if depth == 0 and previous is not None and previous not in _CONTINUES:
+                    pending = tok
+                continue
+            if pending is not None:
+                yield pending
+                pending = None
+            depth = max(0, depth + _OPENERS.get(tok.type, 0))
+            previous = tok.type
+            yield tok
+
+
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+_ESCAPE_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
+
+
+class StringEscapeError(ValueError):
+    def __init__(self, escape: str, offset: int) -> None:
+        super().__init__(escape)
+        self.escape = escape
+        self.offset = offset
+
+
+def unescape(body: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code in _ESCAPES:
+            return _ESCAPES[code]
+        if code.startswith("u") and len(code) == 5:
+            return chr(int(code[1:], 16))
+        raise StringEscapeError("\\" + code, match.start())
+
+    return _ESCAPE_RE.sub(replace, body)
+
+
+class _ToModel(Transformer[Token, Any]):
+    """Builds model nodes while parsing. Positions are shifted by where the block starts in its file."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.file = ""
+        self.line_offset = 0
+        self.column_offset = 0
+
+    # -- positions
+    def _span(self, children: list[Any]) -> m.Position:
+        """From the first child's start to the last child's end (the inline transformer has no meta)."""
+        spans = [self._tok_pos(c) if isinstance(c, Token) else c.pos for c in children if c is not None]
+        first, last = spans[0], spans[-1]
+        return m.Position(first.file, first.line, first.column, last.end_line, last.end_column)
+
+    def _tok_pos(self, tok: Token) -> m.Position:
+        return self._at(tok.line or 1, tok.column or 1, tok.end_line or 1, tok.end_column or 1)
+
+    def _at(self, line: int, column: int, end_line: int, end_column: int) -> m.Position:
+        col = column + (self.column_offset if line == 1 else 0)
+        end_col = end_column + (self.column_offset if end_line == 1 else 0)
+        return m.Position(self.file, line + self.line_offset, col, end_line + self.line_offset, end_col)
+
+    # -- structure
+    def start(self, children: list[Any]) -> m.Block:
+        block: m.Block = children[0]
+        return block
+
+    def block(self, children: list[Any]) -> m.Block:
+        kind_tok: Token = children[0]
+        block_id: m.Name | None = None
+        name: m.String | None = None
+        fields: list[m.Field] = []
+        rows: list[m.Row] = []
+        for child in children[1:]:
+            if isinstance(child, Token) and child.type == "NAME":
+                block_id = m.Name(str(child), self._tok_pos(child))
+            elif isinstance(child, Token) and child.type == "STRING":
+                name = self._string_token(child)
+            elif isinstance(child, m.Field):
+                fields.append(child)
+            elif isinstance(child, m.Row):
+                rows.append(child)
+        return m.Block(
+            str(kind_tok), self._tok_pos(kind_tok), block_id, name, tuple(fields), tuple(rows), self._span(children)
+        )
+
+    def field(self, children: list[Any]) -> m.Field:
+        key_tok: Token = children[0]
+        key = str(key_tok).rstrip(": \t")
+        end = key_tok.column + len(key) if key_tok.column else 1
+        pos = self._at(key_tok.line or 1, key_tok.column or 1, key_tok.line or 1, end)
+        return m.Field(key, children[1], pos)
+
+    def row(self, children: list[Any]) -> m.Row:
+        return m.Row(children[0], tuple(children[2:]), self._span(children))
+
+    # -- lists
+    def value_list(self, children: list[Any]) -> m.Value:
+        if len(children) == 1:  # the grammar's alias wraps single items too
+            return children[0]  # type: ignore[no-any-return]
+        return m.ValueList(tuple(children), self._span(children))
+
+    def points(self, children: list[Any]) -> m.Points:
+        amount = int(re.match(r"\d+", str(children[0])).group())  # type: ignore[union-attr]
+        rest = children[1]
+        items = rest.items if isinstance(rest, m.ValueList) else (rest,)
+        return m.Points(amount, items, self._span(children))
+
+    def quantity(self, children: list[Any]) -> m.Quantity:
+        text = str(children[0])
+        number, unit = text.split(None, 1)
+        return m.Quantity(int(number), unit.strip(), number[0] in "+-", self._span(children))
+
+    # -- atoms
+    def _string_token(self, tok: Token) -> m.String:
+        try:
+            return m.String(unescape(str(tok)[1:-1]), self._tok_pos(tok))
+        except StringEscapeError as exc:
+            at = self._at(tok.line or 1, (tok.column or 1) + 1 + exc.offset, tok.line or 1, (tok.column or 1) + 3 + exc.offset)
+            raise _BadEscape(exc.escape, at) from None
+
+    def string(self, children: list[Any]) -> m.String:
+        return self._string_token(children[0])
+
+    def integer(self, children: list[Any]) -> m.Integer:
+        return m.Integer(int(children[0]), self._span(children))
+
+    def decimal(self, children: list[Any]) -> m.Decimal:
+        return m.Decimal(str(children[0]), self._span(children))
+
+    def at_least(self, children: list[Any]) -> m.AtLeast:
+        return m.AtLeast(int(str(children[0])[:-1]), self._span(children))
+
+    def dice(self, children: list[Any]) -> m.Dice:
+        count, sides = str(children[0]).split("d")
+        return m.Dice(int(count or 1), int(sides), self._span(children))
+
+    def multiplier(self, children: list[Any]) -> m.Multiplier:
+        num, _, den = str(children[0])[1:].partition("/")
+        return m.Multiplier(int(num), int(den or 1), self._span(children))
+
+    def name(self, children: list[Any]) -> m.Name:
+        return m.Name(str(children[0]), self._span(children))
+
+    def call(self, children: list[Any]) -> m.Call:
+        args = tuple(c for c in children[1:] if c is not None)
+        return m.Call(str(children[0]), args, self._span(children))
+
+    def caret(self, children: list[Any]) -> m.Caret:
+        return m.Caret(int(children[0]), self._span(children))
+
+    def subscript(self, children: list[Any]) -> m.Subscript:
+        return m.Subscript(children[0], children[1], self._span(children))
+
+    # -- operators
+    def _binary(self, op: str, children: list[Any]) -> m.Binary:
+        return m.Binary(op, children[0], children[1], self._span(children))
+
+    def add(self, children: list[Any]) -> m.Binary:
+        return self._binary("+", children)
+
+    def sub(self, children: list[Any]) -> m.Binary:
+        return self._binary("-", children)
+
+    def mul(self, children: list[Any]) -> m.Binary:
+        return self._binary("*", children)
+
+    def div(self, children: list[Any]) -> m.Binary:
+        return self._binary("/", children)
+
+    def neg(self, children: list[Any]) -> m.Value:
+        operand = children[0]
+        if isinstance(operand, m.Integer):
+            return m.Integer(-operand.value, self._span(children))
+        return m.Negative(operand, self._span(children))
+
+    def pos(self, children: list[Any]) -> m.Value:
+        value: m.Value = children[0]
+        return value
+
+    def open_range(self, children: list[Any]) -> m.OpenRange:
+        return m.OpenRange(str(children[0]), children[1], self._span(children))
+
+    def closed_range(self, children: list[Any]) -> m.ClosedRange:
+        return m.ClosedRange(children[0], children[2], self._span(children))
+
+    def comparison(self, children: list[Any]) -> m.Comparison:
+        op = "=" if str(children[1]) == "==" else str(children[1])
+        return m.Comparison(op, children[0], children[2], self._span(children))
+
+    def membership(self, children: list[Any]) -> m.Membership:
+        return m.Membership(children[0], children[1], self._span(children))
+
+    def any_of(self, children: list[Any]) -> m.Value:
+        if len(children) == 1:  # the grammar's alias wraps single items too
+            return children[0]  # type: ignore[no-any-return]
+        return m.AnyOf(tuple(children), self._span(children))
+
+    def all_of(self, children: list[Any]) -> m.Value:
+        if len(children) == 1:  # the grammar's alias wraps single items too
+            return children[0]  # type: ignore[no-any-return]
+        return m.AllOf(tuple(children), self._span(children))
+
+    def negate(self, children: list[Any]) -> m.Not:
+        return m.Not(children[0], self._span(children))
+
+    def has_trait(self, children: list[Any]) -> m.HasTrait:
+        return m.HasTrait(children[0], self._span(children))
+
+    def has_skill(self, children: list[Any]) -> m.HasSkill:
+        return m.HasSkill(children[0], self._span(children))
+
+    def count_of(self, children: list[Any]) -> m.CountOf:
+        return m.CountOf(int(children[0]), children[1], self._span(children))
+
+    def any_one(self, children: list[Any]) -> m.CountOf:
+        return m.CountOf(1, children[0], self._span(children))
+
+    def select_lifepaths(self, children: list[Any]) -> m.SelectLifepaths:
+        filters = tuple(c for c in children if isinstance(c, m.InSetting | m.Tagged))
+        return m.SelectLifepaths(filters, self._span(children))
+
+    def select_listed(self, children: list[Any]) -> m.SelectListed:
+        return m.SelectListed(tuple(children), self._span(children))
+
+    def in_setting(self, children: list[Any]) -> m.InSetting:
+        return m.InSetting(children[0], self._span(children))
+
+    def tagged(self, children: list[Any]) -> m.Tagged:
+        return m.Tagged(children[0], self._span(children))
+
+
+class _BadEscape(Exception):
+    def __init__(self, escape: str, pos: m.Position) -> None:
+        super().__init__(escape)
+        self.escape = escape
+        self.pos = pos
+
+
+def _cache_path(grammar: str) -> str | bool:
+    digest = hashlib.sha256(grammar.encode()).hexdigest()[:16]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "rulesdsl")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        folder = tempfile.gettempdir()
+    return os.path.join(folder, f"lark-{digest}.pickle")
+
+
+class Parser:
+    """One LALR parser (built once, cached on disk) and the block splitter in front of it."""
+
+    def __init__(self, kinds: Sequence[str]) -> None:
+        grammar = GRAMMAR_PATH.read_text(encoding="utf-8")
+        self._transformer = _ToModel()
+        self._lark = Lark(
+            grammar,
+            parser="lalr",
+            lexer="contextual",
+            postlex=_LineEnds(),
+            maybe_placeholders=True,
+            transformer=self._transformer,
+            cache=_cache_path(grammar),
+        )
+        self.kinds = frozenset(kinds)
+
+    def parse_file(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
+        blocks: list[m.Block] = []
+        diagnostics: list[Diagnostic] = []
+        for chunk in split_blocks(text, self.kinds):
+            if chunk.problem is not None:
+                line, column = chunk.problem_at
+                pos = m.Position(path, line, column, line, column + 1)
+                code, message, hint = chunk.problem
+                diagnostics.append(error(code, message, pos, hint))
+                continue
+            self._transformer.file = path
+            self._transformer.line_offset = chunk.line - 1
+            self._transformer.column_offset = chunk.column - 1
+            try:
+                blocks.append(self._lark.parse(chunk.text))
+            except _BadEscape as exc:
+                diagnostics.append(
+                    error("E102", f"unknown escape '{exc.escape}' in a string", exc.pos,
+                          'use \\" \\\\ \\n \\t or \\uXXXX')
+                )
+            except UnexpectedInput as exc:
+                diagnostics.append(self._syntax_error(path, chunk, exc))
+        return m.SourceFile(path, text, tuple(blocks)), diagnostics
+
+    def _syntax_error(self, path: str, chunk: Chunk, exc: UnexpectedInput) -> Diagnostic:
+        line = (exc.line if exc.line and exc.line > 0 else 1)
+        column = exc.column if exc.column and exc.column > 0 else 1
+        width = 1
+        if isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
+            width = max(1, len(str(exc.token).split("\n")[0]))
+        if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+            lines = chunk.text.split("\n")
+            line, column = len(lines), len(lines[-1]) + 1
+        if line == 1:
+            column += chunk.column - 1
+        line += chunk.line - 1
+        pos = m.Position(path, line, column, line, column + width)
+        message, hint = describe_syntax_error(exc)
+        return error("E101", message, pos, hint)
+
+
+_TERMINAL_WORDS = {
+    "FIELD_KEY": "a field ('name: value')",
+    "NAME": "a name",
+    "STRING": "a quoted string",
+    "INT": "a number",
+    "RBRACE": "'}'",
+    "LBRACE": "'{'",
+    "ARROW": "'->'",
+    "COMMA": "','",
+    "RPAR": "')'",
+    "_NL": "the end of the line",
+    "$END": "the end of the block",
+}
+
+
+def _token_words(tok: Token) -> str:
+    if tok.type == "$END":
+        return "the end of the block"
+    if tok.type == "_NL":
+        return "the end of the line"
+    return f"'{tok!s}'"
+
+
+def describe_syntax_error(exc: UnexpectedInput) -> tuple[str, str | None]:
+    if isinstance(exc, UnexpectedCharacters):
+        char = exc.char
+        if char == '"':
+            return "a string is not closed on this line", 'close it with " (strings cannot span lines)'
+        return f"unexpected character '{char}'", None
+    if isinstance(exc, UnexpectedToken):
+        expected = set(exc.expected)
+        tok = exc.token
+        got = _token_words(tok)
+        if tok.type == "$END" and "RBRACE" in expected:
+            return "the block is not closed", "add '}' at its end"
+        if tok.type in {"QUANTITY", "INT", "NAME", "STRING", "DICE"} and "ARROW" in expected:
+            return f"unexpected {got}", "a field is written 'name: value' (is a ':' missing?)"
+        if tok.type == "ARROW":
+            return f"unexpected {got}", "table rows go inside a table block, one per line"
+        if tok.type == "FIELD_KEY" and expected - {"RBRACE", "FIELD_KEY"}:
+            return f"unexpected {got}: the previous field has no value", None
+        words = sorted({_TERMINAL_WORDS.get(e, "") for e in expected} - {""})
+        hint = ("expected " + ", ".join(words)) if words and len(words) <= 4 else None
+        return f"unexpected {got}", hint
+    return "the block is not closed", "add '}' at its end"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    text: str
+    line: int
+    column: int
+    problem: tuple[str, str, str | None] | None = None
+    problem_at: tuple[int, int] = (0, 0)
+
+
+_KIND_AT_LINE_START = re.compile(r"([A-Za-z_]\w*)\b[^\n{]*\{")
+
+
+def split_blocks(text: str, kinds: frozenset[str]) -> Iterator[Chunk]:
+    """Cut a file into top-level blocks by brace depth, skipping strings and comments.
+
+    A line that starts (in column 1) with a known kind and opens a brace while a block is still open
+    means that block lost its '}': it is reported and the new block starts there.
+    """
+    i, n = 0, len(text)
+    line, line_start = 1, 0
+    depth = 0
+    start: tuple[int, int, int] | None = None  # offset, line, column of the current block
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+            line_start = i + 1
+            i += 1
+            if depth > 0 and start is not None:
+                match = _KIND_AT_LINE_START.match(text, i)
+                if match and match.group(1) in kinds:
+                    yield Chunk("", start[1], start[2], ("E103", "this block is not closed", "add '}' at its end"),
+                                (start[1], start[2]))
+                    depth, start = 0, None
+            continue
+        if ch == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if ch.isspace():
+            i += 1
+            continue
+        if start is None:
+            start = (i, line, i - line_start + 1)
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] not in '"\n':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1 if j < n and text[j] == '"' else j
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth <= 0:
+                yield Chunk(text[start[0] : i + 1], start[1], start[2]) if depth == 0 else Chunk(
+                    "", line, i - line_start + 1, ("E101", "unexpected '}'", "it closes no block"),
+                    (line, i - line_start + 1))
+                depth, start = 0, None
+        i += 1
+    if start is not None:
+        if depth > 0:
+            yield Chunk("", start[1], start[2], ("E103", "this block is not closed", "add '}' at its end"),
+                        (start[1], start[2]))
+        else:
+            yield Chunk(text[start[0] :], start[1], start[2])
