@@ -1,0 +1,66 @@
+"""The kinds of entity, read from the JSON Schemas shipped in rulesdsl/schemas/.
+
+Each kind's schema lists its own fields; the fields every entity has (`kind`, `id`, `name`, `source`,
+`uncertain`, `note`) live once in defs.schema.json and are merged in here. A field's `x-value`
+annotation tells the lowering stage how to read the written value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from referencing import Registry, Resource
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+DEFS_ID = "urn:rulesdsl:defs"
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    name: str
+    schema: Mapping[str, Any]
+    value_types: Mapping[str, str]  # field -> how lowering reads it (the x-value annotation)
+    required: tuple[str, ...]
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(self.schema["properties"])
+
+
+def _read(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+@cache
+def defs_schema() -> dict[str, Any]:
+    return _read(SCHEMA_DIR / "defs.schema.json")
+
+
+@cache
+def kinds() -> Mapping[str, Kind]:
+    common = defs_schema()["$defs"]["common"]
+    found: dict[str, Kind] = {}
+    for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
+        if path.name == "defs.schema.json":
+            continue
+        schema = _read(path)
+        name = path.name.removesuffix(".schema.json")
+        properties = {**common["properties"], **schema["properties"]}
+        properties["kind"] = {"const": name}
+        schema["properties"] = properties
+        schema["required"] = [*common["required"], *schema["required"]]
+        value_types = {f: spec["x-value"] for f, spec in properties.items() if "x-value" in spec}
+        found[name] = Kind(name, schema, value_types, tuple(schema["required"]))
+    return found
+
+
+@cache
+def registry() -> Registry[Any]:
+    resource: Resource[Any] = Resource.from_contents(defs_schema())
+    return Registry().with_resource(DEFS_ID, resource)  # type: ignore[no-any-return]
