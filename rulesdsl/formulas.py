@@ -88,7 +88,9 @@ def _selector_text(selector: m.SelectLifepaths | m.SelectListed) -> str:
         return "(" + ", ".join(_text(r, 0) for r in selector.refs) + ")"
     parts = ["lifepaths"]
     for flt in selector.filters:
-        parts.append(f"in setting {_text(flt.ref, 10)}" if isinstance(flt, m.InSetting) else f"tagged {_text(flt.ref, 10)}")
+        parts.append(
+            f"in setting {_text(flt.ref, 10)}" if isinstance(flt, m.InSetting) else f"tagged {_text(flt.ref, 10)}"
+        )
     return " ".join(parts)
 
 

@@ -65,13 +65,30 @@ class LoweringError(Exception):
 def describe(value: m.Value) -> str:
     """What a value looks like, in words, for messages."""
     words = {
-        m.Integer: "a number", m.Decimal: "a decimal number", m.String: "a quoted string", m.Name: "a name",
-        m.Dice: "dice", m.Multiplier: "a multiplier", m.AtLeast: "an open range", m.OpenRange: "an open range",
-        m.ClosedRange: "a range", m.Quantity: "a quantity", m.Points: "a points list", m.ValueList: "a list",
-        m.Binary: "an arithmetic expression", m.Negative: "a negative expression", m.Call: "a function call",
-        m.Subscript: "a lookup", m.Caret: "a caret number", m.Comparison: "a comparison",
-        m.Membership: "a range test", m.AnyOf: "an 'or' expression", m.AllOf: "an 'and' expression",
-        m.Not: "a 'not' expression", m.HasTrait: "a trait condition", m.HasSkill: "a skill condition",
+        m.Integer: "a number",
+        m.Decimal: "a decimal number",
+        m.String: "a quoted string",
+        m.Name: "a name",
+        m.Dice: "dice",
+        m.Multiplier: "a multiplier",
+        m.AtLeast: "an open range",
+        m.OpenRange: "an open range",
+        m.ClosedRange: "a range",
+        m.Quantity: "a quantity",
+        m.Points: "a points list",
+        m.ValueList: "a list",
+        m.Binary: "an arithmetic expression",
+        m.Negative: "a negative expression",
+        m.Call: "a function call",
+        m.Subscript: "a lookup",
+        m.Caret: "a caret number",
+        m.Comparison: "a comparison",
+        m.Membership: "a range test",
+        m.AnyOf: "an 'or' expression",
+        m.AllOf: "an 'and' expression",
+        m.Not: "a 'not' expression",
+        m.HasTrait: "a trait condition",
+        m.HasSkill: "a skill condition",
         m.CountOf: "a count condition",
     }
     return words.get(type(value), "a value")
@@ -197,7 +214,7 @@ class _Lowerer:
             items: list[Any] = []
             for i, item in enumerate(value.items):
                 where = (*path, "items", i)
-                if isinstance(item, m.AnyOf) and kind == "skill":
+                if isinstance(item, m.AnyOf):
                     choices = [self.ref((*where, "one_of", j), kind, alt) for j, alt in enumerate(item.items)]
                     self.at(where, item)
                     items.append({"one_of": choices})
@@ -239,9 +256,7 @@ class _Lowerer:
                 return {"op": "neg", "args": [self.expr(operand)]}
             case m.Call(function, args):
                 if function not in FUNCTIONS:
-                    raise LoweringError(
-                        f"unknown function '{function}'", value.pos, did_you_mean(function, FUNCTIONS)
-                    )
+                    raise LoweringError(f"unknown function '{function}'", value.pos, did_you_mean(function, FUNCTIONS))
                 arity = FUNCTIONS[function]
                 if arity is not None and len(args) != arity:
                     raise LoweringError(f"{function}() takes {arity} argument{'s' * (arity != 1)}", value.pos)
@@ -279,14 +294,21 @@ class _Lowerer:
         )
 
     def condition(
-        self, path: JsonPath, subject: str, value: m.Value, *, op: str = "=", right: m.Value | None = None,
+        self,
+        path: JsonPath,
+        subject: str,
+        value: m.Value,
+        *,
+        op: str = "=",
+        right: m.Value | None = None,
         within: m.Value | None = None,
     ) -> dict[str, Any]:
         if subject == "previous" and right is not None and op == "=":
             return {"previous": self.ref((*path, "previous"), "lifepath", right)}
         if subject not in CONDITIONS:
             raise LoweringError(
-                f"unknown condition '{subject}'", value.pos,
+                f"unknown condition '{subject}'",
+                value.pos,
                 did_you_mean(subject, (*CONDITIONS, "previous")) or "conditions: " + ", ".join(CONDITIONS),
             )
         if within is not None:
@@ -300,7 +322,9 @@ class _Lowerer:
 
     def selector(self, path: JsonPath, selector: m.SelectLifepaths | m.SelectListed) -> dict[str, Any]:
         if isinstance(selector, m.SelectListed):
-            return {"lifepaths": [self.ref((*path, "lifepaths", i), "lifepath", r) for i, r in enumerate(selector.refs)]}
+            return {
+                "lifepaths": [self.ref((*path, "lifepaths", i), "lifepath", r) for i, r in enumerate(selector.refs)]
+            }
         result: dict[str, Any] = {}
         for flt in selector.filters:
             if isinstance(flt, m.InSetting):
@@ -320,7 +344,8 @@ class _Lowerer:
                 column_type = item.args[0].text
                 if column_type not in COLUMN_TYPES:
                     raise LoweringError(
-                        f"unknown column type '{column_type}'", item.args[0].pos,
+                        f"unknown column type '{column_type}'",
+                        item.args[0].pos,
                         did_you_mean(column_type, COLUMN_TYPES) or "types: " + ", ".join(COLUMN_TYPES),
                     )
                 result.append({"name": slug(item.function), "type": column_type})
@@ -328,7 +353,9 @@ class _Lowerer:
                 raise _fail("a column (name or name(type))", item)
         return result
 
-    def rows(self, rows: tuple[m.Row, ...], columns: list[dict[str, str]], diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
+    def rows(
+        self, rows: tuple[m.Row, ...], columns: list[dict[str, str]], diagnostics: list[Diagnostic]
+    ) -> list[dict[str, Any]]:
         result = []
         for i, row in enumerate(rows):
             path: JsonPath = ("rows", i)
@@ -372,7 +399,9 @@ class _Lowerer:
                 return dice_of(value)
             return self.boolean((), value)
         except LoweringError as exc:
-            raise LoweringError(f"column '{column}': {exc.diagnostic.message}", value.pos, exc.diagnostic.hint) from None
+            raise LoweringError(
+                f"column '{column}': {exc.diagnostic.message}", value.pos, exc.diagnostic.hint
+            ) from None
 
 
 def range_of(value: m.Value, *, allow_dash: bool) -> dict[str, int | None]:
@@ -435,11 +464,22 @@ def _reader(lowerer: _Lowerer, value_type: str) -> Callable[[JsonPath, m.Value],
     if name in factories:
         return factories[name](argument)
     readers: dict[str, Callable[[JsonPath, m.Value], Any]] = {
-        "text": lowerer.text, "word": lowerer.word, "words": lowerer.words, "lower_words": lowerer.lower_words,
-        "int": lowerer.integer, "bool": lowerer.boolean, "tools": lowerer.tools, "years": lowerer.years,
-        "pts": lowerer.pts, "stat_bonus": lowerer.stat_bonus, "actions": lowerer.actions,
-        "range": lowerer.range, "dice": lowerer.dice, "formula": lowerer.formula,
-        "requirement": lowerer.requirement, "columns": lowerer.columns,
+        "text": lowerer.text,
+        "word": lowerer.word,
+        "words": lowerer.words,
+        "lower_words": lowerer.lower_words,
+        "int": lowerer.integer,
+        "bool": lowerer.boolean,
+        "tools": lowerer.tools,
+        "years": lowerer.years,
+        "pts": lowerer.pts,
+        "stat_bonus": lowerer.stat_bonus,
+        "actions": lowerer.actions,
+        "range": lowerer.range,
+        "dice": lowerer.dice,
+        "formula": lowerer.formula,
+        "requirement": lowerer.requirement,
+        "columns": lowerer.columns,
     }
     return readers[name]
 

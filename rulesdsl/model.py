@@ -218,9 +218,31 @@ class CountOf:
 
 
 Value = (
-    Integer | Decimal | String | Name | Dice | Multiplier | AtLeast | OpenRange | ClosedRange
-    | Quantity | Points | ValueList | Binary | Negative | Call | Subscript | Caret | Comparison
-    | Membership | AnyOf | AllOf | Not | HasTrait | HasSkill | CountOf
+    Integer
+    | Decimal
+    | String
+    | Name
+    | Dice
+    | Multiplier
+    | AtLeast
+    | OpenRange
+    | ClosedRange
+    | Quantity
+    | Points
+    | ValueList
+    | Binary
+    | Negative
+    | Call
+    | Subscript
+    | Caret
+    | Comparison
+    | Membership
+    | AnyOf
+    | AllOf
+    | Not
+    | HasTrait
+    | HasSkill
+    | CountOf
 )
 
 

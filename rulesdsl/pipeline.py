@@ -55,17 +55,23 @@ def parser() -> Parser:
 def compile_paths(paths: Sequence[Path]) -> Compilation:
     found, diagnostics = discover(paths)
     sources: dict[str, str] = {}
-    compiled = []
-    for ruleset in found:
-        result, more = _compile_ruleset(ruleset, sources)
+    compiled: list[CompiledRuleset] = []
+    for files in found:
+        result, more = _compile_ruleset(files, sources)
         diagnostics += more
         if result is not None:
             compiled.append(result)
     ids: dict[str, CompiledRuleset] = {}
     for ruleset in compiled:
         if ruleset.id in ids:
-            diagnostics.append(error("E005", f"two rulesets have the id '{ruleset.id}'", None,
-                                     "ruleset ids name the generated packages and must differ"))
+            diagnostics.append(
+                error(
+                    "E005",
+                    f"two rulesets have the id '{ruleset.id}'",
+                    None,
+                    "ruleset ids name the generated packages and must differ",
+                )
+            )
         ids[ruleset.id] = ruleset
     return Compilation(tuple(sorted(compiled, key=lambda r: r.id)), tuple(deduplicate(diagnostics)), sources)
 
@@ -99,8 +105,14 @@ def _compile_ruleset(ruleset: RulesetFiles, sources: dict[str, str]) -> tuple[Co
         default_setting = _default_setting(settings)
         for block in parsed.blocks:
             if block.kind not in known:
-                diagnostics.append(error("E200", f"unknown kind '{block.kind}'", block.kind_pos,
-                                         did_you_mean(block.kind, known) or "kinds: " + ", ".join(sorted(known))))
+                diagnostics.append(
+                    error(
+                        "E200",
+                        f"unknown kind '{block.kind}'",
+                        block.kind_pos,
+                        did_you_mean(block.kind, known) or "kinds: " + ", ".join(sorted(known)),
+                    )
+                )
                 continue
             if block.kind == "ruleset":
                 if path.name != MANIFEST:
@@ -115,8 +127,14 @@ def _compile_ruleset(ruleset: RulesetFiles, sources: dict[str, str]) -> tuple[Co
     manifest_file = display_path(ruleset.root / MANIFEST)
     if not manifests:
         if manifest_file in sources:
-            diagnostics.append(error("E004", f"{manifest_file} has no 'ruleset' block", Position(manifest_file, 1, 1, 1, 2),
-                                     "start it with: ruleset my_game { title: \"...\"  version: \"0.1.0\" }"))
+            diagnostics.append(
+                error(
+                    "E004",
+                    f"{manifest_file} has no 'ruleset' block",
+                    Position(manifest_file, 1, 1, 1, 2),
+                    'start it with: ruleset my_game { title: "..."  version: "0.1.0" }',
+                )
+            )
         return None, diagnostics
     if len(manifests) > 1:
         diagnostics.append(error("E004", "a ruleset has exactly one 'ruleset' block", manifests[1].kind_pos))
@@ -124,8 +142,11 @@ def _compile_ruleset(ruleset: RulesetFiles, sources: dict[str, str]) -> tuple[Co
     resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, entities)
     diagnostics += more
     compiled = CompiledRuleset(
-        manifest.id, str(manifest.doc.get("title", manifest.name)), str(manifest.doc.get("version", "0")),
-        tuple(sorted(hashes)), resolved.documents,
+        manifest.id,
+        str(manifest.doc.get("title", manifest.name)),
+        str(manifest.doc.get("version", "0")),
+        tuple(sorted(hashes)),
+        resolved.documents,
     )
     return compiled, diagnostics
 

@@ -63,13 +63,21 @@ def discover(paths: Sequence[Path]) -> tuple[list[RulesetFiles], list[Diagnostic
                 if file_root is None:
                     diagnostics.append(
                         error(
-                            "E001", f"{display_path(file)} is not inside a ruleset", None,
+                            "E001",
+                            f"{display_path(file)} is not inside a ruleset",
+                            None,
                             f"add a {MANIFEST} with a 'ruleset' block to its folder or a parent folder",
                         )
                     )
                 else:
                     roots.add(file_root)
         elif root is None:
-            diagnostics.append(error("E001", f"{display_path(path)} is not inside a ruleset", None,
-                                     f"add a {MANIFEST} with a 'ruleset' block to its folder or a parent folder"))
+            diagnostics.append(
+                error(
+                    "E001",
+                    f"{display_path(path)} is not inside a ruleset",
+                    None,
+                    f"add a {MANIFEST} with a 'ruleset' block to its folder or a parent folder",
+                )
+            )
     return [RulesetFiles(root, _files_of(root)) for root in sorted(roots)], diagnostics

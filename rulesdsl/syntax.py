@@ -30,8 +30,10 @@ GRAMMAR_PATH = next(
 
 # Tokens after which a line end cannot end an entry: the entry goes on on the next line.
 _CONTINUES = frozenset(
-    "COMMA LBRACE LPAR LSQB ARROW PLUS MINUS STAR SLASH OR AND NOT IN CMP DOTS FIELD_KEY POINTS OF ANY"
-    " TRAIT SKILL TAGGED SETTING".split()
+    {
+        *("COMMA", "LBRACE", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
+        *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "SETTING"),
+    }
 )
 _OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
 
@@ -161,7 +163,9 @@ class _ToModel(Transformer[Token, Any]):
         try:
             return m.String(unescape(str(tok)[1:-1]), self._tok_pos(tok))
         except StringEscapeError as exc:
-            at = self._at(tok.line or 1, (tok.column or 1) + 1 + exc.offset, tok.line or 1, (tok.column or 1) + 3 + exc.offset)
+            at = self._at(
+                tok.line or 1, (tok.column or 1) + 1 + exc.offset, tok.line or 1, (tok.column or 1) + 3 + exc.offset
+            )
             raise _BadEscape(exc.escape, at) from None
 
     def string(self, children: list[Any]) -> m.String:
@@ -324,18 +328,20 @@ class Parser:
             self._transformer.line_offset = chunk.line - 1
             self._transformer.column_offset = chunk.column - 1
             try:
-                blocks.append(self._lark.parse(chunk.text))
+                block: m.Block = self._lark.parse(chunk.text)  # type: ignore[assignment]
+                blocks.append(block)
             except _BadEscape as exc:
                 diagnostics.append(
-                    error("E102", f"unknown escape '{exc.escape}' in a string", exc.pos,
-                          'use \\" \\\\ \\n \\t or \\uXXXX')
+                    error(
+                        "E102", f"unknown escape '{exc.escape}' in a string", exc.pos, 'use \\" \\\\ \\n \\t or \\uXXXX'
+                    )
                 )
             except UnexpectedInput as exc:
                 diagnostics.append(self._syntax_error(path, chunk, exc))
         return m.SourceFile(path, text, tuple(blocks)), diagnostics
 
     def _syntax_error(self, path: str, chunk: Chunk, exc: UnexpectedInput) -> Diagnostic:
-        line = (exc.line if exc.line and exc.line > 0 else 1)
+        line = exc.line if exc.line and exc.line > 0 else 1
         column = exc.column if exc.column and exc.column > 0 else 1
         width = 1
         if isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
@@ -429,8 +435,13 @@ def split_blocks(text: str, kinds: frozenset[str]) -> Iterator[Chunk]:
             if depth > 0 and start is not None:
                 match = _KIND_AT_LINE_START.match(text, i)
                 if match and match.group(1) in kinds:
-                    yield Chunk("", start[1], start[2], ("E103", "this block is not closed", "add '}' at its end"),
-                                (start[1], start[2]))
+                    yield Chunk(
+                        "",
+                        start[1],
+                        start[2],
+                        ("E103", "this block is not closed", "add '}' at its end"),
+                        (start[1], start[2]),
+                    )
                     depth, start = 0, None
             continue
         if ch == "#":
@@ -453,14 +464,23 @@ def split_blocks(text: str, kinds: frozenset[str]) -> Iterator[Chunk]:
         elif ch == "}":
             depth -= 1
             if depth <= 0:
-                yield Chunk(text[start[0] : i + 1], start[1], start[2]) if depth == 0 else Chunk(
-                    "", line, i - line_start + 1, ("E101", "unexpected '}'", "it closes no block"),
-                    (line, i - line_start + 1))
+                yield (
+                    Chunk(text[start[0] : i + 1], start[1], start[2])
+                    if depth == 0
+                    else Chunk(
+                        "",
+                        line,
+                        i - line_start + 1,
+                        ("E101", "unexpected '}'", "it closes no block"),
+                        (line, i - line_start + 1),
+                    )
+                )
                 depth, start = 0, None
         i += 1
     if start is not None:
         if depth > 0:
-            yield Chunk("", start[1], start[2], ("E103", "this block is not closed", "add '}' at its end"),
-                        (start[1], start[2]))
+            yield Chunk(
+                "", start[1], start[2], ("E103", "this block is not closed", "add '}' at its end"), (start[1], start[2])
+            )
         else:
             yield Chunk(text[start[0] :], start[1], start[2])

@@ -32,10 +32,14 @@ def _field_words(path: Iterable[str | int]) -> str:
 def describe(err: ValidationError, kind: Kind) -> tuple[str, str | None]:
     """A schema error in words (message, hint)."""
     where = _field_words(err.absolute_path)
-    v, expected = err.validator, err.validator_value
+    # jsonschema's attributes are loosely typed; read them once as plain values
+    v: Any = err.validator
+    expected: Any = err.validator_value
+    schema: Any = err.schema
+    instance: Any = err.instance
     if v == "additionalProperties":
-        allowed = list(err.schema.get("properties", {}))
-        extra = sorted(set(err.instance) - set(allowed))
+        allowed = list(schema.get("properties", {}))
+        extra = sorted(set(instance) - set(allowed))
         field = extra[0] if extra else "?"
         if not err.absolute_path:
             return f"a {kind.name} has no field '{field}'", did_you_mean(field, allowed) or (
@@ -43,26 +47,31 @@ def describe(err: ValidationError, kind: Kind) -> tuple[str, str | None]:
             )
         return f"'{where}' has no part '{field}'", did_you_mean(field, allowed)
     if v == "required":
-        missing = [f for f in expected if f not in err.instance]
+        missing = [f for f in expected if f not in instance]
         field = missing[0] if missing else "?"
         if not err.absolute_path:
             return f"a {kind.name} needs a '{field}' field", None
         return f"'{where}' needs '{field}'", None
     if v == "enum":
-        return f"'{where}' must be one of: {', '.join(map(str, expected))}", did_you_mean(str(err.instance), map(str, expected))
+        return f"'{where}' must be one of: {', '.join(map(str, expected))}", did_you_mean(
+            str(instance), map(str, expected)
+        )
     if v == "const":
         return f"'{where}' must be {expected!r}", None
     if v == "pattern":
-        return f"'{where}' is not well formed: {err.instance!r}", _pattern_hint(str(expected))
+        return f"'{where}' is not well formed: {instance!r}", _pattern_hint(str(expected))
     if v == "type":
         return f"'{where}' must be {_type_words(expected)}", None
     if v in ("minimum", "maximum"):
-        return f"'{where}' must be {'at least' if v == 'minimum' else 'at most'} {expected}, not {err.instance}", None
+        return f"'{where}' must be {'at least' if v == 'minimum' else 'at most'} {expected}, not {instance}", None
     if v in ("minItems", "maxItems"):
-        return f"'{where}' needs {'at least' if v == 'minItems' else 'at most'} {expected} item{'s' * (expected != 1)}", None
+        return (
+            f"'{where}' needs {'at least' if v == 'minItems' else 'at most'} {expected} item{'s' * (expected != 1)}",
+            None,
+        )
     if v in ("minLength", "maxLength"):
         if v == "maxLength":
-            return f"'{where}' is too long ({len(err.instance)} characters, at most {expected})", (
+            return f"'{where}' is too long ({len(instance)} characters, at most {expected})", (
                 "keep descriptions to one short line in your own words"
             )
         return f"'{where}' must not be empty", None
@@ -72,10 +81,16 @@ def describe(err: ValidationError, kind: Kind) -> tuple[str, str | None]:
 
 
 def _type_words(expected: Any) -> str:
-    words = {"integer": "a whole number", "string": "text", "boolean": "yes or no", "array": "a list",
-             "object": "a group of fields", "null": "nothing"}
+    words = {
+        "integer": "a whole number",
+        "string": "text",
+        "boolean": "yes or no",
+        "array": "a list",
+        "object": "a group of fields",
+        "null": "nothing",
+    }
     names = expected if isinstance(expected, list) else [expected]
-    return " or ".join(words.get(n, n) for n in names)
+    return " or ".join(str(words.get(n, n)) for n in names)
 
 
 def _pattern_hint(pattern: str) -> str | None:
@@ -95,12 +110,15 @@ def check(entity: Entity) -> list[Diagnostic]:
         path = tuple(err.absolute_path)
         if path and path[0] in entity.failed_fields:
             continue  # the value could not be read; that was already reported
-        if err.validator == "required" and not path and any(f in entity.failed_fields for f in err.validator_value):
+        required: Any = err.validator_value
+        if err.validator == "required" and not path and any(f in entity.failed_fields for f in required):
             continue
         message, hint = describe(err, kind)
         pos = entity.position(path)
         if err.validator == "additionalProperties" and not path:
-            extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+            instance: Any = err.instance
+            schema: Any = err.schema
+            extra = sorted(set(instance) - set(schema.get("properties", {})))
             pos = entity.position((extra[0],)) if extra else pos
         diagnostics.append(error("E210", message, pos, hint))
     return diagnostics

@@ -45,7 +45,8 @@ class _Index:
         return sorted(set(self.by_name.get(key, [])))
 
     def candidates(self) -> list[str]:
-        return sorted({*self.by_id, *(e.name for e in self.by_id.values())})
+        """What to suggest: display names, and ids where they are not just the slug of the name."""
+        return sorted({e.name for e in self.by_id.values()} | {i for i, e in self.by_id.items() if i != slug(e.name)})
 
 
 def _set_at(doc: dict[str, Any], path: JsonPath, value: str) -> None:
@@ -55,7 +56,9 @@ def _set_at(doc: dict[str, Any], path: JsonPath, value: str) -> None:
     target[path[-1]] = value
 
 
-def check_ruleset(ruleset_id: str, manifest_pos: Position, entities: Sequence[Entity]) -> tuple[Resolved, list[Diagnostic]]:
+def check_ruleset(
+    ruleset_id: str, manifest_pos: Position, entities: Sequence[Entity]
+) -> tuple[Resolved, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     diagnostics += _check_package_name(ruleset_id, manifest_pos)
     by_kind: dict[str, list[Entity]] = defaultdict(list)
@@ -69,8 +72,12 @@ def check_ruleset(ruleset_id: str, manifest_pos: Position, entities: Sequence[En
             if entity.id in seen:
                 first = seen[entity.id].pos
                 diagnostics.append(
-                    error("E301", f"{kind} '{entity.id}' is defined twice (first at {first.file}:{first.line})",
-                          entity.position(("id",)), "give one of them an explicit id: KIND some_id \"Name\" { ... }")
+                    error(
+                        "E301",
+                        f"{kind} '{entity.id}' is defined twice (first at {first.file}:{first.line})",
+                        entity.position(("id",)),
+                        'give one of them an explicit id: KIND some_id "Name" { ... }',
+                    )
                 )
             else:
                 seen[entity.id] = entity
@@ -87,13 +94,23 @@ def check_ruleset(ruleset_id: str, manifest_pos: Position, entities: Sequence[En
                 if len(found) == 1:
                     _set_at(doc, ref.path, found[0])
                 elif found:
-                    diagnostics.append(error(
-                        "E302", f"'{ref.text}' could mean several {ref.kind}s: {', '.join(found)}", ref.pos,
-                        "write the id of the one you mean"))
+                    diagnostics.append(
+                        error(
+                            "E302",
+                            f"'{ref.text}' could mean several {ref.kind}s: {', '.join(found)}",
+                            ref.pos,
+                            "write the id of the one you mean",
+                        )
+                    )
                 else:
-                    diagnostics.append(error(
-                        "E303", f"no {ref.kind} named '{ref.text}'", ref.pos,
-                        did_you_mean(ref.text, index.candidates())))
+                    diagnostics.append(
+                        error(
+                            "E303",
+                            f"no {ref.kind} named '{ref.text}'",
+                            ref.pos,
+                            did_you_mean(ref.text, index.candidates()),
+                        )
+                    )
             documents.setdefault(kind, {})[entity.id] = doc
 
     for entity in unique.get("table", ()):
@@ -107,8 +124,14 @@ def check_ruleset(ruleset_id: str, manifest_pos: Position, entities: Sequence[En
 
 def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
     if keyword.iskeyword(ruleset_id) or ruleset_id in sys.stdlib_module_names or ruleset_id in ("site", "rulesdsl"):
-        return [error("E304", f"the ruleset id '{ruleset_id}' cannot be a Python package name", pos,
-                      f"choose another id, e.g. '{ruleset_id}_rules'")]
+        return [
+            error(
+                "E304",
+                f"the ruleset id '{ruleset_id}' cannot be a Python package name",
+                pos,
+                f"choose another id, e.g. '{ruleset_id}_rules'",
+            )
+        ]
     return []
 
 
@@ -150,7 +173,7 @@ def _runs(numbers: Sequence[int]) -> Iterator[str]:
 def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     rows = doc.get("rows", [])
-    roll = doc.get("roll")
+    roll: Any = doc.get("roll")
     if "rows" in entity.failed_fields or not isinstance(rows, list):
         return diagnostics
     bounds = dice_outcomes(roll) if isinstance(roll, Mapping) and "terms" in roll else None
@@ -161,19 +184,29 @@ def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
         pos = entity.position(("rows", i, "key"))
         if "name" in key:
             if bounds is not None:
-                diagnostics.append(error("E311", f"row '{key['name']}' has a name, but the table is rolled on {roll['text']}",
-                                         pos, "rolled tables are keyed by numbers and ranges"))
+                diagnostics.append(
+                    error(
+                        "E311",
+                        f"row '{key['name']}' has a name, but the table is rolled on {roll['text']}",
+                        pos,
+                        "rolled tables are keyed by numbers and ranges",
+                    )
+                )
             elif key["name"] in names:
                 diagnostics.append(error("E312", f"two rows are keyed '{key['name']}'", pos))
             names[key["name"]] = i
             continue
         low = key["min"] if key["min"] is not None else (bounds[0] if bounds else None)
         high = key["max"] if key["max"] is not None else (bounds[1] if bounds else None)
-        if bounds is not None:
-            if (high is not None and high < bounds[0]) or (low is not None and low > bounds[1]):
-                diagnostics.append(error("E313", f"row {range_text(key)} can never come up on {roll['text']} "
-                                         f"({bounds[0]}-{bounds[1]})", pos))
-                continue
+        if bounds is not None and ((high is not None and high < bounds[0]) or (low is not None and low > bounds[1])):
+            diagnostics.append(
+                error(
+                    "E313",
+                    f"row {range_text(key)} can never come up on {roll['text']} ({bounds[0]}-{bounds[1]})",
+                    pos,
+                )
+            )
+            continue
         lo = low if low is not None else -(10**9)
         hi = high if high is not None else 10**9
         numeric.append((lo, hi, i))
@@ -185,18 +218,26 @@ def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
             if lo <= hi:
                 shared = str(lo) if lo == hi else f"{lo}-{hi}"
                 first, second = range_text(rows[i1]["key"]), range_text(rows[i2]["key"])
-                diagnostics.append(error("E314", f"rows {first} and {second} overlap on {shared}",
-                                         entity.position(("rows", i2, "key"))))
+                diagnostics.append(
+                    error(
+                        "E314", f"rows {first} and {second} overlap on {shared}", entity.position(("rows", i2, "key"))
+                    )
+                )
     if bounds is not None and numeric and not names:
-        covered = set()
+        covered: set[int] = set()
         for lo, hi, _ in numeric:
             covered.update(range(max(lo, bounds[0]), min(hi, bounds[1]) + 1))
         missing = [n for n in range(bounds[0], bounds[1] + 1) if n not in covered]
         if missing:
             runs = list(_runs(missing))
-            diagnostics.append(error(
-                "E315", f"no row for {', '.join(runs)} ({roll['text']} rolls {bounds[0]}-{bounds[1]})",
-                entity.position(("roll",)), "add rows so that every result of the dice has exactly one row"))
+            diagnostics.append(
+                error(
+                    "E315",
+                    f"no row for {', '.join(runs)} ({roll['text']} rolls {bounds[0]}-{bounds[1]})",
+                    entity.position(("roll",)),
+                    "add rows so that every result of the dice has exactly one row",
+                )
+            )
     return diagnostics
 
 
@@ -216,8 +257,14 @@ def _check_formulas(entities: Sequence[Entity], docs: dict[str, dict[str, Any]])
         for var in dict.fromkeys(variables(doc["formula"]["expr"])):
             target = by_abbr.get(var) or (var if var in docs else None)
             if target is None:
-                diagnostics.append(error("E321", f"formula names '{var}', which is no attribute",
-                                         entity.position(("formula",)), did_you_mean(var, names)))
+                diagnostics.append(
+                    error(
+                        "E321",
+                        f"formula names '{var}', which is no attribute",
+                        entity.position(("formula",)),
+                        did_you_mean(var, names),
+                    )
+                )
             else:
                 used.append(target)
         _rename_vars(doc["formula"]["expr"], by_abbr)
@@ -228,8 +275,13 @@ def _check_formulas(entities: Sequence[Entity], docs: dict[str, dict[str, Any]])
         if cycle and frozenset(cycle) not in reported:
             reported.add(frozenset(cycle))
             entity = next(e for e in entities if e.id == start)
-            diagnostics.append(error("E322", "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]]),
-                                     entity.position(("formula",))))
+            diagnostics.append(
+                error(
+                    "E322",
+                    "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]]),
+                    entity.position(("formula",)),
+                )
+            )
     return diagnostics
 
 
@@ -247,7 +299,7 @@ def _find_cycle(start: str, uses: Mapping[str, list[str]]) -> list[str] | None:
 
     def visit(node: str) -> list[str] | None:
         if node in path:
-            return path[path.index(node):]
+            return path[path.index(node) :]
         if node not in uses:
             return None
         path.append(node)
@@ -279,8 +331,14 @@ def _check_tags(entities: Sequence[Entity], docs: dict[str, dict[str, Any]]) -> 
             for node in walk_requirement(req):
                 tag = node.get("of", {}).get("tag")
                 if tag is not None and tag not in tags:
-                    diagnostics.append(error("E331", f"no lifepath is tagged '{tag}'", entity.position((field,)),
-                                             did_you_mean(tag, tags) or "tag lifepaths with 'tags: ...'"))
+                    diagnostics.append(
+                        error(
+                            "E331",
+                            f"no lifepath is tagged '{tag}'",
+                            entity.position((field,)),
+                            did_you_mean(tag, tags) or "tag lifepaths with 'tags: ...'",
+                        )
+                    )
     return diagnostics
 
 
@@ -289,6 +347,11 @@ def _check_lifepaths(entities: Sequence[Entity], docs: dict[str, dict[str, Any]]
     for entity in entities:
         doc = docs.get(entity.id, {})
         if doc.get("born") and "requires" in doc:
-            diagnostics.append(warning("W332", "a born lifepath is always first, so its requirement can never hold",
-                                       entity.position(("requires",))))
+            diagnostics.append(
+                warning(
+                    "W332",
+                    "a born lifepath is always first, so its requirement can never hold",
+                    entity.position(("requires",)),
+                )
+            )
     return diagnostics

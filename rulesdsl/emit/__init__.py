@@ -1,0 +1,1 @@
+"""Emitters: the validated documents rendered through Jinja2 templates (Python package, HTML site)."""

@@ -1,0 +1,223 @@
+"""Emit the static HTML rules reference: an index of rulesets, a page per ruleset and kind, search.
+
+Works from file:// with no network: the search index is a script (`window.SEARCH_INDEX = ...`), not
+a fetched JSON file. Every text from the sources is escaped by Jinja2's autoescape or markupsafe.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from .. import __version__
+from ..kinds import kinds
+from ..pipeline import CompiledRuleset
+from ..validate.semantic import dice_outcomes, range_text
+from .templating import environment
+
+KIND_TITLES = {
+    "setting": "Settings",
+    "lifepath": "Lifepaths",
+    "skill": "Skills",
+    "trait": "Traits",
+    "spell": "Spells",
+    "table": "Tables",
+    "attribute": "Attributes",
+}
+_HIDDEN = {"kind", "id", "name", "source", "uncertain", "note", "rows", "columns"}
+
+
+def dice_distribution(dice: Mapping[str, Any]) -> dict[int, Fraction]:
+    """The exact chance of each total of a dice expression (ways / all combinations)."""
+    ways = {0: 1}
+    combinations = 1
+    for term in dice["terms"]:
+        for _ in range(term["count"]):
+            step: dict[int, int] = {}
+            for total, count in ways.items():
+                for face in range(1, term["sides"] + 1):
+                    step[total + face] = step.get(total + face, 0) + count
+            ways = step
+            combinations *= term["sides"]
+    return {total + dice["modifier"]: Fraction(count, combinations) for total, count in sorted(ways.items())}
+
+
+def percent(chance: Fraction) -> str:
+    value = float(chance * 100)
+    return f"{value:.0f}%" if value == round(value) else f"{value:.1f}%"
+
+
+class _Page:
+    """Renders field values of one ruleset as HTML, linking every reference."""
+
+    def __init__(self, ruleset: CompiledRuleset) -> None:
+        self.ruleset = ruleset
+        self.docs = ruleset.documents
+
+    def link(self, kind: str, id_: str) -> Markup:
+        doc = self.docs.get(kind, {}).get(id_)
+        label = doc["name"] if doc else id_
+        return Markup('<a href="{}.html#{}">{}</a>').format(kind, id_, label)
+
+    def links(self, kind: str, ids: list[str]) -> Markup:
+        return Markup(", ").join(self.link(kind, i) for i in ids)
+
+    def value(self, value_type: str, value: Any) -> Markup:
+        name, _, target = value_type.partition(":")
+        renderers: dict[str, Callable[[], Markup]] = {
+            "ref": lambda: self.link(target, value),
+            "refs": lambda: self.links(target, value),
+            "points": lambda: self.points(target, value),
+            "requirement": lambda: self.requirement(value),
+            "formula": lambda: escape(value["text"]),
+            "dice": lambda: escape(value["text"]),
+            "range": lambda: escape(range_text(value)),
+            "stat_bonus": lambda: escape(stat_text(value) or "none"),
+            "years": lambda: escape(f"{value} yrs"),
+            "pts": lambda: escape(f"{value} pt{'s' * (value != 1)}"),
+            "actions": lambda: escape(f"{value['count']}{'x (times the obstacle)' if value['per_obstacle'] else ''}"),
+            "bool": lambda: escape("yes" if value else "no"),
+        }
+        if name in renderers:
+            return renderers[name]()
+        if isinstance(value, list):
+            return escape(", ".join(str(v).replace("_", " ") for v in value))
+        return escape(str(value).replace("_", " ") if name in ("word", "words") else str(value))
+
+    def points(self, kind: str, value: Mapping[str, Any]) -> Markup:
+        items = [
+            Markup(" or ").join(self.link(kind, i) for i in item["one_of"])
+            if isinstance(item, dict)
+            else self.link(kind, item)
+            for item in value["items"]
+        ]
+        head = escape(f"{value['points']} pt{'s' * (value['points'] != 1)}")
+        return head + (Markup(": ") + Markup(", ").join(items) if items else Markup(""))
+
+    def requirement(self, req: Mapping[str, Any], nested: bool = False) -> Markup:
+        for key, word in (("any", " or "), ("all", " and ")):
+            if key in req:
+                text = Markup(word).join(self.requirement(r, nested=True) for r in req[key])
+                return Markup("({})").format(text) if nested else text
+        if "lifepath" in req:
+            return self.link("lifepath", req["lifepath"])
+        if "trait" in req:
+            return Markup("the {} trait").format(self.link("trait", req["trait"]))
+        if "skill" in req:
+            return Markup("a lifepath with the {} skill").format(self.link("skill", req["skill"]))
+        if "previous" in req:
+            return Markup("{} just before").format(self.link("lifepath", req["previous"]))
+        if "not" in req:
+            return Markup("not {}").format(self.requirement(req["not"], nested=True))
+        if "gm_permission" in req:
+            return Markup("the GM's permission")
+        if "count" in req:
+            of = req["of"]
+            what: Markup = escape("lifepath" + ("s" if req["count"] != 1 else ""))
+            if "setting" in of:
+                what = Markup("{} {}").format(self.link("setting", of["setting"]), what)
+            if "lifepaths" in of:
+                what = Markup("{} among {}").format(what, self.links("lifepath", of["lifepaths"]))
+            if "tag" in of:
+                what = Markup("{} tagged {}").format(what, of["tag"])
+            return Markup("{} {}").format("any" if req["count"] == 1 else req["count"], what)
+        subject = req["condition"].replace("_", " ")
+        if "in" in req:
+            return escape(f"{subject} {range_text(req['in'])}")
+        return escape(f"{subject} {req['op']} {req['value']}")
+
+    def fields(self, doc: Mapping[str, Any]) -> list[tuple[str, Markup]]:
+        kind = kinds()[doc["kind"]]
+        shown = []
+        for field, value_type in kind.value_types.items():
+            if field in doc and field not in _HIDDEN:
+                shown.append((field.replace("_", " "), self.value(value_type, doc[field])))
+        return shown
+
+    def table(self, doc: Mapping[str, Any]) -> dict[str, Any]:
+        roll = doc.get("roll")
+        spread = dice_distribution(roll) if roll else {}
+        rows = []
+        low, high = dice_outcomes(roll) if roll else (0, 0)
+        for row in doc["rows"]:
+            key = row["key"]
+            chance = None
+            if roll and "name" not in key:
+                lo = key["min"] if key["min"] is not None else low
+                hi = key["max"] if key["max"] is not None else high
+                chance = percent(sum((c for n, c in spread.items() if lo <= n <= hi), Fraction(0)))
+            cells = [cell_text(v, c["type"]) for v, c in zip(row["cells"], doc["columns"], strict=True)]
+            rows.append({"key": range_text(key), "chance": chance, "cells": cells})
+        return {"columns": [c["name"].replace("_", " ") for c in doc["columns"]], "rows": rows}
+
+    def referrers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """Who names whom: for 'used by' lists (lifepaths that list a skill, trait or lead)."""
+        found: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for lp_id, doc in self.docs.get("lifepath", {}).items():
+            named = [("setting", s) for s in doc.get("leads", [])]
+            for field, kind in (("skills", "skill"), ("traits", "trait")):
+                for item in doc.get(field, {}).get("items", []):
+                    named += [(kind, s) for s in (item["one_of"] if isinstance(item, dict) else [item])]
+            named.append(("setting", doc["setting"]))
+            for target in dict.fromkeys(named):
+                found.setdefault(target, []).append(("lifepath", lp_id))
+        return found
+
+
+def stat_text(stat: Mapping[str, int]) -> str:
+    parts = [f"{stat[k]:+d} {label}" for k, label in (("mental", "M"), ("physical", "P"), ("either", "M/P")) if stat[k]]
+    return ", ".join(parts)
+
+
+def cell_text(value: Any, column_type: str) -> str:
+    if column_type == "multiplier":
+        return f"x{value['num']}" + (f"/{value['den']}" if value["den"] != 1 else "")
+    if column_type == "dice":
+        return str(value["text"])
+    if column_type == "bool":
+        return "yes" if value else "no"
+    if column_type == "int":
+        return f"{value:+d}" if value < 0 else str(value)
+    return str(value)
+
+
+def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
+    env = environment()
+    files: dict[str, str] = {
+        "assets/style.css": env.get_template("html/style.css").render(),
+        "assets/search.js": env.get_template("html/search.js").render(),
+    }
+    search: list[dict[str, str]] = []
+    summaries = []
+    for ruleset in rulesets:
+        page = _Page(ruleset)
+        referrers = page.referrers()
+        counts = [(kind, KIND_TITLES.get(kind, kind), len(docs)) for kind, docs in ruleset.documents.items()]
+        summaries.append({"ruleset": ruleset, "counts": counts})
+        common = {"ruleset": ruleset, "counts": counts, "version": __version__, "root": "../"}
+        files[f"{ruleset.id}/index.html"] = env.get_template("html/ruleset.html").render(common)
+        for kind, docs in ruleset.documents.items():
+            entries = []
+            for doc in docs.values():
+                entries.append(
+                    {
+                        "doc": doc,
+                        "fields": page.fields(doc),
+                        "table": page.table(doc) if kind == "table" else None,
+                        "used_by": [page.link(k, i) for k, i in referrers.get((kind, doc["id"]), [])],
+                    }
+                )
+                search.append(
+                    {"n": doc["name"], "k": kind, "r": ruleset.id, "u": f"{ruleset.id}/{kind}.html#{doc['id']}"}
+                )
+            files[f"{ruleset.id}/{kind}.html"] = env.get_template("html/kind.html").render(
+                common, kind=kind, kind_title=KIND_TITLES.get(kind, kind), entries=entries
+            )
+    files["index.html"] = env.get_template("html/index.html").render(summaries=summaries, version=__version__, root="")
+    index = json.dumps(search, ensure_ascii=True, separators=(",", ":"), sort_keys=True).replace("</", "<\\/")
+    files["search-index.js"] = f"window.SEARCH_INDEX = {index};\n"
+    return files
