@@ -31,30 +31,29 @@ GRAMMAR_PATH = next(
 # Tokens after which a line end cannot end an entry: the entry goes on on the next line.
 _CONTINUES = frozenset(
     {
-        *("COMMA", "LBRACE", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
-        *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "SETTING"),
+        *("COMMA", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
+        *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "IN_SETTING"),
     }
 )
 _OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
 
 
 class _LineEnds(PostLex):
-    """Keeps a line end only where it can end an entry (see _CONTINUES), folding runs into one."""
+    """Keeps a line end only where it can end an entry: not after _CONTINUES tokens, not inside
+    brackets, not twice in a row.
+
+    It never holds a token back: the contextual lexer asks the parser what may come next, so the
+    parser must have seen every token before the next one is lexed.
+    """
 
     always_accept = ("_NL",)
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         depth = 0
-        previous: str | None = None
-        pending: Token | None = None
+        previous = "_NL"  # a block never starts with a line end
         for tok in stream:
-            if tok.type == "_NL":
-                if depth == 0 and previous is not None and previous not in _CONTINUES:
-                    pending = tok
+            if tok.type == "_NL" and (depth > 0 or previous in _CONTINUES or previous == "_NL"):
                 continue
-            if pending is not None:
-                yield pending
-                pending = None
             depth = max(0, depth + _OPENERS.get(tok.type, 0))
             previous = tok.type
             yield tok
@@ -273,7 +272,7 @@ class _ToModel(Transformer[Token, Any]):
         return m.SelectListed(tuple(children), self._span(children))
 
     def in_setting(self, children: list[Any]) -> m.InSetting:
-        return m.InSetting(children[0], self._span(children))
+        return m.InSetting(children[1], self._span(children))
 
     def tagged(self, children: list[Any]) -> m.Tagged:
         return m.Tagged(children[0], self._span(children))

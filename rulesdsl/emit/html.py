@@ -20,6 +20,7 @@ from ..validate.semantic import dice_outcomes, range_text
 from .templating import environment
 
 KIND_TITLES = {
+    "stock": "Stocks",
     "setting": "Settings",
     "lifepath": "Lifepaths",
     "skill": "Skills",

@@ -11,7 +11,7 @@ from ..names import python_name
 from ..pipeline import CompiledRuleset
 from .templating import environment, py
 
-MODULES = ("settings", "lifepaths", "skills", "traits", "spells", "tables", "attributes")
+MODULES = ("stocks", "settings", "lifepaths", "skills", "traits", "spells", "tables", "attributes")
 _FUNCTIONS = {
     "floor": "_rt.floor",
     "ceil": "_rt.ceil",
@@ -234,6 +234,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
             "SKILLS",
             "SOURCE_SHA256",
             "SPELLS",
+            "STOCKS",
             "TABLES",
             "TITLE",
             "TRAITS",

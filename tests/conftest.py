@@ -1,0 +1,69 @@
+"""Shared helpers: write a ruleset into a temporary folder, compile it, run the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulesdsl.cli import main
+from rulesdsl.diagnostics import Diagnostic
+from rulesdsl.pipeline import Compilation, compile_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+MANIFEST = 'ruleset demo { title: "Demo"  version: "0.1.0" }\n'
+
+
+def write_ruleset(folder: Path, files: dict[str, str], manifest: str = MANIFEST) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ruleset.rules").write_text(manifest, encoding="utf-8")
+    for name, text in files.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def compile_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Compilation]:
+    """compile_rules({"a.rules": "..."}) -> the compilation of a ruleset made of those files."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(files: dict[str, str], manifest: str = MANIFEST) -> Compilation:
+        write_ruleset(tmp_path / "rules" / "demo", files, manifest)
+        return compile_paths([Path("rules")])
+
+    return run
+
+
+def messages(compilation: Compilation) -> list[str]:
+    return [d.message for d in compilation.diagnostics]
+
+
+def only(compilation: Compilation) -> Diagnostic:
+    assert len(compilation.diagnostics) == 1, [d.message for d in compilation.diagnostics]
+    return compilation.diagnostics[0]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def run_python(code: str, *paths: Path) -> subprocess.CompletedProcess[str]:
+    """Run code in a fresh interpreter that sees only the standard library and `paths` (-I -S)."""
+    setup = "import sys; sys.path[:0] = " + repr([str(p) for p in paths]) + "\n"
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", setup + code], capture_output=True, text=True, check=False
+    )

@@ -1,0 +1,138 @@
+"""Stage 1, syntax: the grammar, block splitting and error recovery."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulesdsl import model as m
+from rulesdsl.kinds import kinds
+from rulesdsl.syntax import Parser, split_blocks, unescape
+
+
+@pytest.fixture(scope="module")
+def parser() -> Parser:
+    return Parser(sorted(kinds()))
+
+
+def field_values(parser: Parser, body: str) -> dict[str, m.Value]:
+    parsed, diagnostics = parser.parse_file("t.rules", "thing x {\n" + body + "\n}\n")
+    assert diagnostics == []
+    return {f.key: f.value for f in parsed.blocks[0].fields}
+
+
+def test_block_header_forms(parser: Parser) -> None:
+    text = 'lifepath "Farmer" { }\nruleset witcher { }\ntable t "T" { }\n'
+    parsed, diagnostics = parser.parse_file("t.rules", text)
+    assert diagnostics == []
+    heads = [(b.kind, b.id.text if b.id else None, b.name.value if b.name else None) for b in parsed.blocks]
+    assert heads == [("lifepath", None, "Farmer"), ("ruleset", "witcher", None), ("table", "t", "T")]
+
+
+def test_value_forms(parser: Parser) -> None:
+    values = field_values(
+        parser,
+        """
+        number: 5  negative: -6  text: "R. Arm"  name: Sergeant-at-Arms
+        time: 8 yrs  stat: +1 M/P
+        skills: 8 pts: Farming, "Animal Husbandry", Javelin or Bow
+        dice: 2d6+3  income: 30 + 1d10
+        closed: 1..10  above: >9  open: 10+  mult: x1/2  caret: 4^
+        formula: floor((AGL + WTS) / 2)
+        """,
+    )
+    assert values["number"] == m.Integer(5, values["number"].pos)
+    assert isinstance(values["negative"], m.Integer) and values["negative"].value == -6
+    assert isinstance(values["text"], m.String) and values["text"].value == "R. Arm"
+    assert isinstance(values["name"], m.Name) and values["name"].text == "Sergeant-at-Arms"
+    assert isinstance(values["time"], m.Quantity) and (values["time"].amount, values["time"].unit) == (8, "yrs")
+    assert isinstance(values["stat"], m.Quantity) and values["stat"].unit == "M/P" and values["stat"].signed
+    skills = values["skills"]
+    assert isinstance(skills, m.Points) and skills.amount == 8 and len(skills.items) == 3
+    assert isinstance(skills.items[2], m.AnyOf)
+    assert isinstance(values["dice"], m.Binary) and isinstance(values["dice"].left, m.Dice)
+    assert isinstance(values["income"], m.Binary) and isinstance(values["income"].right, m.Dice)
+    assert isinstance(values["closed"], m.ClosedRange)
+    assert isinstance(values["above"], m.OpenRange) and values["above"].op == ">"
+    assert values["open"] == m.AtLeast(10, values["open"].pos)
+    assert isinstance(values["mult"], m.Multiplier) and (values["mult"].numerator, values["mult"].denominator) == (1, 2)
+    assert isinstance(values["caret"], m.Caret) and values["caret"].value == 4
+    assert isinstance(values["formula"], m.Call) and values["formula"].function == "floor"
+
+
+def test_requirement_precedence(parser: Parser) -> None:
+    req = field_values(parser, "requires: A or B and not C or 2 of lifepaths in setting host")["requires"]
+    assert isinstance(req, m.AnyOf) and len(req.items) == 3
+    assert isinstance(req.items[1], m.AllOf) and isinstance(req.items[1].items[1], m.Not)
+    count = req.items[2]
+    assert isinstance(count, m.CountOf) and count.count == 2
+    assert isinstance(count.selector, m.SelectLifepaths)
+    assert isinstance(count.selector.filters[0], m.InSetting)
+
+
+def test_lists_continue_after_a_comma_and_rows_end_at_line_ends(parser: Parser) -> None:
+    text = "table t {\n  leads: a,\n    b\n  1 -> x, -1\n  >1 -> y, 2\n  Head -> 3\n  Torso -> 4\n}\n"
+    parsed, diagnostics = parser.parse_file("t.rules", text)
+    assert diagnostics == []
+    block = parsed.blocks[0]
+    assert isinstance(block.fields[0].value, m.ValueList) and len(block.fields[0].value.items) == 2
+    assert len(block.rows) == 4
+    assert isinstance(block.rows[1].key, m.OpenRange)
+
+
+def test_several_fields_on_one_line(parser: Parser) -> None:
+    values = field_values(parser, "abbr: AGL  group: temporal  range: 1..10  time: 8 yrs  resources: 5")
+    assert list(values) == ["abbr", "group", "range", "time", "resources"]
+    assert isinstance(values["resources"], m.Integer)
+
+
+def test_positions_point_at_the_source(parser: Parser) -> None:
+    text = "# comment\n\nlifepath x {\n  time: 8 yrs\n  leads: a, bee\n}\n"
+    parsed, _ = parser.parse_file("t.rules", text)
+    leads = parsed.blocks[0].fields[1]
+    assert (leads.pos.line, leads.pos.column) == (5, 3)
+    bee = leads.value.items[1]  # type: ignore[union-attr]
+    assert (bee.pos.line, bee.pos.column, bee.pos.end_column) == (5, 13, 16)
+
+
+def test_each_broken_block_reports_once_and_the_others_survive(parser: Parser) -> None:
+    text = (
+        "lifepath a { time: 1 yrs }\n"
+        "lifepath b { time 8 yrs }\n"
+        "lifepath c { time: 2 yrs }\n"
+        'lifepath d { note: "unterminated }\n'
+        "lifepath e { time: 3 yrs }\n"
+    )
+    parsed, diagnostics = parser.parse_file("t.rules", text)
+    assert [b.id.text for b in parsed.blocks if b.id] == ["a", "c", "e"]
+    assert [d.pos.line for d in diagnostics if d.pos] == [2, 4]
+
+
+def test_unclosed_block_is_reported_where_it_starts(parser: Parser) -> None:
+    text = "lifepath a {\n  time: 1 yrs\n\nlifepath b { time: 2 yrs }\n"
+    parsed, diagnostics = parser.parse_file("t.rules", text)
+    assert [b.id.text for b in parsed.blocks if b.id] == ["b"]
+    assert len(diagnostics) == 1 and diagnostics[0].code == "E103" and diagnostics[0].pos.line == 1  # type: ignore[union-attr]
+
+
+def test_split_ignores_braces_in_strings_and_comments() -> None:
+    text = 'a x { s: "}{" # }\n}\nb y { }'
+    chunks = list(split_blocks(text, frozenset({"a", "b"})))
+    assert [c.text for c in chunks] == ['a x { s: "}{" # }\n}', "b y { }"]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [(r"a\"b", 'a"b'), (r"back\\slash", "back\\slash"), (r"l1\nl2", "l1\nl2"), (r"caf\u00e9", "café")],
+)
+def test_string_escapes(body: str, expected: str) -> None:
+    assert unescape(body) == expected
+
+
+def test_grammar_has_no_terminal_collisions() -> None:
+    """Lark's strict mode refuses grammars whose terminals can collide (too slow for run time)."""
+    from lark import Lark
+
+    from rulesdsl.syntax import GRAMMAR_PATH, _LineEnds
+
+    pytest.importorskip("interegular")
+    Lark(GRAMMAR_PATH.read_text(), parser="lalr", postlex=_LineEnds(), strict=True)
