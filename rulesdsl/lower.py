@@ -231,7 +231,10 @@ class _Lowerer:
         return dice_of(value)
 
     def formula(self, path: JsonPath, value: m.Value) -> dict[str, Any]:
-        return {"text": expr_text(value), "expr": self.expr(value)}
+        expr = self.expr(value)
+        for name in _names_in(value):  # so that a wrong name is reported where it is written
+            self.positions.setdefault((*path, "var", name.text), name.pos)
+        return {"text": expr_text(value), "expr": expr}
 
     def expr(self, value: m.Value) -> Any:
         match value:
@@ -404,6 +407,20 @@ class _Lowerer:
             ) from None
 
 
+def _names_in(value: m.Value) -> Iterator[m.Name]:
+    match value:
+        case m.Name():
+            yield value
+        case m.Binary(_, left, right):
+            yield from _names_in(left)
+            yield from _names_in(right)
+        case m.Negative(operand):
+            yield from _names_in(operand)
+        case m.Call(_, args):
+            for arg in args:
+                yield from _names_in(arg)
+
+
 def range_of(value: m.Value, *, allow_dash: bool) -> dict[str, int | None]:
     """Numbers and ranges: `3`, `1..10`, `>9`, `10+`, `<=3`, and `2-4` where `allow_dash`."""
     match value:
@@ -492,8 +509,13 @@ def generic(value: m.Value) -> Any:
 def lower_block(block: m.Block, kind: Kind, *, default_setting: str | None) -> tuple[Entity, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     lowerer = _Lowerer(block.kind)
-    name = block.name.value if block.name else (block.id.text if block.id else "")
-    entity_id = block.id.text if block.id else slug(name)
+    # `KIND Name {` names the entity (its id is the slug); `KIND id "Name" {` gives both.
+    if block.name is not None:
+        name = block.name.value
+        entity_id = block.id.text if block.id else slug(name)
+    else:
+        name = block.id.text if block.id else ""
+        entity_id = slug(name)
     doc: dict[str, Any] = {"kind": block.kind, "id": entity_id, "name": name}
     lowerer.positions[("id",)] = block.id.pos if block.id else (block.name.pos if block.name else block.kind_pos)
     lowerer.positions[("name",)] = block.name.pos if block.name else lowerer.positions[("id",)]

@@ -352,7 +352,8 @@ class Parser:
             column += chunk.column - 1
         line += chunk.line - 1
         pos = m.Position(path, line, column, line, column + width)
-        message, hint = describe_syntax_error(exc)
+        offset = exc.pos_in_stream if isinstance(exc.pos_in_stream, int) else len(chunk.text)
+        message, hint = describe_syntax_error(exc, chunk.text[:offset])
         return error("E101", message, pos, hint)
 
 
@@ -379,7 +380,12 @@ def _token_words(tok: Token) -> str:
     return f"'{tok!s}'"
 
 
-def describe_syntax_error(exc: UnexpectedInput) -> tuple[str, str | None]:
+_FIELD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*:[ \t]*$")
+
+
+def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, str | None]:
+    """The error in words; `before` is the block's text up to the error."""
+    empty_field = _FIELD_BEFORE.search(before)
     if isinstance(exc, UnexpectedCharacters):
         char = exc.char
         if char == '"':
@@ -389,6 +395,8 @@ def describe_syntax_error(exc: UnexpectedInput) -> tuple[str, str | None]:
         expected = set(exc.expected)
         tok = exc.token
         got = _token_words(tok)
+        if empty_field and tok.type in {"RBRACE", "FIELD_KEY", "_NL", "$END"}:
+            return f"'{empty_field.group(1)}' has no value", "write a value after the ':', or leave the field out"
         if tok.type == "$END" and "RBRACE" in expected:
             return "the block is not closed", "add '}' at its end"
         if tok.type in {"QUANTITY", "INT", "NAME", "STRING", "DICE"} and "ARROW" in expected:

@@ -6,6 +6,7 @@ validator output never reaches a user.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
@@ -103,22 +104,33 @@ def _pattern_hint(pattern: str) -> str | None:
 
 def check(entity: Entity) -> list[Diagnostic]:
     kind = kinds()[entity.kind]
+    errors = list(validator(entity.kind).iter_errors(entity.doc))
+    # A misspelt field is one mistake: report the unknown name, not also the field it was meant to be.
+    misspelt = {
+        close
+        for field in entity.doc
+        if field not in kind.fields
+        for close in difflib.get_close_matches(field, kind.fields, n=1, cutoff=0.6)
+    }
     diagnostics = []
-    for err in validator(entity.kind).iter_errors(entity.doc):
+    for err in errors:
         if err.context:  # anyOf/oneOf: report the branch that came closest
             err = best_match(err.context) or err
         path = tuple(err.absolute_path)
         if path and path[0] in entity.failed_fields:
             continue  # the value could not be read; that was already reported
         required: Any = err.validator_value
-        if err.validator == "required" and not path and any(f in entity.failed_fields for f in required):
+        if (
+            err.validator == "required"
+            and not path
+            and any(f in entity.failed_fields or f in misspelt for f in required if f not in entity.doc)
+        ):
             continue
         message, hint = describe(err, kind)
         pos = entity.position(path)
         if err.validator == "additionalProperties" and not path:
             instance: Any = err.instance
-            schema: Any = err.schema
-            extra = sorted(set(instance) - set(schema.get("properties", {})))
+            extra = sorted(set(instance) - set(kind.fields))
             pos = entity.position((extra[0],)) if extra else pos
         diagnostics.append(error("E210", message, pos, hint))
     return diagnostics

@@ -198,15 +198,26 @@ def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
             continue
         low = key["min"] if key["min"] is not None else (bounds[0] if bounds else None)
         high = key["max"] if key["max"] is not None else (bounds[1] if bounds else None)
-        if bounds is not None and ((high is not None and high < bounds[0]) or (low is not None and low > bounds[1])):
-            diagnostics.append(
-                error(
-                    "E313",
-                    f"row {range_text(key)} can never come up on {roll['text']} ({bounds[0]}-{bounds[1]})",
-                    pos,
+        if bounds is not None:
+            if (high is not None and high < bounds[0]) or (low is not None and low > bounds[1]):
+                diagnostics.append(
+                    error(
+                        "E313",
+                        f"row {range_text(key)} can never come up on {roll['text']} ({bounds[0]}-{bounds[1]})",
+                        pos,
+                    )
                 )
-            )
-            continue
+                continue
+            beyond = [n for n in (key["min"], key["max"]) if n is not None and not bounds[0] <= n <= bounds[1]]
+            if beyond:
+                diagnostics.append(
+                    error(
+                        "E313",
+                        f"row {range_text(key)} reaches {beyond[0]}, beyond what "
+                        f"{roll['text']} rolls ({bounds[0]}-{bounds[1]})",
+                        pos,
+                    )
+                )
         lo = low if low is not None else -(10**9)
         hi = high if high is not None else 10**9
         numeric.append((lo, hi, i))
@@ -261,7 +272,7 @@ def _check_formulas(entities: Sequence[Entity], docs: dict[str, dict[str, Any]])
                     error(
                         "E321",
                         f"formula names '{var}', which is no attribute",
-                        entity.position(("formula",)),
+                        entity.position(("formula", "var", var)),
                         did_you_mean(var, names),
                     )
                 )

@@ -1,0 +1,158 @@
+"""Stage 3 and 4: schema validation and the semantic checks, each reported at its source position."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from rulesdsl.kinds import SCHEMA_DIR, kinds
+from rulesdsl.pipeline import Compilation
+
+from .conftest import messages, only
+
+LIFEPATH_BASICS = """
+stock human { }
+setting peasant "Peasant" { stock: human }
+"""
+
+
+def test_every_schema_is_valid_draft_2020_12() -> None:
+    for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
+        Draft202012Validator.check_schema(json.loads(path.read_text()))
+    for kind in kinds().values():
+        assert kind.schema["additionalProperties"] is False
+
+
+def test_every_field_says_how_it_is_read() -> None:
+    for kind in kinds().values():
+        missing = [f for f in kind.fields if f not in kind.value_types and f not in ("kind", "id", "name", "rows")]
+        assert missing == [], (kind.name, missing)
+
+
+def test_unknown_field_suggests_the_right_one(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({"t.rules": "trait T { tpye: die }\n"}))
+    assert d.message == "a trait has no field 'tpye'"
+    assert d.hint == "did you mean 'type'?"
+    assert d.pos is not None and (d.pos.line, d.pos.column) == (1, 11)
+
+
+def test_missing_required_field(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({"t.rules": "trait T { cost: 2 }\n"}))
+    assert d.message == "a trait needs a 'type' field"
+
+
+def test_enum_value_with_suggestion(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({"t.rules": "trait T { type: charactr }\n"}))
+    assert d.message == "'type' must be one of: character, call_on, die"
+    assert d.hint == "did you mean 'character'?"
+
+
+def test_duplicate_ids(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({"a.rules": 'trait "Tough" { type: die }\n', "b.rules": "trait tough { type: die }\n"}))
+    assert d.code == "E301" and "defined twice (first at rules/demo/a.rules:1)" in d.message
+    assert d.pos is not None and d.pos.file == "rules/demo/b.rules"
+
+
+def test_ids_are_scoped_by_kind(compile_rules: Callable[..., Compilation]) -> None:
+    result = compile_rules({
+        "a.rules": LIFEPATH_BASICS + 'lifepath "Miller" { time: 1 yrs  resources: 1  skills: 1 pt: Miller }\n'
+        'skill "Miller" { root: Will  type: craftsman }\n'
+    })
+    assert result.ok, messages(result)
+
+
+def test_unresolved_reference_suggests(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({
+        "a.rules": LIFEPATH_BASICS + "lifepath Farmer { time: 1 yrs  resources: 1  skills: 1 pt: Farmng }\n"
+        'skill "Farming" { root: Will  type: peasant }\n'
+    }))
+    assert d.message == "no skill named 'Farmng'"
+    assert d.hint == "did you mean 'Farming'?"
+
+
+def test_reference_to_the_wrong_kind(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({"a.rules": LIFEPATH_BASICS + "lifepath Farmer { time: 1 yrs  resources: 1  leads: Farmer }\n"}))
+    assert d.message == "no setting named 'Farmer'"
+
+
+def test_ambiguous_display_name(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({
+        "a.rules": LIFEPATH_BASICS + 'lifepath a_captain "Captain" { time: 1 yrs  resources: 1 }\n'
+        'lifepath b_captain "Captain" { time: 1 yrs  resources: 1 }\n'
+        "lifepath Admiral { time: 1 yrs  resources: 1  requires: Captain }\n"
+    }))
+    assert d.message == "'Captain' could mean several lifepaths: a_captain, b_captain"
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        ("1 -> a\n  2-4 -> b\n  7-8 -> c\n  8 -> d\n  9-10 -> e", ["no row for 5-6 (1d10 rolls 1-10)", "rows 7-8 and 8 overlap on 8"]),
+        ("1-5 -> a\n  6-11 -> b", ["row 6-11 reaches 11, beyond what 1d10 rolls (1-10)"]),
+        ("1-9 -> a\n  >8 -> b", ["rows 1-9 and 9+ overlap on 9"]),
+        ("1-10 -> a\n  Head -> b", ["row 'Head' has a name, but the table is rolled on 1d10"]),
+    ],
+)
+def test_roll_tables_cover_their_dice_exactly_once(
+    compile_rules: Callable[..., Compilation], rows: str, expected: list[str]
+) -> None:
+    result = compile_rules({"t.rules": f"table t {{\n  roll: 1d10\n  columns: x\n  {rows}\n}}\n"})
+    assert messages(result) == expected
+
+
+def test_rows_outside_the_dice(compile_rules: Callable[..., Compilation]) -> None:
+    result = compile_rules({"t.rules": "table t {\n  roll: 1d6\n  columns: x\n  1-6 -> a\n  7 -> b\n}\n"})
+    assert messages(result) == ["row 7 can never come up on 1d6 (1-6)"]
+
+
+def test_formulas_name_declared_attributes(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({
+        "a.rules": 'attribute agility { abbr: AGL  group: t }\nattribute move { group: derived  formula: AGIL + 1 }\n'
+    }))
+    assert d.message == "formula names 'AGIL', which is no attribute"
+    assert d.hint is not None and "AGL" in d.hint
+
+
+def test_formula_cycles(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({
+        "a.rules": "attribute a { abbr: A  group: derived  formula: B + 1 }\n"
+        "attribute b { abbr: B  group: derived  formula: C + 1 }\n"
+        "attribute c { abbr: C  group: derived  formula: A + 1 }\n"
+    }))
+    assert d.message == "formulas go round in a circle: a -> b -> c -> a"
+
+
+def test_requirements_name_real_things(compile_rules: Callable[..., Compilation]) -> None:
+    result = compile_rules({
+        "a.rules": LIFEPATHS_WITH_REQUIREMENT.format(req='Farmr or trait "Iron Will" or 2 of lifepaths in setting pesant')
+    })
+    assert messages(result) == [
+        "no lifepath named 'Farmr'", "no trait named 'Iron Will'", "no setting named 'pesant'"
+    ]
+
+
+def test_tags_in_requirements_must_be_used(compile_rules: Callable[..., Compilation]) -> None:
+    result = compile_rules({"a.rules": LIFEPATHS_WITH_REQUIREMENT.format(req="any lifepath tagged gaurd")})
+    assert messages(result) == ["no lifepath is tagged 'gaurd'"]
+    assert result.diagnostics[0].hint == "did you mean 'guard'?"
+
+
+def test_unknown_condition(compile_rules: Callable[..., Compilation]) -> None:
+    result = compile_rules({"a.rules": LIFEPATHS_WITH_REQUIREMENT.format(req="ages > 50")})
+    assert messages(result) == ["unknown condition 'ages'"]
+    assert result.diagnostics[0].hint == "did you mean 'age'?"
+
+
+def test_unknown_kind(compile_rules: Callable[..., Compilation]) -> None:
+    d = only(compile_rules({"a.rules": "lifepth Farmer { }\n"}))
+    assert d.message == "unknown kind 'lifepth'" and d.hint == "did you mean 'lifepath'?"
+
+
+LIFEPATHS_WITH_REQUIREMENT = (
+    LIFEPATH_BASICS.replace("{", "{{").replace("}", "}}")
+    + "lifepath Farmer {{ time: 1 yrs  resources: 1  tags: guard }}\n"
+    + "lifepath Elder {{ time: 1 yrs  resources: 1  requires: {req} }}\n"
+)
