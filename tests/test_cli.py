@@ -1,0 +1,78 @@
+"""The command line: commands, exit codes, output formats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rulesdsl import __version__
+
+from .conftest import FIXTURES, ROOT, write_ruleset
+
+Cli = Callable[..., tuple[int, str, str]]
+
+
+def test_version(cli: Cli) -> None:
+    result = subprocess.run([sys.executable, "-m", "rulesdsl", "--version"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0 and result.stdout.strip() == f"rulesdsl {__version__}"
+
+
+def test_check_ok(cli: Cli) -> None:
+    code, out, err = cli("check", str(FIXTURES / "mini"))
+    assert code == 0 and out.startswith("ok (mini: 16 entities)") and err == ""
+
+
+def test_check_with_errors_exits_1_and_prints_each_once(cli: Cli, tmp_path: Path) -> None:
+    write_ruleset(tmp_path / "r", {"a.rules": "trait A { type: die }\ntrait B { tpye: die }\ntrait C { type: dei }\n"})
+    code, out, err = cli("check", str(tmp_path / "r"))
+    assert code == 1 and out == ""
+    assert err.count("error:") == 2 and "2 errors, 0 warnings" in err
+    assert "Traceback" not in err
+
+
+def test_usage_errors_exit_2(cli: Cli, tmp_path: Path) -> None:
+    code, _, err = cli("check", str(tmp_path / "missing"))
+    assert code == 2 and "no such file or folder" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli("check", str(empty))[0] == 2
+    result = subprocess.run([sys.executable, "-m", "rulesdsl", "frobnicate"], capture_output=True, text=True, check=False)
+    assert result.returncode == 2
+
+
+def test_stray_file_outside_a_ruleset(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "loose.rules").write_text("trait A { type: die }\n")
+    code, _, err = cli("check", str(tmp_path))
+    assert code == 1 and "is not inside a ruleset" in err
+
+
+def test_json_format(cli: Cli, tmp_path: Path) -> None:
+    write_ruleset(tmp_path / "r", {"a.rules": "trait B { tpye: die }\n"})
+    code, out, _ = cli("check", "--format", "json", str(tmp_path / "r"))
+    assert code == 1
+    data = json.loads(out)
+    assert data["diagnostics"][0]["code"] == "E210" and data["diagnostics"][0]["line"] == 1
+
+
+def test_export_shape(cli: Cli) -> None:
+    code, out, _ = cli("export", str(FIXTURES / "mini"))
+    assert code == 0
+    data = json.loads(out)
+    assert list(data) == ["rulesets"]
+    assert sorted(data["rulesets"]["mini"]) == ["attribute", "lifepath", "setting", "skill", "spell", "stock", "table", "trait"]
+    assert data["rulesets"]["mini"]["lifepath"]["farmer"]["skills"]["items"] == ["farming", "quote_and_back"]
+
+
+def test_default_path_is_rules(cli: Cli, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    write_ruleset(tmp_path / "rules" / "demo", {"a.rules": "trait A { type: die }\n"})
+    code, out, _ = cli("check")
+    assert code == 0 and "demo: 1 entities" in out
+
+
+def test_console_script_is_declared() -> None:
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'rulesdsl = "rulesdsl.cli:main"' in text
