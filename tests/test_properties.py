@@ -1,0 +1,76 @@
+"""Property tests: invariants that must hold for any input, not just the examples."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from fractions import Fraction
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rulesdsl.emit.html import dice_distribution
+from rulesdsl.emit.templating import py
+from rulesdsl.names import slug
+from rulesdsl.pipeline import Compilation
+
+ID = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+@given(st.text())
+def test_any_string_round_trips_through_the_python_literal_filter(text: str) -> None:
+    assert eval(py(text)) == text  # noqa: S307
+
+
+@given(st.text())
+def test_slug_is_a_valid_id_and_idempotent(text: str) -> None:
+    once = slug(text)
+    assert ID.match(once)
+    assert slug(once) == once
+
+
+@given(st.lists(st.tuples(st.integers(1, 4), st.sampled_from([4, 6, 8, 10, 12, 20])), min_size=1, max_size=3), st.integers(-5, 30))
+def test_dice_distributions_are_exact(terms: list[tuple[int, int]], modifier: int) -> None:
+    dice = {"terms": [{"count": c, "sides": s} for c, s in terms], "modifier": modifier}
+    spread = dice_distribution(dice)
+    assert sum(spread.values()) == Fraction(1)
+    assert min(spread) == sum(c for c, _ in terms) + modifier
+    assert max(spread) == sum(c * s for c, s in terms) + modifier
+
+
+@st.composite
+def partitions(draw: st.DrawFn) -> tuple[int, list[tuple[int, int]]]:
+    """A die size and an exact partition of 1..sides into consecutive ranges."""
+    sides = draw(st.sampled_from([4, 6, 8, 10, 12, 20]))
+    cuts = sorted(draw(st.sets(st.integers(2, sides), max_size=sides - 1)))
+    bounds = [1, *cuts, sides + 1]
+    return sides, [(bounds[i], bounds[i + 1] - 1) for i in range(len(bounds) - 1)]
+
+
+def table_source(sides: int, ranges: list[tuple[int, int]]) -> str:
+    rows = "\n".join(f"  {lo}-{hi} -> r{i}" if lo != hi else f"  {lo} -> r{i}" for i, (lo, hi) in enumerate(ranges))
+    return f"table t {{\n  roll: 1d{sides}\n  columns: x\n{rows}\n}}\n"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(partitions())
+def test_exact_partitions_pass_the_coverage_check(compile_rules: Callable[..., Compilation], case: tuple[int, list[tuple[int, int]]]) -> None:
+    sides, ranges = case
+    result = compile_rules({"t.rules": table_source(sides, ranges)})
+    assert result.ok, [d.message for d in result.diagnostics]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(partitions(), st.data())
+def test_dropping_a_row_is_always_reported_as_a_gap(
+    compile_rules: Callable[..., Compilation], case: tuple[int, list[tuple[int, int]]], data: st.DataObject
+) -> None:
+    sides, ranges = case
+    if len(ranges) < 2:
+        return
+    dropped = data.draw(st.integers(0, len(ranges) - 1))
+    lo, hi = ranges[dropped]
+    result = compile_rules({"t.rules": table_source(sides, ranges[:dropped] + ranges[dropped + 1 :])})
+    gap = str(lo) if lo == hi else f"{lo}-{hi}"
+    assert [d.code for d in result.diagnostics] == ["E315"]
+    assert result.diagnostics[0].message.startswith(f"no row for {gap} ")
