@@ -64,6 +64,4 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str
 def run_python(code: str, *paths: Path) -> subprocess.CompletedProcess[str]:
     """Run code in a fresh interpreter that sees only the standard library and `paths` (-I -S)."""
     setup = "import sys; sys.path[:0] = " + repr([str(p) for p in paths]) + "\n"
-    return subprocess.run(
-        [sys.executable, "-I", "-S", "-c", setup + code], capture_output=True, text=True, check=False
-    )
+    return subprocess.run([sys.executable, "-I", "-S", "-c", setup + code], capture_output=True, text=True, check=False)

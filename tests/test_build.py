@@ -68,7 +68,7 @@ def test_failed_build_leaves_output_untouched(
     (broken / "ruleset.rules").write_text('ruleset mini { title: "x"  version: "1" }\n')
     (broken / "a.rules").write_text("trait T { type: nonsense }\n")
     code, _, err = cli("build", str(broken), "--out", str(out))
-    assert code == 1 and "nonsense" not in "" and "E210" in err
+    assert code == 1 and "E210" in err
     assert digest(out) == before
 
 

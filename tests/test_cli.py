@@ -16,7 +16,9 @@ Cli = Callable[..., tuple[int, str, str]]
 
 
 def test_version(cli: Cli) -> None:
-    result = subprocess.run([sys.executable, "-m", "rulesdsl", "--version"], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesdsl", "--version"], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0 and result.stdout.strip() == f"rulesdsl {__version__}"
 
 
@@ -39,7 +41,9 @@ def test_usage_errors_exit_2(cli: Cli, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert cli("check", str(empty))[0] == 2
-    result = subprocess.run([sys.executable, "-m", "rulesdsl", "frobnicate"], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "rulesdsl", "frobnicate"], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 2
 
 
@@ -62,7 +66,16 @@ def test_export_shape(cli: Cli) -> None:
     assert code == 0
     data = json.loads(out)
     assert list(data) == ["rulesets"]
-    assert sorted(data["rulesets"]["mini"]) == ["attribute", "lifepath", "setting", "skill", "spell", "stock", "table", "trait"]
+    assert sorted(data["rulesets"]["mini"]) == [
+        "attribute",
+        "lifepath",
+        "setting",
+        "skill",
+        "spell",
+        "stock",
+        "table",
+        "trait",
+    ]
     assert data["rulesets"]["mini"]["lifepath"]["farmer"]["skills"]["items"] == ["farming", "quote_and_back"]
 
 

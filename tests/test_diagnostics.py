@@ -40,8 +40,28 @@ def test_golden_diagnostics(name: str, tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_every_error_code_has_a_golden_case() -> None:
     rendered = "".join((GOLDEN / f"{name}.txt").read_text() for name in CASES)
-    codes = {"E101", "E102", "E103", "E200", "E201", "E202", "E203", "E210", "E301", "E302", "E303", "E311",
-             "E312", "E313", "E314", "E315", "E321", "E322", "E331", "W332"}
+    codes = {
+        "E101",
+        "E102",
+        "E103",
+        "E200",
+        "E201",
+        "E202",
+        "E203",
+        "E210",
+        "E301",
+        "E302",
+        "E303",
+        "E311",
+        "E312",
+        "E313",
+        "E314",
+        "E315",
+        "E321",
+        "E322",
+        "E331",
+        "W332",
+    }
     missing = sorted(code for code in codes if f"[{code}]" not in rendered)
     assert missing == []
 
@@ -51,8 +71,18 @@ def test_json_diagnostics_carry_positions(tmp_path: Path, monkeypatch: pytest.Mo
     write_ruleset(tmp_path / "rules" / "demo", {"a.rules": "trait Brave { tpye: die }\n"})
     result = compile_paths([Path("rules")])
     data = json.loads(render_json(result.diagnostics))
-    assert data == {"diagnostics": [{
-        "severity": "error", "code": "E210", "message": "a trait has no field 'tpye'",
-        "file": "rules/demo/a.rules", "line": 1, "column": 15, "end_line": 1, "end_column": 19,
-        "hint": "did you mean 'type'?",
-    }]}
+    assert data == {
+        "diagnostics": [
+            {
+                "severity": "error",
+                "code": "E210",
+                "message": "a trait has no field 'tpye'",
+                "file": "rules/demo/a.rules",
+                "line": 1,
+                "column": 15,
+                "end_line": 1,
+                "end_column": 19,
+                "hint": "did you mean 'type'?",
+            }
+        ]
+    }

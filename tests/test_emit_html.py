@@ -54,7 +54,9 @@ def test_site_matches_golden(site: dict[str, str]) -> None:
         for name, text in site.items():
             (GOLDEN / name).parent.mkdir(parents=True, exist_ok=True)
             (GOLDEN / name).write_text(text, encoding="utf-8")
-    on_disk = {p.relative_to(GOLDEN).as_posix(): p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*") if p.is_file()}
+    on_disk = {
+        p.relative_to(GOLDEN).as_posix(): p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*") if p.is_file()
+    }
     assert site == on_disk
 
 

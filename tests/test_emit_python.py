@@ -42,7 +42,9 @@ def test_generated_package_matches_golden(mini_files: dict[str, str]) -> None:
         for name, text in package.items():
             (GOLDEN / name).parent.mkdir(parents=True, exist_ok=True)
             (GOLDEN / name).write_text(text, encoding="utf-8")
-    on_disk = {p.relative_to(GOLDEN).as_posix(): p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*") if p.is_file()}
+    on_disk = {
+        p.relative_to(GOLDEN).as_posix(): p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*") if p.is_file()
+    }
     assert package.keys() == on_disk.keys()
     for name, text in package.items():
         assert text == on_disk[name], f"{name} differs from tests/golden/mini/{name} (UPDATE_GOLDEN=1 to accept)"
@@ -117,7 +119,17 @@ print(mini.requirement_met("epee_master", ["born_villager", "farmer", "farmer", 
 @pytest.mark.parametrize("tool", ["ruff", "mypy"])
 def test_generated_code_is_lint_and_type_clean(mini_out: Path, tool: str) -> None:
     if tool == "ruff":
-        command = [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--extend-select", "W,I,UP,B,RUF", "mini"]
+        command = [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--no-cache",
+            "--isolated",
+            "--extend-select",
+            "W,I,UP,B,RUF",
+            "mini",
+        ]
     else:
         command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull, "mini"]
     result = subprocess.run(command, cwd=mini_out, capture_output=True, text=True, check=False)
@@ -125,10 +137,11 @@ def test_generated_code_is_lint_and_type_clean(mini_out: Path, tool: str) -> Non
 
 
 @pytest.mark.parametrize(
-    "value", ["plain", 'quote " inside', "single ' inside", "both ' and \"", "back\\slash", "new\nline", '"""', "{{ x }}", "é"]
+    "value",
+    ["plain", 'quote " inside', "single ' inside", "both ' and \"", "back\\slash", "new\nline", '"""', "{{ x }}", "é"],
 )
 def test_python_literal_filter_round_trips(value: str) -> None:
-    assert eval(py(value)) == value  # noqa: S307 - the point of the test
+    assert eval(py(value)) == value
 
 
 def test_python_literal_filter_refuses_other_types() -> None:

@@ -15,8 +15,9 @@ def docs(compilation: Compilation, kind: str) -> dict[str, dict[str, object]]:
 
 
 def test_lifepath_document(compile_rules: Callable[..., Compilation]) -> None:
-    result = compile_rules({
-        "p.rules": """
+    result = compile_rules(
+        {
+            "p.rules": """
         setting peasant "Peasant Setting" { stock: human }
         stock human "Men" { }
         lifepath "Farmer" {
@@ -35,21 +36,30 @@ def test_lifepath_document(compile_rules: Callable[..., Compilation]) -> None:
         skill Bow { root: Agility  type: martial }
         trait Hoarding { type: character }
         """
-    })
+        }
+    )
     farmer = docs(result, "lifepath")["farmer"]
     assert farmer == {
-        "kind": "lifepath", "id": "farmer", "name": "Farmer", "setting": "peasant", "time": 8, "resources": 5,
-        "stat": {"mental": 0, "physical": 1, "either": 0}, "leads": ["peasant"],
+        "kind": "lifepath",
+        "id": "farmer",
+        "name": "Farmer",
+        "setting": "peasant",
+        "time": 8,
+        "resources": 5,
+        "stat": {"mental": 0, "physical": 1, "either": 0},
+        "leads": ["peasant"],
         "skills": {"points": 8, "items": ["farming", "animal_husbandry", {"one_of": ["javelin", "bow"]}]},
-        "general": 1, "traits": {"points": 1, "items": ["hoarding"]},
+        "general": 1,
+        "traits": {"points": 1, "items": ["hoarding"]},
         "requires": {"any": [{"lifepath": "village_tough"}, {"count": 2, "of": {"setting": "peasant"}}]},
         "source": "p. 163",
     }
 
 
 def test_table_document(compile_rules: Callable[..., Compilation]) -> None:
-    result = compile_rules({
-        "t.rules": """
+    result = compile_rules(
+        {
+            "t.rules": """
         table loc "Location" {
           roll: 1d10
           columns: location, to_hit(int), damage(multiplier)
@@ -58,11 +68,14 @@ def test_table_document(compile_rules: Callable[..., Compilation]) -> None:
           10+   -> Leg, 0, x1
         }
         """
-    })
+        }
+    )
     table = docs(result, "table")["loc"]
     assert table["roll"] == {"text": "1d10", "terms": [{"count": 1, "sides": 10}], "modifier": 0}
     assert table["columns"] == [
-        {"name": "location", "type": "text"}, {"name": "to_hit", "type": "int"}, {"name": "damage", "type": "multiplier"}
+        {"name": "location", "type": "text"},
+        {"name": "to_hit", "type": "int"},
+        {"name": "damage", "type": "multiplier"},
     ]
     assert table["rows"] == [
         {"key": {"min": 1, "max": 1}, "cells": ["Head", -6, {"num": 3, "den": 1}]},
@@ -72,24 +85,32 @@ def test_table_document(compile_rules: Callable[..., Compilation]) -> None:
 
 
 def test_formula_and_dice_documents(compile_rules: Callable[..., Compilation]) -> None:
-    result = compile_rules({
-        "a.rules": """
+    result = compile_rules(
+        {
+            "a.rules": """
         attribute agility "Agility" { abbr: AGL  group: temporal  range: 1..10 }
         attribute wits "Wits" { abbr: WTS  group: mental  range: 1..10 }
         attribute reflex "Reflex" { abbr: REF  group: derived  formula: floor(( AGL+WTS )/2) }
         """
-    })
+        }
+    )
     reflex = docs(result, "attribute")["reflex"]
     assert reflex["formula"] == {
         "text": "floor((AGL + WTS) / 2)",  # canonical spacing, parentheses only where needed
-        "expr": {"call": "floor", "args": [{"op": "/", "args": [{"op": "+", "args": [{"var": "agility"}, {"var": "wits"}]}, 2]}]},
+        "expr": {
+            "call": "floor",
+            "args": [{"op": "/", "args": [{"op": "+", "args": [{"var": "agility"}, {"var": "wits"}]}, 2]}],
+        },
     }
 
 
 def test_setting_defaults_to_the_only_setting_in_the_file(compile_rules: Callable[..., Compilation]) -> None:
-    result = compile_rules({
-        "s.rules": 'stock human { }\nsetting sea "Sea" { stock: human }\nlifepath Sailor { time: 2 yrs  resources: 1 }\n'
-    })
+    result = compile_rules(
+        {
+            "s.rules": 'stock human { }\nsetting sea "Sea" { stock: human }\n'
+            "lifepath Sailor { time: 2 yrs  resources: 1 }\n"
+        }
+    )
     assert docs(result, "lifepath")["sailor"]["setting"] == "sea"
 
 

@@ -19,7 +19,7 @@ ID = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 @given(st.text())
 def test_any_string_round_trips_through_the_python_literal_filter(text: str) -> None:
-    assert eval(py(text)) == text  # noqa: S307
+    assert eval(py(text)) == text
 
 
 @given(st.text())
@@ -29,7 +29,10 @@ def test_slug_is_a_valid_id_and_idempotent(text: str) -> None:
     assert slug(once) == once
 
 
-@given(st.lists(st.tuples(st.integers(1, 4), st.sampled_from([4, 6, 8, 10, 12, 20])), min_size=1, max_size=3), st.integers(-5, 30))
+@given(
+    st.lists(st.tuples(st.integers(1, 4), st.sampled_from([4, 6, 8, 10, 12, 20])), min_size=1, max_size=3),
+    st.integers(-5, 30),
+)
 def test_dice_distributions_are_exact(terms: list[tuple[int, int]], modifier: int) -> None:
     dice = {"terms": [{"count": c, "sides": s} for c, s in terms], "modifier": modifier}
     spread = dice_distribution(dice)
@@ -54,7 +57,9 @@ def table_source(sides: int, ranges: list[tuple[int, int]]) -> str:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(partitions())
-def test_exact_partitions_pass_the_coverage_check(compile_rules: Callable[..., Compilation], case: tuple[int, list[tuple[int, int]]]) -> None:
+def test_exact_partitions_pass_the_coverage_check(
+    compile_rules: Callable[..., Compilation], case: tuple[int, list[tuple[int, int]]]
+) -> None:
     sides, ranges = case
     result = compile_rules({"t.rules": table_source(sides, ranges)})
     assert result.ok, [d.message for d in result.diagnostics]

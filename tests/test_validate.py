@@ -57,40 +57,55 @@ def test_duplicate_ids(compile_rules: Callable[..., Compilation]) -> None:
 
 
 def test_ids_are_scoped_by_kind(compile_rules: Callable[..., Compilation]) -> None:
-    result = compile_rules({
-        "a.rules": LIFEPATH_BASICS + 'lifepath "Miller" { time: 1 yrs  resources: 1  skills: 1 pt: Miller }\n'
-        'skill "Miller" { root: Will  type: craftsman }\n'
-    })
+    result = compile_rules(
+        {
+            "a.rules": LIFEPATH_BASICS + 'lifepath "Miller" { time: 1 yrs  resources: 1  skills: 1 pt: Miller }\n'
+            'skill "Miller" { root: Will  type: craftsman }\n'
+        }
+    )
     assert result.ok, messages(result)
 
 
 def test_unresolved_reference_suggests(compile_rules: Callable[..., Compilation]) -> None:
-    d = only(compile_rules({
-        "a.rules": LIFEPATH_BASICS + "lifepath Farmer { time: 1 yrs  resources: 1  skills: 1 pt: Farmng }\n"
-        'skill "Farming" { root: Will  type: peasant }\n'
-    }))
+    d = only(
+        compile_rules(
+            {
+                "a.rules": LIFEPATH_BASICS + "lifepath Farmer { time: 1 yrs  resources: 1  skills: 1 pt: Farmng }\n"
+                'skill "Farming" { root: Will  type: peasant }\n'
+            }
+        )
+    )
     assert d.message == "no skill named 'Farmng'"
     assert d.hint == "did you mean 'Farming'?"
 
 
 def test_reference_to_the_wrong_kind(compile_rules: Callable[..., Compilation]) -> None:
-    d = only(compile_rules({"a.rules": LIFEPATH_BASICS + "lifepath Farmer { time: 1 yrs  resources: 1  leads: Farmer }\n"}))
+    d = only(
+        compile_rules({"a.rules": LIFEPATH_BASICS + "lifepath Farmer { time: 1 yrs  resources: 1  leads: Farmer }\n"})
+    )
     assert d.message == "no setting named 'Farmer'"
 
 
 def test_ambiguous_display_name(compile_rules: Callable[..., Compilation]) -> None:
-    d = only(compile_rules({
-        "a.rules": LIFEPATH_BASICS + 'lifepath a_captain "Captain" { time: 1 yrs  resources: 1 }\n'
-        'lifepath b_captain "Captain" { time: 1 yrs  resources: 1 }\n'
-        "lifepath Admiral { time: 1 yrs  resources: 1  requires: Captain }\n"
-    }))
+    d = only(
+        compile_rules(
+            {
+                "a.rules": LIFEPATH_BASICS + 'lifepath a_captain "Captain" { time: 1 yrs  resources: 1 }\n'
+                'lifepath b_captain "Captain" { time: 1 yrs  resources: 1 }\n'
+                "lifepath Admiral { time: 1 yrs  resources: 1  requires: Captain }\n"
+            }
+        )
+    )
     assert d.message == "'Captain' could mean several lifepaths: a_captain, b_captain"
 
 
 @pytest.mark.parametrize(
     ("rows", "expected"),
     [
-        ("1 -> a\n  2-4 -> b\n  7-8 -> c\n  8 -> d\n  9-10 -> e", ["no row for 5-6 (1d10 rolls 1-10)", "rows 7-8 and 8 overlap on 8"]),
+        (
+            "1 -> a\n  2-4 -> b\n  7-8 -> c\n  8 -> d\n  9-10 -> e",
+            ["no row for 5-6 (1d10 rolls 1-10)", "rows 7-8 and 8 overlap on 8"],
+        ),
         ("1-5 -> a\n  6-11 -> b", ["row 6-11 reaches 11, beyond what 1d10 rolls (1-10)"]),
         ("1-9 -> a\n  >8 -> b", ["rows 1-9 and 9+ overlap on 9"]),
         ("1-10 -> a\n  Head -> b", ["row 'Head' has a name, but the table is rolled on 1d10"]),
@@ -109,29 +124,40 @@ def test_rows_outside_the_dice(compile_rules: Callable[..., Compilation]) -> Non
 
 
 def test_formulas_name_declared_attributes(compile_rules: Callable[..., Compilation]) -> None:
-    d = only(compile_rules({
-        "a.rules": 'attribute agility { abbr: AGL  group: t }\nattribute move { group: derived  formula: AGIL + 1 }\n'
-    }))
+    d = only(
+        compile_rules(
+            {
+                "a.rules": "attribute agility { abbr: AGL  group: t }\n"
+                "attribute move { group: derived  formula: AGIL + 1 }\n"
+            }
+        )
+    )
     assert d.message == "formula names 'AGIL', which is no attribute"
     assert d.hint is not None and "AGL" in d.hint
 
 
 def test_formula_cycles(compile_rules: Callable[..., Compilation]) -> None:
-    d = only(compile_rules({
-        "a.rules": "attribute a { abbr: A  group: derived  formula: B + 1 }\n"
-        "attribute b { abbr: B  group: derived  formula: C + 1 }\n"
-        "attribute c { abbr: C  group: derived  formula: A + 1 }\n"
-    }))
+    d = only(
+        compile_rules(
+            {
+                "a.rules": "attribute a { abbr: A  group: derived  formula: B + 1 }\n"
+                "attribute b { abbr: B  group: derived  formula: C + 1 }\n"
+                "attribute c { abbr: C  group: derived  formula: A + 1 }\n"
+            }
+        )
+    )
     assert d.message == "formulas go round in a circle: a -> b -> c -> a"
 
 
 def test_requirements_name_real_things(compile_rules: Callable[..., Compilation]) -> None:
-    result = compile_rules({
-        "a.rules": LIFEPATHS_WITH_REQUIREMENT.format(req='Farmr or trait "Iron Will" or 2 of lifepaths in setting pesant')
-    })
-    assert messages(result) == [
-        "no lifepath named 'Farmr'", "no trait named 'Iron Will'", "no setting named 'pesant'"
-    ]
+    result = compile_rules(
+        {
+            "a.rules": LIFEPATHS_WITH_REQUIREMENT.format(
+                req='Farmr or trait "Iron Will" or 2 of lifepaths in setting pesant'
+            )
+        }
+    )
+    assert messages(result) == ["no lifepath named 'Farmr'", "no trait named 'Iron Will'", "no setting named 'pesant'"]
 
 
 def test_tags_in_requirements_must_be_used(compile_rules: Callable[..., Compilation]) -> None:

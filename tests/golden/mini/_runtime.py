@@ -181,6 +181,7 @@ class Path:
         return trait in self.chosen_traits or any(trait in self.traits.get(lp, ()) for lp in self.previous)
 
 
+Names = Mapping[str, Mapping[str, str]]  # kind -> id -> display name
 Verdict = bool | None  # None: unknown (a fact the check needs was not given)
 
 
@@ -188,12 +189,16 @@ class Requirement:
     def judge(self, path: Path) -> Verdict:
         raise NotImplementedError
 
-    def describe(self, names: Mapping[str, str]) -> str:
+    def describe(self, names: Names) -> str:
         raise NotImplementedError
 
 
-def _names(ids: Sequence[str], names: Mapping[str, str]) -> str:
-    return ", ".join(names.get(i, i) for i in ids)
+def _name(names: Names, kind: str, id_: str) -> str:
+    return names.get(kind, {}).get(id_, id_)
+
+
+def _names(ids: Sequence[str], names: Names) -> str:
+    return ", ".join(_name(names, "lifepath", i) for i in ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,8 +208,8 @@ class TookLifepath(Requirement):
     def judge(self, path: Path) -> Verdict:
         return self.lifepath in path.previous
 
-    def describe(self, names: Mapping[str, str]) -> str:
-        return names.get(self.lifepath, self.lifepath)
+    def describe(self, names: Names) -> str:
+        return _name(names, "lifepath", self.lifepath)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +219,8 @@ class HasTrait(Requirement):
     def judge(self, path: Path) -> Verdict:
         return path.owns_trait(self.trait)
 
-    def describe(self, names: Mapping[str, str]) -> str:
-        return f"the {names.get(self.trait, self.trait)} trait"
+    def describe(self, names: Names) -> str:
+        return f"the {_name(names, 'trait', self.trait)} trait"
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,8 +230,8 @@ class HasSkill(Requirement):
     def judge(self, path: Path) -> Verdict:
         return any(self.skill in path.skills.get(lp, ()) for lp in path.previous)
 
-    def describe(self, names: Mapping[str, str]) -> str:
-        return f"an earlier lifepath with the {names.get(self.skill, self.skill)} skill"
+    def describe(self, names: Names) -> str:
+        return f"an earlier lifepath with the {_name(names, 'skill', self.skill)} skill"
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,8 +241,8 @@ class Previous(Requirement):
     def judge(self, path: Path) -> Verdict:
         return bool(path.previous) and path.previous[-1] == self.lifepath
 
-    def describe(self, names: Mapping[str, str]) -> str:
-        return f"{names.get(self.lifepath, self.lifepath)} just before"
+    def describe(self, names: Names) -> str:
+        return f"{_name(names, 'lifepath', self.lifepath)} just before"
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,12 +262,12 @@ class CountOf(Requirement):
     def judge(self, path: Path) -> Verdict:
         return sum(self._selects(lp, path) for lp in path.previous) >= self.count
 
-    def describe(self, names: Mapping[str, str]) -> str:
+    def describe(self, names: Names) -> str:
         what = "lifepath" + ("s" if self.count != 1 else "")
         if self.lifepaths:
             what = f"{what} among {_names(self.lifepaths, names)}"
         if self.setting is not None:
-            what = f"{names.get(self.setting, self.setting)} {what}"
+            what = f"{_name(names, 'setting', self.setting)} {what}"
         if self.tag is not None:
             what = f"{what} tagged {self.tag}"
         return f"{'any' if self.count == 1 else self.count} {what}"
@@ -299,7 +304,7 @@ class Condition(Requirement):
             )
         return _compare(self.op, fact, self.value)
 
-    def describe(self, names: Mapping[str, str]) -> str:
+    def describe(self, names: Names) -> str:
         subject = self.subject.replace("_", " ")
         if self.value is None:
             return f"{subject} {self.low}..{self.high}"
@@ -313,7 +318,7 @@ class GmPermission(Requirement):
     def judge(self, path: Path) -> Verdict:
         return True
 
-    def describe(self, names: Mapping[str, str]) -> str:
+    def describe(self, names: Names) -> str:
         return "the GM's permission"
 
 
@@ -327,7 +332,7 @@ class AllOf(Requirement):
             return False
         return None if None in verdicts else True
 
-    def describe(self, names: Mapping[str, str]) -> str:
+    def describe(self, names: Names) -> str:
         return " and ".join(_group(item, names) for item in self.items)
 
 
@@ -341,7 +346,7 @@ class AnyOf(Requirement):
             return True
         return None if None in verdicts else False
 
-    def describe(self, names: Mapping[str, str]) -> str:
+    def describe(self, names: Names) -> str:
         return " or ".join(_group(item, names) for item in self.items)
 
 
@@ -353,11 +358,11 @@ class Not(Requirement):
         verdict = self.item.judge(path)
         return None if verdict is None else not verdict
 
-    def describe(self, names: Mapping[str, str]) -> str:
+    def describe(self, names: Names) -> str:
         return f"not {_group(self.item, names)}"
 
 
-def _group(item: Requirement, names: Mapping[str, str]) -> str:
+def _group(item: Requirement, names: Names) -> str:
     text = item.describe(names)
     return f"({text})" if isinstance(item, AllOf | AnyOf) else text
 
@@ -514,7 +519,7 @@ def lifepath_path(
     )
 
 
-def unmet(requirement: Requirement | None, path: Path, names: Mapping[str, str], label: str) -> list[str]:
+def unmet(requirement: Requirement | None, path: Path, names: Names, label: str) -> list[str]:
     """Why `requirement` fails on `path` (empty when it holds or cannot be judged yet)."""
     if requirement is None or requirement.judge(path) is not False:
         return []

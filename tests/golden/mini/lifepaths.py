@@ -93,16 +93,24 @@ LIFEPATHS: dict[str, _rt.Lifepath] = {
     ),
 }
 
-_NAMES: dict[str, str] = {
-    "born_villager": "Born Villager",
-    "epee_master": "Épée Master",
-    "farmer": "Farmer",
-    "triple": 'Say """hi""" {{ x }} {% raw %}',
-    "city": "Cité Ünïcode",
-    "village": "Village",
-    "farming": "Farming",
-    "quote_and_back": 'Quote " and \\ back',
-    "stubborn": "Stubborn",
+_NAMES: dict[str, dict[str, str]] = {
+    "lifepath": {
+        "born_villager": "Born Villager",
+        "epee_master": "Épée Master",
+        "farmer": "Farmer",
+        "triple": 'Say """hi""" {{ x }} {% raw %}',
+    },
+    "setting": {
+        "city": "Cité Ünïcode",
+        "village": "Village",
+    },
+    "skill": {
+        "farming": "Farming",
+        "quote_and_back": 'Quote " and \\ back',
+    },
+    "trait": {
+        "stubborn": "Stubborn",
+    },
 }
 
 

@@ -1,0 +1,49 @@
+// Search over window.SEARCH_INDEX (loaded by a script tag, so it works from file://).
+(function () {
+  "use strict";
+  var input = document.getElementById("search");
+  var list = document.getElementById("search-results");
+  var index = window.SEARCH_INDEX || [];
+  var root = window.SITE_ROOT || "";
+  function fold(text) {
+    return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  }
+  var folded = index.map(function (entry) { return fold(entry.n); });
+  function show() {
+    var query = fold(input.value.trim());
+    list.textContent = "";
+    if (!query) { list.hidden = true; return; }
+    var starts = [], contains = [];
+    for (var i = 0; i < index.length; i++) {
+      var at = folded[i].indexOf(query);
+      if (at === 0) { starts.push(index[i]); } else if (at > 0) { contains.push(index[i]); }
+    }
+    var found = starts.concat(contains).slice(0, 50);
+    found.forEach(function (entry) {
+      var item = document.createElement("li");
+      var link = document.createElement("a");
+      link.href = root + entry.u;
+      link.textContent = entry.n;
+      var where = document.createElement("small");
+      where.textContent = " " + entry.k + " · " + entry.r;
+      item.appendChild(link);
+      item.appendChild(where);
+      list.appendChild(item);
+    });
+    if (!found.length) {
+      var none = document.createElement("li");
+      none.textContent = "Nothing found";
+      list.appendChild(none);
+    }
+    list.hidden = false;
+  }
+  input.addEventListener("input", show);
+  input.addEventListener("keydown", function (event) {
+    if (event.key === "Enter") {
+      var first = list.querySelector("a");
+      if (first) { window.location.href = first.href; }
+    } else if (event.key === "Escape") {
+      input.value = ""; show();
+    }
+  });
+})();

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Create .venv (once) and install rulesdsl into it; `scripts/setup.sh test` adds the test tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+extras=""
+if [ "${1:-}" = "test" ]; then
+  extras="[test]"
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --editable ".${extras}"
