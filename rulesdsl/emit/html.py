@@ -58,11 +58,21 @@ class _Page:
     def __init__(self, ruleset: CompiledRuleset) -> None:
         self.ruleset = ruleset
         self.docs = ruleset.documents
+        names = [doc["name"] for doc in self.docs.get("lifepath", {}).values()]
+        self.shared_names = {name for name in names if names.count(name) > 1}
+
+    def label(self, kind: str, id_: str) -> str:
+        """The display name; lifepaths whose name recurs in other settings also name their setting."""
+        doc = self.docs.get(kind, {}).get(id_)
+        if doc is None:
+            return id_
+        if kind == "lifepath" and doc["name"] in self.shared_names:
+            setting = self.docs.get("setting", {}).get(doc.get("setting", ""), {})
+            return f"{doc['name']} ({setting.get('name', doc.get('setting'))})"
+        return str(doc["name"])
 
     def link(self, kind: str, id_: str) -> Markup:
-        doc = self.docs.get(kind, {}).get(id_)
-        label = doc["name"] if doc else id_
-        return Markup('<a href="{}.html#{}">{}</a>').format(kind, id_, label)
+        return Markup('<a href="{}.html#{}">{}</a>').format(kind, id_, self.label(kind, id_))
 
     def links(self, kind: str, ids: list[str]) -> Markup:
         return Markup(", ").join(self.link(kind, i) for i in ids)
@@ -207,13 +217,19 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
                 entries.append(
                     {
                         "doc": doc,
+                        "label": page.label(kind, doc["id"]),
                         "fields": page.fields(doc),
                         "table": page.table(doc) if kind == "table" else None,
                         "used_by": [page.link(k, i) for k, i in referrers.get((kind, doc["id"]), [])],
                     }
                 )
                 search.append(
-                    {"n": doc["name"], "k": kind, "r": ruleset.id, "u": f"{ruleset.id}/{kind}.html#{doc['id']}"}
+                    {
+                        "n": page.label(kind, doc["id"]),
+                        "k": kind,
+                        "r": ruleset.id,
+                        "u": f"{ruleset.id}/{kind}.html#{doc['id']}",
+                    }
                 )
             files[f"{ruleset.id}/{kind}.html"] = env.get_template("html/kind.html").render(
                 common, kind=kind, kind_title=KIND_TITLES.get(kind, kind), entries=entries
