@@ -4,6 +4,7 @@
 
 from . import _runtime as runtime
 from .attributes import ATTRIBUTES, coordination, derive_attributes, move, resistance
+from .burning import burn
 from .lifepaths import LIFEPATHS, requirement_met, unmet_requirements
 from .settings import SETTINGS
 from .skills import SKILLS
@@ -30,6 +31,7 @@ __all__ = [
     "TITLE",
     "TRAITS",
     "VERSION",
+    "burn",
     "coordination",
     "derive_attributes",
     "move",

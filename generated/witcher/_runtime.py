@@ -11,6 +11,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import re
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -150,6 +152,17 @@ class Table(Generic[R]):
 # ---------------------------------------------------------------- requirements
 
 
+class Catalog:
+    """Lookups over the lifepaths that requirements need, built once per package."""
+
+    def __init__(self, lifepaths: Mapping[str, Lifepath]) -> None:
+        self.lifepaths = lifepaths
+        self.settings = {lp.id: lp.setting for lp in lifepaths.values()}
+        self.tags = {lp.id: lp.tags for lp in lifepaths.values()}
+        self.skills = {lp.id: lp.all_skills for lp in lifepaths.values()}
+        self.traits = {lp.id: lp.all_traits for lp in lifepaths.values()}
+
+
 @dataclass(frozen=True, slots=True)
 class Path:
     """What a requirement is judged against: the lifepaths taken before, and facts about the character.
@@ -158,10 +171,7 @@ class Path:
     """
 
     previous: tuple[str, ...]
-    settings: Mapping[str, str]  # lifepath id -> setting id
-    tags: Mapping[str, tuple[str, ...]]
-    skills: Mapping[str, tuple[str, ...]]
-    traits: Mapping[str, tuple[str, ...]]
+    catalog: Catalog
     lifepath: str = ""
     chosen_traits: frozenset[str] = frozenset()
     age: int | None = None
@@ -178,7 +188,7 @@ class Path:
         return self.previous.count(self.lifepath) + 1
 
     def owns_trait(self, trait: str) -> bool:
-        return trait in self.chosen_traits or any(trait in self.traits.get(lp, ()) for lp in self.previous)
+        return trait in self.chosen_traits or any(trait in self.catalog.traits.get(lp, ()) for lp in self.previous)
 
 
 Names = Mapping[str, Mapping[str, str]]  # kind -> id -> display name
@@ -228,7 +238,7 @@ class HasSkill(Requirement):
     skill: str
 
     def judge(self, path: Path) -> Verdict:
-        return any(self.skill in path.skills.get(lp, ()) for lp in path.previous)
+        return any(self.skill in path.catalog.skills.get(lp, ()) for lp in path.previous)
 
     def describe(self, names: Names) -> str:
         return f"an earlier lifepath with the {_name(names, 'skill', self.skill)} skill"
@@ -255,9 +265,9 @@ class CountOf(Requirement):
     def _selects(self, lifepath: str, path: Path) -> bool:
         if self.lifepaths and lifepath not in self.lifepaths:
             return False
-        if self.setting is not None and path.settings.get(lifepath) != self.setting:
+        if self.setting is not None and path.catalog.settings.get(lifepath) != self.setting:
             return False
-        return self.tag is None or self.tag in path.tags.get(lifepath, ())
+        return self.tag is None or self.tag in path.catalog.tags.get(lifepath, ())
 
     def judge(self, path: Path) -> Verdict:
         return sum(self._selects(lp, path) for lp in path.previous) >= self.count
@@ -384,6 +394,7 @@ class Stock:
     id: str
     name: str
     common_traits: tuple[str, ...] = ()
+    stat_pools: str | None = None  # id of the table of stat points by age
     sourced: Sourced = Sourced()
 
 
@@ -468,6 +479,7 @@ class Spell:
     resources: int
     length: str | None = None
     range: str | None = None
+    stock: tuple[str, ...] = ()  # the stocks restricted to it; empty: any
     sourced: Sourced = Sourced()
 
 
@@ -486,8 +498,17 @@ class Attribute:
 # ---------------------------------------------------------------- judging a lifepath in a path
 
 
+def age_before(catalog: Catalog, previous: Sequence[str], lifepath: str | None = None) -> int:
+    """Years lived before `lifepath` (or after all of `previous`): lifepath years plus a year per lead."""
+    known = [catalog.lifepaths[lp] for lp in previous if lp in catalog.lifepaths]
+    here = catalog.lifepaths.get(lifepath) if lifepath is not None else None
+    chain = [*known, here] if here is not None else known
+    leads = sum(1 for before, after in itertools.pairwise(chain) if before.setting != after.setting)
+    return sum(lp.time for lp in known) + leads
+
+
 def lifepath_path(
-    registry: Mapping[str, Lifepath],
+    catalog: Catalog,
     lifepath: str,
     previous: Sequence[str],
     *,
@@ -497,23 +518,13 @@ def lifepath_path(
     gender: str | None = None,
 ) -> Path:
     """The facts a requirement of `lifepath`, taken after `previous`, is judged on."""
-    known = [registry[lp] for lp in previous if lp in registry]
-    entry_age = sum(lp.time for lp in known) + sum(
-        1 for before, after in itertools.pairwise(known) if before.setting != after.setting
-    )
-    here = registry.get(lifepath)
-    if known and here is not None and known[-1].setting != here.setting:
-        entry_age += 1  # taking a lead to another setting costs a year
     return Path(
         previous=tuple(previous),
-        settings={lp.id: lp.setting for lp in registry.values()},
-        tags={lp.id: lp.tags for lp in registry.values()},
-        skills={lp.id: lp.all_skills for lp in registry.values()},
-        traits={lp.id: lp.all_traits for lp in registry.values()},
+        catalog=catalog,
         lifepath=lifepath,
         chosen_traits=frozenset(traits),
         age=age,
-        age_at_entry=entry_age,
+        age_at_entry=age_before(catalog, previous, lifepath),
         lifepaths=lifepaths,
         gender=gender,
     )
@@ -524,3 +535,221 @@ def unmet(requirement: Requirement | None, path: Path, names: Names, label: str)
     if requirement is None or requirement.judge(path) is not False:
         return []
     return [f"{label}: {requirement.describe(names)}"]
+
+
+# ---------------------------------------------------------------- character burning
+
+
+def slug(text: str) -> str:
+    """The id a display name gets (the same rule the compiler uses)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    result = re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
+    if not result:
+        return "_"
+    return "n" + result if result[0].isdigit() else result
+
+
+def find_lifepath(catalog: Catalog, text: str) -> str:
+    """The id of the lifepath written as an id or a display name; LookupError names the candidates."""
+    if text in catalog.lifepaths:
+        return text
+    key = slug(text)
+    if key in catalog.lifepaths:
+        return key
+    found = sorted(lp.id for lp in catalog.lifepaths.values() if slug(lp.name) == key)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise LookupError(f"'{text}' could mean several lifepaths: {', '.join(found)}")
+    raise LookupError(f"no lifepath named '{text}'")
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """The totals of a burnt character, and every rule the path breaks (empty when it is legal)."""
+
+    lifepaths: tuple[str, ...]
+    stock: str | None
+    age: int
+    mental_pool: int | None  # by age, from the stock's table; None when the stock has none
+    physical_pool: int | None
+    mental_bonus: int
+    physical_bonus: int
+    lifepath_skill_points: int
+    general_skill_points: int
+    required_skills: tuple[str, ...]
+    trait_points: int
+    required_traits: tuple[str, ...]
+    resource_points: int
+    violations: tuple[str, ...]
+
+    @property
+    def legal(self) -> bool:
+        return not self.violations
+
+    @property
+    def mental(self) -> int | None:
+        return None if self.mental_pool is None else self.mental_pool + self.mental_bonus
+
+    @property
+    def physical(self) -> int | None:
+        return None if self.physical_pool is None else self.physical_pool + self.physical_bonus
+
+    def text(self, names: Names) -> str:
+        """The sheet as people read it."""
+
+        def named(kind: str, ids: Sequence[str]) -> str:
+            return ", ".join(_name(names, kind, i) for i in ids) or "none"
+
+        lines = [
+            f"Lifepaths:      {named('lifepath', self.lifepaths)}",
+            f"Stock:          {_name(names, 'stock', self.stock) if self.stock else 'unknown'}",
+            f"Age:            {self.age}",
+            _pool_line("Mental pool:   ", self.mental_pool, self.mental_bonus),
+            _pool_line("Physical pool: ", self.physical_pool, self.physical_bonus),
+            f"Skill points:   {self.lifepath_skill_points} lifepath, {self.general_skill_points} general",
+            f"Required skills: {named('skill', self.required_skills)}",
+            f"Trait points:   {self.trait_points}",
+            f"Required traits: {named('trait', self.required_traits)}",
+            f"Resources:      {self.resource_points} rp",
+        ]
+        if self.violations:
+            lines.append("Not a legal path:")
+            lines += [f"  - {v}" for v in self.violations]
+        else:
+            lines.append("Legal path.")
+        return "\n".join(lines) + "\n"
+
+
+def _pool_line(label: str, by_age: int | None, bonus: int) -> str:
+    if by_age is None:
+        return f"{label} unknown (no stat pool table for this stock) {bonus:+d} from lifepaths"
+    return f"{label} {by_age + bonus} ({by_age} by age {bonus:+d} from lifepaths)"
+
+
+_REPEAT_FIELDS = ("skill_points", "general_skill_points", "trait_points", "resources")
+
+
+def _repeat_factors(tables: Mapping[str, Table[object]], times: int) -> dict[str, Fraction]:
+    """What the nth time through a lifepath still earns, from the optional `lifepath_repeats` table."""
+    table = tables.get("lifepath_repeats")
+    if table is None:
+        return {}
+    try:
+        row = table.lookup(times)
+    except LookupError:
+        return {}
+    return {name: Fraction(getattr(row, name)) for name in (*_REPEAT_FIELDS, "stat") if hasattr(row, name)}
+
+
+def _first_new(choices: Sequence[tuple[str, ...]], owned: set[str]) -> str | None:
+    """The first entry not already owned (a choice counts as owned when any of its options is)."""
+    for options in choices:
+        if not owned.intersection(options):
+            return options[0]
+    return None
+
+
+def burn(
+    catalog: Catalog,
+    settings: Mapping[str, Setting],
+    stocks: Mapping[str, Stock],
+    tables: Mapping[str, Table[object]],
+    names: Names,
+    lifepaths: Sequence[str],
+    *,
+    either: Sequence[str] = (),
+    gender: str | None = None,
+    traits: Sequence[str] = (),
+) -> Sheet:
+    """Burn a character from lifepath ids (born lifepath first). `either` places each `+1 M/P`, in order."""
+    violations: list[str] = []
+    path = [catalog.lifepaths[lp] for lp in lifepaths]
+
+    def label(lp: Lifepath) -> str:
+        return _name(names, "lifepath", lp.id)
+
+    if not path:
+        violations.append("a character needs at least a born lifepath")
+    for i, lp in enumerate(path):
+        if i == 0 and not lp.born:
+            violations.append(f"{label(lp)} is not a born lifepath, and the first lifepath must be one")
+        if i > 0 and lp.born:
+            violations.append(f"{label(lp)} is a born lifepath and can only be the first")
+        if i > 0 and lp.setting != path[i - 1].setting and lp.setting not in path[i - 1].leads:
+            target = _name(names, "setting", lp.setting)
+            violations.append(f"{label(path[i - 1])} has no lead to the {target}, so {label(lp)} cannot follow it")
+    age = age_before(catalog, lifepaths)
+    for i, lp in enumerate(path):
+        facts = lifepath_path(
+            catalog, lp.id, lifepaths[:i], traits=traits, age=age, lifepaths=len(path), gender=gender
+        )
+        for reason in unmet(lp.requires, facts, names, "requires") + unmet(
+            lp.restrictions, facts, names, "restricted to"
+        ):
+            violations.append(f"{label(lp)} (lifepath {i + 1}) {reason}")
+    stock = settings[path[0].setting].stock if path and path[0].setting in settings else None
+    mental_pool: int | None = None
+    physical_pool: int | None = None
+    pools_table = stocks[stock].stat_pools if stock is not None and stock in stocks else None
+    if pools_table is not None and pools_table in tables:
+        try:
+            row = tables[pools_table].lookup(age)
+            mental_pool, physical_pool = int(getattr(row, "mental")), int(getattr(row, "physical"))  # noqa: B009
+        except LookupError:
+            violations.append(f"no stat pools for age {age} in {tables[pools_table].name}")
+    mental_bonus = physical_bonus = 0
+    skill_points = general = trait_points = resources = 0
+    choices = list(either)
+    owned_skills: set[str] = set()
+    owned_traits: set[str] = set(traits)
+    required_skills: list[str] = []
+    required_traits: list[str] = []
+    for i, lp in enumerate(path):
+        times = lifepaths[: i + 1].count(lp.id)
+        factors = _repeat_factors(tables, times)
+
+        def earned(field: str, amount: int, factors: dict[str, Fraction] = factors) -> int:
+            return math.floor(amount * factors.get(field, Fraction(1)))
+
+        if factors.get("stat", Fraction(1)):
+            mental_bonus += lp.stat.mental
+            physical_bonus += lp.stat.physical
+            for _ in range(lp.stat.either):
+                choice = choices.pop(0).upper() if choices else None
+                if choice == "M":
+                    mental_bonus += 1
+                elif choice == "P":
+                    physical_bonus += 1
+                else:
+                    violations.append(f"choose M or P for the +1 M/P of {label(lp)} (lifepath {i + 1})")
+        skill_points += earned("skill_points", lp.skill_points)
+        general += earned("general_skill_points", lp.general_skill_points)
+        trait_points += earned("trait_points", lp.trait_points)
+        resources += earned("resources", lp.resources)
+        skill = _first_new(lp.skills, owned_skills)
+        if skill is not None:
+            required_skills.append(skill)
+            owned_skills.add(skill)
+        trait = _first_new(lp.traits, owned_traits)
+        if trait is not None and lp.trait_points:
+            required_traits.append(trait)
+            owned_traits.add(trait)
+    if choices:
+        violations.append(f"{len(choices)} stat choice(s) left over: the path has fewer +1 M/P bonuses")
+    return Sheet(
+        lifepaths=tuple(lifepaths),
+        stock=stock,
+        age=age,
+        mental_pool=mental_pool,
+        physical_pool=physical_pool,
+        mental_bonus=mental_bonus,
+        physical_bonus=physical_bonus,
+        lifepath_skill_points=skill_points,
+        general_skill_points=general,
+        required_skills=tuple(required_skills),
+        trait_points=trait_points,
+        required_traits=tuple(required_traits),
+        resource_points=resources,
+        violations=tuple(violations),
+    )

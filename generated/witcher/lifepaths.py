@@ -9,7 +9,9 @@ from . import _runtime as _rt
 LIFEPATHS: dict[str, _rt.Lifepath] = {
 }
 
-_NAMES: dict[str, dict[str, str]] = {
+CATALOG = _rt.Catalog(LIFEPATHS)
+
+NAMES: dict[str, dict[str, str]] = {
     "lifepath": {
     },
     "setting": {
@@ -37,10 +39,10 @@ def unmet_requirements(
     """
     chosen = LIFEPATHS[lifepath]
     path = _rt.lifepath_path(
-        LIFEPATHS, lifepath, previous, traits=traits, age=age, lifepaths=lifepaths, gender=gender
+        CATALOG, lifepath, previous, traits=traits, age=age, lifepaths=lifepaths, gender=gender
     )
-    return _rt.unmet(chosen.requires, path, _NAMES, "requires") + _rt.unmet(
-        chosen.restrictions, path, _NAMES, "restricted to"
+    return _rt.unmet(chosen.requires, path, NAMES, "requires") + _rt.unmet(
+        chosen.restrictions, path, NAMES, "restricted to"
     )
 
 

@@ -11,7 +11,18 @@ from ..names import python_name
 from ..pipeline import CompiledRuleset
 from .templating import environment, py
 
-MODULES = ("stocks", "settings", "lifepaths", "skills", "traits", "spells", "tables", "attributes")
+MODULES = (
+    "burning",
+    "__main__",
+    "stocks",
+    "settings",
+    "lifepaths",
+    "skills",
+    "traits",
+    "spells",
+    "tables",
+    "attributes",
+)
 _FUNCTIONS = {
     "floor": "_rt.floor",
     "ceil": "_rt.ceil",
@@ -233,6 +244,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
             "SETTINGS",
             "SKILLS",
             "SOURCE_SHA256",
+            "burn",
             "SPELLS",
             "STOCKS",
             "TABLES",

@@ -20,6 +20,7 @@ from ..formulas import variables
 from ..lower import Entity, JsonPath, walk_requirement
 from ..model import Position
 from ..names import slug
+from .paths import check_paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +119,12 @@ def check_ruleset(
     diagnostics += _check_formulas(unique.get("attribute", ()), documents.get("attribute", {}))
     diagnostics += _check_tags(unique.get("lifepath", ()), documents.get("lifepath", {}))
     diagnostics += _check_lifepaths(unique.get("lifepath", ()), documents.get("lifepath", {}))
+    diagnostics += check_paths(
+        list(unique.get("lifepath", ())),
+        documents.get("lifepath", {}),
+        documents.get("setting", {}),
+        documents.get("trait", {}),
+    )
     ordered = {kind: dict(sorted(docs.items())) for kind, docs in sorted(documents.items())}
     return Resolved(ordered), diagnostics
 

@@ -4,6 +4,7 @@
 
 from . import _runtime as runtime
 from .attributes import ATTRIBUTES, derive_attributes, edge, grit
+from .burning import burn
 from .lifepaths import LIFEPATHS, requirement_met, unmet_requirements
 from .settings import SETTINGS
 from .skills import SKILLS
@@ -30,6 +31,7 @@ __all__ = [
     "TITLE",
     "TRAITS",
     "VERSION",
+    "burn",
     "derive_attributes",
     "edge",
     "grit",

@@ -19,6 +19,7 @@ SPELLS: dict[str, _rt.Spell] = {
         resources=12,
         length=None,
         range=None,
+        stock=(),
         sourced=_rt.Sourced(),
     ),
 }

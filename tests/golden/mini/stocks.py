@@ -9,6 +9,7 @@ STOCKS: dict[str, _rt.Stock] = {
         id="folk",
         name="Folk",
         common_traits=("stubborn",),
+        stat_pools=None,
         sourced=_rt.Sourced(),
     ),
 }
