@@ -116,7 +116,9 @@ def check_paths(entities: list[Entity], lifepaths: Docs, settings: Docs, traits:
         stock = _stock_of(doc, settings)
         if stock is None:
             continue
-        if not doc.get("born") and doc.get("setting") not in reached.get(stock, set()):
+        if stock not in reached:
+            continue  # a stock without born lifepaths is still being written: nothing to judge paths by
+        if not doc.get("born") and doc.get("setting") not in reached[stock]:
             diagnostics.append(
                 warning(
                     "W341",
@@ -128,7 +130,7 @@ def check_paths(entities: list[Entity], lifepaths: Docs, settings: Docs, traits:
             continue
         optimist = optimists.get(stock)
         if optimist is None:
-            optimist = optimists[stock] = _Optimist(stock, lifepaths, settings, reached.get(stock, set()), traits)
+            optimist = optimists[stock] = _Optimist(stock, lifepaths, settings, reached[stock], traits)
         for field in ("requires", "restrictions"):
             req = doc.get(field)
             if isinstance(req, dict) and not optimist.possible(req):
