@@ -22,7 +22,7 @@ from .names import slug
 JsonPath = tuple[str | int, ...]
 
 CONDITIONS = ("age", "age_at_entry", "position", "lifepaths", "times_taken", "gender")
-COLUMN_TYPES = ("text", "int", "multiplier", "dice", "bool")
+COLUMN_TYPES = ("text", "int", "multiplier", "dice", "bool", "formula")
 _BOOLEANS = {"yes": True, "true": True, "no": False, "false": False}
 _YEARS = {"yr", "yrs", "year", "years"}
 _POINTS = {"pt", "pts"}
@@ -357,18 +357,26 @@ class _Lowerer:
         return result
 
     def rows(
-        self, rows: tuple[m.Row, ...], columns: list[dict[str, str]], diagnostics: list[Diagnostic]
+        self,
+        rows: tuple[m.Row, ...],
+        keys: list[dict[str, str]],
+        columns: list[dict[str, str]],
+        diagnostics: list[Diagnostic],
     ) -> list[dict[str, Any]]:
         result = []
+        width = len(keys) or 1
         for i, row in enumerate(rows):
             path: JsonPath = ("rows", i)
             self.positions[path] = row.pos
-            self.positions[(*path, "key")] = row.key.pos
             try:
-                if isinstance(row.key, m.Name | m.String):
-                    key: dict[str, Any] = {"name": self.text(path, row.key)}
-                else:
-                    key = range_of(row.key, allow_dash=True)
+                if len(row.keys) != width:
+                    raise LoweringError(
+                        f"this row has {len(row.keys)} key{'s' * (len(row.keys) != 1)}, the table has {width}",
+                        row.pos,
+                        "keys: " + ", ".join(k["name"] for k in keys)
+                        if keys
+                        else "declare them: keys: zone, level(int)",
+                    )
                 if columns and len(row.cells) != len(columns):
                     raise LoweringError(
                         f"this row has {len(row.cells)} cell{'s' * (len(row.cells) != 1)}, the table has "
@@ -376,17 +384,29 @@ class _Lowerer:
                         row.pos,
                         "columns: " + ", ".join(c["name"] for c in columns),
                     )
+                row_keys = []
+                for j, key in enumerate(row.keys):
+                    self.positions[(*path, "keys", j)] = key.pos
+                    row_keys.append(self.key(key, keys[j]["type"] if keys else None))
                 cells = []
                 for j, cell in enumerate(row.cells):
                     self.positions[(*path, "cells", j)] = cell.pos
                     column_type = columns[j]["type"] if columns else "text"
                     cells.append(self.cell(cell, column_type, columns[j]["name"] if columns else str(j)))
-                result.append({"key": key, "cells": cells})
+                result.append({"keys": row_keys, "cells": cells})
             except LoweringError as exc:
                 diagnostics.append(exc.diagnostic)
         return result
 
+    def key(self, value: m.Value, key_type: str | None) -> dict[str, Any]:
+        """A row key: a number or range, or a name; a declared key type says which."""
+        if key_type == "text" or (key_type is None and isinstance(value, m.Name | m.String)):
+            return {"name": self.text((), value)}
+        return range_of(value, allow_dash=True)
+
     def cell(self, value: m.Value, column_type: str, column: str) -> Any:
+        if isinstance(value, m.Name) and value.text == "unknown":
+            return None  # the source does not give this cell: say so rather than invent it
         try:
             if column_type == "text":
                 if isinstance(value, m.Integer):
@@ -400,6 +420,8 @@ class _Lowerer:
                 raise _fail("a multiplier (like x2 or x1/2)", value)
             if column_type == "dice":
                 return dice_of(value)
+            if column_type == "formula":
+                return {"text": expr_text(value), "expr": self.expr(value)}
             return self.boolean((), value)
         except LoweringError as exc:
             raise LoweringError(
@@ -540,7 +562,7 @@ def lower_block(block: m.Block, kind: Kind, *, default_setting: str | None) -> t
     if block.rows:
         if "rows" in kind.value_types:
             reported = len(diagnostics)
-            doc["rows"] = lowerer.rows(block.rows, doc.get("columns", []), diagnostics)
+            doc["rows"] = lowerer.rows(block.rows, doc.get("keys", []), doc.get("columns", []), diagnostics)
             if len(diagnostics) > reported:
                 failed.add("rows")  # a row was dropped: coverage checks would only repeat it
             lowerer.positions.setdefault(("rows",), block.rows[0].pos)

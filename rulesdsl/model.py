@@ -255,7 +255,7 @@ class Field:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    key: Value
+    keys: tuple[Value, ...]  # one per key of the table: `III, 2 -> ...`
     cells: tuple[Value, ...]
     pos: Position
 

@@ -138,7 +138,8 @@ class _ToModel(Transformer[Token, Any]):
         return m.Field(key, children[1], pos)
 
     def row(self, children: list[Any]) -> m.Row:
-        return m.Row(children[0], tuple(children[2:]), self._span(children))
+        arrow = next(i for i, c in enumerate(children) if isinstance(c, Token) and c.type == "ARROW")
+        return m.Row(tuple(children[:arrow]), tuple(children[arrow + 1 :]), self._span(children))
 
     # -- lists
     def value_list(self, children: list[Any]) -> m.Value:

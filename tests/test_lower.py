@@ -78,9 +78,9 @@ def test_table_document(compile_rules: Callable[..., Compilation]) -> None:
         {"name": "damage", "type": "multiplier"},
     ]
     assert table["rows"] == [
-        {"key": {"min": 1, "max": 1}, "cells": ["Head", -6, {"num": 3, "den": 1}]},
-        {"key": {"min": 2, "max": 9}, "cells": ["Torso", -1, {"num": 1, "den": 2}]},
-        {"key": {"min": 10, "max": None}, "cells": ["Leg", 0, {"num": 1, "den": 1}]},
+        {"keys": [{"min": 1, "max": 1}], "cells": ["Head", -6, {"num": 3, "den": 1}]},
+        {"keys": [{"min": 2, "max": 9}], "cells": ["Torso", -1, {"num": 1, "den": 2}]},
+        {"keys": [{"min": 10, "max": None}], "cells": ["Leg", 0, {"num": 1, "den": 1}]},
     ]
 
 

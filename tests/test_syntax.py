@@ -76,7 +76,7 @@ def test_lists_continue_after_a_comma_and_rows_end_at_line_ends(parser: Parser) 
     block = parsed.blocks[0]
     assert isinstance(block.fields[0].value, m.ValueList) and len(block.fields[0].value.items) == 2
     assert len(block.rows) == 4
-    assert isinstance(block.rows[1].key, m.OpenRange)
+    assert isinstance(block.rows[1].keys[0], m.OpenRange)
 
 
 def test_several_fields_on_one_line(parser: Parser) -> None:

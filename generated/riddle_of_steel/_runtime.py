@@ -13,7 +13,7 @@ import math
 import random
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Generic, TypeVar
@@ -40,6 +40,69 @@ def ceil(x: Number) -> int:
 def round_half_up(x: Number) -> int:
     """Rounding as a table would do it: halves go up (Python's round() goes to even)."""
     return math.floor(Fraction(x) + Fraction(1, 2))
+
+
+Tree = tuple[object, ...] | int
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    """A formula kept as data (a table cell such as `6 - PRS`); `evaluate(PRS=4)` computes it."""
+
+    text: str
+    tree: Tree
+
+    def names(self) -> tuple[str, ...]:
+        found: list[str] = []
+
+        def walk(node: Tree) -> None:
+            if isinstance(node, tuple):
+                if node[0] == "var" and node[1] not in found:
+                    found.append(str(node[1]))
+                for part in node[1:]:
+                    if isinstance(part, tuple):
+                        walk(part)
+
+        walk(self.tree)
+        return tuple(found)
+
+    def evaluate(self, **values: Number) -> Number:
+        return _evaluate(self.tree, {k.casefold(): v for k, v in values.items()})
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _abs(x: Number) -> Number:
+    return -x if x < 0 else x
+
+
+_CALLS: dict[str, Callable[[Number], Number]] = {"floor": floor, "ceil": ceil, "round": round_half_up, "abs": _abs}
+
+
+def _evaluate(node: Tree, values: Mapping[str, Number]) -> Number:
+    if isinstance(node, int):
+        return node
+    tag = node[0]
+    if tag == "var":
+        name = str(node[1]).casefold()
+        if name not in values:
+            raise KeyError(f"the formula needs a value for {node[1]}")
+        return values[name]
+    if tag == "ratio":
+        return Fraction(int(node[1]), int(node[2]))  # type: ignore[call-overload]
+    args = [_evaluate(n, values) for n in node[2:]]  # type: ignore[arg-type]
+    if tag == "op":
+        if node[1] == "neg":
+            return -args[0]
+        left, right = args
+        operations = {"+": left + right, "-": left - right, "*": left * right}
+        return div(left, right) if node[1] == "/" else operations[str(node[1])]
+    if tag == "call":
+        if node[1] in ("min", "max"):
+            return min(args) if node[1] == "min" else max(args)
+        return _CALLS[str(node[1])](args[0])
+    raise ValueError(f"cannot evaluate {tag!r} in a formula")
 
 
 # ---------------------------------------------------------------- dice
@@ -92,13 +155,12 @@ R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
-class Row(Generic[R]):
-    """One row: keyed by a range of numbers (either end may be open) or by a name."""
+class Key:
+    """One key of a row: a range of numbers (either end may be open) or a name."""
 
-    low: int | None
-    high: int | None
-    name: str | None
-    value: R
+    low: int | None = None
+    high: int | None = None
+    name: str | None = None
 
     def matches(self, key: int | str) -> bool:
         if isinstance(key, str):
@@ -108,7 +170,7 @@ class Row(Generic[R]):
         return (self.low is None or key >= self.low) and (self.high is None or key <= self.high)
 
     @property
-    def key_text(self) -> str:
+    def text(self) -> str:
         if self.name is not None:
             return self.name
         if self.low is None:
@@ -119,6 +181,19 @@ class Row(Generic[R]):
 
 
 @dataclass(frozen=True, slots=True)
+class Row(Generic[R]):
+    keys: tuple[Key, ...]
+    value: R
+
+    def matches(self, keys: Sequence[int | str]) -> bool:
+        return len(keys) == len(self.keys) and all(k.matches(v) for k, v in zip(self.keys, keys, strict=True))
+
+    @property
+    def key_text(self) -> str:
+        return ", ".join(k.text for k in self.keys)
+
+
+@dataclass(frozen=True, slots=True)
 class Table(Generic[R]):
     id: str
     name: str
@@ -126,12 +201,13 @@ class Table(Generic[R]):
     rows: tuple[Row[R], ...]
     source: str | None = None
 
-    def lookup(self, key: int | str) -> R:
-        """The row for a number (or a name, for tables keyed by names)."""
+    def lookup(self, *keys: int | str) -> R:
+        """The row for a number or a name (one per key of the table: `lookup("III", 2)`)."""
         for row in self.rows:
-            if row.matches(key):
+            if row.matches(keys):
                 return row.value
-        raise LookupError(f"{self.name}: no row for {key!r}")
+        shown = ", ".join(repr(k) for k in keys)
+        raise LookupError(f"{self.name}: no row for {shown}")
 
     def roll(self, rng: random.Random) -> R:
         if self.dice is None:
@@ -143,7 +219,7 @@ class Table(Generic[R]):
         if self.dice is None:
             raise TypeError(f"{self.name} is not rolled on dice")
         spread = self.dice.distribution()
-        return [(row, sum((c for n, c in spread.items() if row.matches(n)), Fraction(0))) for row in self.rows]
+        return [(row, sum((c for n, c in spread.items() if row.matches((n,))), Fraction(0))) for row in self.rows]
 
     def __iter__(self) -> Iterator[Row[R]]:
         return iter(self.rows)
@@ -627,11 +703,15 @@ def _pool_line(label: str, by_age: int | None, bonus: int) -> str:
     return f"{label} {by_age + bonus} ({by_age} by age {bonus:+d} from lifepaths)"
 
 
-_REPEAT_FIELDS = ("skill_points", "general_skill_points", "trait_points", "resources")
+_REPEAT_FIELDS = ("skill_points", "general_points", "trait_points", "resources")
 
 
 def _repeat_factors(tables: Mapping[str, Table[object]], times: int) -> dict[str, Fraction]:
-    """What the nth time through a lifepath still earns, from the optional `lifepath_repeats` table."""
+    """What the nth time through a lifepath still earns, from the optional `lifepath_repeats` table.
+
+    Its rows are keyed by the time taken (1, 2, 3+) and its multiplier columns may be skill_points,
+    general_points, trait_points, resources and stat; a column left out counts in full.
+    """
     table = tables.get("lifepath_repeats")
     if table is None:
         return {}
@@ -724,17 +804,19 @@ def burn(
                 else:
                     violations.append(f"choose M or P for the +1 M/P of {label(lp)} (lifepath {i + 1})")
         skill_points += earned("skill_points", lp.skill_points)
-        general += earned("general_skill_points", lp.general_skill_points)
+        general += earned("general_points", lp.general_skill_points)
         trait_points += earned("trait_points", lp.trait_points)
         resources += earned("resources", lp.resources)
         skill = _first_new(lp.skills, owned_skills)
-        if skill is not None:
+        if skill is not None and factors.get("skill_points", Fraction(1)):
             required_skills.append(skill)
             owned_skills.add(skill)
         trait = _first_new(lp.traits, owned_traits)
-        if trait is not None and lp.trait_points:
+        if trait is not None and lp.trait_points and factors.get("trait_points", Fraction(1)):
             required_traits.append(trait)
             owned_traits.add(trait)
+        elif trait is None and times > 1 and lp.traits and factors.get("trait_points", Fraction(1)):
+            trait_points -= 1  # taken again with no further trait to require: one point fewer
     if choices:
         violations.append(f"{len(choices)} stat choice(s) left over: the path has fewer +1 M/P bonuses")
     return Sheet(

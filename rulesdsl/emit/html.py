@@ -17,6 +17,7 @@ from .. import __version__
 from ..kinds import kinds
 from ..pipeline import CompiledRuleset
 from ..validate.semantic import dice_outcomes, range_text
+from .labels import labels
 from .templating import environment
 
 KIND_TITLES = {
@@ -58,18 +59,10 @@ class _Page:
     def __init__(self, ruleset: CompiledRuleset) -> None:
         self.ruleset = ruleset
         self.docs = ruleset.documents
-        names = [doc["name"] for doc in self.docs.get("lifepath", {}).values()]
-        self.shared_names = {name for name in names if names.count(name) > 1}
+        self.labels = labels(ruleset.documents)
 
     def label(self, kind: str, id_: str) -> str:
-        """The display name; lifepaths whose name recurs in other settings also name their setting."""
-        doc = self.docs.get(kind, {}).get(id_)
-        if doc is None:
-            return id_
-        if kind == "lifepath" and doc["name"] in self.shared_names:
-            setting = self.docs.get("setting", {}).get(doc.get("setting", ""), {})
-            return f"{doc['name']} ({setting.get('name', doc.get('setting'))})"
-        return str(doc["name"])
+        return self.labels.get(kind, {}).get(id_, id_)
 
     def link(self, kind: str, id_: str) -> Markup:
         return Markup('<a href="{}.html#{}">{}</a>').format(kind, id_, self.label(kind, id_))
@@ -155,15 +148,20 @@ class _Page:
         rows = []
         low, high = dice_outcomes(roll) if roll else (0, 0)
         for row in doc["rows"]:
-            key = row["key"]
+            key = row["keys"][0]
             chance = None
             if roll and "name" not in key:
                 lo = key["min"] if key["min"] is not None else low
                 hi = key["max"] if key["max"] is not None else high
                 chance = percent(sum((c for n, c in spread.items() if lo <= n <= hi), Fraction(0)))
             cells = [cell_text(v, c["type"]) for v, c in zip(row["cells"], doc["columns"], strict=True)]
-            rows.append({"key": range_text(key), "chance": chance, "cells": cells})
-        return {"columns": [c["name"].replace("_", " ") for c in doc["columns"]], "rows": rows}
+            rows.append({"keys": [range_text(k) for k in row["keys"]], "chance": chance, "cells": cells})
+        key_names = [k["name"].replace("_", " ") for k in doc.get("keys", [])]
+        return {
+            "keys": key_names or [roll["text"] if roll else "Key"],
+            "columns": [c["name"].replace("_", " ") for c in doc["columns"]],
+            "rows": rows,
+        }
 
     def referrers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
         """Who names whom: for 'used by' lists (lifepaths that list a skill, trait or lead)."""
@@ -185,6 +183,10 @@ def stat_text(stat: Mapping[str, int]) -> str:
 
 
 def cell_text(value: Any, column_type: str) -> str:
+    if value is None:
+        return "unknown"
+    if column_type == "formula":
+        return str(value["text"])
     if column_type == "multiplier":
         return f"x{value['num']}" + (f"/{value['den']}" if value["den"] != 1 else "")
     if column_type == "dice":

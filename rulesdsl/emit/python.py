@@ -9,6 +9,7 @@ from typing import Any
 from .. import __version__
 from ..names import python_name
 from ..pipeline import CompiledRuleset
+from .labels import labels
 from .templating import environment, py
 
 MODULES = (
@@ -178,27 +179,69 @@ def _vars(expr: Any) -> list[str]:
     return []
 
 
-_CELL_TYPES = {"text": "str", "int": "int", "multiplier": "Fraction", "dice": "_rt.Dice", "bool": "bool"}
+_CELL_TYPES = {
+    "text": "str",
+    "int": "int",
+    "multiplier": "Fraction",
+    "dice": "_rt.Dice",
+    "bool": "bool",
+    "formula": "_rt.Formula",
+}
+
+
+def formula_tree(expr: Any) -> str:
+    """A formula as nested tuples the runtime's evaluator reads (see _runtime.Formula)."""
+    if isinstance(expr, int):
+        return str(expr)
+    if "var" in expr:
+        return py(("var", expr["var"]))
+    if "text" in expr:
+        return py(("text", expr["text"]))
+    if "caret" in expr:
+        return py(("caret", expr["caret"]))
+    if "ratio" in expr:
+        return py(("ratio", expr["ratio"]["num"], expr["ratio"]["den"]))
+    if "dice" in expr:
+        return f'("dice", {dice_code(expr["dice"])})'
+    if "lookup" in expr:
+        return f'("lookup", {py(expr["lookup"])}, {formula_tree(expr["index"])})'
+    head = ("op", expr["op"]) if "op" in expr else ("call", expr["call"])
+    args = ", ".join(formula_tree(a) for a in expr["args"])
+    return f"({py(head[0])}, {py(head[1])}, {args}{',' if len(expr['args']) == 1 else ''})"
 
 
 def _cell(value: Any, column_type: str) -> str:
+    if value is None:
+        return "None"
     if column_type == "multiplier":
         return py(Fraction(value["num"], value["den"]))
     if column_type == "dice":
         return dice_code(value)
+    if column_type == "formula":
+        return f"_rt.Formula({py(value['text'])}, {formula_tree(value['expr'])})"
     return py(value)
+
+
+def _key(key: Mapping[str, Any]) -> str:
+    if "name" in key:
+        return f"_rt.Key(name={py(key['name'])})"
+    return f"_rt.Key({py(key['min'])}, {py(key['max'])})"
 
 
 def _tables(docs: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     tables = []
     for table_id, doc in docs.items():
-        columns = [(python_name(c["name"]), _CELL_TYPES[c["type"]], c["type"]) for c in doc["columns"]]
+        columns = []
+        for index, column in enumerate(doc["columns"]):
+            cell_type = _CELL_TYPES[column["type"]]
+            if any(row["cells"][index] is None for row in doc["rows"]):
+                cell_type += " | None"  # the source leaves some of these cells unknown
+            columns.append((python_name(column["name"]), cell_type, column["type"]))
         rows = []
         for row in doc["rows"]:
-            key = row["key"]
             cells = ", ".join(_cell(v, c[2]) for v, c in zip(row["cells"], columns, strict=True))
-            low, high, name = (None, None, key["name"]) if "name" in key else (key["min"], key["max"], None)
-            rows.append({"low": low, "high": high, "name": name, "cells": cells})
+            keys = ", ".join(_key(k) for k in row["keys"])
+            rows.append({"key_code": keys + ("," if len(row["keys"]) == 1 else ""), "cells": cells})
         tables.append(
             {
                 "doc": doc,
@@ -210,6 +253,14 @@ def _tables(docs: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return tables
+
+
+def import_line(module: str, names: list[str]) -> str:
+    """`from .module import a, b`, wrapped one name a line when it would pass 88 columns (as isort does)."""
+    line = f"from .{module} import {', '.join(names)}"
+    if len(line) <= 88:
+        return line
+    return f"from .{module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
 
 
 def _isort(names: list[str]) -> list[str]:
@@ -232,10 +283,12 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "attributes": attributes,
         "functions": functions,
         "tables": _tables(docs.get("table", {})),
+        "labels": labels(docs),
     }
     context["uses_fraction"] = any(c[1] == "Fraction" for t in context["tables"] for c in t["columns"])
     attribute_exports = _isort(["ATTRIBUTES", "derive_attributes", *(f["name"] for f in functions)])
     context["attribute_exports"] = attribute_exports
+    context["attribute_import"] = import_line("attributes", attribute_exports)
     context["package_exports"] = _isort(
         [
             *attribute_exports,

@@ -178,17 +178,31 @@ def _runs(numbers: Sequence[int]) -> Iterator[str]:
 
 
 def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
-    diagnostics: list[Diagnostic] = []
+    """Rows are checked on their first key, among rows that share the other keys (`III, 2` and `IV, 2`)."""
     rows = doc.get("rows", [])
     roll: Any = doc.get("roll")
     if "rows" in entity.failed_fields or not isinstance(rows, list):
-        return diagnostics
+        return []
+    diagnostics: list[Diagnostic] = []
     bounds = dice_outcomes(roll) if isinstance(roll, Mapping) and "terms" in roll else None
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, row in enumerate(rows):
+        rest = tuple(range_text(k) for k in row["keys"][1:])
+        groups.setdefault(rest, []).append(i)
+    for indexes in groups.values():
+        diagnostics += _check_rows(entity, rows, indexes, roll, bounds)
+    return diagnostics
+
+
+def _check_rows(
+    entity: Entity, rows: list[Any], indexes: list[int], roll: Any, bounds: tuple[int, int] | None
+) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
     names: dict[str, int] = {}
     numeric: list[tuple[int, int, int]] = []  # low, high, row index
-    for i, row in enumerate(rows):
-        key = row["key"]
-        pos = entity.position(("rows", i, "key"))
+    for i in indexes:
+        key = rows[i]["keys"][0]
+        pos = entity.position(("rows", i, "keys", 0))
         if "name" in key:
             if bounds is not None:
                 diagnostics.append(
@@ -200,7 +214,7 @@ def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
                     )
                 )
             elif key["name"] in names:
-                diagnostics.append(error("E312", f"two rows are keyed '{key['name']}'", pos))
+                diagnostics.append(error("E312", f"two rows are keyed '{_row_text(rows[i])}'", pos))
             names[key["name"]] = i
             continue
         low = key["min"] if key["min"] is not None else (bounds[0] if bounds else None)
@@ -220,25 +234,22 @@ def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
                 diagnostics.append(
                     error(
                         "E313",
-                        f"row {range_text(key)} reaches {beyond[0]}, beyond what "
-                        f"{roll['text']} rolls ({bounds[0]}-{bounds[1]})",
+                        f"row {range_text(key)} reaches {beyond[0]}, beyond what {roll['text']} rolls "
+                        f"({bounds[0]}-{bounds[1]})",
                         pos,
                     )
                 )
-        lo = low if low is not None else -(10**9)
-        hi = high if high is not None else 10**9
-        numeric.append((lo, hi, i))
-    for a in range(len(numeric)):
-        for b in range(a + 1, len(numeric)):
-            lo1, hi1, i1 = numeric[a]
-            lo2, hi2, i2 = numeric[b]
+        numeric.append((low if low is not None else -(10**9), high if high is not None else 10**9, i))
+    for a, (lo1, hi1, i1) in enumerate(numeric):
+        for lo2, hi2, i2 in numeric[a + 1 :]:
             lo, hi = max(lo1, lo2), min(hi1, hi2)
             if lo <= hi:
                 shared = str(lo) if lo == hi else f"{lo}-{hi}"
-                first, second = range_text(rows[i1]["key"]), range_text(rows[i2]["key"])
                 diagnostics.append(
                     error(
-                        "E314", f"rows {first} and {second} overlap on {shared}", entity.position(("rows", i2, "key"))
+                        "E314",
+                        f"rows {_row_text(rows[i1])} and {_row_text(rows[i2])} overlap on {shared}",
+                        entity.position(("rows", i2, "keys", 0)),
                     )
                 )
     if bounds is not None and numeric and not names:
@@ -247,16 +258,19 @@ def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
             covered.update(range(max(lo, bounds[0]), min(hi, bounds[1]) + 1))
         missing = [n for n in range(bounds[0], bounds[1] + 1) if n not in covered]
         if missing:
-            runs = list(_runs(missing))
             diagnostics.append(
                 error(
                     "E315",
-                    f"no row for {', '.join(runs)} ({roll['text']} rolls {bounds[0]}-{bounds[1]})",
+                    f"no row for {', '.join(_runs(missing))} ({roll['text']} rolls {bounds[0]}-{bounds[1]})",
                     entity.position(("roll",)),
                     "add rows so that every result of the dice has exactly one row",
                 )
             )
     return diagnostics
+
+
+def _row_text(row: Mapping[str, Any]) -> str:
+    return ", ".join(range_text(k) for k in row["keys"])
 
 
 # ---- formulas

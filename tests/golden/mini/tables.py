@@ -25,10 +25,10 @@ WEATHER: _rt.Table[WeatherRow] = _rt.Table(
     name='Weather & "Wind"',
     dice=_rt.Dice("2d6", (_rt.DiceTerm(2, 6),), 0),
     rows=(
-        _rt.Row(2, 6, None, WeatherRow("Rain {{ x }}", 3, Fraction(1, 2), _rt.Dice("1d6", (_rt.DiceTerm(1, 6),), 0), False)),
-        _rt.Row(7, 7, None, WeatherRow("Fair", 0, Fraction(1, 1), _rt.Dice("1d4 + 1", (_rt.DiceTerm(1, 4),), 1), True)),
-        _rt.Row(8, 11, None, WeatherRow('It\'s "cloudy"', 2, Fraction(2, 1), _rt.Dice("2d6", (_rt.DiceTerm(2, 6),), 0), False)),
-        _rt.Row(12, None, None, WeatherRow("Storm", 5, Fraction(3, 1), _rt.Dice("30 + 1d10", (_rt.DiceTerm(1, 10),), 30), False)),
+        _rt.Row((_rt.Key(2, 6),), WeatherRow("Rain {{ x }}", 3, Fraction(1, 2), _rt.Dice("1d6", (_rt.DiceTerm(1, 6),), 0), False)),
+        _rt.Row((_rt.Key(7, 7),), WeatherRow("Fair", 0, Fraction(1, 1), _rt.Dice("1d4 + 1", (_rt.DiceTerm(1, 4),), 1), True)),
+        _rt.Row((_rt.Key(8, 11),), WeatherRow('It\'s "cloudy"', 2, Fraction(2, 1), _rt.Dice("2d6", (_rt.DiceTerm(2, 6),), 0), False)),
+        _rt.Row((_rt.Key(12, None),), WeatherRow("Storm", 5, Fraction(3, 1), _rt.Dice("30 + 1d10", (_rt.DiceTerm(1, 10),), 30), False)),
     ),
     source=None,
 )
