@@ -28,6 +28,7 @@ class CompiledRuleset:
     version: str
     sources: tuple[tuple[str, str], ...]  # (path relative to the ruleset folder, sha256), sorted
     documents: dict[str, dict[str, dict[str, Any]]]  # kind -> id -> document, sorted
+    source_order: dict[str, tuple[str, ...]]  # kind -> ids in the order the sources give them
 
     @property
     def digest(self) -> str:
@@ -147,8 +148,19 @@ def _compile_ruleset(ruleset: RulesetFiles, sources: dict[str, str]) -> tuple[Co
         str(manifest.doc.get("version", "0")),
         tuple(sorted(hashes)),
         resolved.documents,
+        _source_order(entities),
     )
     return compiled, diagnostics
+
+
+def _source_order(entities: list[Entity]) -> dict[str, tuple[str, ...]]:
+    """Ids per kind in book order (files by path, blocks as written), each id once."""
+    order: dict[str, list[str]] = {}
+    for entity in entities:
+        ids = order.setdefault(entity.kind, [])
+        if entity.id not in ids:
+            ids.append(entity.id)
+    return {kind: tuple(ids) for kind, ids in sorted(order.items())}
 
 
 def _default_setting(settings: list[Block]) -> str | None:

@@ -56,7 +56,7 @@ def test_search_and_follow_a_link_from_file_url(site: Path) -> None:
         assert page.locator("#search-results a").all_inner_texts()[:2] == ["Farmer", "Farming"]
         page.locator("#search-results a").first.click()
         page.wait_for_url("**/mini/lifepath.html#farmer")
-        assert page.locator("section#farmer h2").inner_text() == "Farmer"
+        assert page.locator("section#farmer h3").inner_text() == "Farmer"
         page.locator("section#farmer a", has_text="Farming").first.click()
         page.wait_for_url("**/mini/skill.html#farming")
         browser.close()

@@ -177,6 +177,33 @@ class _Page:
         return found
 
 
+def _page_order(ruleset: CompiledRuleset, kind: str) -> list[str]:
+    """Lifepaths follow the book: grouped by setting, settings and lifepaths in source order.
+    Everything else is alphabetical, as in the book's indexes."""
+    docs = ruleset.documents[kind]
+    if kind != "lifepath":
+        return sorted(docs, key=lambda i: (str(docs[i]["name"]).casefold(), i))
+    settings = list(ruleset.source_order.get("setting", ()))
+    order = ruleset.source_order.get("lifepath", tuple(docs))
+    return sorted(order, key=lambda i: settings.index(docs[i]["setting"]) if docs[i]["setting"] in settings else 0)
+
+
+def _by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
+    """Settings, lifepaths, and stock-restricted skills, traits and spells per stock."""
+    docs = ruleset.documents
+    rows = []
+    for stock_id, stock in sorted(docs.get("stock", {}).items()):
+        settings = {s for s, doc in docs.get("setting", {}).items() if doc.get("stock") == stock_id}
+        counts = {
+            "settings": len(settings),
+            "lifepaths": sum(doc.get("setting") in settings for doc in docs.get("lifepath", {}).values()),
+        }
+        for kind in ("skill", "trait", "spell"):
+            counts[kind + "s"] = sum(stock_id in doc.get("stock", []) for doc in docs.get(kind, {}).values())
+        rows.append({"name": stock["name"], "id": stock_id, **counts})
+    return rows
+
+
 def stat_text(stat: Mapping[str, int]) -> str:
     parts = [f"{stat[k]:+d} {label}" for k, label in (("mental", "M"), ("physical", "P"), ("either", "M/P")) if stat[k]]
     return ", ".join(parts)
@@ -210,16 +237,18 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
         page = _Page(ruleset)
         referrers = page.referrers()
         counts = [(kind, KIND_TITLES.get(kind, kind), len(docs)) for kind, docs in ruleset.documents.items()]
-        summaries.append({"ruleset": ruleset, "counts": counts})
+        summaries.append({"ruleset": ruleset, "counts": counts, "by_stock": _by_stock(ruleset)})
         common = {"ruleset": ruleset, "counts": counts, "version": __version__, "root": "../"}
         files[f"{ruleset.id}/index.html"] = env.get_template("html/ruleset.html").render(common)
         for kind, docs in ruleset.documents.items():
             entries = []
-            for doc in docs.values():
+            for entity_id in _page_order(ruleset, kind):
+                doc = docs[entity_id]
                 entries.append(
                     {
                         "doc": doc,
                         "label": page.label(kind, doc["id"]),
+                        "group": page.label("setting", doc["setting"]) if kind == "lifepath" else None,
                         "fields": page.fields(doc),
                         "table": page.table(doc) if kind == "table" else None,
                         "used_by": [page.link(k, i) for k, i in referrers.get((kind, doc["id"]), [])],
