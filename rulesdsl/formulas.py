@@ -101,3 +101,5 @@ def variables(expr: Any) -> Iterator[str]:
             yield expr["var"]
         for arg in expr.get("args", ()):
             yield from variables(arg)
+        if "index" in expr:
+            yield from variables(expr["index"])

@@ -231,12 +231,13 @@ class _Lowerer:
         return dice_of(value)
 
     def formula(self, path: JsonPath, value: m.Value) -> dict[str, Any]:
-        expr = self.expr(value)
+        expr = self.expr(value, (*path, "expr"))
         for name in _names_in(value):  # so that a wrong name is reported where it is written
             self.positions.setdefault((*path, "var", name.text), name.pos)
         return {"text": expr_text(value), "expr": expr}
 
-    def expr(self, value: m.Value) -> Any:
+    def expr(self, value: m.Value, path: JsonPath = ()) -> Any:
+        """A formula tree; `path` is where it sits in the document, for the tables it looks up."""
         match value:
             case m.Integer(number):
                 return number
@@ -254,9 +255,16 @@ class _Lowerer:
             case m.Dice():
                 return {"dice": dice_of(value)}
             case m.Binary(op, left, right):
-                return {"op": op, "args": [self.expr(left), self.expr(right)]}
+                return {"op": op, "args": [self.expr(left, (*path, "args", 0)), self.expr(right, (*path, "args", 1))]}
             case m.Negative(operand):
-                return {"op": "neg", "args": [self.expr(operand)]}
+                return {"op": "neg", "args": [self.expr(operand, (*path, "args", 0))]}
+            case m.Subscript(target, index):
+                if not isinstance(target, m.Name):
+                    raise _fail("a table name before '['", target)
+                return {
+                    "lookup": self.ref((*path, "lookup"), "table", target),
+                    "index": self.expr(index, (*path, "index")),
+                }
             case m.Call(function, args):
                 if function not in FUNCTIONS:
                     raise LoweringError(f"unknown function '{function}'", value.pos, did_you_mean(function, FUNCTIONS))
@@ -265,7 +273,7 @@ class _Lowerer:
                     raise LoweringError(f"{function}() takes {arity} argument{'s' * (arity != 1)}", value.pos)
                 if not args:
                     raise LoweringError(f"{function}() needs arguments", value.pos)
-                return {"call": function, "args": [self.expr(a) for a in args]}
+                return {"call": function, "args": [self.expr(a, (*path, "args", i)) for i, a in enumerate(args)]}
         raise _fail("a formula", value)
 
     def requirement(self, path: JsonPath, value: m.Value) -> dict[str, Any]:
@@ -421,7 +429,7 @@ class _Lowerer:
             if column_type == "dice":
                 return dice_of(value)
             if column_type == "formula":
-                return {"text": expr_text(value), "expr": self.expr(value)}
+                return {"text": expr_text(value), "expr": self.expr(value)}  # cells look nothing up
             return self.boolean((), value)
         except LoweringError as exc:
             raise LoweringError(
@@ -438,6 +446,8 @@ def _names_in(value: m.Value) -> Iterator[m.Name]:
             yield from _names_in(right)
         case m.Negative(operand):
             yield from _names_in(operand)
+        case m.Subscript(_, index):
+            yield from _names_in(index)
         case m.Call(_, args):
             for arg in args:
                 yield from _names_in(arg)

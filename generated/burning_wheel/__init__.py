@@ -17,7 +17,9 @@ from .attributes import (
     tolerance_spacing,
 )
 from .burning import burn
+from .formulas import FORMULAS
 from .lifepaths import LIFEPATHS, requirement_met, unmet_requirements
+from .mechanics import MECHANICS
 from .settings import SETTINGS
 from .skills import SKILLS
 from .spells import SPELLS
@@ -32,8 +34,10 @@ SOURCE_SHA256 = "7e300333c6de957ba85ad50b8355db1e9aaaa4f64f8045c41c342ec316f62da
 
 __all__ = [
     "ATTRIBUTES",
+    "FORMULAS",
     "ID",
     "LIFEPATHS",
+    "MECHANICS",
     "SETTINGS",
     "SKILLS",
     "SOURCE_SHA256",

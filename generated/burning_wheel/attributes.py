@@ -215,7 +215,7 @@ def resources(*, rpa: int) -> int:
 
 def steel(*, per: int, wil: int, for_: int) -> int:
     """Steel = 3 + min(1, max(0, PER - 5)) + min(1, max(0, WIL - 4)) + min(1, max(0, WIL - 6)) + min(1, max(0, FOR - 5))"""
-    return (((3 + min(1, max(0, (per - 5)))) + min(1, max(0, (wil - 4)))) + min(1, max(0, (wil - 6)))) + min(1, max(0, (for_ - 5)))
+    return (((3 + min(1, max(0, per - 5))) + min(1, max(0, wil - 4))) + min(1, max(0, wil - 6))) + min(1, max(0, for_ - 5))
 
 
 def superficial(*, for_: int) -> int:

@@ -5,7 +5,9 @@
 from . import _runtime as runtime
 from .attributes import ATTRIBUTES, coordination, derive_attributes, move, resistance
 from .burning import burn
+from .formulas import FORMULAS
 from .lifepaths import LIFEPATHS, requirement_met, unmet_requirements
+from .mechanics import MECHANICS
 from .settings import SETTINGS
 from .skills import SKILLS
 from .spells import SPELLS
@@ -20,8 +22,10 @@ SOURCE_SHA256 = "cd1ddf6bdd5430dff083e37f2c87f685a5bd07a1a20d51b9ed9d7950b7d783a
 
 __all__ = [
     "ATTRIBUTES",
+    "FORMULAS",
     "ID",
     "LIFEPATHS",
+    "MECHANICS",
     "SETTINGS",
     "SKILLS",
     "SOURCE_SHA256",

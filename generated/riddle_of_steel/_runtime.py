@@ -149,6 +149,93 @@ class Dice:
         return self.text
 
 
+# ---------------------------------------------------------------- dice mechanics
+
+Die = int | Sequence[int]  # one die: its face, or the faces of a die rolled again (stacked or exploded)
+
+
+@dataclass(frozen=True, slots=True)
+class PoolResult:
+    totals: tuple[int, ...]  # each die's value, stacked dice added up
+    successes: int
+    fumble: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PoolMechanic:
+    """A pool of dice against a target number: each die at or over it is a success.
+
+    `stack_on`: a die showing it may be rolled again and added (so a target over the die's sides can be
+    reached). `fumble_ones`: that many 1s and no success is a fumble.
+    """
+
+    id: str
+    name: str
+    sides: int
+    stack_on: int | None = None
+    fumble_ones: int | None = None
+
+    def judge(self, dice: Sequence[Die], target: int) -> PoolResult:
+        """Read dice already rolled; a stacked die is given as its faces, e.g. [10, 7] for 17."""
+        totals = tuple(d if isinstance(d, int) else sum(d) for d in dice)
+        successes = sum(1 for t in totals if t >= target)
+        ones = sum(1 for d in dice if (d if isinstance(d, int) else d[0]) == 1)
+        fumble = self.fumble_ones is not None and successes == 0 and ones >= self.fumble_ones
+        return PoolResult(totals, successes, fumble)
+
+    def roll(self, rng: random.Random, dice: int, target: int) -> PoolResult:
+        """Roll `dice` dice; a die that stacks is rolled again only when that could still matter."""
+        rolled: list[Die] = []
+        for _ in range(dice):
+            faces = [rng.randint(1, self.sides)]
+            while self.stack_on is not None and faces[-1] == self.stack_on and sum(faces) < target:
+                faces.append(rng.randint(1, self.sides))
+            rolled.append(faces[0] if len(faces) == 1 else faces)
+        return self.judge(rolled, target)
+
+
+@dataclass(frozen=True, slots=True)
+class TotalMechanic:
+    """One open-ended die added to a base: `explode_on` rolls again and adds (repeatedly);
+    `fumble_on` rolls again and subtracts from the base (exploding the same way); `floor` bounds it."""
+
+    id: str
+    name: str
+    sides: int
+    explode_on: int | None = None
+    fumble_on: int | None = None
+    floor: int | None = None
+
+    def total(self, faces: Sequence[int], base: int = 0) -> int:
+        """The result of faces already rolled, in order: [10, 7] -> base + 17; [1, 7] -> base - 7."""
+        first, rest = faces[0], list(faces[1:])
+        if self.fumble_on is not None and first == self.fumble_on:
+            result = base - self._chain(rest)
+        elif self.explode_on is not None and first == self.explode_on:
+            result = base + first + self._chain(rest)
+        else:
+            result = base + first
+        return result if self.floor is None else max(self.floor, result)
+
+    def _chain(self, faces: Sequence[int]) -> int:
+        """The faces that count after the first: each explode adds the next one."""
+        total = 0
+        for face in faces:
+            total += face
+            if face != self.explode_on:
+                break
+        return total
+
+    def roll(self, rng: random.Random, base: int = 0) -> tuple[int, tuple[int, ...]]:
+        """Roll, returning the result and every face rolled."""
+        faces = [rng.randint(1, self.sides)]
+        if faces[0] in (self.explode_on, self.fumble_on):
+            faces.append(rng.randint(1, self.sides))
+            while faces[-1] == self.explode_on:
+                faces.append(rng.randint(1, self.sides))
+        return self.total(faces, base), tuple(faces)
+
+
 # ---------------------------------------------------------------- tables
 
 R = TypeVar("R")

@@ -5,7 +5,9 @@
 from . import _runtime as runtime
 from .attributes import ATTRIBUTES, derive_attributes
 from .burning import burn
+from .formulas import FORMULAS
 from .lifepaths import LIFEPATHS, requirement_met, unmet_requirements
+from .mechanics import MECHANICS
 from .settings import SETTINGS
 from .skills import SKILLS
 from .spells import SPELLS
@@ -20,8 +22,10 @@ SOURCE_SHA256 = "3bb20586e840c1719fd81ca33c9f7b65d1cda6b75880931175c5a66b03f7da3
 
 __all__ = [
     "ATTRIBUTES",
+    "FORMULAS",
     "ID",
     "LIFEPATHS",
+    "MECHANICS",
     "SETTINGS",
     "SKILLS",
     "SOURCE_SHA256",

@@ -29,6 +29,8 @@ KIND_TITLES = {
     "spell": "Spells",
     "table": "Tables",
     "attribute": "Attributes",
+    "formula": "Formulas",
+    "mechanic": "Dice mechanics",
 }
 _HIDDEN = {"kind", "id", "name", "source", "uncertain", "note", "rows", "columns"}
 

@@ -15,6 +15,8 @@ from .templating import environment, py
 MODULES = (
     "burning",
     "__main__",
+    "formulas",
+    "mechanics",
     "stocks",
     "settings",
     "lifepaths",
@@ -88,19 +90,26 @@ def requirement_code(req: Mapping[str, Any] | None) -> str:
     return f"_rt.Condition({py(req['condition'])}, {py(req['op'])}, {py(req['value'])})"
 
 
-def formula_code(expr: Any, params: Mapping[str, tuple[str, bool]]) -> tuple[str, bool]:
+def formula_code(
+    expr: Any, params: Mapping[str, tuple[str, bool]], lookups: Mapping[str, tuple[str, bool]] | None = None
+) -> tuple[str, bool]:
     """Python source for a formula, and whether it always yields an int (else a Fraction).
 
-    `params` maps each attribute id to its parameter name and whether that input is an int.
+    `params` maps each name to its parameter and whether it is an int; `lookups` maps a table id to
+    the code that reads its one column (`_tables.BONUS.lookup`, ...) and whether that column is an int.
     """
     if isinstance(expr, int):
         return str(expr), True
     if "var" in expr:
         return params[expr["var"]]
+    if "lookup" in expr:
+        index, _ = formula_code(expr["index"], params, lookups)
+        reader, whole = (lookups or {})[expr["lookup"]]
+        return reader.format(index=_strip_parens(index)), whole
     if "ratio" in expr:
         return py(Fraction(expr["ratio"]["num"], expr["ratio"]["den"])), False
     if "op" in expr:
-        args = [formula_code(a, params) for a in expr["args"]]
+        args = [formula_code(a, params, lookups) for a in expr["args"]]
         if expr["op"] == "neg":
             return f"-{args[0][0]}", args[0][1]
         (left, left_int), (right, right_int) = args
@@ -108,8 +117,8 @@ def formula_code(expr: Any, params: Mapping[str, tuple[str, bool]]) -> tuple[str
             return f"_rt.div({left}, {right})", False
         return f"({left} {expr['op']} {right})", left_int and right_int
     if "call" in expr:
-        args = [formula_code(a, params) for a in expr["args"]]
-        code = f"{_FUNCTIONS[expr['call']]}({', '.join(a for a, _ in args)})"
+        args = [formula_code(a, params, lookups) for a in expr["args"]]
+        code = f"{_FUNCTIONS[expr['call']]}({', '.join(_strip_parens(a) for a, _ in args)})"
         always_int = expr["call"] in ("floor", "ceil", "round") or all(i for _, i in args)
         return code, always_int
     raise ValueError(f"not an arithmetic formula: {expr!r}")
@@ -132,7 +141,7 @@ def camel(id_: str) -> str:
 
 def _attributes(docs: Mapping[str, Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Attribute entries and, for derived ones, their functions in an order where inputs come first."""
-    param = {attr_id: python_name((doc.get("abbr") or attr_id).lower()) for attr_id, doc in docs.items()}
+    param = {attr_id: _param_name(attr_id, docs) for attr_id in docs}
     uses = {a: list(dict.fromkeys(_vars(d["formula"]["expr"]))) for a, d in docs.items() if "formula" in d}
     order: list[str] = []
 
@@ -173,10 +182,57 @@ def _attributes(docs: Mapping[str, Mapping[str, Any]]) -> tuple[list[dict[str, A
 def _vars(expr: Any) -> list[str]:
     if isinstance(expr, dict):
         found = [expr["var"]] if "var" in expr else []
-        for arg in expr.get("args", ()):
+        for arg in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
             found += _vars(arg)
         return found
     return []
+
+
+def _formulas(
+    docs: Mapping[str, Mapping[str, Any]],
+    tables: Mapping[str, Mapping[str, Any]],
+    attributes: Mapping[str, Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """Named formulas as functions of their parameters (attributes they name become parameters too)."""
+    lookups = {
+        table_id: (
+            f"_tables.{python_name(table_id).upper()}.lookup({{index}}).{python_name(table['columns'][0]['name'])}",
+            table["columns"][0]["type"] == "int",
+        )
+        for table_id, table in tables.items()
+        if len(table.get("columns", [])) == 1
+    }
+    functions = []
+    for formula_id, doc in docs.items():
+        names = list(dict.fromkeys([*doc.get("params", []), *_vars(doc["formula"]["expr"])]))
+        params = {name: (_param_name(name, attributes), True) for name in names}
+        code, always_int = formula_code(doc["formula"]["expr"], params, lookups)
+        functions.append(
+            {
+                "name": python_name(formula_id),
+                "title": doc["name"],
+                "text": doc["formula"]["text"],
+                "params": [(param, "int") for param, _ in params.values()],
+                "body": _strip_parens(code),
+                "returns": "int" if always_int else "Fraction",
+                "uses_tables": bool(list(_table_ids(doc["formula"]["expr"]))),
+            }
+        )
+    return functions
+
+
+def _param_name(name: str, attributes: Mapping[str, Mapping[str, Any]]) -> str:
+    """Attributes are passed by their abbreviation (agl=6), everything else by its own name."""
+    attribute = attributes.get(name)
+    return python_name(str(attribute.get("abbr") or name).lower() if attribute else name.lower())
+
+
+def _table_ids(expr: Any) -> Any:
+    if isinstance(expr, dict):
+        if "lookup" in expr:
+            yield expr["lookup"]
+        for arg in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
+            yield from _table_ids(arg)
 
 
 _CELL_TYPES = {
@@ -284,14 +340,20 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "functions": functions,
         "tables": _tables(docs.get("table", {})),
         "labels": labels(docs),
+        "formulas": _formulas(docs.get("formula", {}), docs.get("table", {}), docs.get("attribute", {})),
+        "mechanics": docs.get("mechanic", {}),
     }
     context["uses_fraction"] = any(c[1] == "Fraction" for t in context["tables"] for c in t["columns"])
     attribute_exports = _isort(["ATTRIBUTES", "derive_attributes", *(f["name"] for f in functions)])
+    formula_exports = _isort(["FORMULAS", *(f["name"] for f in context["formulas"])])
     context["attribute_exports"] = attribute_exports
-    context["attribute_import"] = import_line("attributes", attribute_exports)
+    context["formula_exports"] = formula_exports
+    context["imports"] = [import_line("attributes", attribute_exports), import_line("formulas", formula_exports)]
     context["package_exports"] = _isort(
         [
             *attribute_exports,
+            *formula_exports,
+            "MECHANICS",
             "ID",
             "LIFEPATHS",
             "SETTINGS",

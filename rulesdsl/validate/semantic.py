@@ -117,6 +117,12 @@ def check_ruleset(
     for entity in unique.get("table", ()):
         diagnostics += _check_table(entity, documents["table"][entity.id])
     diagnostics += _check_formulas(unique.get("attribute", ()), documents.get("attribute", {}))
+    diagnostics += _check_named_formulas(
+        unique.get("formula", ()),
+        documents.get("formula", {}),
+        documents.get("attribute", {}),
+        documents.get("table", {}),
+    )
     diagnostics += _check_tags(unique.get("lifepath", ()), documents.get("lifepath", {}))
     diagnostics += _check_lifepaths(unique.get("lifepath", ()), documents.get("lifepath", {}))
     diagnostics += check_paths(
@@ -317,6 +323,64 @@ def _check_formulas(entities: Sequence[Entity], docs: dict[str, dict[str, Any]])
     return diagnostics
 
 
+def _check_named_formulas(
+    entities: Sequence[Entity],
+    docs: dict[str, dict[str, Any]],
+    attributes: Mapping[str, Any],
+    tables: Mapping[str, Any],
+) -> list[Diagnostic]:
+    """A formula names its parameters or attributes, and looks up tables with one key and one column."""
+    diagnostics: list[Diagnostic] = []
+    by_abbr = {doc["abbr"]: attr_id for attr_id, doc in attributes.items() if "abbr" in doc}
+    for entity in entities:
+        doc = docs.get(entity.id)
+        if doc is None or "formula" not in doc:
+            continue
+        params = doc.get("params", [])
+        if entity.id in attributes and "formula" in attributes[entity.id]:
+            diagnostics.append(
+                error(
+                    "E323",
+                    f"the formula '{entity.id}' has the name of a derived attribute",
+                    entity.position(("id",)),
+                    "give one of them another id",
+                )
+            )
+        known = sorted({*params, *by_abbr, *attributes})
+        for var in dict.fromkeys(variables(doc["formula"]["expr"])):
+            if var not in params and var not in by_abbr and var not in attributes:
+                diagnostics.append(
+                    error(
+                        "E321",
+                        f"formula names '{var}', which is no parameter or attribute",
+                        entity.position(("formula", "var", var)),
+                        did_you_mean(var, known) or "list it in params: ...",
+                    )
+                )
+        for table_id in _lookups(doc["formula"]["expr"]):
+            table = tables.get(table_id)
+            if table is not None and (len(table.get("columns", [])) != 1 or len(table.get("keys", [None])) != 1):
+                diagnostics.append(
+                    error(
+                        "E324",
+                        f"formulas look up tables with one key and one column; '{table_id}' has "
+                        f"{len(table.get('keys', [None]))} key(s) and {len(table.get('columns', []))} column(s)",
+                        entity.position(("formula",)),
+                    )
+                )
+        _rename_vars(doc["formula"]["expr"], {a: i for a, i in by_abbr.items() if a not in params})
+    return diagnostics
+
+
+def _lookups(expr: Any) -> Iterator[str]:
+    if isinstance(expr, dict):
+        if "lookup" in expr:
+            yield expr["lookup"]
+            yield from _lookups(expr["index"])
+        for arg in expr.get("args", ()):
+            yield from _lookups(arg)
+
+
 def _rename_vars(expr: Any, by_abbr: Mapping[str, str]) -> None:
     """Formulas name attributes by abbreviation or id; resolved documents always use the id."""
     if isinstance(expr, dict):
@@ -324,6 +388,8 @@ def _rename_vars(expr: Any, by_abbr: Mapping[str, str]) -> None:
             expr["var"] = by_abbr.get(expr["var"], expr["var"])
         for arg in expr.get("args", ()):
             _rename_vars(arg, by_abbr)
+        if "index" in expr:
+            _rename_vars(expr["index"], by_abbr)
 
 
 def _find_cycle(start: str, uses: Mapping[str, list[str]]) -> list[str] | None:
