@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,9 @@ from rulesdsl.pipeline import Compilation, compile_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# The generated packages the scenario tests import: the committed ones unless told otherwise (to try a
+# build elsewhere without touching generated/: RULESDSL_GENERATED=/tmp/out pytest tests/test_scenarios.py)
+GENERATED = Path(os.environ.get("RULESDSL_GENERATED", ROOT / "generated"))
 
 MANIFEST = 'ruleset demo { title: "Demo"  version: "0.1.0" }\n'
 
@@ -59,6 +63,16 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str
         return code, out, err
 
     return run
+
+
+@pytest.fixture(scope="module")
+def generated_packages() -> Iterator[Path]:
+    """Put the generated packages on sys.path for one test module (no bytecode written into them)."""
+    sys.path.insert(0, str(GENERATED))
+    previous, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    yield GENERATED
+    sys.dont_write_bytecode = previous
+    sys.path.remove(str(GENERATED))
 
 
 def run_python(code: str, *paths: Path) -> subprocess.CompletedProcess[str]:

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import GENERATED
 
 
 @pytest.fixture(scope="module")
-def bw() -> Iterator[ModuleType]:
-    sys.path.insert(0, str(ROOT / "generated"))
-    sys.dont_write_bytecode = True
+def bw(generated_packages: Path) -> ModuleType:
     import burning_wheel
 
-    yield burning_wheel
-    sys.path.remove(str(ROOT / "generated"))
+    return burning_wheel
 
 
 def test_varda_the_burning_chapter_example(bw: ModuleType) -> None:
@@ -105,7 +102,7 @@ def test_unknown_and_ambiguous_names_are_lookup_errors(bw: ModuleType) -> None:
 
 def test_command_line_sheet() -> None:
     command = [sys.executable, "-m", "burning_wheel", "burn", "Born Peasant", "Farmer"]
-    env = {"PYTHONPATH": str(ROOT / "generated"), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {"PYTHONPATH": str(GENERATED), "PYTHONDONTWRITEBYTECODE": "1"}
     result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     assert result.returncode == 0, result.stderr
     assert "Age:            16" in result.stdout

@@ -68,7 +68,9 @@ def test_export_shape(cli: Cli) -> None:
     assert list(data) == ["rulesets"]
     assert sorted(data["rulesets"]["mini"]) == [
         "attribute",
+        "formula",
         "lifepath",
+        "mechanic",
         "setting",
         "skill",
         "spell",

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import random
-import sys
-from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from .conftest import ROOT
-
 
 @pytest.fixture(scope="module")
-def generated() -> Iterator[None]:
-    sys.path.insert(0, str(ROOT / "generated"))
-    sys.dont_write_bytecode = True
-    yield
-    sys.path.remove(str(ROOT / "generated"))
+def generated(generated_packages: Path) -> None:
+    return None
 
 
 def load(name: str) -> ModuleType:

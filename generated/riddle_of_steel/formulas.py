@@ -5,7 +5,6 @@
 from collections.abc import Callable
 from fractions import Fraction
 
-
 __all__ = ["FORMULAS"]
 
 
