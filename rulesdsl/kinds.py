@@ -14,8 +14,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from referencing import Registry, Resource
-
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 DEFS_ID = "urn:rulesdsl:defs"
 
@@ -60,7 +58,21 @@ def kinds() -> Mapping[str, Kind]:
     return found
 
 
+def _localize(node: Any) -> Any:
+    """Point references into the shared definitions at the copy bundled into each kind's schema."""
+    if isinstance(node, dict):
+        return {
+            k: (v.replace(DEFS_ID + "#", "#") if k == "$ref" and isinstance(v, str) else _localize(v))
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_localize(v) for v in node]
+    return node
+
+
 @cache
-def registry() -> Registry[Any]:
-    resource: Resource[Any] = Resource.from_contents(defs_schema())
-    return Registry().with_resource(DEFS_ID, resource)  # type: ignore[no-any-return]
+def bundled_schema(kind_name: str) -> dict[str, Any]:
+    """A kind's schema with the shared definitions copied in: self-contained, no registry needed."""
+    schema: dict[str, Any] = _localize(dict(kinds()[kind_name].schema))
+    schema["$defs"] = _localize(defs_schema()["$defs"])
+    return schema

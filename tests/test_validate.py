@@ -182,3 +182,30 @@ LIFEPATHS_WITH_REQUIREMENT = (
     + "lifepath Farmer {{ time: 1 yrs  resources: 1  tags: guard }}\n"
     + "lifepath Elder {{ time: 1 yrs  resources: 1  requires: {req} }}\n"
 )
+
+
+def test_fast_and_reference_validators_agree(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """jsonschema-rs decides valid-or-not; jsonschema explains. They must never disagree."""
+    from pathlib import Path
+
+    from rulesdsl.kinds import kinds
+    from rulesdsl.lower import lower_block
+    from rulesdsl.pipeline import parser
+    from rulesdsl.validate.schema import fast_validator, validator
+
+    sources = sorted((Path(__file__).parent / "golden" / "diagnostics").glob("*.rules"))
+    sources += sorted((Path(__file__).parent / "fixtures").rglob("*.rules"))
+    checked = invalid = 0
+    for source in sources:
+        parsed, _ = parser().parse_file(str(source), source.read_text(encoding="utf-8"))
+        for block in parsed.blocks:
+            if block.kind not in kinds():
+                continue
+            entity, _ = lower_block(block, kinds()[block.kind], default_setting=None)
+            fast = fast_validator(block.kind)
+            assert fast is not None, "jsonschema-rs is a dependency"
+            slow_valid = validator(block.kind).is_valid(entity.doc)
+            assert fast.is_valid(entity.doc) == slow_valid, (source.name, entity.id)
+            checked += 1
+            invalid += not slow_valid
+    assert checked > 50 and invalid >= 5
