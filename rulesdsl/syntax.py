@@ -111,6 +111,9 @@ class _ToModel(Transformer[Token, Any]):
         block: m.Block = children[0]
         return block
 
+    def blocks(self, children: list[Any]) -> list[m.Block]:
+        return [c for c in children if isinstance(c, m.Block)]
+
     def block(self, children: list[Any]) -> m.Block:
         kind_tok: Token = children[0]
         block_id: m.Name | None = None
@@ -309,12 +312,22 @@ class Parser:
             lexer="contextual",
             postlex=_LineEnds(),
             maybe_placeholders=True,
+            start=["start", "blocks"],
             transformer=self._transformer,
             cache=_cache_path(grammar),
         )
         self.kinds = frozenset(kinds)
 
     def parse_file(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
+        """Parse a whole file in one go; only when that fails, parse block by block to report each mistake."""
+        self._transformer.file = path
+        self._transformer.line_offset = 0
+        self._transformer.column_offset = 0
+        try:
+            whole: list[m.Block] = self._lark.parse(text, start="blocks")  # type: ignore[assignment]
+            return m.SourceFile(path, text, tuple(whole)), []
+        except (UnexpectedInput, _BadEscape):
+            pass
         blocks: list[m.Block] = []
         diagnostics: list[Diagnostic] = []
         for chunk in split_blocks(text, self.kinds):
@@ -328,7 +341,7 @@ class Parser:
             self._transformer.line_offset = chunk.line - 1
             self._transformer.column_offset = chunk.column - 1
             try:
-                block: m.Block = self._lark.parse(chunk.text)  # type: ignore[assignment]
+                block: m.Block = self._lark.parse(chunk.text, start="start")  # type: ignore[assignment]
                 blocks.append(block)
             except _BadEscape as exc:
                 diagnostics.append(

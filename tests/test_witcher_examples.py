@@ -131,7 +131,20 @@ def test_staged_penetration(witcher: ModuleType) -> None:
 
 # --- Wounds (p. 157)
 
-THRESHOLDS = [(15, 3), (20, 4), (25, 5), (30, 6), (35, 7), (40, 8), (45, 9), (50, 10), (55, 11), (60, 12), (65, 13), (70, 14)]
+THRESHOLDS = [
+    (15, 3),
+    (20, 4),
+    (25, 5),
+    (30, 6),
+    (35, 7),
+    (40, 8),
+    (45, 9),
+    (50, 10),
+    (55, 11),
+    (60, 12),
+    (65, 13),
+    (70, 14),
+]
 
 
 def test_wound_thresholds(witcher: ModuleType) -> None:
@@ -222,7 +235,9 @@ def test_the_fumble_example_lands_on_the_table(witcher: ModuleType) -> None:
 def test_combat_modifiers(witcher: ModuleType) -> None:
     table = witcher.TABLES["combat_modifiers"]
     assert [row.key_text for row in table] == ["Strong strike", "Fast draw", "Ambush", "Party initiative"]
-    strong, fast, ambush, party = (table.lookup(n) for n in ("Strong strike", "Fast draw", "Ambush", "Party initiative"))
+    strong, fast, ambush, party = (
+        table.lookup(n) for n in ("Strong strike", "Fast draw", "Ambush", "Party initiative")
+    )
     assert (strong.attack, strong.damage, strong.initiative.evaluate(INIT=12)) == (-3, Fraction(2), 12)
     assert (fast.attack, fast.damage, fast.initiative.evaluate(INIT=12)) == (-3, Fraction(1), 15)
     assert (ambush.attack, ambush.damage, ambush.initiative.evaluate(INIT=12)) == (5, Fraction(1), 12)
