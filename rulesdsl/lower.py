@@ -265,9 +265,14 @@ class _Lowerer:
                     "lookup": self.ref((*path, "lookup"), "table", target),
                     "index": self.expr(index, (*path, "index")),
                 }
+            case m.Call(function, args) if function not in FUNCTIONS:
+                # another formula: resolved (and its arguments counted) by the semantic checks
+                name = m.Name(function, value.pos)
+                return {
+                    "formula": self.ref((*path, "formula"), "formula", name),
+                    "args": [self.expr(a, (*path, "args", i)) for i, a in enumerate(args)],
+                }
             case m.Call(function, args):
-                if function not in FUNCTIONS:
-                    raise LoweringError(f"unknown function '{function}'", value.pos, did_you_mean(function, FUNCTIONS))
                 arity = FUNCTIONS[function]
                 if arity is not None and len(args) != arity:
                     raise LoweringError(f"{function}() takes {arity} argument{'s' * (arity != 1)}", value.pos)

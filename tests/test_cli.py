@@ -24,7 +24,7 @@ def test_version(cli: Cli) -> None:
 
 def test_check_ok(cli: Cli) -> None:
     code, out, err = cli("check", str(FIXTURES / "mini"))
-    assert code == 0 and out.startswith("ok (mini: 21 entities)") and err == ""
+    assert code == 0 and out.startswith("ok (mini: 22 entities)") and err == ""
 
 
 def test_check_with_errors_exits_1_and_prints_each_once(cli: Cli, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -90,26 +91,34 @@ def requirement_code(req: Mapping[str, Any] | None) -> str:
     return f"_rt.Condition({py(req['condition'])}, {py(req['op'])}, {py(req['value'])})"
 
 
-def formula_code(
-    expr: Any, params: Mapping[str, tuple[str, bool]], lookups: Mapping[str, tuple[str, bool]] | None = None
-) -> tuple[str, bool]:
-    """Python source for a formula, and whether it always yields an int (else a Fraction).
+@dataclass(frozen=True, slots=True)
+class Names:
+    """What the names in a formula become in Python."""
 
-    `params` maps each name to its parameter and whether it is an int; `lookups` maps a table id to
-    the code that reads its one column (`_tables.BONUS.lookup`, ...) and whether that column is an int.
-    """
+    params: Mapping[str, tuple[str, bool]]  # name -> (parameter, is it an int)
+    lookups: Mapping[str, tuple[str, bool]] = field(default_factory=dict)  # table -> (reader code, int column)
+    callees: Mapping[str, tuple[tuple[str, ...], bool]] = field(default_factory=dict)  # formula -> (params, int)
+
+
+def formula_code(expr: Any, names: Names) -> tuple[str, bool]:
+    """Python source for a formula, and whether it always yields an int (else a Fraction)."""
     if isinstance(expr, int):
         return str(expr), True
     if "var" in expr:
-        return params[expr["var"]]
+        return names.params[expr["var"]]
     if "lookup" in expr:
-        index, _ = formula_code(expr["index"], params, lookups)
-        reader, whole = (lookups or {})[expr["lookup"]]
+        index, _ = formula_code(expr["index"], names)
+        reader, whole = names.lookups[expr["lookup"]]
         return reader.format(index=_strip_parens(index)), whole
     if "ratio" in expr:
         return py(Fraction(expr["ratio"]["num"], expr["ratio"]["den"])), False
+    if "formula" in expr:
+        params, whole = names.callees[expr["formula"]]
+        values = [_strip_parens(formula_code(a, names)[0]) for a in expr["args"]]
+        keywords = ", ".join(f"{p}={v}" for p, v in zip(params, values, strict=True))
+        return f"{python_name(expr['formula'])}({keywords})", whole
     if "op" in expr:
-        args = [formula_code(a, params, lookups) for a in expr["args"]]
+        args = [formula_code(a, names) for a in expr["args"]]
         if expr["op"] == "neg":
             return f"-{args[0][0]}", args[0][1]
         (left, left_int), (right, right_int) = args
@@ -117,7 +126,7 @@ def formula_code(
             return f"_rt.div({left}, {right})", False
         return f"({left} {expr['op']} {right})", left_int and right_int
     if "call" in expr:
-        args = [formula_code(a, params, lookups) for a in expr["args"]]
+        args = [formula_code(a, names) for a in expr["args"]]
         code = f"{_FUNCTIONS[expr['call']]}({', '.join(_strip_parens(a) for a, _ in args)})"
         always_int = expr["call"] in ("floor", "ceil", "round") or all(i for _, i in args)
         return code, always_int
@@ -139,7 +148,9 @@ def camel(id_: str) -> str:
     return "".join(part.capitalize() for part in id_.split("_") if part) or "Table"
 
 
-def _attributes(docs: Mapping[str, Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _attributes(
+    docs: Mapping[str, Mapping[str, Any]], callees: Mapping[str, tuple[tuple[str, ...], bool]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Attribute entries and, for derived ones, their functions in an order where inputs come first."""
     param = {attr_id: _param_name(attr_id, docs) for attr_id in docs}
     uses = {a: list(dict.fromkeys(_vars(d["formula"]["expr"]))) for a, d in docs.items() if "formula" in d}
@@ -159,7 +170,7 @@ def _attributes(docs: Mapping[str, Mapping[str, Any]]) -> tuple[list[dict[str, A
     for attr_id in order:
         doc = docs[attr_id]
         inputs = {u: (param[u], is_int.get(u, True)) for u in uses[attr_id]}
-        code, always_int = formula_code(doc["formula"]["expr"], inputs)
+        code, always_int = formula_code(doc["formula"]["expr"], Names(inputs, callees=callees))
         is_int[attr_id] = always_int
         functions.append(
             {
@@ -170,6 +181,7 @@ def _attributes(docs: Mapping[str, Mapping[str, Any]]) -> tuple[list[dict[str, A
                 "args": [(param[u], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
                 "body": _strip_parens(code),
                 "returns": "int" if always_int else "Fraction",
+                "calls": sorted(set(_callees(doc["formula"]["expr"]))),
             }
         )
     entries = [
@@ -192,8 +204,9 @@ def _formulas(
     docs: Mapping[str, Mapping[str, Any]],
     tables: Mapping[str, Mapping[str, Any]],
     attributes: Mapping[str, Mapping[str, Any]],
-) -> list[dict[str, Any]]:
-    """Named formulas as functions of their parameters (attributes they name become parameters too)."""
+) -> tuple[list[dict[str, Any]], dict[str, tuple[tuple[str, ...], bool]]]:
+    """Named formulas as functions of their parameters (attributes they name become parameters too),
+    and what a call to each needs: its parameter names and whether it returns an int."""
     lookups = {
         table_id: (
             f"_tables.{python_name(table_id).upper()}.lookup({{index}}).{python_name(table['columns'][0]['name'])}",
@@ -202,23 +215,41 @@ def _formulas(
         for table_id, table in tables.items()
         if len(table.get("columns", [])) == 1
     }
-    functions = []
-    for formula_id, doc in docs.items():
+    callees: dict[str, tuple[tuple[str, ...], bool]] = {}
+    built: dict[str, dict[str, Any]] = {}
+
+    def build(formula_id: str) -> None:  # callees first; the checks ruled out cycles
+        if formula_id in built:
+            return
+        doc = docs[formula_id]
+        for callee in _callees(doc["formula"]["expr"]):
+            if callee in docs:
+                build(callee)
         names = list(dict.fromkeys([*doc.get("params", []), *_vars(doc["formula"]["expr"])]))
         params = {name: (_param_name(name, attributes), True) for name in names}
-        code, always_int = formula_code(doc["formula"]["expr"], params, lookups)
-        functions.append(
-            {
-                "name": python_name(formula_id),
-                "title": doc["name"],
-                "text": doc["formula"]["text"],
-                "params": [(param, "int") for param, _ in params.values()],
-                "body": _strip_parens(code),
-                "returns": "int" if always_int else "Fraction",
-                "uses_tables": bool(list(_table_ids(doc["formula"]["expr"]))),
-            }
-        )
-    return functions
+        code, always_int = formula_code(doc["formula"]["expr"], Names(params, lookups, callees))
+        callees[formula_id] = (tuple(params[p][0] for p in doc.get("params", [])), always_int)
+        built[formula_id] = {
+            "name": python_name(formula_id),
+            "title": doc["name"],
+            "text": doc["formula"]["text"],
+            "params": [(param, "int") for param, _ in params.values()],
+            "body": _strip_parens(code),
+            "returns": "int" if always_int else "Fraction",
+            "uses_tables": bool(list(_table_ids(doc["formula"]["expr"]))),
+        }
+
+    for formula_id in docs:
+        build(formula_id)
+    return [built[f] for f in docs], callees
+
+
+def _callees(expr: Any) -> Any:
+    if isinstance(expr, dict):
+        if "formula" in expr:
+            yield expr["formula"]
+        for arg in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
+            yield from _callees(arg)
 
 
 def _param_name(name: str, attributes: Mapping[str, Mapping[str, Any]]) -> str:
@@ -328,7 +359,8 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     """Every file of the package, by path relative to the package folder."""
     env = environment()
     docs = ruleset.documents
-    attributes, functions = _attributes(docs.get("attribute", {}))
+    formulas, callees = _formulas(docs.get("formula", {}), docs.get("table", {}), docs.get("attribute", {}))
+    attributes, functions = _attributes(docs.get("attribute", {}), callees)
     context: dict[str, Any] = {
         "ruleset": ruleset,
         "header": header(ruleset),
@@ -340,7 +372,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "functions": functions,
         "tables": _tables(docs.get("table", {})),
         "labels": labels(docs),
-        "formulas": _formulas(docs.get("formula", {}), docs.get("table", {}), docs.get("attribute", {})),
+        "formulas": formulas,
         "mechanics": docs.get("mechanic", {}),
     }
     context["uses_fraction"] = any(c[1] == "Fraction" for t in context["tables"] for c in t["columns"])
@@ -349,6 +381,8 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     context["attribute_exports"] = attribute_exports
     context["formula_exports"] = formula_exports
     context["imports"] = [import_line("attributes", attribute_exports), import_line("formulas", formula_exports)]
+    called = sorted({python_name(c) for f in functions for c in f["calls"]})
+    context["attribute_calls"] = import_line("formulas", called) if called else ""
     context["package_exports"] = _isort(
         [
             *attribute_exports,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, did_you_mean, error, warning
-from ..formulas import variables
+from ..formulas import FUNCTIONS, variables
 from ..lower import Entity, JsonPath, walk_requirement
 from ..model import Position
 from ..names import slug
@@ -104,13 +104,10 @@ def check_ruleset(
                         )
                     )
                 else:
+                    candidates = index.candidates() + (sorted(FUNCTIONS) if ref.kind == "formula" else [])
+                    what = "function or formula" if ref.kind == "formula" else ref.kind
                     diagnostics.append(
-                        error(
-                            "E303",
-                            f"no {ref.kind} named '{ref.text}'",
-                            ref.pos,
-                            did_you_mean(ref.text, index.candidates()),
-                        )
+                        error("E303", f"no {what} named '{ref.text}'", ref.pos, did_you_mean(ref.text, candidates))
                     )
             documents.setdefault(kind, {})[entity.id] = doc
 
@@ -369,7 +366,59 @@ def _check_named_formulas(
                     )
                 )
         _rename_vars(doc["formula"]["expr"], {a: i for a, i in by_abbr.items() if a not in params})
+        for callee, count in _calls(doc["formula"]["expr"]):
+            called = docs.get(callee)
+            if called is None:
+                continue
+            wanted = len(called.get("params", []))
+            own = set(called.get("params", []))
+            extra = sorted(set(variables(called["formula"]["expr"])) - own)
+            if extra:
+                diagnostics.append(
+                    error(
+                        "E326",
+                        f"{callee}() names {', '.join(extra)} besides its params, so it cannot be called",
+                        entity.position(("formula",)),
+                        f"add them to the params of {callee}",
+                    )
+                )
+            elif count != wanted:
+                diagnostics.append(
+                    error(
+                        "E325",
+                        f"{callee}() takes {wanted} argument{'s' * (wanted != 1)} ({', '.join(sorted(own))}), "
+                        f"not {count}",
+                        entity.position(("formula",)),
+                    )
+                )
+    uses = {
+        formula_id: [c for c, _ in _calls(doc["formula"]["expr"])]
+        for formula_id, doc in docs.items()
+        if "formula" in doc
+    }
+    reported: set[frozenset[str]] = set()
+    for start in sorted(uses):
+        cycle = _find_cycle(start, uses)
+        if cycle and frozenset(cycle) not in reported:
+            reported.add(frozenset(cycle))
+            entity = next(e for e in entities if e.id == start)
+            diagnostics.append(
+                error(
+                    "E322",
+                    "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]]),
+                    entity.position(("formula",)),
+                )
+            )
     return diagnostics
+
+
+def _calls(expr: Any) -> Iterator[tuple[str, int]]:
+    """(formula, number of arguments) for every call to another formula."""
+    if isinstance(expr, dict):
+        if "formula" in expr:
+            yield expr["formula"], len(expr["args"])
+        for arg in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
+            yield from _calls(arg)
 
 
 def _lookups(expr: Any) -> Iterator[str]:
