@@ -75,6 +75,24 @@ def generated_packages() -> Iterator[Path]:
     sys.path.remove(str(GENERATED))
 
 
+def quality_command(tool: str, *packages: str) -> list[str]:
+    """The lint (ruff, with import order and modernisations) or type check (mypy --strict) that generated
+    packages must pass; run it in their folder."""
+    if tool == "ruff":
+        return [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--no-cache",
+            "--isolated",
+            "--extend-select",
+            "W,I,UP,B,RUF",
+            *packages,
+        ]
+    return [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull, *packages]
+
+
 def run_python(code: str, *paths: Path) -> subprocess.CompletedProcess[str]:
     """Run code in a fresh interpreter that sees only the standard library and `paths` (-I -S)."""
     setup = "import sys; sys.path[:0] = " + repr([str(p) for p in paths]) + "\n"

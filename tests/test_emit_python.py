@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from rulesdsl.build import render_all
 from rulesdsl.emit.templating import py
 from rulesdsl.pipeline import compile_paths
 
-from .conftest import FIXTURES, run_python
+from .conftest import FIXTURES, quality_command, run_python
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mini"
 
@@ -118,20 +117,7 @@ print(mini.requirement_met("epee_master", ["born_villager", "farmer", "farmer", 
 
 @pytest.mark.parametrize("tool", ["ruff", "mypy"])
 def test_generated_code_is_lint_and_type_clean(mini_out: Path, tool: str) -> None:
-    if tool == "ruff":
-        command = [
-            sys.executable,
-            "-m",
-            "ruff",
-            "check",
-            "--no-cache",
-            "--isolated",
-            "--extend-select",
-            "W,I,UP,B,RUF",
-            "mini",
-        ]
-    else:
-        command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull, "mini"]
+    command = quality_command(tool, "mini")
     result = subprocess.run(command, cwd=mini_out, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
 

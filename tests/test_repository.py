@@ -11,7 +11,7 @@ import pytest
 from rulesdsl.build import render_all, stale_files
 from rulesdsl.pipeline import compile_paths
 
-from .conftest import ROOT, run_python
+from .conftest import ROOT, quality_command, run_python
 
 RULESETS = ("burning_wheel", "riddle_of_steel", "witcher")
 
@@ -52,20 +52,7 @@ def test_generated_packages_import_with_only_the_standard_library(package: str) 
 
 @pytest.mark.parametrize("tool", ["ruff", "mypy"])
 def test_generated_packages_are_lint_and_type_clean(tool: str) -> None:
-    if tool == "ruff":
-        command = [
-            sys.executable,
-            "-m",
-            "ruff",
-            "check",
-            "--no-cache",
-            "--isolated",
-            "--extend-select",
-            "W,I,UP,B,RUF",
-            *RULESETS,
-        ]
-    else:
-        command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.devnull, *RULESETS]
+    command = quality_command(tool, *RULESETS)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     result = subprocess.run(command, cwd=ROOT / "generated", capture_output=True, text=True, check=False, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

@@ -32,7 +32,7 @@ KIND_TITLES = {
     "formula": "Formulas",
     "mechanic": "Dice mechanics",
 }
-_HIDDEN = {"kind", "id", "name", "source", "uncertain", "note", "rows", "columns"}
+_HIDDEN = {"kind", "id", "name", "source", "uncertain", "note", "rows", "columns", "keys"}
 
 
 def dice_distribution(dice: Mapping[str, Any]) -> dict[int, Fraction]:

@@ -304,19 +304,7 @@ def _check_formulas(entities: Sequence[Entity], docs: dict[str, dict[str, Any]])
                 used.append(target)
         _rename_vars(doc["formula"]["expr"], by_abbr)
         uses[entity.id] = used
-    reported: set[frozenset[str]] = set()
-    for start in sorted(uses):
-        cycle = _find_cycle(start, uses)
-        if cycle and frozenset(cycle) not in reported:
-            reported.add(frozenset(cycle))
-            entity = next(e for e in entities if e.id == start)
-            diagnostics.append(
-                error(
-                    "E322",
-                    "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]]),
-                    entity.position(("formula",)),
-                )
-            )
+    diagnostics += _cycles(entities, uses)
     return diagnostics
 
 
@@ -396,19 +384,7 @@ def _check_named_formulas(
         for formula_id, doc in docs.items()
         if "formula" in doc
     }
-    reported: set[frozenset[str]] = set()
-    for start in sorted(uses):
-        cycle = _find_cycle(start, uses)
-        if cycle and frozenset(cycle) not in reported:
-            reported.add(frozenset(cycle))
-            entity = next(e for e in entities if e.id == start)
-            diagnostics.append(
-                error(
-                    "E322",
-                    "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]]),
-                    entity.position(("formula",)),
-                )
-            )
+    diagnostics += _cycles(entities, uses)
     return diagnostics
 
 
@@ -428,6 +404,20 @@ def _lookups(expr: Any) -> Iterator[str]:
             yield from _lookups(expr["index"])
         for arg in expr.get("args", ()):
             yield from _lookups(arg)
+
+
+def _cycles(entities: Sequence[Entity], uses: Mapping[str, list[str]]) -> list[Diagnostic]:
+    """Each circle of formulas using one another, once, at the first formula in it (by id)."""
+    diagnostics = []
+    reported: set[frozenset[str]] = set()
+    for start in sorted(uses):
+        cycle = _find_cycle(start, uses)
+        if cycle and frozenset(cycle) not in reported:
+            reported.add(frozenset(cycle))
+            entity = next(e for e in entities if e.id == start)
+            message = "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]])
+            diagnostics.append(error("E322", message, entity.position(("formula",))))
+    return diagnostics
 
 
 def _rename_vars(expr: Any, by_abbr: Mapping[str, str]) -> None:
