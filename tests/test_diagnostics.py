@@ -59,6 +59,10 @@ def test_every_error_code_has_a_golden_case() -> None:
         "E315",
         "E321",
         "E322",
+        "E323",
+        "E324",
+        "E325",
+        "E326",
         "E331",
         "W332",
     }

@@ -70,6 +70,15 @@ assert weather.lookup(2).gust == Fraction(1, 2)
 assert weather.roll(random.Random(1)) == weather.roll(random.Random(1))
 assert mini.grit(mgt=4, wit=5) == 4
 assert mini.derive_attributes({"might": 4, "wit": 5})["edge"] == Fraction(17, 3)
+assert (mini.layered(a=12, b=3), mini.layered(a=20, b=15), mini.layered3(a=3, b=12, c=20)) == (15, 24, 24)
+assert mini.FORMULAS["might_check"](roll=3, mgt=4) == 7
+check = mini.MECHANICS["open_d10"]
+assert (check.total([10, 7]), check.total([1, 7], base=13), check.total([1, 10, 4], base=13)) == (17, 6, 0)
+assert check.roll(random.Random(5)) == check.roll(random.Random(5))
+pool = mini.MECHANICS["pool"]
+assert pool.judge([1, 3, 4, 8, 9, [10, 7]], 8).successes == 3
+assert pool.judge([1, 1, 4], 7).fumble and not pool.judge([1, 1, 7], 7).fumble
+assert pool.roll(random.Random(2), 6, 12).totals == pool.roll(random.Random(2), 6, 12).totals
 print("ok")
 """
     result = run_python("import sys\n" + code, mini_out)
