@@ -13,9 +13,13 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .diagnostics import render_json, render_text, summary
+
+if TYPE_CHECKING:
+    from .pipeline import CompiledRuleset
 
 EXIT_OK, EXIT_DIAGNOSTICS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -96,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
     return _build(args, compilation.rulesets)
 
 
-def _build(args: argparse.Namespace, rulesets: tuple) -> int:  # type: ignore[type-arg]
+def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...]) -> int:
     from .build import OutputError, render_all, stale_files, write_output
 
     files = render_all(rulesets)

@@ -16,6 +16,7 @@ from .diagnostics import Diagnostic, deduplicate, did_you_mean, error
 from .kinds import kinds
 from .lower import Entity, lower_block
 from .model import Block, Position
+from .names import slug
 from .source import MANIFEST, RulesetFiles, discover, display_path
 from .syntax import Parser
 from .validate import schema, semantic
@@ -95,8 +96,8 @@ def _compile_ruleset(ruleset: RulesetFiles, sources: dict[str, str]) -> tuple[Co
     for path in ruleset.files:
         shown = display_path(path)
         text, problem = _read(path, shown)
-        if text is None:
-            diagnostics.append(problem)  # type: ignore[arg-type]
+        if problem is not None or text is None:
+            diagnostics += [problem] if problem is not None else []
             continue
         sources[shown] = text
         hashes.append((path.relative_to(ruleset.root).as_posix(), hashlib.sha256(text.encode()).hexdigest()))
@@ -168,6 +169,4 @@ def _default_setting(settings: list[Block]) -> str | None:
     if len(settings) != 1:
         return None
     block = settings[0]
-    from .names import slug
-
     return block.id.text if block.id else slug(block.name.value if block.name else "")

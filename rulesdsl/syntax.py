@@ -151,7 +151,7 @@ class _ToModel(Transformer[Token, Any]):
         return m.ValueList(tuple(children), self._span(children))
 
     def points(self, children: list[Any]) -> m.Points:
-        amount = int(re.match(r"\d+", str(children[0])).group())  # type: ignore[union-attr]
+        amount = int(str(children[0]).split()[0])  # the POINTS token is "8 pts:"
         rest = children[1]
         items = rest.items if isinstance(rest, m.ValueList) else (rest,)
         return m.Points(amount, items, self._span(children))

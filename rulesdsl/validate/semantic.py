@@ -166,18 +166,17 @@ def dice_outcomes(dice: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def _runs(numbers: Sequence[int]) -> Iterator[str]:
-    """[1, 2, 3, 5] -> '1-3', '5'."""
-    start = prev = None
-    for n in numbers:
-        if start is None:
-            start = prev = n
-        elif n == prev + 1:  # type: ignore[operator]
+    """[1, 2, 3, 5] -> '1-3', '5' (the numbers come sorted)."""
+    if not numbers:
+        return
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
             prev = n
-        else:
-            yield str(start) if start == prev else f"{start}-{prev}"
-            start = prev = n
-    if start is not None:
+            continue
         yield str(start) if start == prev else f"{start}-{prev}"
+        if n is not None:
+            start = prev = n
 
 
 def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
