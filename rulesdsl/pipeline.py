@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .cache import ParseCache, cache_folder
 from .diagnostics import Diagnostic, deduplicate, did_you_mean, error
 from .kinds import kinds
 from .lower import Entity, lower_block
@@ -58,8 +59,9 @@ def compile_paths(paths: Sequence[Path]) -> Compilation:
     found, diagnostics = discover(paths)
     sources: dict[str, str] = {}
     compiled: list[CompiledRuleset] = []
+    parse_cache = ParseCache(cache_folder())
     for files in found:
-        result, more = _compile_ruleset(files, sources)
+        result, more = _compile_ruleset(files, sources, parse_cache)
         diagnostics += more
         if result is not None:
             compiled.append(result)
@@ -87,7 +89,9 @@ def _read(path: Path, shown: str) -> tuple[str | None, Diagnostic | None]:
         return None, error("E003", f"cannot read {shown}: {exc.strerror}", None)
 
 
-def _compile_ruleset(ruleset: RulesetFiles, sources: dict[str, str]) -> tuple[CompiledRuleset | None, list[Diagnostic]]:
+def _compile_ruleset(
+    ruleset: RulesetFiles, sources: dict[str, str], parse_cache: ParseCache
+) -> tuple[CompiledRuleset | None, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     known = kinds()
     manifests: list[Block] = []
@@ -101,7 +105,11 @@ def _compile_ruleset(ruleset: RulesetFiles, sources: dict[str, str]) -> tuple[Co
             continue
         sources[shown] = text
         hashes.append((path.relative_to(ruleset.root).as_posix(), hashlib.sha256(text.encode()).hexdigest()))
-        parsed, more = parser().parse_file(shown, text)
+        cached = parse_cache.load(shown, text)
+        if cached is None:
+            cached = parser().parse_file(shown, text)
+            parse_cache.save(shown, text, cached)
+        parsed, more = cached
         diagnostics += more
         settings = [b for b in parsed.blocks if b.kind == "setting"]
         default_setting = _default_setting(settings)

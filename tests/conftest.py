@@ -97,3 +97,10 @@ def run_python(code: str, *paths: Path) -> subprocess.CompletedProcess[str]:
     """Run code in a fresh interpreter that sees only the standard library and `paths` (-I -S)."""
     setup = "import sys; sys.path[:0] = " + repr([str(p) for p in paths]) + "\n"
     return subprocess.run([sys.executable, "-I", "-S", "-c", setup + code], capture_output=True, text=True, check=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests never share the user's parse cache: each run gets its own."""
+    import tempfile
+
+    os.environ.setdefault("RULESDSL_CACHE_DIR", tempfile.mkdtemp(prefix="rulesdsl-test-cache-"))
