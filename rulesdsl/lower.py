@@ -508,34 +508,35 @@ def dice_of(value: m.Value) -> dict[str, Any]:
     return {"text": expr_text(value), "terms": terms, "modifier": modifier}
 
 
+# x-value -> the _Lowerer method that reads it ("ref:setting" calls reference("setting") first)
+_FACTORIES = {"ref": "reference", "refs": "references_to", "points": "points_of"}
+_READERS = {
+    "text": "text",
+    "word": "word",
+    "words": "words",
+    "lower_words": "lower_words",
+    "int": "integer",
+    "bool": "boolean",
+    "tools": "tools",
+    "years": "years",
+    "pts": "pts",
+    "stat_bonus": "stat_bonus",
+    "actions": "actions",
+    "range": "range",
+    "dice": "dice",
+    "formula": "formula",
+    "requirement": "requirement",
+    "columns": "columns",
+}
+
+
 def _reader(lowerer: _Lowerer, value_type: str) -> Callable[[JsonPath, m.Value], Any]:
     name, _, argument = value_type.partition(":")
-    factories: dict[str, Callable[[str], Callable[[JsonPath, m.Value], Any]]] = {
-        "ref": lowerer.reference,
-        "refs": lowerer.references_to,
-        "points": lowerer.points_of,
-    }
-    if name in factories:
-        return factories[name](argument)
-    readers: dict[str, Callable[[JsonPath, m.Value], Any]] = {
-        "text": lowerer.text,
-        "word": lowerer.word,
-        "words": lowerer.words,
-        "lower_words": lowerer.lower_words,
-        "int": lowerer.integer,
-        "bool": lowerer.boolean,
-        "tools": lowerer.tools,
-        "years": lowerer.years,
-        "pts": lowerer.pts,
-        "stat_bonus": lowerer.stat_bonus,
-        "actions": lowerer.actions,
-        "range": lowerer.range,
-        "dice": lowerer.dice,
-        "formula": lowerer.formula,
-        "requirement": lowerer.requirement,
-        "columns": lowerer.columns,
-    }
-    return readers[name]
+    if name in _FACTORIES:
+        factory: Callable[[str], Callable[[JsonPath, m.Value], Any]] = getattr(lowerer, _FACTORIES[name])
+        return factory(argument)
+    reader: Callable[[JsonPath, m.Value], Any] = getattr(lowerer, _READERS[name])
+    return reader
 
 
 def generic(value: m.Value) -> Any:

@@ -7,10 +7,22 @@ schema validation, semantic checks) can point at it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+
+class _Node:
+    """Pickles as (class, field values): dataclasses' own frozen-slots pickling is ~10x slower, and the
+    parse cache (cache.py) loads many thousands of nodes."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        names: tuple[str, ...] = type(self).__slots__  # the dataclass's fields, in order
+        return (type(self), tuple(getattr(self, name) for name in names))
 
 
 @dataclass(frozen=True, slots=True, order=True)
-class Position:
+class Position(_Node):
     file: str
     line: int
     column: int
@@ -19,45 +31,45 @@ class Position:
 
 
 @dataclass(frozen=True, slots=True)
-class Integer:
+class Integer(_Node):
     value: int
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Decimal:
+class Decimal(_Node):
     text: str
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class String:
+class String(_Node):
     value: str
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Name:
+class Name(_Node):
     text: str
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Dice:
+class Dice(_Node):
     count: int
     sides: int
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Multiplier:
+class Multiplier(_Node):
     numerator: int
     denominator: int
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class AtLeast:
+class AtLeast(_Node):
     """`10+`: ten or more."""
 
     value: int
@@ -65,7 +77,7 @@ class AtLeast:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenRange:
+class OpenRange(_Node):
     """`>9`, `<=3`: a comparison with its left side left out."""
 
     op: str
@@ -74,14 +86,14 @@ class OpenRange:
 
 
 @dataclass(frozen=True, slots=True)
-class ClosedRange:
+class ClosedRange(_Node):
     low: Value
     high: Value
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Quantity:
+class Quantity(_Node):
     """`8 yrs`, `+1 M/P`: a number and a unit written on the same line."""
 
     amount: int
@@ -91,7 +103,7 @@ class Quantity:
 
 
 @dataclass(frozen=True, slots=True)
-class Points:
+class Points(_Node):
     """`8 pts: A, B`: a point budget and the items it may be spent on."""
 
     amount: int
@@ -100,13 +112,13 @@ class Points:
 
 
 @dataclass(frozen=True, slots=True)
-class ValueList:
+class ValueList(_Node):
     items: tuple[Value, ...]
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Binary:
+class Binary(_Node):
     op: str
     left: Value
     right: Value
@@ -114,27 +126,27 @@ class Binary:
 
 
 @dataclass(frozen=True, slots=True)
-class Negative:
+class Negative(_Node):
     operand: Value
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Call:
+class Call(_Node):
     function: str
     args: tuple[Value, ...]
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Subscript:
+class Subscript(_Node):
     target: Value
     index: Value
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Caret:
+class Caret(_Node):
     """`4^`: Burning Wheel's 'obstacle times the stat' marker."""
 
     value: int
@@ -142,7 +154,7 @@ class Caret:
 
 
 @dataclass(frozen=True, slots=True)
-class Comparison:
+class Comparison(_Node):
     op: str
     left: Value
     right: Value
@@ -150,68 +162,68 @@ class Comparison:
 
 
 @dataclass(frozen=True, slots=True)
-class Membership:
+class Membership(_Node):
     subject: Value
     range: Value
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class AnyOf:
+class AnyOf(_Node):
     items: tuple[Value, ...]
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class AllOf:
+class AllOf(_Node):
     items: tuple[Value, ...]
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Not:
+class Not(_Node):
     operand: Value
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class HasTrait:
+class HasTrait(_Node):
     ref: Name | String
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class HasSkill:
+class HasSkill(_Node):
     ref: Name | String
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class InSetting:
+class InSetting(_Node):
     ref: Name | String
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Tagged:
+class Tagged(_Node):
     ref: Name | String
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class SelectLifepaths:
+class SelectLifepaths(_Node):
     filters: tuple[InSetting | Tagged, ...]
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class SelectListed:
+class SelectListed(_Node):
     refs: tuple[Name | String, ...]
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class CountOf:
+class CountOf(_Node):
     count: int
     selector: SelectLifepaths | SelectListed
     pos: Position
@@ -247,21 +259,21 @@ Value = (
 
 
 @dataclass(frozen=True, slots=True)
-class Field:
+class Field(_Node):
     key: str
     value: Value
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Row:
+class Row(_Node):
     keys: tuple[Value, ...]  # one per key of the table: `III, 2 -> ...`
     cells: tuple[Value, ...]
     pos: Position
 
 
 @dataclass(frozen=True, slots=True)
-class Block:
+class Block(_Node):
     kind: str
     kind_pos: Position
     id: Name | None
@@ -272,7 +284,7 @@ class Block:
 
 
 @dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(_Node):
     path: str
     text: str
     blocks: tuple[Block, ...]

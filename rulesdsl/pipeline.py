@@ -164,11 +164,9 @@ def _compile_ruleset(
 
 def _source_order(entities: list[Entity]) -> dict[str, tuple[str, ...]]:
     """Ids per kind in book order (files by path, blocks as written), each id once."""
-    order: dict[str, list[str]] = {}
+    order: dict[str, dict[str, None]] = {}
     for entity in entities:
-        ids = order.setdefault(entity.kind, [])
-        if entity.id not in ids:
-            ids.append(entity.id)
+        order.setdefault(entity.kind, {}).setdefault(entity.id, None)
     return {kind: tuple(ids) for kind, ids in sorted(order.items())}
 
 

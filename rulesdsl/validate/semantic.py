@@ -7,7 +7,6 @@ Produces the resolved documents: every reference rewritten to the id it names.
 
 from __future__ import annotations
 
-import copy
 import keyword
 import sys
 from collections import defaultdict
@@ -50,6 +49,15 @@ class _Index:
         return sorted({e.name for e in self.by_id.values()} | {i for i, e in self.by_id.items() if i != slug(e.name)})
 
 
+def _copy(value: Any) -> Any:
+    """A copy of a JSON-like document (dicts, lists, scalars): what deepcopy does, several times faster."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
 def _set_at(doc: dict[str, Any], path: JsonPath, value: str) -> None:
     target: Any = doc
     for part in path[:-1]:
@@ -88,7 +96,7 @@ def check_ruleset(
     documents: dict[str, dict[str, dict[str, Any]]] = {}
     for kind, group in unique.items():
         for entity in group:
-            doc = copy.deepcopy(entity.doc)
+            doc = _copy(entity.doc)
             for ref in entity.references:
                 index = indexes.get(ref.kind) or _Index(())
                 found = index.find(ref.text)
