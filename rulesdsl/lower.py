@@ -144,6 +144,13 @@ class _Lowerer:
             result.append(slug(self.word((*path, i), item)))
         return result
 
+    def texts(self, path: JsonPath, value: m.Value) -> list[str]:
+        result = []
+        for i, item in enumerate(items_of(value)):
+            self.at((*path, i), item)
+            result.append(self.text((*path, i), item))
+        return result
+
     def lower_words(self, path: JsonPath, value: m.Value) -> list[str]:
         return self.words(path, value)
 
@@ -512,6 +519,7 @@ def dice_of(value: m.Value) -> dict[str, Any]:
 _FACTORIES = {"ref": "reference", "refs": "references_to", "points": "points_of"}
 _READERS = {
     "text": "text",
+    "texts": "texts",
     "word": "word",
     "words": "words",
     "lower_words": "lower_words",

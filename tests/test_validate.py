@@ -209,3 +209,41 @@ def test_fast_and_reference_validators_agree(tmp_path, monkeypatch) -> None:  # 
             checked += 1
             invalid += not slow_valid
     assert checked > 50 and invalid >= 5
+
+
+def test_names_the_sources_abbreviate_resolve_through_aliases(compile_rules: Callable[..., Compilation]) -> None:
+    result = compile_rules(
+        {
+            "a.rules": "stock human { }\n"
+            'setting servitude "Servitude and Captive Setting" { aliases: "Serv."  stock: human }\n'
+            'setting sea "Seafaring Setting" { aliases: "Sea"  stock: human }\n'
+            'lifepath "Ship\'s Captain" { setting: sea  time: 5 yrs  resources: 1  aliases: "Sea Captain" }\n'
+            'lifepath Merchant { setting: sea  time: 5 yrs  resources: 1  leads: "Serv.", Sea\n'
+            '  requires: "Sea Captain" }\n'
+        }
+    )
+    assert result.ok, messages(result)
+    merchant = result.rulesets[0].documents["lifepath"]["merchant"]
+    assert merchant["leads"] == ["servitude", "sea"]
+    assert merchant["requires"] == {"lifepath": "ship_s_captain"}
+
+
+def test_burning_wheel_lead_abbreviations_resolve(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The book prints leads as "Serv., Sea, City": a homebrew lifepath may write them so."""
+    import shutil
+    from pathlib import Path
+
+    from rulesdsl.pipeline import compile_paths
+
+    from .conftest import ROOT
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(ROOT / "rules" / "burning_wheel", tmp_path / "bw")
+    (tmp_path / "bw" / "homebrew.rules").write_text(
+        'lifepath "Reed Smuggler" { setting: seafaring  time: 4 yrs  resources: 8\n'
+        '  leads: "Serv.", City, "Noble Court"\n  requires: "Sea Captain" or Pilot }\n'
+    )
+    result = compile_paths([Path("bw")])
+    assert result.ok, messages(result)
+    smuggler = result.rulesets[0].documents["lifepath"]["reed_smuggler"]
+    assert smuggler["leads"] == ["servitude", "city", "court"]

@@ -36,7 +36,8 @@ class _Index:
         self.by_id = {e.id: e for e in entities}
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for e in entities:
-            self.by_name[slug(e.name)].append(e.id)
+            for name in (e.name, *e.doc.get("aliases", ())):
+                self.by_name[slug(name)].append(e.id)
 
     def find(self, text: str) -> list[str]:
         key = slug(text)
