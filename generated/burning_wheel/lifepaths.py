@@ -9951,6 +9951,7 @@ LIFEPATHS: dict[str, _rt.Lifepath] = {
         restrictions=None,
         tags=(),
         born=False,
+        aliases=("Sea Captain",),
         sourced=_rt.Sourced(source="p. 192", note="leads: any except Noble; 'Knight of a Holy Military Order' is the Military Order path"),
     ),
     "ship_s_carpenter": _rt.Lifepath(

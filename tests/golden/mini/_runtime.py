@@ -596,6 +596,7 @@ class Lifepath:
     restrictions: Requirement | None = None
     tags: tuple[str, ...] = ()
     born: bool = False
+    aliases: tuple[str, ...] = ()  # other names the sources use for it
     sourced: Sourced = Sourced()
 
     @property
@@ -719,7 +720,9 @@ def find_lifepath(catalog: Catalog, text: str) -> str:
     key = slug(text)
     if key in catalog.lifepaths:
         return key
-    found = sorted(lp.id for lp in catalog.lifepaths.values() if slug(lp.name) == key)
+    found = sorted(
+        lp.id for lp in catalog.lifepaths.values() if key in {slug(name) for name in (lp.name, *lp.aliases)}
+    )
     if len(found) == 1:
         return found[0]
     if found:
