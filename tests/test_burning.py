@@ -93,11 +93,6 @@ def test_repeating_a_lifepath_has_diminishing_returns(bw: ModuleType) -> None:
     assert sheet.age == 8 + 4 * 8
 
 
-def test_names_as_printed_find_the_lifepath(bw: ModuleType) -> None:
-    sheet = bw.burn(["Born Peasant", "peasant_fisherman", "Sea Captain"])  # the book's name for Ship's Captain
-    assert sheet.lifepaths[-1] == "ship_s_captain"
-
-
 def test_unknown_and_ambiguous_names_are_lookup_errors(bw: ModuleType) -> None:
     with pytest.raises(LookupError, match="no lifepath named 'Farmr'"):
         bw.burn(["Born Peasant", "Farmr"])

@@ -113,6 +113,7 @@ print(mini.requirement_met("triple", ["born_villager", "farmer"]))
 print(mini.requirement_met("triple", ["born_villager"]))
 print(mini.unmet_requirements("triple", ["born_villager"]))
 print(mini.requirement_met("epee_master", ["born_villager", "farmer", "farmer", "farmer"]))
+print(mini.burn(["Born Villager", "Fencing Master"]).lifepaths)
 """
     result = run_python(code, mini_out)
     assert result.returncode == 0, result.stderr
@@ -121,6 +122,7 @@ print(mini.requirement_met("epee_master", ["born_villager", "farmer", "farmer", 
         "False",
         "['requires: Farmer and not 2 City Ünïcode lifepaths']".replace("City Ünïcode", "Cité Ünïcode"),
         "False",
+        "('born_villager', 'epee_master')",
     ]
 
 

@@ -241,7 +241,7 @@ def test_burning_wheel_lead_abbreviations_resolve(tmp_path, monkeypatch) -> None
     shutil.copytree(ROOT / "rules" / "burning_wheel", tmp_path / "bw")
     (tmp_path / "bw" / "homebrew.rules").write_text(
         'lifepath "Reed Smuggler" { setting: seafaring  time: 4 yrs  resources: 8\n'
-        '  leads: "Serv.", City, "Noble Court"\n  requires: "Sea Captain" or Pilot }\n'
+        '  leads: "Serv.", City, "Noble Court"\n  requires: "Ship\'s Captain" or Pilot }\n'
     )
     result = compile_paths([Path("bw")])
     assert result.ok, messages(result)

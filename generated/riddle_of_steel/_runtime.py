@@ -789,7 +789,7 @@ class Sheet:
 
 def _pool_line(label: str, by_age: int | None, bonus: int) -> str:
     if by_age is None:
-        return f"{label} unknown (no stat pool table for this stock) {bonus:+d} from lifepaths"
+        return f"{label} unknown (no stat pools for this stock and age) {bonus:+d} from lifepaths"
     return f"{label} {by_age + bonus} ({by_age} by age {bonus:+d} from lifepaths)"
 
 
