@@ -94,12 +94,24 @@ def _selector_text(selector: m.SelectLifepaths | m.SelectListed) -> str:
     return " ".join(parts)
 
 
+def nodes(expr: Any) -> Iterator[dict[str, Any]]:
+    """Every node of a lowered formula, parents first, in writing order (arguments, then lookup indexes)."""
+    if isinstance(expr, dict):
+        yield expr
+        for child in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
+            yield from nodes(child)
+
+
 def variables(expr: Any) -> Iterator[str]:
     """Every variable a lowered formula names, in order of appearance (repeats included)."""
-    if isinstance(expr, dict):
-        if "var" in expr:
-            yield expr["var"]
-        for arg in expr.get("args", ()):
-            yield from variables(arg)
-        if "index" in expr:
-            yield from variables(expr["index"])
+    return (node["var"] for node in nodes(expr) if "var" in node)
+
+
+def lookups(expr: Any) -> Iterator[str]:
+    """Every table a formula looks up."""
+    return (node["lookup"] for node in nodes(expr) if "lookup" in node)
+
+
+def calls(expr: Any) -> Iterator[tuple[str, int]]:
+    """(formula, number of arguments) for every call to another formula."""
+    return ((node["formula"], len(node["args"])) for node in nodes(expr) if "formula" in node)

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from .. import __version__
+from ..formulas import calls, lookups, variables
 from ..names import python_name
 from ..pipeline import CompiledRuleset
 from .labels import labels
@@ -153,7 +154,7 @@ def _attributes(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Attribute entries and, for derived ones, their functions in an order where inputs come first."""
     param = {attr_id: _param_name(attr_id, docs) for attr_id in docs}
-    uses = {a: list(dict.fromkeys(_vars(d["formula"]["expr"]))) for a, d in docs.items() if "formula" in d}
+    uses = {a: list(dict.fromkeys(variables(d["formula"]["expr"]))) for a, d in docs.items() if "formula" in d}
     order: list[str] = []
 
     def place(attr_id: str) -> None:  # depth first; the semantic checks already ruled out cycles
@@ -181,7 +182,7 @@ def _attributes(
                 "args": [(param[u], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
                 "body": _strip_parens(code),
                 "returns": "int" if always_int else "Fraction",
-                "calls": sorted(set(_callees(doc["formula"]["expr"]))),
+                "calls": sorted({callee for callee, _ in calls(doc["formula"]["expr"])}),
             }
         )
     entries = [
@@ -191,15 +192,6 @@ def _attributes(
     return entries, functions
 
 
-def _vars(expr: Any) -> list[str]:
-    if isinstance(expr, dict):
-        found = [expr["var"]] if "var" in expr else []
-        for arg in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
-            found += _vars(arg)
-        return found
-    return []
-
-
 def _formulas(
     docs: Mapping[str, Mapping[str, Any]],
     tables: Mapping[str, Mapping[str, Any]],
@@ -207,7 +199,7 @@ def _formulas(
 ) -> tuple[list[dict[str, Any]], dict[str, tuple[tuple[str, ...], bool]]]:
     """Named formulas as functions of their parameters (attributes they name become parameters too),
     and what a call to each needs: its parameter names and whether it returns an int."""
-    lookups = {
+    readers = {
         table_id: (
             f"_tables.{python_name(table_id).upper()}.lookup({{index}}).{python_name(table['columns'][0]['name'])}",
             table["columns"][0]["type"] == "int",
@@ -222,12 +214,12 @@ def _formulas(
         if formula_id in built:
             return
         doc = docs[formula_id]
-        for callee in _callees(doc["formula"]["expr"]):
+        for callee, _ in calls(doc["formula"]["expr"]):
             if callee in docs:
                 build(callee)
-        names = list(dict.fromkeys([*doc.get("params", []), *_vars(doc["formula"]["expr"])]))
+        names = list(dict.fromkeys([*doc.get("params", []), *variables(doc["formula"]["expr"])]))
         params = {name: (_param_name(name, attributes), True) for name in names}
-        code, always_int = formula_code(doc["formula"]["expr"], Names(params, lookups, callees))
+        code, always_int = formula_code(doc["formula"]["expr"], Names(params, readers, callees))
         callees[formula_id] = (tuple(params[p][0] for p in doc.get("params", [])), always_int)
         built[formula_id] = {
             "name": python_name(formula_id),
@@ -236,7 +228,7 @@ def _formulas(
             "params": [(param, "int") for param, _ in params.values()],
             "body": _strip_parens(code),
             "returns": "int" if always_int else "Fraction",
-            "uses_tables": bool(list(_table_ids(doc["formula"]["expr"]))),
+            "uses_tables": any(lookups(doc["formula"]["expr"])),
         }
 
     for formula_id in docs:
@@ -244,26 +236,10 @@ def _formulas(
     return [built[f] for f in docs], callees
 
 
-def _callees(expr: Any) -> Any:
-    if isinstance(expr, dict):
-        if "formula" in expr:
-            yield expr["formula"]
-        for arg in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
-            yield from _callees(arg)
-
-
 def _param_name(name: str, attributes: Mapping[str, Mapping[str, Any]]) -> str:
     """Attributes are passed by their abbreviation (agl=6), everything else by its own name."""
     attribute = attributes.get(name)
     return python_name(str(attribute.get("abbr") or name).lower() if attribute else name.lower())
-
-
-def _table_ids(expr: Any) -> Any:
-    if isinstance(expr, dict):
-        if "lookup" in expr:
-            yield expr["lookup"]
-        for arg in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
-            yield from _table_ids(arg)
 
 
 _CELL_TYPES = {

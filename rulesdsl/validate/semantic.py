@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, did_you_mean, error, warning
-from ..formulas import FUNCTIONS, variables
+from ..formulas import FUNCTIONS, calls, lookups, nodes, variables
 from ..lower import Entity, JsonPath, walk_requirement
 from ..model import Position
 from ..names import slug
@@ -350,7 +350,7 @@ def _check_named_formulas(
                         did_you_mean(var, known) or "list it in params: ...",
                     )
                 )
-        for table_id in _lookups(doc["formula"]["expr"]):
+        for table_id in lookups(doc["formula"]["expr"]):
             table = tables.get(table_id)
             if table is not None and (len(table.get("columns", [])) != 1 or len(table.get("keys", [None])) != 1):
                 diagnostics.append(
@@ -362,7 +362,7 @@ def _check_named_formulas(
                     )
                 )
         _rename_vars(doc["formula"]["expr"], {a: i for a, i in by_abbr.items() if a not in params})
-        for callee, count in _calls(doc["formula"]["expr"]):
+        for callee, count in calls(doc["formula"]["expr"]):
             called = docs.get(callee)
             if called is None:
                 continue
@@ -388,30 +388,12 @@ def _check_named_formulas(
                     )
                 )
     uses = {
-        formula_id: [c for c, _ in _calls(doc["formula"]["expr"])]
+        formula_id: [c for c, _ in calls(doc["formula"]["expr"])]
         for formula_id, doc in docs.items()
         if "formula" in doc
     }
     diagnostics += _cycles(entities, uses)
     return diagnostics
-
-
-def _calls(expr: Any) -> Iterator[tuple[str, int]]:
-    """(formula, number of arguments) for every call to another formula."""
-    if isinstance(expr, dict):
-        if "formula" in expr:
-            yield expr["formula"], len(expr["args"])
-        for arg in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
-            yield from _calls(arg)
-
-
-def _lookups(expr: Any) -> Iterator[str]:
-    if isinstance(expr, dict):
-        if "lookup" in expr:
-            yield expr["lookup"]
-            yield from _lookups(expr["index"])
-        for arg in expr.get("args", ()):
-            yield from _lookups(arg)
 
 
 def _cycles(entities: Sequence[Entity], uses: Mapping[str, list[str]]) -> list[Diagnostic]:
@@ -430,13 +412,9 @@ def _cycles(entities: Sequence[Entity], uses: Mapping[str, list[str]]) -> list[D
 
 def _rename_vars(expr: Any, by_abbr: Mapping[str, str]) -> None:
     """Formulas name attributes by abbreviation or id; resolved documents always use the id."""
-    if isinstance(expr, dict):
-        if "var" in expr:
-            expr["var"] = by_abbr.get(expr["var"], expr["var"])
-        for arg in expr.get("args", ()):
-            _rename_vars(arg, by_abbr)
-        if "index" in expr:
-            _rename_vars(expr["index"], by_abbr)
+    for node in nodes(expr):
+        if "var" in node:
+            node["var"] = by_abbr.get(node["var"], node["var"])
 
 
 def _find_cycle(start: str, uses: Mapping[str, list[str]]) -> list[str] | None:
