@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -73,6 +74,16 @@ def generated_packages() -> Iterator[Path]:
     yield GENERATED
     sys.dont_write_bytecode = previous
     sys.path.remove(str(GENERATED))
+
+
+def golden_folder(folder: Path, files: dict[str, str]) -> dict[str, str]:
+    """The files a golden folder holds; with UPDATE_GOLDEN=1 it is first rewritten to `files`."""
+    if os.environ.get("UPDATE_GOLDEN"):
+        shutil.rmtree(folder, ignore_errors=True)
+        for name, text in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8")
+    return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8") for p in folder.rglob("*") if p.is_file()}
 
 
 def quality_command(tool: str, *packages: str) -> list[str]:

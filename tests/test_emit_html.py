@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from rulesdsl.build import render_all
 from rulesdsl.pipeline import compile_paths
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, golden_folder
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "site"
 
@@ -49,15 +48,7 @@ def parse(text: str) -> _Collector:
 
 
 def test_site_matches_golden(site: dict[str, str]) -> None:
-    if os.environ.get("UPDATE_GOLDEN"):
-        shutil.rmtree(GOLDEN, ignore_errors=True)
-        for name, text in site.items():
-            (GOLDEN / name).parent.mkdir(parents=True, exist_ok=True)
-            (GOLDEN / name).write_text(text, encoding="utf-8")
-    on_disk = {
-        p.relative_to(GOLDEN).as_posix(): p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*") if p.is_file()
-    }
-    assert site == on_disk
+    assert site == golden_folder(GOLDEN, site)
 
 
 def test_every_link_and_anchor_resolves(site: dict[str, str]) -> None:

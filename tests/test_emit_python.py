@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,7 +11,7 @@ from rulesdsl.build import render_all
 from rulesdsl.emit.templating import py
 from rulesdsl.pipeline import compile_paths
 
-from .conftest import FIXTURES, quality_command, run_python
+from .conftest import FIXTURES, golden_folder, quality_command, run_python
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mini"
 
@@ -36,14 +34,7 @@ def mini_out(mini_files: dict[str, str], tmp_path_factory: pytest.TempPathFactor
 
 def test_generated_package_matches_golden(mini_files: dict[str, str]) -> None:
     package = {name.removeprefix("mini/"): text for name, text in mini_files.items() if name.startswith("mini/")}
-    if os.environ.get("UPDATE_GOLDEN"):
-        shutil.rmtree(GOLDEN, ignore_errors=True)
-        for name, text in package.items():
-            (GOLDEN / name).parent.mkdir(parents=True, exist_ok=True)
-            (GOLDEN / name).write_text(text, encoding="utf-8")
-    on_disk = {
-        p.relative_to(GOLDEN).as_posix(): p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*") if p.is_file()
-    }
+    on_disk = golden_folder(GOLDEN, package)
     assert package.keys() == on_disk.keys()
     for name, text in package.items():
         assert text == on_disk[name], f"{name} differs from tests/golden/mini/{name} (UPDATE_GOLDEN=1 to accept)"
