@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 
 from .. import __version__
 from ..kinds import kinds
+from ..lower import walk_requirement
 from ..pipeline import CompiledRuleset
 from ..validate.semantic import dice_outcomes, range_text
 from .labels import labels
@@ -178,6 +179,19 @@ class _Page:
                 found.setdefault(target, []).append(("lifepath", lp_id))
         return found
 
+    def required_by(self) -> dict[str, list[str]]:
+        """For each lifepath, the lifepaths whose requirements name it (where it can lead a character)."""
+        found: dict[str, list[str]] = {}
+        for lp_id, doc in self.docs.get("lifepath", {}).items():
+            named: list[str] = []
+            for field in ("requires", "restrictions"):
+                for node in walk_requirement(doc.get(field) or {}):
+                    named += [node[k] for k in ("lifepath", "previous") if k in node]
+                    named += node.get("of", {}).get("lifepaths", [])
+            for target in dict.fromkeys(named):
+                found.setdefault(target, []).append(lp_id)
+        return found
+
 
 def _page_order(ruleset: CompiledRuleset, kind: str) -> list[str]:
     """Lifepaths follow the book: grouped by setting, settings and lifepaths in source order.
@@ -238,6 +252,7 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     for ruleset in rulesets:
         page = _Page(ruleset)
         referrers = page.referrers()
+        required_by = page.required_by()
         counts = [(kind, KIND_TITLES.get(kind, kind), len(docs)) for kind, docs in ruleset.documents.items()]
         summaries.append({"ruleset": ruleset, "counts": counts, "by_stock": _by_stock(ruleset)})
         common = {"ruleset": ruleset, "counts": counts, "version": __version__, "root": "../"}
@@ -254,6 +269,9 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
                         "fields": page.fields(doc),
                         "table": page.table(doc) if kind == "table" else None,
                         "used_by": [page.link(k, i) for k, i in referrers.get((kind, doc["id"]), [])],
+                        "required_by": [
+                            page.link("lifepath", i) for i in required_by.get(doc["id"], []) if kind == "lifepath"
+                        ],
                     }
                 )
                 search.append(
