@@ -79,3 +79,100 @@ def test_dropping_a_row_is_always_reported_as_a_gap(
     gap = str(lo) if lo == hi else f"{lo}-{hi}"
     assert [d.code for d in result.diagnostics] == ["E315"]
     assert result.diagnostics[0].message.startswith(f"no row for {gap} ")
+
+
+_PIECES = [
+    "lifepath",
+    "table",
+    "trait",
+    "skill",
+    "attribute",
+    "formula",
+    "mechanic",
+    "setting",
+    "stock",
+    "spell",
+    '"Farmer"',
+    "x",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ":",
+    "->",
+    "..",
+    "-",
+    "+",
+    "*",
+    "/",
+    "^",
+    ">",
+    "<=",
+    "=",
+    "or",
+    "and",
+    "not",
+    "of",
+    "in setting",
+    "tagged",
+    "any",
+    "trait",
+    "skill",
+    "lifepaths",
+    "age",
+    "position",
+    "time:",
+    "roll:",
+    "columns:",
+    "keys:",
+    "skills:",
+    "requires:",
+    "formula:",
+    "params:",
+    "type:",
+    "stock:",
+    "8 yrs",
+    "2 pts:",
+    "+1 M/P",
+    "1d10",
+    "2d6+3",
+    "x1/2",
+    "4^",
+    "10+",
+    "3",
+    "-6",
+    "1.5",
+    "unknown",
+    "yes",
+    "floor(",
+    "max(",
+    '"a\\"b"',
+    '"\\q"',
+    "#c",
+    "\n",
+    " ",
+    "\t",
+    "é",
+    '"',
+    "\\",
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map(" ".join))
+def test_no_input_crashes_the_compiler(compile_rules: Callable[..., Compilation], text: str) -> None:
+    """Bad input is the normal case: whatever the file says, the result is diagnostics, never an exception."""
+    result = compile_rules({"a.rules": text})
+    for diagnostic in result.diagnostics:
+        assert diagnostic.message
+        assert diagnostic.pos is None or diagnostic.pos.line >= 1
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=200))
+def test_no_random_text_crashes_the_compiler(compile_rules: Callable[..., Compilation], text: str) -> None:
+    result = compile_rules({"a.rules": text})
+    assert all(d.message for d in result.diagnostics)
