@@ -99,7 +99,10 @@ def test_tables_render_with_each_rows_chance(site: dict[str, str]) -> None:
 
 
 def test_formulas_render_readably(site: dict[str, str]) -> None:
-    assert "floor((MGT + WIT) / 2)" in site["mini/attribute.html"]
+    assert (
+        'floor((<a href="attribute.html#might">MGT</a> + <a href="attribute.html#wit">WIT</a>) / 2)'
+        in site["mini/attribute.html"]
+    )
 
 
 def test_uncertain_readings_are_shown(site: dict[str, str]) -> None:

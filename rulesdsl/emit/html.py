@@ -7,6 +7,7 @@ a fetched JSON file. Every text from the sources is escaped by Jinja2's autoesca
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -33,6 +34,7 @@ KIND_TITLES = {
     "formula": "Formulas",
     "mechanic": "Dice mechanics",
 }
+_WORDS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)")
 _HIDDEN = {"kind", "id", "name", "source", "uncertain", "note", "rows", "columns", "keys"}
 
 
@@ -63,6 +65,12 @@ class _Page:
         self.ruleset = ruleset
         self.docs = ruleset.documents
         self.labels = labels(ruleset.documents)
+        self.names_in_formulas: dict[str, tuple[str, str]] = {}
+        for kind in ("table", "formula", "attribute"):
+            for id_, doc in self.docs.get(kind, {}).items():
+                self.names_in_formulas[id_] = (kind, id_)
+                if doc.get("abbr"):
+                    self.names_in_formulas[doc["abbr"]] = (kind, id_)
 
     def label(self, kind: str, id_: str) -> str:
         return self.labels.get(kind, {}).get(id_, id_)
@@ -80,7 +88,7 @@ class _Page:
             "refs": lambda: self.links(target, value),
             "points": lambda: self.points(target, value),
             "requirement": lambda: self.requirement(value),
-            "formula": lambda: escape(value["text"]),
+            "formula": lambda: self.formula(value["text"]),
             "dice": lambda: escape(value["text"]),
             "range": lambda: escape(range_text(value)),
             "stat_bonus": lambda: escape(stat_text(value) or "none"),
@@ -94,6 +102,14 @@ class _Page:
         if isinstance(value, list):
             return escape(", ".join(str(v).replace("_", " ") for v in value))
         return escape(str(value).replace("_", " ") if name in ("word", "words") else str(value))
+
+    def formula(self, text: str) -> Markup:
+        """A formula's text with the attributes, tables and formulas it names as links."""
+        parts = []
+        for piece in _WORDS.split(text):
+            target = self.names_in_formulas.get(piece)
+            parts.append(Markup('<a href="{}.html#{}">{}</a>').format(*target, piece) if target else escape(piece))
+        return Markup("").join(parts)
 
     def points(self, kind: str, value: Mapping[str, Any]) -> Markup:
         items = [
