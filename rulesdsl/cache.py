@@ -77,7 +77,7 @@ class ParseCache:
                 pickle.dump(parsed, handle, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(partial, path)
             self._trim()
-        except OSError:
+        except (OSError, RecursionError, pickle.PicklingError):  # too deep to pickle: just not cached
             pass
 
     def _trim(self) -> None:

@@ -404,6 +404,8 @@ class _Lowerer:
                         row.pos,
                         "columns: " + ", ".join(c["name"] for c in columns),
                     )
+                if max(depth(v) for v in (*row.keys, *row.cells)) > MAX_DEPTH:
+                    raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
                 row_keys = []
                 for j, key in enumerate(row.keys):
                     self.positions[(*path, "keys", j)] = key.pos
@@ -552,6 +554,24 @@ def generic(value: m.Value) -> Any:
     return expr_text(value)
 
 
+MAX_DEPTH = 100  # expression nesting; every later stage walks values recursively
+
+
+def depth(value: m.Value) -> int:
+    """How deeply a value nests (counted without recursion, so any input is safe to measure)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        for name in getattr(type(node), "__slots__", ()):
+            child = getattr(node, name)
+            for item in child if isinstance(child, tuple) else (child,):
+                if isinstance(item, m._Node) and not isinstance(item, m.Position):
+                    stack.append((item, level + 1))
+    return deepest
+
+
 def lower_block(block: m.Block, kind: Kind, *, default_setting: str | None) -> tuple[Entity, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     lowerer = _Lowerer(block.kind)
@@ -574,6 +594,17 @@ def lower_block(block: m.Block, kind: Kind, *, default_setting: str | None) -> t
             continue
         seen[fld.key] = fld
         lowerer.positions[(fld.key,)] = fld.pos
+        if depth(fld.value) > MAX_DEPTH:
+            failed.add(fld.key)
+            diagnostics.append(
+                error(
+                    "E204",
+                    f"'{fld.key}' nests more than {MAX_DEPTH} levels deep",
+                    fld.pos,
+                    "split it into smaller formulas",
+                )
+            )
+            continue
         value_type = kind.value_types.get(fld.key)
         try:
             if value_type is None or fld.key in ("kind", "id", "name", "rows"):

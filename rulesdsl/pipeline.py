@@ -82,7 +82,7 @@ def compile_paths(paths: Sequence[Path]) -> Compilation:
 
 def _read(path: Path, shown: str) -> tuple[str | None, Diagnostic | None]:
     try:
-        return path.read_text(encoding="utf-8"), None
+        return path.read_text(encoding="utf-8-sig"), None  # a byte-order mark is not part of the text
     except UnicodeDecodeError as exc:
         return None, error("E002", f"{shown} is not UTF-8 text (byte {exc.start})", None, "save the file as UTF-8")
     except OSError as exc:
@@ -129,9 +129,20 @@ def _compile_ruleset(
                     diagnostics.append(error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos))
                     continue
                 manifests.append(block)
-            entity, more = lower_block(block, known[block.kind], default_setting=default_setting)
+            try:
+                entity, more = lower_block(block, known[block.kind], default_setting=default_setting)
+                more += schema.check(entity)
+            except RecursionError:  # the stages walk values recursively; absurd nesting must not crash them
+                diagnostics.append(
+                    error(
+                        "E204",
+                        "this block nests too deeply to be read",
+                        block.kind_pos,
+                        "split long expressions; nesting is limited to a few hundred levels",
+                    )
+                )
+                continue
             diagnostics += more
-            diagnostics += schema.check(entity)
             if block.kind != "ruleset":
                 entities.append(entity)
     manifest_file = display_path(ruleset.root / MANIFEST)

@@ -48,6 +48,7 @@ def test_every_error_code_has_a_golden_case() -> None:
         "E201",
         "E202",
         "E203",
+        "E204",
         "E210",
         "E301",
         "E302",
