@@ -176,3 +176,27 @@ def test_no_input_crashes_the_compiler(compile_rules: Callable[..., Compilation]
 def test_no_random_text_crashes_the_compiler(compile_rules: Callable[..., Compilation], text: str) -> None:
     result = compile_rules({"a.rules": text})
     assert all(d.message for d in result.diagnostics)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(1, 400), st.sampled_from(["({})", "not {}", "{} + 1", "floor({})", "A or {}", "-{}"]))
+def test_deep_nesting_is_a_diagnostic_not_a_crash(
+    compile_rules: Callable[..., Compilation], levels: int, shape: str
+) -> None:
+    from rulesdsl.build import render_all
+
+    value = "A"
+    for _ in range(levels):
+        value = shape.format(value)
+    result = compile_rules(
+        {
+            "a.rules": "stock s { }\nsetting z { stock: s }\nlifepath A { time: 1 yrs  resources: 1 }\n"
+            f"attribute a {{ abbr: A  group: g }}\nformula f {{ params: q  formula: {value} }}\n"
+            f"lifepath L {{ time: 1 yrs  resources: 1  requires: {value} }}\n"
+        }
+    )
+    assert {d.code for d in result.diagnostics} <= {"E201", "E204"}, [d.message for d in result.diagnostics]
+    if levels > 100 and shape != "({})":  # parentheses only group: they add no depth
+        assert "E204" in {d.code for d in result.diagnostics}
+    if result.ok:
+        render_all(result.rulesets)  # what checks clean must also emit
