@@ -415,7 +415,10 @@ class _Lowerer:
                     self.positions[(*path, "cells", j)] = cell.pos
                     column_type = columns[j]["type"] if columns else "text"
                     cells.append(self.cell(cell, column_type, columns[j]["name"] if columns else str(j)))
-                result.append({"keys": row_keys, "cells": cells})
+                lowered: dict[str, Any] = {"keys": row_keys, "cells": cells}
+                if row.source is not None:
+                    lowered["source"] = row.source.value
+                result.append(lowered)
             except LoweringError as exc:
                 diagnostics.append(exc.diagnostic)
         return result

@@ -269,6 +269,7 @@ class Field(_Node):
 class Row(_Node):
     keys: tuple[Value, ...]  # one per key of the table: `III, 2 -> ...`
     cells: tuple[Value, ...]
+    source: String | None
     pos: Position
 
 

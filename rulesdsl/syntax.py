@@ -141,7 +141,10 @@ class _ToModel(Transformer[Token, Any]):
 
     def row(self, children: list[Any]) -> m.Row:
         arrow = next(i for i, c in enumerate(children) if isinstance(c, Token) and c.type == "ARROW")
-        return m.Row(tuple(children[:arrow]), tuple(children[arrow + 1 :]), self._span(children))
+        *cells, source = children[arrow + 1 :]  # the optional `@ "..."` is None when left out
+        if isinstance(source, Token):
+            source = self._string_token(Token.new_borrow_pos("STRING", source[source.index('"') :], source))
+        return m.Row(tuple(children[:arrow]), tuple(cells), source, self._span([c for c in children if c is not None]))
 
     # -- lists
     def value_list(self, children: list[Any]) -> m.Value:

@@ -56,6 +56,7 @@ import mini
 assert 'jinja2' not in sys.modules and 'lark' not in sys.modules and 'rulesdsl' not in sys.modules
 weather = mini.TABLES["weather"]
 assert weather.lookup(7).sky == "Fair"
+assert [row.source for row in weather.rows] == [None, "p. 2", None, None]
 assert weather.lookup(12).extra.text == "30 + 1d10"
 assert weather.lookup(2).gust == Fraction(1, 2)
 assert weather.roll(random.Random(1)) == weather.roll(random.Random(1))

@@ -109,7 +109,7 @@ def test_road_ambush_horses_and_the_kick(ros: ModuleType) -> None:
     level = ros.wound_level(damage=kick, brn=geralt.brn, armor=vest.av)
     assert level == 3  # 9 - BRN 5 - AV 1: a level-three wound to the midsection
     row = table(ros, "damage_table").lookup("III", level)
-    assert "narrated" in row.effect
+    assert "narration" in row.effect
     assert (row.blood_loss, row.shock, row.pain) == (None, None, None)  # the table itself is missing
 
 

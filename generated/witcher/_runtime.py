@@ -271,6 +271,7 @@ class Key:
 class Row(Generic[R]):
     keys: tuple[Key, ...]
     value: R
+    source: str | None = None  # where this row comes from, when it differs from the table's
 
     def matches(self, keys: Sequence[int | str]) -> bool:
         return len(keys) == len(self.keys) and all(k.matches(v) for k, v in zip(self.keys, keys, strict=True))

@@ -174,12 +174,20 @@ class _Page:
                 hi = key["max"] if key["max"] is not None else high
                 chance = percent(sum((c for n, c in spread.items() if lo <= n <= hi), Fraction(0)))
             cells = [cell_text(v, c["type"]) for v, c in zip(row["cells"], doc["columns"], strict=True)]
-            rows.append({"keys": [range_text(k) for k in row["keys"]], "chance": chance, "cells": cells})
+            rows.append(
+                {
+                    "keys": [range_text(k) for k in row["keys"]],
+                    "chance": chance,
+                    "cells": cells,
+                    "source": row.get("source"),
+                }
+            )
         key_names = [k["name"].replace("_", " ") for k in doc.get("keys", [])]
         return {
             "keys": key_names or [roll["text"] if roll else "Key"],
             "columns": [c["name"].replace("_", " ") for c in doc["columns"]],
             "rows": rows,
+            "sourced": any(row["source"] for row in rows),
         }
 
     def referrers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:

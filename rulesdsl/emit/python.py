@@ -304,7 +304,8 @@ def _tables(docs: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
         for row in doc["rows"]:
             cells = ", ".join(_cell(v, c[2]) for v, c in zip(row["cells"], columns, strict=True))
             keys = ", ".join(_key(k) for k in row["keys"])
-            rows.append({"key_code": keys + ("," if len(row["keys"]) == 1 else ""), "cells": cells})
+            source = f", {py(row['source'])}" if "source" in row else ""
+            rows.append({"key_code": keys + ("," if len(row["keys"]) == 1 else ""), "cells": cells, "source": source})
         tables.append(
             {
                 "doc": doc,
