@@ -23,7 +23,6 @@ class Kind:
     name: str
     schema: Mapping[str, Any]
     value_types: Mapping[str, str]  # field -> how lowering reads it (the x-value annotation)
-    required: tuple[str, ...]
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -54,7 +53,7 @@ def kinds() -> Mapping[str, Kind]:
         schema["properties"] = properties
         schema["required"] = [*common["required"], *schema["required"]]
         value_types = {f: spec["x-value"] for f, spec in properties.items() if "x-value" in spec}
-        found[name] = Kind(name, schema, value_types, tuple(schema["required"]))
+        found[name] = Kind(name, schema, value_types)
     return found
 
 
