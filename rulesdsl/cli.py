@@ -74,10 +74,12 @@ def _run(args: argparse.Namespace) -> int:
     compilation = compile_paths(paths)
     diagnostics = list(compilation.diagnostics)
     if args.format == "json":
-        if args.command != "export" or diagnostics:
-            sys.stdout.write(render_json(diagnostics)) if args.command != "export" else sys.stderr.write(
-                render_json(diagnostics)
-            )
+        # export's standard output is the documents, so its diagnostics go to standard error
+        if args.command == "export":
+            if diagnostics:
+                sys.stderr.write(render_json(diagnostics))
+        else:
+            sys.stdout.write(render_json(diagnostics))
     elif diagnostics:
         sys.stderr.write(render_text(diagnostics, compilation.sources))
         sys.stderr.write(summary(diagnostics) + "\n")
