@@ -59,6 +59,17 @@ def test_search_and_follow_a_link_from_file_url(site: Path) -> None:
         assert page.locator("section#farmer h3").inner_text() == "Farmer"
         page.locator("section#farmer a", has_text="Farming").first.click()
         page.wait_for_url("**/mini/skill.html#farming")
+        page.goto((site / "mini" / "lifepath.html").as_uri())
+        page.fill("#filter", "rustic")  # the Farmer is tagged rustic; the Épée Master requires such a lifepath
+        assert page.locator("section.entity:visible h3").all_inner_texts() == ["Épée Master", "Farmer"]
+        assert page.locator("#filter-count").inner_text() == "2 of 4"
+        page.fill("#filter", "rustic stubborn")  # every word must match
+        assert page.locator("section.entity:visible h3").all_inner_texts() == ["Épée Master", "Farmer"]
+        page.fill("#filter", "tags rustic")
+        assert page.locator("section.entity:visible h3").all_inner_texts() == ["Farmer"]
+        assert page.locator("h2.group:visible").all_inner_texts() == ["Village"]
+        page.fill("#filter", "")
+        assert page.locator("section.entity:visible").count() == 4
         browser.close()
     assert errors == []
     assert all(url.startswith("file://") for url in requests), requests

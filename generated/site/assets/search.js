@@ -38,6 +38,33 @@
     list.hidden = false;
   }
   input.addEventListener("input", show);
+
+  // On a kind's page: narrow the entries to those whose text contains every word typed.
+  var filter = document.getElementById("filter");
+  if (filter) {
+    var sections = Array.prototype.slice.call(document.querySelectorAll("section.entity"));
+    var groups = Array.prototype.slice.call(document.querySelectorAll("h2.group"));
+    var texts = sections.map(function (s) { return fold(s.textContent); });
+    var count = document.getElementById("filter-count");
+    filter.addEventListener("input", function () {
+      var words = fold(filter.value).split(/\s+/).filter(Boolean);
+      var shown = 0;
+      sections.forEach(function (section, i) {
+        var match = words.every(function (w) { return texts[i].indexOf(w) >= 0; });
+        section.hidden = !match;
+        if (match) { shown++; }
+      });
+      groups.forEach(function (group) {
+        var next = group.nextElementSibling, any = false;
+        while (next && !next.matches("h2.group")) {
+          if (next.matches("section.entity") && !next.hidden) { any = true; }
+          next = next.nextElementSibling;
+        }
+        group.hidden = !any;
+      });
+      count.textContent = words.length ? shown + " of " + sections.length : "";
+    });
+  }
   input.addEventListener("keydown", function (event) {
     if (event.key === "Enter") {
       var first = list.querySelector("a");
