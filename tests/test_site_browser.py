@@ -68,6 +68,7 @@ def test_search_and_follow_a_link_from_file_url(site: Path) -> None:
         page.fill("#filter", "tags rustic")
         assert page.locator("section.entity:visible h3").all_inner_texts() == ["Farmer"]
         assert page.locator("h2.group:visible").all_inner_texts() == ["Village"]
+        assert page.locator("ol.toc li:visible").all_inner_texts() == ["Farmer"]
         page.fill("#filter", "")
         assert page.locator("section.entity:visible").count() == 4
         browser.close()

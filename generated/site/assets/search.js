@@ -46,12 +46,17 @@
     var groups = Array.prototype.slice.call(document.querySelectorAll("h2.group"));
     var texts = sections.map(function (s) { return fold(s.textContent); });
     var count = document.getElementById("filter-count");
+    var contents = {};
+    Array.prototype.forEach.call(document.querySelectorAll("ol.toc a"), function (link) {
+      contents[link.getAttribute("href").slice(1)] = link.parentNode;
+    });
     filter.addEventListener("input", function () {
       var words = fold(filter.value).split(/\s+/).filter(Boolean);
       var shown = 0;
       sections.forEach(function (section, i) {
         var match = words.every(function (w) { return texts[i].indexOf(w) >= 0; });
         section.hidden = !match;
+        if (contents[section.id]) { contents[section.id].hidden = !match; }
         if (match) { shown++; }
       });
       groups.forEach(function (group) {
