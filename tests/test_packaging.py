@@ -31,38 +31,20 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_installed_wheel_builds_a_ruleset_from_anywhere(installed: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    rulesdsl = installed / "bin" / "rulesdsl"
+    python = str(installed / "bin" / "python")
+
+    def run(*command: str) -> subprocess.CompletedProcess[str]:
+        """Run a command of the installed package, from outside the checkout."""
+        return subprocess.run(list(command), capture_output=True, text=True, check=False, cwd=tmp_path, env=env)
+
     out = tmp_path / "out"
-    version = subprocess.run(
-        [str(rulesdsl), "--version"], capture_output=True, text=True, check=False, cwd=tmp_path, env=env
-    )
+    version = run(str(installed / "bin" / "rulesdsl"), "--version")
     assert version.returncode == 0 and version.stdout.startswith("rulesdsl ")
-    build = subprocess.run(
-        [str(rulesdsl), "build", str(FIXTURES / "mini"), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-        env=env,
-    )
+    build = run(str(installed / "bin" / "rulesdsl"), "build", str(FIXTURES / "mini"), "--out", str(out))
     assert build.returncode == 0, build.stderr
     assert (out / "mini" / "__init__.py").is_file() and (out / "site" / "index.html").is_file()
-    module = subprocess.run(
-        [str(installed / "bin" / "python"), "-m", "rulesdsl", "check", str(FIXTURES / "mini")],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-        env=env,
-    )
+    module = run(python, "-m", "rulesdsl", "check", str(FIXTURES / "mini"))
     assert module.returncode == 0, module.stderr
-    location = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", "import rulesdsl.syntax as s; print(s.GRAMMAR_PATH)"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-        env=env,
-    )
+    location = run(python, "-c", "import rulesdsl.syntax as s; print(s.GRAMMAR_PATH)")
     assert str(installed) in location.stdout, "the grammar must come from the installed package"
     assert sys.prefix not in location.stdout or str(installed) in location.stdout

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -82,23 +82,33 @@ class _Page:
         return Markup(", ").join(self.link(kind, i) for i in ids)
 
     def value(self, value_type: str, value: Any) -> Markup:
+        """A field's value as HTML, by the way its schema says it is read (`x-value`)."""
         name, _, target = value_type.partition(":")
-        renderers: dict[str, Callable[[], Markup]] = {
-            "ref": lambda: self.link(target, value),
-            "refs": lambda: self.links(target, value),
-            "points": lambda: self.points(target, value),
-            "requirement": lambda: self.requirement(value),
-            "formula": lambda: self.formula(value["text"]),
-            "dice": lambda: escape(value["text"]),
-            "range": lambda: escape(range_text(value)),
-            "stat_bonus": lambda: escape(stat_text(value) or "none"),
-            "years": lambda: escape(f"{value} yrs"),
-            "pts": lambda: escape(f"{value} pt{'s' * (value != 1)}"),
-            "actions": lambda: escape(f"{value['count']}{'x (times the obstacle)' if value['per_obstacle'] else ''}"),
-            "bool": lambda: escape("yes" if value else "no"),
-        }
-        if name in renderers:
-            return renderers[name]()
+        match name:
+            case "ref":
+                return self.link(target, value)
+            case "refs":
+                return self.links(target, value)
+            case "points":
+                return self.points(target, value)
+            case "requirement":
+                return self.requirement(value)
+            case "formula":
+                return self.formula(value["text"])
+            case "dice":
+                return escape(value["text"])
+            case "range":
+                return escape(range_text(value))
+            case "stat_bonus":
+                return escape(stat_text(value) or "none")
+            case "years":
+                return escape(f"{value} yrs")
+            case "pts":
+                return escape(f"{value} pt{'s' * (value != 1)}")
+            case "actions":
+                return escape(f"{value['count']}{'x (times the obstacle)' if value['per_obstacle'] else ''}")
+            case "bool":
+                return escape("yes" if value else "no")
         if isinstance(value, list):
             return escape(", ".join(str(v).replace("_", " ") for v in value))
         return escape(str(value).replace("_", " ") if name in ("word", "words") else str(value))
