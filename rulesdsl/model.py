@@ -229,6 +229,23 @@ class CountOf(_Node):
     pos: Position
 
 
+@dataclass(frozen=True, slots=True)
+class DiceCount(_Node):
+    """`(slot - 3)d6`: dice whose count is computed."""
+
+    count: Value
+    sides: int
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class RefMarker(_Node):
+    """`ref table`: a column or field type that names another entity (`next(ref table)`)."""
+
+    kind: Name
+    pos: Position
+
+
 Value = (
     Integer
     | Decimal
@@ -255,6 +272,8 @@ Value = (
     | HasTrait
     | HasSkill
     | CountOf
+    | DiceCount
+    | RefMarker
 )
 
 
@@ -263,6 +282,7 @@ class Field(_Node):
     key: str
     value: Value
     pos: Position
+    op: str = ":"  # in a patch also "+=" (append to a list) and "-=" (remove from it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,8 +304,105 @@ class Block(_Node):
     pos: Position
 
 
+# ---- type expressions, in kind declarations
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleType(_Node):
+    """`int`, `text`, `dice`, ...; numbers may carry bounds: `int in 1..5`, `int in 0..`."""
+
+    name: Name
+    low: Integer | Decimal | None
+    high: Integer | Decimal | None
+    bounded: bool
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class EnumType(_Node):
+    """`one of one, two, versatile`."""
+
+    options: tuple[Name, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class RefType(_Node):
+    """`ref skill`."""
+
+    kind: Name
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class ListType(_Node):
+    """`list of text`."""
+
+    item: TypeExpr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class PointsType(_Node):
+    """`points of ref skill`: Burning Wheel's `8 pts: A, B or C`."""
+
+    item: TypeExpr
+    pos: Position
+
+
+TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType
+
+
+@dataclass(frozen=True, slots=True)
+class KindField(_Node):
+    key: str
+    type: TypeExpr
+    optional: bool
+    default: Value | None
+    doc: String | None
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class KindDecl(_Node):
+    """`kind weapon "Weapon" { damage: dice ... }`; `override kind spell ...` replaces a built-in kind."""
+
+    name: Name
+    title: String | None
+    override: bool
+    fields: tuple[KindField, ...]
+    kind_pos: Position  # the `kind` (or `override`) keyword
+    pos: Position
+
+
+# ---- homebrew: changing what an extended ruleset declares
+
+
+@dataclass(frozen=True, slots=True)
+class Patch(_Node):
+    """`patch lifepath farmer { resources: 7  leads += x }`."""
+
+    kind: Name
+    target: Name | String
+    fields: tuple[Field, ...]
+    rows: tuple[Row, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Removal(_Node):
+    """`remove spell "Arcane Kindness"`."""
+
+    kind: Name
+    target: Name | String
+    pos: Position
+
+
+Statement = Block | KindDecl | Patch | Removal
+
+
 @dataclass(frozen=True, slots=True)
 class SourceFile(_Node):
     path: str
     text: str
-    blocks: tuple[Block, ...]
+    blocks: tuple[Statement, ...]

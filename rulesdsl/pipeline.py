@@ -52,7 +52,7 @@ class Compilation:
 
 @cache
 def parser() -> Parser:
-    return Parser(sorted(kinds()))
+    return Parser()
 
 
 def compile_paths(paths: Sequence[Path]) -> Compilation:

@@ -32,6 +32,8 @@ _CONTINUES = frozenset(
     {
         *("COMMA", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
         *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "IN_SETTING"),
+        *("ONE_OF", "LIST_OF", "POINTS_OF", "REF", "FIELD_APPEND", "FIELD_REMOVE", "KIND", "OVERRIDE", "PATCH"),
+        "REMOVE",
     }
 )
 _OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
@@ -106,12 +108,12 @@ class _ToModel(Transformer[Token, Any]):
         return m.Position(self.file, line + self.line_offset, col, end_line + self.line_offset, end_col)
 
     # -- structure
-    def start(self, children: list[Any]) -> m.Block:
-        block: m.Block = children[0]
-        return block
+    def start(self, children: list[Any]) -> m.Statement:
+        statement: m.Statement = children[0]
+        return statement
 
-    def blocks(self, children: list[Any]) -> list[m.Block]:
-        return [c for c in children if isinstance(c, m.Block)]
+    def blocks(self, children: list[Any]) -> list[m.Statement]:
+        return [c for c in children if isinstance(c, m.Block | m.KindDecl | m.Patch | m.Removal)]
 
     def block(self, children: list[Any]) -> m.Block:
         kind_tok: Token = children[0]
@@ -133,11 +135,86 @@ class _ToModel(Transformer[Token, Any]):
         )
 
     def field(self, children: list[Any]) -> m.Field:
-        key_tok: Token = children[0]
-        key = str(key_tok).rstrip(": \t")
+        return self._key(children[0], ":", children[1])
+
+    def _key(self, key_tok: Token, op: str, value: m.Value) -> m.Field:
+        key = str(key_tok).rstrip(":+-= \t")
         end = key_tok.column + len(key) if key_tok.column else 1
         pos = self._at(key_tok.line or 1, key_tok.column or 1, key_tok.line or 1, end)
-        return m.Field(key, children[1], pos)
+        return m.Field(key, value, pos, op)
+
+    def append_field(self, children: list[Any]) -> m.Field:
+        return self._key(children[0], "+=", children[1])
+
+    def remove_field(self, children: list[Any]) -> m.Field:
+        return self._key(children[0], "-=", children[1])
+
+    def _name_tok(self, tok: Token) -> m.Name:
+        return m.Name(str(tok), self._tok_pos(tok))
+
+    def patch(self, children: list[Any]) -> m.Patch:
+        fields = tuple(c for c in children[3:] if isinstance(c, m.Field))
+        rows = tuple(c for c in children[3:] if isinstance(c, m.Row))
+        return m.Patch(self._name_tok(children[1]), children[2], fields, rows, self._span(children))
+
+    def removal(self, children: list[Any]) -> m.Removal:
+        return m.Removal(self._name_tok(children[1]), children[2], self._span(children))
+
+    # -- kind declarations
+    def kind_decl(self, children: list[Any]) -> m.KindDecl:
+        override, keyword, name = children[0], children[1], children[2]
+        title = next((self._string_token(c) for c in children[3:] if isinstance(c, Token)), None)
+        fields = tuple(c for c in children[3:] if isinstance(c, m.KindField))
+        first = override if override is not None else keyword
+        return m.KindDecl(
+            self._name_tok(name),
+            title,
+            override is not None,
+            fields,
+            self._tok_pos(first),
+            self._span([c for c in children if c is not None]),
+        )
+
+    def kind_field(self, children: list[Any]) -> m.KindField:
+        key_tok, type_expr, optional, equals, default, doc = children
+        if equals is not None and str(equals) != "=":
+            raise _Problem("E101", f"unexpected '{equals}'", self._tok_pos(equals), "a default is written '= value'")
+        key = self._key(key_tok, ":", type_expr)
+        return m.KindField(
+            key.key,
+            type_expr,
+            optional is not None,
+            default,
+            self._string_token(doc) if doc is not None else None,
+            self._span([c for c in children if c is not None]),
+        )
+
+    def simple_type(self, children: list[Any]) -> m.SimpleType:
+        name = self._name_tok(children[0])
+        return m.SimpleType(name, None, None, False, name.pos)
+
+    def bounded_type(self, children: list[Any]) -> m.SimpleType:
+        low, high, last = children[1]
+        return m.SimpleType(self._name_tok(children[0]), low, high, True, self._span([children[0], last]))
+
+    def bound(self, children: list[Any]) -> tuple[Any, Any, Any]:
+        low, dots, high = children
+        return (low, high, high if high is not None else dots)
+
+    def negative_integer(self, children: list[Any]) -> m.Integer:
+        return m.Integer(-int(children[0]), self._span(children))
+
+    def enum_type(self, children: list[Any]) -> m.EnumType:
+        return m.EnumType(tuple(self._name_tok(c) for c in children[1:]), self._span(children))
+
+    def ref_type(self, children: list[Any]) -> m.RefType:
+        return m.RefType(self._name_tok(children[1]), self._span(children))
+
+    def list_type(self, children: list[Any]) -> m.ListType:
+        return m.ListType(children[1], self._span(children))
+
+    def points_type(self, children: list[Any]) -> m.PointsType:
+        return m.PointsType(children[1], self._span(children))
 
     def row(self, children: list[Any]) -> m.Row:
         arrow = next(i for i, c in enumerate(children) if isinstance(c, Token) and c.type == "ARROW")
@@ -171,7 +248,9 @@ class _ToModel(Transformer[Token, Any]):
             at = self._at(
                 tok.line or 1, (tok.column or 1) + 1 + exc.offset, tok.line or 1, (tok.column or 1) + 3 + exc.offset
             )
-            raise _BadEscape(exc.escape, at) from None
+            raise _Problem(
+                "E102", f"unknown escape '{exc.escape}' in a string", at, 'use \\" \\\\ \\n \\t or \\uXXXX'
+            ) from None
 
     def string(self, children: list[Any]) -> m.String:
         return self._string_token(children[0])
@@ -202,6 +281,24 @@ class _ToModel(Transformer[Token, Any]):
 
     def caret(self, children: list[Any]) -> m.Caret:
         return m.Caret(int(children[0]), self._span(children))
+
+    def dice_count(self, children: list[Any]) -> m.DiceCount:
+        count, dice = children
+        written, _, sides = str(dice).partition("d")
+        if written:
+            raise _Problem(
+                "E101",
+                f"'{dice}' after a bracket",
+                self._tok_pos(dice),
+                f"write (count)d{sides}, e.g. (slot - 3)d{sides}",
+            )
+        return m.DiceCount(count, int(sides), self._span(children))
+
+    def none_dash(self, children: list[Any]) -> m.Name:
+        return m.Name(str(children[0]), self._span(children))
+
+    def ref_marker(self, children: list[Any]) -> m.RefMarker:
+        return m.RefMarker(self._name_tok(children[1]), self._span(children))
 
     def subscript(self, children: list[Any]) -> m.Subscript:
         return m.Subscript(children[0], children[1], self._span(children))
@@ -284,11 +381,12 @@ class _ToModel(Transformer[Token, Any]):
         return m.Tagged(children[0], self._span(children))
 
 
-class _BadEscape(Exception):
-    def __init__(self, escape: str, pos: m.Position) -> None:
-        super().__init__(escape)
-        self.escape = escape
-        self.pos = pos
+class _Problem(Exception):
+    """A mistake the transformer finds while building nodes (bad escapes, malformed forms)."""
+
+    def __init__(self, code: str, message: str, pos: m.Position, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.diagnostic = error(code, message, pos, hint)
 
 
 def _cache_path(grammar: str) -> str | bool:
@@ -307,7 +405,7 @@ def _cache_path(grammar: str) -> str | bool:
 class Parser:
     """One LALR parser (built once, cached on disk) and the block splitter in front of it."""
 
-    def __init__(self, kinds: Sequence[str]) -> None:
+    def __init__(self) -> None:
         grammar = GRAMMAR_PATH.read_text(encoding="utf-8")
         self._transformer = _ToModel()
         self._lark = Lark(
@@ -320,7 +418,6 @@ class Parser:
             transformer=self._transformer,
             cache=_cache_path(grammar),
         )
-        self.kinds = frozenset(kinds)
 
     def parse_file(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
         """Parse a whole file in one go; only when that fails, parse block by block to report each mistake."""
@@ -328,13 +425,13 @@ class Parser:
         self._transformer.line_offset = 0
         self._transformer.column_offset = 0
         try:
-            whole: list[m.Block] = self._lark.parse(text, start="blocks")  # type: ignore[assignment]
+            whole: list[m.Statement] = self._lark.parse(text, start="blocks")  # type: ignore[assignment]
             return m.SourceFile(path, text, tuple(whole)), []
-        except (UnexpectedInput, _BadEscape):
+        except (UnexpectedInput, _Problem):
             pass
-        blocks: list[m.Block] = []
+        blocks: list[m.Statement] = []
         diagnostics: list[Diagnostic] = []
-        for chunk in split_blocks(text, self.kinds):
+        for chunk in split_blocks(text):
             if chunk.problem is not None:
                 line, column = chunk.problem_at
                 pos = m.Position(path, line, column, line, column + 1)
@@ -345,14 +442,10 @@ class Parser:
             self._transformer.line_offset = chunk.line - 1
             self._transformer.column_offset = chunk.column - 1
             try:
-                block: m.Block = self._lark.parse(chunk.text, start="start")  # type: ignore[assignment]
+                block: m.Statement = self._lark.parse(chunk.text, start="start")  # type: ignore[assignment]
                 blocks.append(block)
-            except _BadEscape as exc:
-                diagnostics.append(
-                    error(
-                        "E102", f"unknown escape '{exc.escape}' in a string", exc.pos, 'use \\" \\\\ \\n \\t or \\uXXXX'
-                    )
-                )
+            except _Problem as exc:
+                diagnostics.append(exc.diagnostic)
             except UnexpectedInput as exc:
                 diagnostics.append(self._syntax_error(path, chunk, exc))
         return m.SourceFile(path, text, tuple(blocks)), diagnostics
@@ -438,36 +531,41 @@ class Chunk:
     problem_at: tuple[int, int] = (0, 0)
 
 
-_KIND_AT_LINE_START = re.compile(r"([A-Za-z_]\w*)\b[^\n{]*\{")
+# A block header at the start of a line: words and quoted names, then "{" (fields have ':', rows '->').
+_HEADER_AT_LINE_START = re.compile(r'[A-Za-z_][\w-]*(?:[ \t]+(?:[A-Za-z_][\w-]*|"(?:[^"\\\n]|\\.)*"))*[ \t]*\{')
+_REMOVAL = re.compile(r"remove\b")
 
 
-def split_blocks(text: str, kinds: frozenset[str]) -> Iterator[Chunk]:
-    """Cut a file into top-level blocks by brace depth, skipping strings and comments.
+def split_blocks(text: str) -> Iterator[Chunk]:
+    """Cut a file into top-level statements by brace depth, skipping strings and comments.
 
-    A line that starts (in column 1) with a known kind and opens a brace while a block is still open
-    means that block lost its '}': it is reported and the new block starts there.
+    A line that starts (in column 1) with a block header while a block is still open means that block
+    lost its '}': it is reported and the new block starts there. `remove KIND name` has no braces and
+    ends at its line's end.
     """
     i, n = 0, len(text)
     line, line_start = 1, 0
     depth = 0
     start: tuple[int, int, int] | None = None  # offset, line, column of the current block
+    removal = False
     while i < n:
         ch = text[i]
         if ch == "\n":
+            if removal and start is not None:
+                yield Chunk(text[start[0] : i], start[1], start[2])
+                start, removal = None, False
             line += 1
             line_start = i + 1
             i += 1
-            if depth > 0 and start is not None:
-                match = _KIND_AT_LINE_START.match(text, i)
-                if match and match.group(1) in kinds:
-                    yield Chunk(
-                        "",
-                        start[1],
-                        start[2],
-                        ("E103", "this block is not closed", "add '}' at its end"),
-                        (start[1], start[2]),
-                    )
-                    depth, start = 0, None
+            if depth > 0 and start is not None and _HEADER_AT_LINE_START.match(text, i):
+                yield Chunk(
+                    "",
+                    start[1],
+                    start[2],
+                    ("E103", "this block is not closed", "add '}' at its end"),
+                    (start[1], start[2]),
+                )
+                depth, start = 0, None
             continue
         if ch == "#":
             end = text.find("\n", i)
@@ -478,6 +576,7 @@ def split_blocks(text: str, kinds: frozenset[str]) -> Iterator[Chunk]:
             continue
         if start is None:
             start = (i, line, i - line_start + 1)
+            removal = _REMOVAL.match(text, i) is not None
         if ch == '"':
             j = i + 1
             while j < n and text[j] not in '"\n':
@@ -500,7 +599,7 @@ def split_blocks(text: str, kinds: frozenset[str]) -> Iterator[Chunk]:
                         (line, i - line_start + 1),
                     )
                 )
-                depth, start = 0, None
+                depth, start, removal = 0, None, False
         i += 1
     if start is not None:
         if depth > 0:
