@@ -91,12 +91,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "check":
         if args.format == "text":
             counts = ", ".join(
-                f"{r.id}: {sum(len(d) for d in r.documents.values())} entities" for r in compilation.rulesets
+                f"{r.id}: {sum(len(d) for d in r.entities.values())} entities" for r in compilation.rulesets
             )
             print(f"ok ({counts})")
         return EXIT_OK
     if args.command == "export":
-        export = {"rulesets": {r.id: r.documents for r in compilation.rulesets}}
+        export = {"rulesets": {r.id: r.documents() for r in compilation.rulesets}}
         sys.stdout.write(json.dumps(export, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
         return EXIT_OK
     return _build(args, compilation.rulesets)

@@ -1,10 +1,9 @@
-"""Formula helpers shared by lowering and the semantic checks: functions, printing, variables."""
+"""Formula helpers: the built-in functions, and the canonical text of a written value."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import Any
+from typing import assert_never
 
 from . import model as m
 
@@ -80,7 +79,12 @@ def _text(value: m.Value, outer: int) -> str:
             return f"{amount} pt{'s' * (amount != 1)}: " + ", ".join(_text(i, 0) for i in items)
         case m.ValueList(items):
             return ", ".join(_text(i, 0) for i in items)
-    raise TypeError(f"cannot print {type(value).__name__}")
+        case m.DiceCount(count, sides):
+            return f"({_text(count, 0)})d{sides}"
+        case m.RefMarker(kind):
+            return f"ref {kind.text}"
+        case _:
+            assert_never(value)
 
 
 def _selector_text(selector: m.SelectLifepaths | m.SelectListed) -> str:
@@ -94,24 +98,3 @@ def _selector_text(selector: m.SelectLifepaths | m.SelectListed) -> str:
     return " ".join(parts)
 
 
-def nodes(expr: Any) -> Iterator[dict[str, Any]]:
-    """Every node of a lowered formula, parents first, in writing order (arguments, then lookup indexes)."""
-    if isinstance(expr, dict):
-        yield expr
-        for child in [*expr.get("args", ()), *([expr["index"]] if "index" in expr else [])]:
-            yield from nodes(child)
-
-
-def variables(expr: Any) -> Iterator[str]:
-    """Every variable a lowered formula names, in order of appearance (repeats included)."""
-    return (node["var"] for node in nodes(expr) if "var" in node)
-
-
-def lookups(expr: Any) -> Iterator[str]:
-    """Every table a formula looks up."""
-    return (node["lookup"] for node in nodes(expr) if "lookup" in node)
-
-
-def calls(expr: Any) -> Iterator[tuple[str, int]]:
-    """(formula, number of arguments) for every call to another formula."""
-    return ((node["formula"], len(node["args"])) for node in nodes(expr) if "formula" in node)

@@ -1,77 +1,82 @@
-"""The kinds of entity, read from the JSON Schemas shipped in rulesdsl/schemas/.
+"""Kinds: what entities of each kind may say, declared once in the language.
 
-Each kind's schema lists its own fields; the fields every entity has (`kind`, `id`, `name`, `source`,
-`uncertain`, `note`) live once in defs.schema.json and are merged in here. A field's `x-value`
-annotation tells the lowering stage how to read the written value.
+Every kind is a `kind` declaration; the built-in ones are declared in prelude.rules, shipped with
+rulesdsl, and a ruleset may declare kinds of its own (or `override` a built-in one). From a kind's
+fields everything else derives: how lowering reads each value, the JSON Schema, the dataclass in the
+generated package, the reference page and the docs.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
-DEFS_ID = "urn:rulesdsl:defs"
+from .fieldtypes import FieldType, ListType, MarkdownType, TextType
+from .ir import Value
+from .model import Position
+
+PRELUDE_PATH = Path(__file__).resolve().parent / "prelude.rules"
+
+# Kinds the compiler itself gives meaning to (formulas, tables, dice): declared in the prelude like the
+# others, but a ruleset cannot replace them.
+CORE_KINDS = ("ruleset", "table", "attribute", "formula", "mechanic")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDecl:
+    name: str
+    type: FieldType
+    optional: bool
+    default: Value | None  # what a left-out field means (already read as that type)
+    doc: str | None
+    pos: Position | None
+
+
+# The fields every entity has besides its id and name.
+COMMON_FIELDS = (
+    FieldDecl("source", TextType(), True, None, "where the facts come from (page or section)", None),
+    FieldDecl("uncertain", TextType(), True, None, "what could not be read with certainty", None),
+    FieldDecl("note", TextType(), True, None, "one short line in the author's own words", None),
+    FieldDecl(
+        "aliases",
+        ListType(TextType()),
+        True,
+        None,
+        "other names the sources use for it (abbreviations, misprints); references may use them",
+        None,
+    ),
+    FieldDecl("description", MarkdownType(), True, None, "what it is or does, in the author's own words", None),
+)
+COMMON_NAMES = frozenset(f.name for f in COMMON_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
 class Kind:
     name: str
-    schema: Mapping[str, Any]
-    value_types: Mapping[str, str]  # field -> how lowering reads it (the x-value annotation)
+    title: str
+    fields: Mapping[str, FieldDecl]  # its own fields in declaration order, then the common ones
+    builtin: bool  # declared in the prelude
+    pos: Position | None
 
     @property
-    def fields(self) -> tuple[str, ...]:
-        return tuple(self.schema["properties"])
+    def own_fields(self) -> tuple[FieldDecl, ...]:
+        return tuple(f for f in self.fields.values() if f.name not in COMMON_NAMES)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields.values() if not f.optional and f.default is None)
+
+    @property
+    def has_rows(self) -> bool:
+        return self.name == "table"
 
 
-def _read(path: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+def plural(kind: str) -> str:
+    """`lifepath` -> `lifepaths`, `class` -> `classes`: module and registry names in packages."""
+    return kind + ("es" if kind.endswith(("s", "x", "ch", "sh")) else "s")
 
 
-@cache
-def defs_schema() -> dict[str, Any]:
-    return _read(SCHEMA_DIR / "defs.schema.json")
-
-
-@cache
-def kinds() -> Mapping[str, Kind]:
-    common = defs_schema()["$defs"]["common"]
-    found: dict[str, Kind] = {}
-    for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
-        if path.name == "defs.schema.json":
-            continue
-        schema = _read(path)
-        name = path.name.removesuffix(".schema.json")
-        properties = {**common["properties"], **schema["properties"]}
-        properties["kind"] = {"const": name}
-        schema["properties"] = properties
-        schema["required"] = [*common["required"], *schema["required"]]
-        value_types = {f: spec["x-value"] for f, spec in properties.items() if "x-value" in spec}
-        found[name] = Kind(name, schema, value_types)
-    return found
-
-
-def _localize(node: Any) -> Any:
-    """Point references into the shared definitions at the copy bundled into each kind's schema."""
-    if isinstance(node, dict):
-        return {
-            k: (v.replace(DEFS_ID + "#", "#") if k == "$ref" and isinstance(v, str) else _localize(v))
-            for k, v in node.items()
-        }
-    if isinstance(node, list):
-        return [_localize(v) for v in node]
-    return node
-
-
-@cache
-def bundled_schema(kind_name: str) -> dict[str, Any]:
-    """A kind's schema with the shared definitions copied in: self-contained, no registry needed."""
-    schema: dict[str, Any] = _localize(dict(kinds()[kind_name].schema))
-    schema["$defs"] = _localize(defs_schema()["$defs"])
-    return schema
+def class_name(kind: str) -> str:
+    """`lifepath` -> `Lifepath`, `hit_location` -> `HitLocation`."""
+    return "".join(part.capitalize() for part in kind.split("_") if part) or "Entity"

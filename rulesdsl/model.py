@@ -322,7 +322,7 @@ class SimpleType(_Node):
 class EnumType(_Node):
     """`one of one, two, versatile`."""
 
-    options: tuple[Name, ...]
+    options: tuple[Name | String, ...]
     pos: Position
 
 
@@ -336,9 +336,11 @@ class RefType(_Node):
 
 @dataclass(frozen=True, slots=True)
 class ListType(_Node):
-    """`list of text`."""
+    """`list of text`; `list in 1..2 of ...` bounds the number of items."""
 
     item: TypeExpr
+    low: Integer | Decimal | None
+    high: Integer | Decimal | None
     pos: Position
 
 

@@ -205,13 +205,15 @@ class _ToModel(Transformer[Token, Any]):
         return m.Integer(-int(children[0]), self._span(children))
 
     def enum_type(self, children: list[Any]) -> m.EnumType:
-        return m.EnumType(tuple(self._name_tok(c) for c in children[1:]), self._span(children))
+        options = tuple(self._string_token(c) if c.type == "STRING" else self._name_tok(c) for c in children[1:])
+        return m.EnumType(options, self._span(children))
 
     def ref_type(self, children: list[Any]) -> m.RefType:
         return m.RefType(self._name_tok(children[1]), self._span(children))
 
     def list_type(self, children: list[Any]) -> m.ListType:
-        return m.ListType(children[1], self._span(children))
+        low, high, _ = children[1] if len(children) == 3 else (None, None, None)
+        return m.ListType(children[-1], low, high, self._span([children[0], children[-1]]))
 
     def points_type(self, children: list[Any]) -> m.PointsType:
         return m.PointsType(children[1], self._span(children))

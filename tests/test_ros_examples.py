@@ -110,7 +110,8 @@ def test_road_ambush_horses_and_the_kick(ros: ModuleType) -> None:
     assert level == 3  # 9 - BRN 5 - AV 1: a level-three wound to the midsection
     row = table(ros, "damage_table").lookup("III", level)
     assert "narration" in row.effect
-    assert (row.blood_loss, row.shock, row.pain) == (None, None, None)  # the table itself is missing
+    unknown = ros.runtime.UNKNOWN  # the table itself is missing from the quickstart: unknown, not "no value"
+    assert (row.blood_loss, row.shock, row.pain) == (unknown, unknown, unknown)
 
 
 def test_road_ambush_vhord_beheads_the_crossbowman(ros: ModuleType) -> None:
@@ -455,7 +456,7 @@ def test_damage_table_is_complete_and_honest(ros: ModuleType) -> None:
     for zone in zones:
         for level in range(1, 6):
             row = damage_table.lookup(zone, level)
-            filled = [c for c in (row.blood_loss, row.shock, row.pain, row.effect) if c is not None]
+            filled = [c for c in (row.blood_loss, row.shock, row.pain, row.effect) if c is not ros.runtime.UNKNOWN]
             assert bool(filled) == ((zone, level) in known), (zone, level)
     with pytest.raises(LookupError):
         damage_table.lookup("III", 0)  # level 0 is no wound: it has no row

@@ -242,7 +242,7 @@ def test_combat_modifiers(witcher: ModuleType) -> None:
     assert (fast.attack, fast.damage, fast.initiative.evaluate(INIT=12)) == (-3, Fraction(1), 15)
     assert (ambush.attack, ambush.damage, ambush.initiative.evaluate(INIT=12)) == (5, Fraction(1), 12)
     assert (party.attack, party.damage) == (0, Fraction(1))
-    assert party.initiative.names() == ("LEADER", "REF")
+    assert party.initiative.names == ("LEADER", "REF")
     assert party.initiative.evaluate(LEADER=7, REF=6) == 13
     assert "no aiming" in fast.limits
     assert "unaware" in ambush.limits

@@ -8,49 +8,26 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 from markupsafe import Markup, escape
 
-from .. import __version__
-from ..kinds import kinds
-from ..lower import walk_requirement
+from .. import __version__, ir
+from .. import fieldtypes as t
 from ..pipeline import CompiledRuleset
-from ..validate.semantic import dice_outcomes, range_text
+from ..runtime.core import Dice as RuntimeDice
+from ..runtime.core import DiceTerm
 from .labels import labels
 from .templating import environment
 
-KIND_TITLES = {
-    "stock": "Stocks",
-    "setting": "Settings",
-    "lifepath": "Lifepaths",
-    "skill": "Skills",
-    "trait": "Traits",
-    "spell": "Spells",
-    "table": "Tables",
-    "attribute": "Attributes",
-    "formula": "Formulas",
-    "mechanic": "Dice mechanics",
-}
 _WORDS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)")
-_HIDDEN = {"kind", "id", "name", "source", "uncertain", "note", "rows", "columns", "keys"}
+_HIDDEN = {"source", "uncertain", "note", "aliases", "columns", "keys", "description"}
 
 
-def dice_distribution(dice: Mapping[str, Any]) -> dict[int, Fraction]:
-    """The exact chance of each total of a dice expression (ways / all combinations)."""
-    ways = {0: 1}
-    combinations = 1
-    for term in dice["terms"]:
-        for _ in range(term["count"]):
-            step: dict[int, int] = {}
-            for total, count in ways.items():
-                for face in range(1, term["sides"] + 1):
-                    step[total + face] = step.get(total + face, 0) + count
-            ways = step
-            combinations *= term["sides"]
-    return {total + dice["modifier"]: Fraction(count, combinations) for total, count in sorted(ways.items())}
+def runtime_dice(dice: ir.Dice) -> RuntimeDice:
+    return RuntimeDice(dice.text, tuple(DiceTerm(d.count, d.sides) for d in dice.terms), dice.modifier)
 
 
 def percent(chance: Fraction) -> str:
@@ -58,19 +35,40 @@ def percent(chance: Fraction) -> str:
     return f"{value:.0f}%" if value == round(value) else f"{value:.1f}%"
 
 
+def range_text(low: int | None, high: int | None) -> str:
+    if low is None:
+        return f"<={high}"
+    if high is None:
+        return f"{low}+"
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def key_text(key: ir.Key) -> str:
+    return key.text if isinstance(key, ir.NameKey) else range_text(key.low, key.high)
+
+
+def stat_text(stat: ir.StatBonus) -> str:
+    parts = [f"{n:+d} {label}" for n, label in ((stat.mental, "M"), (stat.physical, "P"), (stat.either, "M/P")) if n]
+    return ", ".join(parts)
+
+
+def _ratio_text(value: Fraction) -> str:
+    return f"x{value.numerator}" + (f"/{value.denominator}" if value.denominator != 1 else "")
+
+
 class _Page:
     """Renders field values of one ruleset as HTML, linking every reference."""
 
     def __init__(self, ruleset: CompiledRuleset) -> None:
         self.ruleset = ruleset
-        self.docs = ruleset.documents
-        self.labels = labels(ruleset.documents)
+        self.labels = labels(ruleset)
         self.names_in_formulas: dict[str, tuple[str, str]] = {}
         for kind in ("table", "formula", "attribute"):
-            for id_, doc in self.docs.get(kind, {}).items():
+            for id_, entity in ruleset.entities.get(kind, {}).items():
                 self.names_in_formulas[id_] = (kind, id_)
-                if doc.get("abbr"):
-                    self.names_in_formulas[doc["abbr"]] = (kind, id_)
+                abbr = entity.fields.get("abbr")
+                if isinstance(abbr, str):
+                    self.names_in_formulas[abbr] = (kind, id_)
 
     def label(self, kind: str, id_: str) -> str:
         return self.labels.get(kind, {}).get(id_, id_)
@@ -78,40 +76,69 @@ class _Page:
     def link(self, kind: str, id_: str) -> Markup:
         return Markup('<a href="{}.html#{}">{}</a>').format(kind, id_, self.label(kind, id_))
 
-    def links(self, kind: str, ids: list[str]) -> Markup:
-        return Markup(", ").join(self.link(kind, i) for i in ids)
+    def ref(self, ref: ir.Ref) -> Markup:
+        return self.link(ref.kind, ref.target)
 
-    def value(self, value_type: str, value: Any) -> Markup:
-        """A field's value as HTML, by the way its schema says it is read (`x-value`)."""
-        name, _, target = value_type.partition(":")
-        match name:
-            case "ref":
-                return self.link(target, value)
-            case "refs":
-                return self.links(target, value)
-            case "points":
-                return self.points(target, value)
-            case "requirement":
+    def value(self, field_type: t.FieldType, value: ir.Value) -> Markup:
+        """A field's value (or a cell) as HTML, by its declared type."""
+        match value:
+            case ir.Unknown():
+                return Markup('<span class="unknown">unknown</span>')
+            case ir.NoneValue():
+                return Markup("—")
+        match field_type:
+            case t.RefType():
+                assert isinstance(value, ir.Ref)
+                return self.ref(value)
+            case t.ListType(item):
+                assert isinstance(value, tuple)
+                if isinstance(item, t.WordType | t.EnumType):
+                    return escape(", ".join(str(v).replace("_", " ") for v in value))
+                return Markup(", ").join(self.value(item, v) for v in value)
+            case t.ChoicesType():
+                assert isinstance(value, ir.Choices)
+                return self.points(value)
+            case t.RequirementType():
+                assert isinstance(value, ir.REQUIREMENT_TYPES)
                 return self.requirement(value)
-            case "formula":
-                return self.formula(value["text"])
-            case "dice":
-                return escape(value["text"])
-            case "range":
-                return escape(range_text(value))
-            case "stat_bonus":
+            case t.FormulaType() | t.ObstacleType():
+                assert isinstance(value, ir.Formula)
+                return self.formula(value.text)
+            case t.DiceType():
+                assert isinstance(value, ir.Dice)
+                return escape(value.text)
+            case t.RangeType():
+                assert isinstance(value, ir.Range)
+                return escape(range_text(value.low, value.high))
+            case t.StatBonusType():
+                assert isinstance(value, ir.StatBonus)
                 return escape(stat_text(value) or "none")
-            case "years":
+            case t.YearsType():
                 return escape(f"{value} yrs")
-            case "pts":
+            case t.PointsType():
                 return escape(f"{value} pt{'s' * (value != 1)}")
-            case "actions":
-                return escape(f"{value['count']}{'x (times the obstacle)' if value['per_obstacle'] else ''}")
-            case "bool":
+            case t.ActionsType():
+                assert isinstance(value, ir.Actions)
+                return escape(f"{value.count}{'x (times the obstacle)' if value.per_obstacle else ''}")
+            case t.BoolType():
                 return escape("yes" if value else "no")
-        if isinstance(value, list):
-            return escape(", ".join(str(v).replace("_", " ") for v in value))
-        return escape(str(value).replace("_", " ") if name in ("word", "words") else str(value))
+            case t.MultiplierType():
+                assert isinstance(value, ir.Multiplier)
+                return escape(_ratio_text(value.value))
+            case t.IntType():
+                assert isinstance(value, int)
+                return escape(f"{value:+d}" if value < 0 else str(value))
+            case t.NumberType():
+                return escape(str(value))
+            case t.WordType():
+                return escape(str(value).replace("_", " "))
+            case t.ColumnsType():
+                assert isinstance(value, tuple)
+                return escape(", ".join(c.name.replace("_", " ") for c in value if isinstance(c, ir.Column)))
+            case t.TextType() | t.MarkdownType() | t.EnumType() | t.AbbreviationType() | t.VersionType():
+                return escape(str(value))
+            case _:
+                assert_never(field_type)
 
     def formula(self, text: str) -> Markup:
         """A formula's text with the attributes, tables and formulas it names as links."""
@@ -121,94 +148,87 @@ class _Page:
             parts.append(Markup('<a href="{}.html#{}">{}</a>').format(*target, piece) if target else escape(piece))
         return Markup("").join(parts)
 
-    def points(self, kind: str, value: Mapping[str, Any]) -> Markup:
-        items = [
-            Markup(" or ").join(self.link(kind, i) for i in item["one_of"])
-            if isinstance(item, dict)
-            else self.link(kind, item)
-            for item in value["items"]
-        ]
-        head = escape(f"{value['points']} pt{'s' * (value['points'] != 1)}")
+    def points(self, value: ir.Choices) -> Markup:
+        items = [Markup(" or ").join(self.ref(r) for r in option) for option in value.options]
+        head = escape(f"{value.points} pt{'s' * (value.points != 1)}")
         return head + (Markup(": ") + Markup(", ").join(items) if items else Markup(""))
 
-    def requirement(self, req: Mapping[str, Any], nested: bool = False) -> Markup:
-        for key, word in (("any", " or "), ("all", " and ")):
-            if key in req:
-                text = Markup(word).join(self.requirement(r, nested=True) for r in req[key])
+    def requirement(self, req: ir.Requirement, nested: bool = False) -> Markup:
+        match req:
+            case ir.AnyOf(items) | ir.AllOf(items):
+                word = " or " if isinstance(req, ir.AnyOf) else " and "
+                text = Markup(word).join(self.requirement(r, nested=True) for r in items)
                 return Markup("({})").format(text) if nested else text
-        if "lifepath" in req:
-            return self.link("lifepath", req["lifepath"])
-        if "trait" in req:
-            return Markup("the {} trait").format(self.link("trait", req["trait"]))
-        if "skill" in req:
-            return Markup("a lifepath with the {} skill").format(self.link("skill", req["skill"]))
-        if "previous" in req:
-            return Markup("{} just before").format(self.link("lifepath", req["previous"]))
-        if "not" in req:
-            return Markup("not {}").format(self.requirement(req["not"], nested=True))
-        if "gm_permission" in req:
-            return Markup("the GM's permission")
-        if "count" in req:
-            of = req["of"]
-            what: Markup = escape("lifepath" + ("s" if req["count"] != 1 else ""))
-            if "setting" in of:
-                what = Markup("{} {}").format(self.link("setting", of["setting"]), what)
-            if "lifepaths" in of:
-                what = Markup("{} among {}").format(what, self.links("lifepath", of["lifepaths"]))
-            if "tag" in of:
-                what = Markup("{} tagged {}").format(what, of["tag"])
-            return Markup("{} {}").format("any" if req["count"] == 1 else req["count"], what)
-        subject = req["condition"].replace("_", " ")
-        if "in" in req:
-            return escape(f"{subject} {range_text(req['in'])}")
-        return escape(f"{subject} {req['op']} {req['value']}")
+            case ir.TookLifepath(ref):
+                return self.ref(ref)
+            case ir.HasTrait(ref):
+                return Markup("the {} trait").format(self.ref(ref))
+            case ir.HasSkill(ref):
+                return Markup("a lifepath with the {} skill").format(self.ref(ref))
+            case ir.Previous(ref):
+                return Markup("{} just before").format(self.ref(ref))
+            case ir.NotReq(item):
+                return Markup("not {}").format(self.requirement(item, nested=True))
+            case ir.GmPermission():
+                return Markup("the GM's permission")
+            case ir.CountOf(count, setting, tag, lifepaths):
+                what: Markup = escape("lifepath" + ("s" if count != 1 else ""))
+                if setting is not None:
+                    what = Markup("{} {}").format(self.ref(setting), what)
+                if lifepaths:
+                    listed = Markup(", ").join(self.ref(r) for r in lifepaths)
+                    what = Markup("{} among {}").format(what, listed)
+                if tag is not None:
+                    what = Markup("{} tagged {}").format(what, tag.text)
+                return Markup("{} {}").format("any" if count == 1 else count, what)
+            case ir.Condition(subject, op, value):
+                return escape(f"{subject.replace('_', ' ')} {op} {value}")
+            case ir.ConditionIn(subject, low, high):
+                return escape(f"{subject.replace('_', ' ')} {range_text(low, high)}")
+            case _:
+                assert_never(req)
 
-    def fields(self, doc: Mapping[str, Any]) -> list[tuple[str, Markup]]:
-        kind = kinds()[doc["kind"]]
+    def fields(self, entity: ir.Entity) -> list[tuple[str, Markup]]:
+        kind = self.ruleset.kinds[entity.kind]
         shown = []
-        for field, value_type in kind.value_types.items():
-            if field in doc and field not in _HIDDEN:
-                shown.append((field.replace("_", " "), self.value(value_type, doc[field])))
+        for decl in kind.fields.values():
+            if decl.name in entity.fields and decl.name not in _HIDDEN:
+                shown.append((decl.name.replace("_", " "), self.value(decl.type, entity.fields[decl.name])))
         return shown
 
-    def table(self, doc: Mapping[str, Any]) -> dict[str, Any]:
-        roll = doc.get("roll")
-        spread = dice_distribution(roll) if roll else {}
+    def table(self, entity: ir.Entity) -> dict[str, Any]:
+        roll = entity.fields.get("roll")
+        dice = runtime_dice(roll) if isinstance(roll, ir.Dice) else None
+        columns = [c for c in entity.fields.get("columns", ()) if isinstance(c, ir.Column)]  # type: ignore[union-attr]
+        keys = [c for c in entity.fields.get("keys", ()) if isinstance(c, ir.Column)]  # type: ignore[union-attr]
         rows = []
-        low, high = dice_outcomes(roll) if roll else (0, 0)
-        for row in doc["rows"]:
-            key = row["keys"][0]
+        for row in entity.rows:
+            key = row.keys[0]
             chance = None
-            if roll and "name" not in key:
-                lo = key["min"] if key["min"] is not None else low
-                hi = key["max"] if key["max"] is not None else high
-                chance = percent(sum((c for n, c in spread.items() if lo <= n <= hi), Fraction(0)))
-            cells = [cell_text(v, c["type"]) for v, c in zip(row["cells"], doc["columns"], strict=True)]
-            rows.append(
-                {
-                    "keys": [range_text(k) for k in row["keys"]],
-                    "chance": chance,
-                    "cells": cells,
-                    "source": row.get("source"),
-                }
-            )
-        key_names = [k["name"].replace("_", " ") for k in doc.get("keys", [])]
+            if dice is not None and isinstance(key, ir.Range):
+                low = max(key.low if key.low is not None else dice.minimum, dice.minimum)
+                high = min(key.high if key.high is not None else dice.maximum, dice.maximum)
+                chance = percent(dice.chance(low, high))
+            cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
+            rows.append({"keys": [key_text(k) for k in row.keys], "chance": chance, "cells": cells, "source": row.source})
+        key_names = [k.name.replace("_", " ") for k in keys]
         return {
-            "keys": key_names or [roll["text"] if roll else "Key"],
-            "columns": [c["name"].replace("_", " ") for c in doc["columns"]],
+            "keys": key_names or [roll.text if isinstance(roll, ir.Dice) else "Key"],
+            "columns": [c.name.replace("_", " ") for c in columns],
             "rows": rows,
+            "rolled": dice is not None,
             "sourced": any(row["source"] for row in rows),
         }
 
     def referrers(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
-        """Who names whom: for 'used by' lists (lifepaths that list a skill, trait or lead)."""
+        """Who names whom: for 'named by' lists (lifepaths that list a skill, trait or lead)."""
         found: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for lp_id, doc in self.docs.get("lifepath", {}).items():
-            named = [("setting", s) for s in doc.get("leads", [])]
-            for field, kind in (("skills", "skill"), ("traits", "trait")):
-                for item in doc.get(field, {}).get("items", []):
-                    named += [(kind, s) for s in (item["one_of"] if isinstance(item, dict) else [item])]
-            named.append(("setting", doc["setting"]))
+        for lp_id, entity in self.ruleset.entities.get("lifepath", {}).items():
+            named = []
+            for name in ("leads", "skills", "traits", "setting"):
+                value = entity.fields.get(name)
+                if value is not None:
+                    named += [(r.kind, r.target) for r in ir.refs_in(value)]
             for target in dict.fromkeys(named):
                 found.setdefault(target, []).append(("lifepath", lp_id))
         return found
@@ -216,12 +236,12 @@ class _Page:
     def required_by(self) -> dict[str, list[str]]:
         """For each lifepath, the lifepaths whose requirements name it (where it can lead a character)."""
         found: dict[str, list[str]] = {}
-        for lp_id, doc in self.docs.get("lifepath", {}).items():
+        for lp_id, entity in self.ruleset.entities.get("lifepath", {}).items():
             named: list[str] = []
-            for field in ("requires", "restrictions"):
-                for node in walk_requirement(doc.get(field) or {}):
-                    named += [node[k] for k in ("lifepath", "previous") if k in node]
-                    named += node.get("of", {}).get("lifepaths", [])
+            for name in ("requires", "restrictions"):
+                value = entity.fields.get(name)
+                if value is not None:
+                    named += [r.target for r in ir.refs_in(value) if r.kind == "lifepath"]
             for target in dict.fromkeys(named):
                 found.setdefault(target, []).append(lp_id)
         return found
@@ -230,49 +250,48 @@ class _Page:
 def _page_order(ruleset: CompiledRuleset, kind: str) -> list[str]:
     """Lifepaths follow the book: grouped by setting, settings and lifepaths in source order.
     Everything else is alphabetical, as in the book's indexes."""
-    docs = ruleset.documents[kind]
+    entities = ruleset.entities[kind]
     if kind != "lifepath":
-        return sorted(docs, key=lambda i: (str(docs[i]["name"]).casefold(), i))
+        return sorted(entities, key=lambda i: (entities[i].name.casefold(), i))
     settings = list(ruleset.source_order.get("setting", ()))
-    order = ruleset.source_order.get("lifepath", tuple(docs))
-    return sorted(order, key=lambda i: settings.index(docs[i]["setting"]) if docs[i]["setting"] in settings else 0)
+    order = ruleset.source_order.get("lifepath", tuple(entities))
+
+    def setting_of(lp_id: str) -> str:
+        setting = entities[lp_id].fields.get("setting")
+        return setting.target if isinstance(setting, ir.Ref) else ""
+
+    return sorted(order, key=lambda i: settings.index(setting_of(i)) if setting_of(i) in settings else 0)
+
+
+def _refs_of(entity: ir.Entity, name: str) -> Iterator[str]:
+    value = entity.fields.get(name)
+    if value is not None:
+        yield from (r.target for r in ir.refs_in(value))
 
 
 def _by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
     """Settings, lifepaths, and stock-restricted skills, traits and spells per stock."""
-    docs = ruleset.documents
+    entities = ruleset.entities
     rows = []
-    for stock_id, stock in sorted(docs.get("stock", {}).items()):
-        settings = {s for s, doc in docs.get("setting", {}).items() if doc.get("stock") == stock_id}
+    for stock_id, stock in sorted(entities.get("stock", {}).items()):
+        settings = {s for s, e in entities.get("setting", {}).items() if stock_id in _refs_of(e, "stock")}
         counts = {
             "settings": len(settings),
-            "lifepaths": sum(doc.get("setting") in settings for doc in docs.get("lifepath", {}).values()),
+            "lifepaths": sum(
+                any(s in settings for s in _refs_of(e, "setting")) for e in entities.get("lifepath", {}).values()
+            ),
         }
         for kind in ("skill", "trait", "spell"):
-            counts[kind + "s"] = sum(stock_id in doc.get("stock", []) for doc in docs.get(kind, {}).values())
-        rows.append({"name": stock["name"], "id": stock_id, **counts})
+            counts[kind + "s"] = sum(
+                stock_id in (e.fields.get("stock") or ()) for e in entities.get(kind, {}).values()  # type: ignore[operator]
+            )
+        rows.append({"name": stock.name, "id": stock_id, **counts})
     return rows
 
 
-def stat_text(stat: Mapping[str, int]) -> str:
-    parts = [f"{stat[k]:+d} {label}" for k, label in (("mental", "M"), ("physical", "P"), ("either", "M/P")) if stat[k]]
-    return ", ".join(parts)
-
-
-def cell_text(value: Any, column_type: str) -> str:
-    if value is None:
-        return "unknown"
-    if column_type == "formula":
-        return str(value["text"])
-    if column_type == "multiplier":
-        return f"x{value['num']}" + (f"/{value['den']}" if value["den"] != 1 else "")
-    if column_type == "dice":
-        return str(value["text"])
-    if column_type == "bool":
-        return "yes" if value else "no"
-    if column_type == "int":
-        return f"{value:+d}" if value < 0 else str(value)
-    return str(value)
+def _text(entity: ir.Entity, name: str) -> str | None:
+    value = entity.fields.get(name)
+    return value if isinstance(value, str) else None
 
 
 def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
@@ -287,37 +306,39 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
         page = _Page(ruleset)
         referrers = page.referrers()
         required_by = page.required_by()
-        counts = [(kind, KIND_TITLES.get(kind, kind), len(docs)) for kind, docs in ruleset.documents.items()]
+        counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
         summaries.append({"ruleset": ruleset, "counts": counts, "by_stock": _by_stock(ruleset)})
         common = {"ruleset": ruleset, "counts": counts, "version": __version__, "root": "../"}
         files[f"{ruleset.id}/index.html"] = env.get_template("html/ruleset.html").render(common)
-        for kind, docs in ruleset.documents.items():
+        for kind, group in ruleset.entities.items():
             entries = []
             for entity_id in _page_order(ruleset, kind):
-                doc = docs[entity_id]
+                entity = group[entity_id]
+                setting = entity.fields.get("setting")
                 entries.append(
                     {
-                        "doc": doc,
-                        "label": page.label(kind, doc["id"]),
-                        "group": page.label("setting", doc["setting"]) if kind == "lifepath" else None,
-                        "fields": page.fields(doc),
-                        "table": page.table(doc) if kind == "table" else None,
-                        "used_by": [page.link(k, i) for k, i in referrers.get((kind, doc["id"]), [])],
+                        "id": entity.id,
+                        "label": page.label(kind, entity.id),
+                        "group": page.label("setting", setting.target)
+                        if kind == "lifepath" and isinstance(setting, ir.Ref)
+                        else None,
+                        "aliases": entity.fields.get("aliases"),
+                        "uncertain": _text(entity, "uncertain"),
+                        "note": _text(entity, "note"),
+                        "source": _text(entity, "source"),
+                        "fields": page.fields(entity),
+                        "table": page.table(entity) if kind == "table" else None,
+                        "used_by": [page.link(k, i) for k, i in referrers.get((kind, entity.id), [])],
                         "required_by": [
-                            page.link("lifepath", i) for i in required_by.get(doc["id"], []) if kind == "lifepath"
+                            page.link("lifepath", i) for i in required_by.get(entity.id, []) if kind == "lifepath"
                         ],
                     }
                 )
                 search.append(
-                    {
-                        "n": page.label(kind, doc["id"]),
-                        "k": kind,
-                        "r": ruleset.id,
-                        "u": f"{ruleset.id}/{kind}.html#{doc['id']}",
-                    }
+                    {"n": page.label(kind, entity.id), "k": kind, "r": ruleset.id, "u": f"{ruleset.id}/{kind}.html#{entity.id}"}
                 )
             files[f"{ruleset.id}/{kind}.html"] = env.get_template("html/kind.html").render(
-                common, kind=kind, kind_title=KIND_TITLES.get(kind, kind), entries=entries
+                common, kind=kind, kind_title=ruleset.kinds[kind].title, entries=entries
             )
     files["index.html"] = env.get_template("html/index.html").render(summaries=summaries, version=__version__, root="")
     index = json.dumps(search, ensure_ascii=True, separators=(",", ":"), sort_keys=True).replace("</", "<\\/")

@@ -4,18 +4,22 @@ their setting ("Squire (Noble Setting)"), so that neither the reference nor a sh
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any
+
+from ..ir import Ref
+from ..pipeline import CompiledRuleset
 
 
-def labels(documents: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, str]]:
+def labels(ruleset: CompiledRuleset) -> dict[str, dict[str, str]]:
     """kind -> id -> the label to show."""
-    result = {kind: {i: str(doc["name"]) for i, doc in docs.items()} for kind, docs in documents.items()}
-    lifepaths = documents.get("lifepath", {})
-    settings = documents.get("setting", {})
-    counts = Counter(doc["name"] for doc in lifepaths.values())
-    for lp_id, doc in lifepaths.items():
-        if counts[doc["name"]] > 1:
-            setting = settings.get(doc.get("setting", ""), {})
-            result["lifepath"][lp_id] = f"{doc['name']} ({setting.get('name', doc.get('setting'))})"
+    entities = ruleset.entities
+    result = {kind: {i: e.name for i, e in group.items()} for kind, group in entities.items()}
+    lifepaths = entities.get("lifepath", {})
+    settings = entities.get("setting", {})
+    counts = Counter(e.name for e in lifepaths.values())
+    for lp_id, entity in lifepaths.items():
+        if counts[entity.name] > 1:
+            setting = entity.fields.get("setting")
+            setting_id = setting.target if isinstance(setting, Ref) else ""
+            shown = settings[setting_id].name if setting_id in settings else setting_id
+            result["lifepath"][lp_id] = f"{entity.name} ({shown})"
     return result

@@ -1,41 +1,37 @@
-"""Emit a ruleset as an importable, typed Python package that needs only the standard library."""
+"""Emit a ruleset as an importable, typed Python package that needs only the standard library.
+
+Each kind becomes a frozen dataclass derived from its declaration (fields, types, defaults, docs) and
+a registry of its entities; tables, formulas, attributes and dice mechanics get their own modules; the
+runtime (rulesdsl/runtime/) is copied in verbatim, and burning characters only where there are
+lifepaths. Every literal goes through `py()`, so no text from the sources can become code.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from pathlib import Path
+from typing import assert_never
 
-from .. import __version__
-from ..formulas import calls, lookups, variables
-from ..names import python_name
+from .. import __version__, ir
+from .. import fieldtypes as t
+from ..kinds import CORE_KINDS, FieldDecl, Kind, class_name
 from ..pipeline import CompiledRuleset
-from .labels import labels
-from .templating import environment, py
-
-MODULES = (
-    "burning",
-    "__main__",
-    "formulas",
-    "mechanics",
-    "stocks",
-    "settings",
-    "lifepaths",
-    "skills",
-    "traits",
-    "spells",
-    "tables",
-    "attributes",
+from ..targets import (
+    constant_name,
+    function_name,
+    identifier,
+    kind_module,
+    param_name,
+    registry_name,
+    row_class,
 )
-_FUNCTIONS = {
-    "floor": "_rt.floor",
-    "ceil": "_rt.ceil",
-    "round": "_rt.round_half_up",
-    "abs": "abs",
-    "min": "min",
-    "max": "max",
-}
+from .labels import labels
+from .templating import doc_line, environment, py
+
+RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
+_FUNCTIONS = {"floor": "_rt.floor", "ceil": "_rt.ceil", "round": "_rt.round_half_up", "abs": "abs", "min": "min", "max": "max"}
 
 
 def header(ruleset: CompiledRuleset) -> str:
@@ -46,95 +42,224 @@ def header(ruleset: CompiledRuleset) -> str:
     )
 
 
-def sourced(doc: Mapping[str, Any]) -> str:
-    parts = [f"{key}={py(doc[key])}" for key in ("source", "uncertain", "note") if key in doc]
-    return f"_rt.Sourced({', '.join(parts)})"
+# ---------------------------------------------------------------- values
 
 
-def dice_code(dice: Mapping[str, Any] | None) -> str:
-    if dice is None:
-        return "None"
-    terms = tuple(f"_rt.DiceTerm({t['count']}, {t['sides']})" for t in dice["terms"])
+def dice_code(dice: ir.Dice) -> str:
+    terms = tuple(f"_rt.DiceTerm({d.count}, {d.sides})" for d in dice.terms)
     inner = terms[0] + "," if len(terms) == 1 else ", ".join(terms)
-    return f"_rt.Dice({py(dice['text'])}, ({inner}), {dice['modifier']})"
+    return f"_rt.Dice({py(dice.text)}, ({inner}), {dice.modifier})"
 
 
-def requirement_code(req: Mapping[str, Any] | None) -> str:
-    if req is None:
-        return "None"
-    if "lifepath" in req:
-        return f"_rt.TookLifepath({py(req['lifepath'])})"
-    if "trait" in req:
-        return f"_rt.HasTrait({py(req['trait'])})"
-    if "skill" in req:
-        return f"_rt.HasSkill({py(req['skill'])})"
-    if "previous" in req:
-        return f"_rt.Previous({py(req['previous'])})"
-    if "gm_permission" in req:
-        return "_rt.GmPermission()"
-    if "not" in req:
-        return f"_rt.Not({requirement_code(req['not'])})"
-    for key, cls in (("any", "AnyOf"), ("all", "AllOf")):
-        if key in req:
-            return f"_rt.{cls}((" + ", ".join(requirement_code(r) for r in req[key]) + ",))"
-    if "count" in req:
-        of = req["of"]
-        args = [str(req["count"])]
-        if "setting" in of:
-            args.append(f"setting={py(of['setting'])}")
-        if "tag" in of:
-            args.append(f"tag={py(of['tag'])}")
-        if "lifepaths" in of:
-            args.append(f"lifepaths={py(tuple(of['lifepaths']))}")
-        return f"_rt.CountOf({', '.join(args)})"
-    if "in" in req:
-        return f"_rt.Condition({py(req['condition'])}, low={py(req['in']['min'])}, high={py(req['in']['max'])})"
-    return f"_rt.Condition({py(req['condition'])}, {py(req['op'])}, {py(req['value'])})"
+def requirement_code(req: ir.Requirement) -> str:
+    match req:
+        case ir.TookLifepath(ref):
+            return f"_rt.TookLifepath({py(ref.target)})"
+        case ir.HasTrait(ref):
+            return f"_rt.HasTrait({py(ref.target)})"
+        case ir.HasSkill(ref):
+            return f"_rt.HasSkill({py(ref.target)})"
+        case ir.Previous(ref):
+            return f"_rt.Previous({py(ref.target)})"
+        case ir.GmPermission():
+            return "_rt.GmPermission()"
+        case ir.NotReq(item):
+            return f"_rt.Not({requirement_code(item)})"
+        case ir.AnyOf(items) | ir.AllOf(items):
+            name = "AnyOf" if isinstance(req, ir.AnyOf) else "AllOf"
+            return f"_rt.{name}((" + ", ".join(requirement_code(r) for r in items) + ",))"
+        case ir.CountOf(count, setting, tag, lifepaths):
+            args = [str(count)]
+            if setting is not None:
+                args.append(f"setting={py(setting.target)}")
+            if tag is not None:
+                args.append(f"tag={py(tag.text)}")
+            if lifepaths:
+                args.append(f"lifepaths={py(tuple(r.target for r in lifepaths))}")
+            return f"_rt.CountOf({', '.join(args)})"
+        case ir.Condition(subject, op, value):
+            return f"_rt.Condition({py(subject)}, {py(op)}, {py(value)})"
+        case ir.ConditionIn(subject, low, high):
+            return f"_rt.Condition({py(subject)}, low={py(low)}, high={py(high)})"
+        case _:
+            assert_never(req)
+
+
+def python_type(field_type: t.FieldType) -> str:
+    """The annotation a field of this type gets in the generated dataclass."""
+    match field_type:
+        case t.IntType() | t.YearsType() | t.PointsType():
+            return "int"
+        case t.NumberType():
+            return "int | Fraction"
+        case t.MultiplierType():
+            return "Fraction"
+        case (
+            t.TextType()
+            | t.MarkdownType()
+            | t.WordType()
+            | t.AbbreviationType()
+            | t.VersionType()
+            | t.RefType()
+            | t.ObstacleType()
+        ):
+            return "str"
+        case t.EnumType(options):
+            return "Literal[" + ", ".join(py(o) for o in options) + "]"
+        case t.BoolType():
+            return "bool"
+        case t.DiceType():
+            return "_rt.Dice"
+        case t.FormulaType():
+            return "_rt.Formula"
+        case t.RangeType():
+            return "_rt.Range"
+        case t.StatBonusType():
+            return "_rt.StatBonus"
+        case t.ActionsType():
+            return "_rt.Actions"
+        case t.ChoicesType():
+            return "_rt.Choices"
+        case t.RequirementType():
+            return "_rt.Requirement"
+        case t.ColumnsType():
+            return "tuple[str, ...]"
+        case t.ListType(item):
+            return f"tuple[{python_type(item)}, ...]"
+        case _:
+            assert_never(field_type)
+
+
+def _number(value: int | Fraction) -> str:
+    return str(value) if isinstance(value, int) or value.denominator == 1 else py(value)
+
+
+def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = None) -> str:
+    """A field's value (or a cell) as a Python expression."""
+    match value:
+        case ir.Unknown():
+            return "_rt.UNKNOWN"
+        case ir.NoneValue():
+            return "None"
+    match field_type:
+        case t.IntType() | t.YearsType() | t.PointsType() | t.BoolType():
+            assert isinstance(value, int)
+            return py(value)
+        case t.NumberType():
+            assert isinstance(value, int | Fraction)
+            return _number(value)
+        case t.MultiplierType():
+            assert isinstance(value, ir.Multiplier)
+            return py(value.value)
+        case t.TextType() | t.MarkdownType() | t.WordType() | t.AbbreviationType() | t.VersionType() | t.EnumType():
+            assert isinstance(value, str)
+            return py(value)
+        case t.RefType():
+            assert isinstance(value, ir.Ref)
+            return py(value.target)
+        case t.ObstacleType():
+            assert isinstance(value, ir.Formula)
+            return py(value.text)
+        case t.DiceType():
+            assert isinstance(value, ir.Dice)
+            return dice_code(value)
+        case t.FormulaType():
+            assert isinstance(value, ir.Formula)
+            return formula_value(value, names or Names({}))
+        case t.RangeType():
+            assert isinstance(value, ir.Range)
+            return f"_rt.Range({py(value.low)}, {py(value.high)})"
+        case t.StatBonusType():
+            assert isinstance(value, ir.StatBonus)
+            return f"_rt.StatBonus({value.mental}, {value.physical}, {value.either})"
+        case t.ActionsType():
+            assert isinstance(value, ir.Actions)
+            return f"_rt.Actions({value.count}, {py(value.per_obstacle)})"
+        case t.ChoicesType():
+            assert isinstance(value, ir.Choices)
+            options = tuple(tuple(r.target for r in option) for option in value.options)
+            return f"_rt.Choices({value.points}, {py(options)})" if options else f"_rt.Choices({value.points})"
+        case t.RequirementType():
+            assert isinstance(value, ir.REQUIREMENT_TYPES)
+            return requirement_code(value)
+        case t.ColumnsType():
+            assert isinstance(value, tuple)
+            return py(tuple(c.name for c in value if isinstance(c, ir.Column)))
+        case t.ListType(item):
+            assert isinstance(value, tuple)
+            return py_tuple([value_code(item, v, names) for v in value])
+        case _:
+            assert_never(field_type)
+
+
+def py_tuple(codes: list[str]) -> str:
+    if len(codes) == 1:
+        return f"({codes[0]},)"
+    return "(" + ", ".join(codes) + ")"
+
+
+# ---------------------------------------------------------------- formulas
 
 
 @dataclass(frozen=True, slots=True)
 class Names:
     """What the names in a formula become in Python."""
 
-    params: Mapping[str, tuple[str, bool]]  # name -> (parameter, is it an int)
-    lookups: Mapping[str, tuple[str, bool]] = field(default_factory=dict)  # table -> (reader code, int column)
+    params: Mapping[str, tuple[str, bool]]  # name (attribute id or parameter) -> (Python code, is it an int)
+    lookups: str = "_tables."  # how a table constant is reached from the module
     callees: Mapping[str, tuple[tuple[str, ...], bool]] = field(default_factory=dict)  # formula -> (params, int)
+    calls: str = ""  # how a formula function is reached from the module
+    tables: Mapping[str, ir.Entity] = field(default_factory=dict)
 
 
-def formula_code(expr: Any, names: Names) -> tuple[str, bool]:
-    """Python source for a formula, and whether it always yields an int (else a Fraction)."""
-    if isinstance(expr, int):
-        return str(expr), True
-    if "var" in expr:
-        return names.params[expr["var"]]
-    if "lookup" in expr:
-        index, _ = formula_code(expr["index"], names)
-        reader, whole = names.lookups[expr["lookup"]]
-        return reader.format(index=_strip_parens(index)), whole
-    if "ratio" in expr:
-        return py(Fraction(expr["ratio"]["num"], expr["ratio"]["den"])), False
-    if "formula" in expr:
-        params, whole = names.callees[expr["formula"]]
-        values = [_strip_parens(formula_code(a, names)[0]) for a in expr["args"]]
-        keywords = ", ".join(f"{p}={v}" for p, v in zip(params, values, strict=True))
-        return f"{python_name(expr['formula'])}({keywords})", whole
-    if "op" in expr:
-        args = [formula_code(a, names) for a in expr["args"]]
-        if expr["op"] == "neg":
-            return f"-{args[0][0]}", args[0][1]
-        (left, left_int), (right, right_int) = args
-        if expr["op"] == "/":
-            return f"_rt.div({left}, {right})", False
-        return f"({left} {expr['op']} {right})", left_int and right_int
-    if "call" in expr:
-        args = [formula_code(a, names) for a in expr["args"]]
-        code = f"{_FUNCTIONS[expr['call']]}({', '.join(_strip_parens(a) for a, _ in args)})"
-        always_int = expr["call"] in ("floor", "ceil", "round") or all(i for _, i in args)
-        return code, always_int
-    raise ValueError(f"not an arithmetic formula: {expr!r}")
+def formula_code(expr: ir.Expr, names: Names) -> tuple[str, bool]:
+    """Python source for a formula, and whether it always yields an int (else a Fraction or a bool)."""
+    match expr:
+        case ir.Num(value):
+            return _number(value), isinstance(value, int) or value.denominator == 1
+        case ir.Var(name, _, attribute):
+            return names.params[attribute or name]
+        case ir.BinOp("/", left, right):
+            return f"_rt.div({_bare(formula_code(left, names)[0])}, {_bare(formula_code(right, names)[0])})", False
+        case ir.BinOp(op, left, right):
+            (lcode, lint), (rcode, rint) = formula_code(left, names), formula_code(right, names)
+            return f"({lcode} {op} {rcode})", lint and rint
+        case ir.Neg(operand):
+            code, whole = formula_code(operand, names)
+            return f"-{code}", whole
+        case ir.Compare(op, left, right):
+            python_op = "==" if op == "=" else op
+            return f"({formula_code(left, names)[0]} {python_op} {formula_code(right, names)[0]})", False
+        case ir.Logic(op, items):
+            return "(" + f" {op} ".join(formula_code(i, names)[0] for i in items) + ")", False
+        case ir.NotExpr(operand):
+            return f"(not {formula_code(operand, names)[0]})", False
+        case ir.If(condition, then, otherwise):
+            (tcode, tint), (ocode, oint) = formula_code(then, names), formula_code(otherwise, names)
+            return f"({tcode} if {_bare(formula_code(condition, names)[0])} else {ocode})", tint and oint
+        case ir.Call(function, args):
+            codes = [formula_code(a, names) for a in args]
+            code = f"{_FUNCTIONS[function]}({', '.join(_bare(c) for c, _ in codes)})"
+            return code, function in ("floor", "ceil", "round") or all(whole for _, whole in codes)
+        case ir.Lookup(table, index):
+            entity = names.tables[table.target]
+            column = next(c for c in entity.fields["columns"] if isinstance(c, ir.Column))  # type: ignore[union-attr]
+            index_code = _bare(formula_code(index, names)[0])
+            code = f"{names.lookups}{constant_name(entity.id)}.lookup({index_code}).{identifier(column.name)}"
+            return code, isinstance(column.type, t.IntType)
+        case ir.FormulaCall(formula, args):
+            params, whole = names.callees[formula.target]
+            values = [_bare(formula_code(a, names)[0]) for a in args]
+            keywords = ", ".join(f"{p}={v}" for p, v in zip(params, values, strict=True))
+            return f"{names.calls}{function_name(formula.target)}({keywords})", whole
+        case ir.Text() | ir.Caret() | ir.DiceExpr():
+            raise AssertionError(f"the checks reject {type(expr).__name__} in evaluated formulas")
+        case _:
+            assert_never(expr)
 
 
-def _strip_parens(code: str) -> str:
+def _bare(code: str) -> str:
+    """`(a + b)` -> `a + b` where the outer parentheses wrap the whole expression."""
     if code.startswith("(") and code.endswith(")"):
         depth = 0
         for i, ch in enumerate(code):
@@ -145,16 +270,104 @@ def _strip_parens(code: str) -> str:
     return code
 
 
-def camel(id_: str) -> str:
-    return "".join(part.capitalize() for part in id_.split("_") if part) or "Table"
+def formula_value(formula: ir.Formula, names: Names) -> str:
+    """A formula kept as data, evaluated by name: `_rt.Formula("6 - PRS", ("PRS",), lambda v: 6 - v["prs"])`.
+
+    Its names are taken as written (an attribute by the abbreviation the formula uses), in any case."""
+    written: dict[str, str] = {}
+    for node in ir.expr_nodes(formula.expr):
+        if isinstance(node, ir.Var):
+            written.setdefault(node.attribute or node.name, node.name)
+    params = {key: (f"v[{py(name.casefold())}]", False) for key, name in written.items()}
+    scoped = Names(params, names.lookups, names.callees, names.calls, names.tables)
+    code, _ = formula_code(formula.expr, scoped)
+    needed = tuple(dict.fromkeys(written.values()))
+    return f"_rt.Formula({py(formula.text)}, {py(needed)}, lambda v: {_bare(code)})"
 
 
-def _attributes(
-    docs: Mapping[str, Mapping[str, Any]], callees: Mapping[str, tuple[tuple[str, ...], bool]]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Attribute entries and, for derived ones, their functions in an order where inputs come first."""
-    param = {attr_id: _param_name(attr_id, docs) for attr_id in docs}
-    uses = {a: list(dict.fromkeys(variables(d["formula"]["expr"]))) for a, d in docs.items() if "formula" in d}
+# ---------------------------------------------------------------- kinds
+
+
+@dataclass(frozen=True, slots=True)
+class FieldCode:
+    name: str  # the Python attribute
+    annotation: str
+    default: str | None  # None: required
+    doc: str | None
+
+
+def field_codes(kind: Kind) -> list[FieldCode]:
+    """The dataclass fields of a kind: id and name, the required ones, then those with defaults."""
+    required, optional = [], []
+    for decl in kind.fields.values():
+        annotation = python_type(decl.type)
+        if decl.default is not None:
+            optional.append(FieldCode(identifier(decl.name), annotation, value_code(decl.type, decl.default), decl.doc))
+        elif not decl.optional:
+            required.append(FieldCode(identifier(decl.name), annotation, None, decl.doc))
+        elif isinstance(decl.type, t.ListType):
+            optional.append(FieldCode(identifier(decl.name), annotation, "()", decl.doc))
+        else:
+            optional.append(FieldCode(identifier(decl.name), f"{annotation} | None", "None", decl.doc))
+    return [FieldCode("id", "str", None, None), FieldCode("name", "str", None, None), *required, *optional]
+
+
+def entity_code(kind: Kind, entity: ir.Entity, names: Names | None = None) -> str:
+    """`Skill("farming", "Farming", ("will",), "peasant", tools="yes")`: required fields by position."""
+    args = [py(entity.id), py(entity.name)]
+    keywords = []
+    for decl in _ordered(kind):
+        value = entity.fields.get(decl.name)
+        if value is None:
+            continue
+        code = value_code(decl.type, value, names)
+        if decl.default is None and not decl.optional:
+            args.append(code)
+        else:
+            keywords.append(f"{identifier(decl.name)}={code}")
+    return f"{class_name(kind.name)}({', '.join(args + keywords)})"
+
+
+def _ordered(kind: Kind) -> list[FieldDecl]:
+    required = [d for d in kind.fields.values() if d.default is None and not d.optional]
+    return required + [d for d in kind.fields.values() if d not in required]
+
+
+def _types_used(kind: Kind) -> set[str]:
+    text = " ".join(c.annotation for c in field_codes(kind))
+    return {name for name in ("Fraction", "Literal", "_rt.") if name in text}
+
+
+# ---------------------------------------------------------------- modules
+
+
+def import_line(module: str, names: list[str]) -> str:
+    """`from .module import a, b`, wrapped one name a line when it would pass 88 columns (as isort does)."""
+    line = f"from .{module} import {', '.join(names)}"
+    if len(line) <= 88:
+        return line
+    return f"from .{module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
+
+
+def _isort(names: list[str]) -> list[str]:
+    """Constants first, then classes, then the rest, each alphabetically: the order linters expect."""
+    return sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
+
+
+def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], bool]]) -> list[dict[str, object]]:
+    """Derived attributes as functions, in an order where inputs come first."""
+    attributes = ruleset.entities.get("attribute", {})
+
+    def abbr(attr_id: str) -> str | None:
+        value = attributes[attr_id].fields.get("abbr")
+        return value if isinstance(value, str) else None
+
+    uses: dict[str, list[str]] = {}
+    for attr_id, entity in attributes.items():
+        formula = entity.fields.get("formula")
+        if isinstance(formula, ir.Formula):
+            found = [n.attribute for n in ir.expr_nodes(formula.expr) if isinstance(n, ir.Var) and n.attribute]
+            uses[attr_id] = list(dict.fromkeys(found))
     order: list[str] = []
 
     def place(attr_id: str) -> None:  # depth first; the semantic checks already ruled out cycles
@@ -169,220 +382,250 @@ def _attributes(
     is_int: dict[str, bool] = {}
     functions = []
     for attr_id in order:
-        doc = docs[attr_id]
-        inputs = {u: (param[u], is_int.get(u, True)) for u in uses[attr_id]}
-        code, always_int = formula_code(doc["formula"]["expr"], Names(inputs, callees=callees))
+        entity = attributes[attr_id]
+        formula = entity.fields["formula"]
+        assert isinstance(formula, ir.Formula)
+        inputs = {u: (param_name(u, abbr(u)), is_int.get(u, True)) for u in uses[attr_id]}
+        code, always_int = formula_code(formula.expr, Names(inputs, callees=callees))
         is_int[attr_id] = always_int
         functions.append(
             {
-                "name": python_name(attr_id),
-                "title": doc["name"],
-                "text": doc["formula"]["text"],
+                "name": function_name(attr_id),
+                "title": entity.name,
+                "text": formula.text,
                 "params": [(name, "int" if whole else "Fraction") for name, whole in inputs.values()],
-                "args": [(param[u], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
-                "body": _strip_parens(code),
+                "args": [(inputs[u][0], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
+                "inputs": [(inputs[u][0], (abbr(u) or u).casefold()) for u in uses[attr_id]],
+                "body": _bare(code),
                 "returns": "int" if always_int else "Fraction",
-                "calls": sorted({callee for callee, _ in calls(doc["formula"]["expr"])}),
+                "calls": sorted({function_name(n.formula.target) for n in ir.expr_nodes(formula.expr) if isinstance(n, ir.FormulaCall)}),
             }
         )
-    entries = [
-        {"doc": doc, "low": doc.get("range", {}).get("min"), "high": doc.get("range", {}).get("max")}
-        for doc in docs.values()
-    ]
-    return entries, functions
+    return functions
 
 
-def _formulas(
-    docs: Mapping[str, Mapping[str, Any]],
-    tables: Mapping[str, Mapping[str, Any]],
-    attributes: Mapping[str, Mapping[str, Any]],
-) -> tuple[list[dict[str, Any]], dict[str, tuple[tuple[str, ...], bool]]]:
+def _formulas(ruleset: CompiledRuleset) -> tuple[list[dict[str, object]], dict[str, tuple[tuple[str, ...], bool]]]:
     """Named formulas as functions of their parameters (attributes they name become parameters too),
     and what a call to each needs: its parameter names and whether it returns an int."""
-    readers = {
-        table_id: (
-            f"_tables.{python_name(table_id).upper()}.lookup({{index}}).{python_name(table['columns'][0]['name'])}",
-            table["columns"][0]["type"] == "int",
-        )
-        for table_id, table in tables.items()
-        if len(table.get("columns", [])) == 1
-    }
+    formulas = ruleset.entities.get("formula", {})
+    attributes = ruleset.entities.get("attribute", {})
+    tables = ruleset.entities.get("table", {})
     callees: dict[str, tuple[tuple[str, ...], bool]] = {}
-    built: dict[str, dict[str, Any]] = {}
+    built: dict[str, dict[str, object]] = {}
 
     def build(formula_id: str) -> None:  # callees first; the checks ruled out cycles
         if formula_id in built:
             return
-        doc = docs[formula_id]
-        for callee, _ in calls(doc["formula"]["expr"]):
-            if callee in docs:
-                build(callee)
-        names = list(dict.fromkeys([*doc.get("params", []), *variables(doc["formula"]["expr"])]))
-        params = {name: (_param_name(name, attributes), True) for name in names}
-        code, always_int = formula_code(doc["formula"]["expr"], Names(params, readers, callees))
-        callees[formula_id] = (tuple(params[p][0] for p in doc.get("params", [])), always_int)
+        entity = formulas[formula_id]
+        formula = entity.fields["formula"]
+        assert isinstance(formula, ir.Formula)
+        for node in ir.expr_nodes(formula.expr):
+            if isinstance(node, ir.FormulaCall) and node.formula.target in formulas:
+                build(node.formula.target)
+        params: dict[str, tuple[str, bool]] = {}
+        declared = entity.fields.get("params", ())
+        for p in declared if isinstance(declared, tuple) else ():
+            if isinstance(p, str):
+                params[p] = (param_name(p, None), True)
+        for node in ir.expr_nodes(formula.expr):
+            if isinstance(node, ir.Var) and node.attribute and node.attribute not in params:
+                abbr = attributes[node.attribute].fields.get("abbr")
+                params[node.attribute] = (param_name(node.attribute, abbr if isinstance(abbr, str) else None), True)
+        code, always_int = formula_code(formula.expr, Names(params, callees=callees, tables=tables))
+        own = tuple(params[p][0] for p in declared if isinstance(p, str)) if isinstance(declared, tuple) else ()
+        callees[formula_id] = (own, always_int)
         built[formula_id] = {
-            "name": python_name(formula_id),
-            "title": doc["name"],
-            "text": doc["formula"]["text"],
+            "name": function_name(formula_id),
+            "title": entity.name,
+            "text": formula.text,
             "params": [(param, "int") for param, _ in params.values()],
-            "body": _strip_parens(code),
+            "body": _bare(code),
             "returns": "int" if always_int else "Fraction",
-            "uses_tables": any(lookups(doc["formula"]["expr"])),
+            "uses_tables": any(isinstance(n, ir.Lookup) for n in ir.expr_nodes(formula.expr)),
         }
 
-    for formula_id in docs:
+    for formula_id in formulas:
         build(formula_id)
-    return [built[f] for f in docs], callees
+    return [built[f] for f in formulas], callees
 
 
-def _param_name(name: str, attributes: Mapping[str, Mapping[str, Any]]) -> str:
-    """Attributes are passed by their abbreviation (agl=6), everything else by its own name."""
-    attribute = attributes.get(name)
-    return python_name(str(attribute.get("abbr") or name).lower() if attribute else name.lower())
+def _cell_type(column: ir.Column, cells: list[ir.Cell]) -> str:
+    annotation = python_type(column.type)
+    if any(isinstance(c, ir.Unknown) for c in cells):
+        annotation += " | _rt.Unknown"  # the source leaves some of these cells unknown
+    if any(isinstance(c, ir.NoneValue) for c in cells):
+        annotation += " | None"
+    return annotation
 
 
-_CELL_TYPES = {
-    "text": "str",
-    "int": "int",
-    "multiplier": "Fraction",
-    "dice": "_rt.Dice",
-    "bool": "bool",
-    "formula": "_rt.Formula",
-}
+def _key(key: ir.Key) -> str:
+    if isinstance(key, ir.NameKey):
+        return f"_rt.Key(name={py(key.text)})"
+    return f"_rt.Key({py(key.low)}, {py(key.high)})"
 
 
-def formula_tree(expr: Any) -> str:
-    """A formula as nested tuples the runtime's evaluator reads (see _runtime.Formula)."""
-    if isinstance(expr, int):
-        return str(expr)
-    if "var" in expr:
-        return py(("var", expr["var"]))
-    if "text" in expr:
-        return py(("text", expr["text"]))
-    if "caret" in expr:
-        return py(("caret", expr["caret"]))
-    if "ratio" in expr:
-        return py(("ratio", expr["ratio"]["num"], expr["ratio"]["den"]))
-    if "dice" in expr:
-        return f'("dice", {dice_code(expr["dice"])})'
-    if "lookup" in expr:
-        return f'("lookup", {py(expr["lookup"])}, {formula_tree(expr["index"])})'
-    head = ("op", expr["op"]) if "op" in expr else ("call", expr["call"])
-    args = ", ".join(formula_tree(a) for a in expr["args"])
-    return f"({py(head[0])}, {py(head[1])}, {args}{',' if len(expr['args']) == 1 else ''})"
-
-
-def _cell(value: Any, column_type: str) -> str:
-    if value is None:
-        return "None"
-    if column_type == "multiplier":
-        return py(Fraction(value["num"], value["den"]))
-    if column_type == "dice":
-        return dice_code(value)
-    if column_type == "formula":
-        return f"_rt.Formula({py(value['text'])}, {formula_tree(value['expr'])})"
-    return py(value)
-
-
-def _key(key: Mapping[str, Any]) -> str:
-    if "name" in key:
-        return f"_rt.Key(name={py(key['name'])})"
-    return f"_rt.Key({py(key['min'])}, {py(key['max'])})"
-
-
-def _tables(docs: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    tables = []
-    for table_id, doc in docs.items():
-        columns = []
-        for index, column in enumerate(doc["columns"]):
-            cell_type = _CELL_TYPES[column["type"]]
-            if any(row["cells"][index] is None for row in doc["rows"]):
-                cell_type += " | None"  # the source leaves some of these cells unknown
-            columns.append((python_name(column["name"]), cell_type, column["type"]))
+def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], bool]]) -> list[dict[str, object]]:
+    tables = ruleset.entities.get("table", {})
+    names = Names({}, lookups="", callees=callees, calls="_formulas.", tables=tables)
+    result = []
+    for table_id, entity in tables.items():
+        columns_value = entity.fields.get("columns", ())
+        columns = [c for c in columns_value if isinstance(c, ir.Column)] if isinstance(columns_value, tuple) else []
+        fields = []
+        for index, column in enumerate(columns):
+            cells = [row.cells[index] for row in entity.rows]
+            fields.append((identifier(column.name), _cell_type(column, cells)))
         rows = []
-        for row in doc["rows"]:
-            cells = ", ".join(_cell(v, c[2]) for v, c in zip(row["cells"], columns, strict=True))
-            keys = ", ".join(_key(k) for k in row["keys"])
-            source = f", {py(row['source'])}" if "source" in row else ""
-            rows.append({"key_code": keys + ("," if len(row["keys"]) == 1 else ""), "cells": cells, "source": source})
-        tables.append(
+        for row in entity.rows:
+            cells_code = ", ".join(value_code(c.type, v, names) for v, c in zip(row.cells, columns, strict=True))
+            keys = ", ".join(_key(k) for k in row.keys) + ("," if len(row.keys) == 1 else "")
+            source = f", {py(row.source)}" if row.source is not None else ""
+            rows.append({"key_code": keys, "cells": cells_code, "source": source})
+        roll = entity.fields.get("roll")
+        source = entity.fields.get("source")
+        result.append(
             {
-                "doc": doc,
-                "constant": python_name(table_id).upper(),
-                "row_class": camel(table_id) + "Row",
-                "columns": columns,
+                "id": table_id,
+                "name": entity.name,
+                "source": source if isinstance(source, str) else None,
+                "constant": constant_name(table_id),
+                "row_class": row_class(table_id),
+                "columns": fields,
                 "rows": rows,
-                "dice": dice_code(doc.get("roll")),
+                "dice": dice_code(roll) if isinstance(roll, ir.Dice) else "None",
+                "formulas": any(isinstance(c, ir.Formula) for r in entity.rows for c in r.cells),
+                "calls": any(
+                    isinstance(n, ir.FormulaCall)
+                    for r in entity.rows
+                    for c in r.cells
+                    if isinstance(c, ir.Formula)
+                    for n in ir.expr_nodes(c.expr)
+                ),
             }
         )
-    return tables
+    return result
 
 
-def import_line(module: str, names: list[str]) -> str:
-    """`from .module import a, b`, wrapped one name a line when it would pass 88 columns (as isort does)."""
-    line = f"from .{module} import {', '.join(names)}"
-    if len(line) <= 88:
-        return line
-    return f"from .{module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
+def _mechanics(ruleset: CompiledRuleset) -> list[str]:
+    codes = []
+    for mechanic_id, entity in ruleset.entities.get("mechanic", {}).items():
+        die = entity.fields["die"]
+        assert isinstance(die, ir.Dice)
+        if entity.fields.get("style") == "pool":
+            keywords = [f"{k}={py(entity.fields[k])}" for k in ("stack_on", "fumble_ones") if k in entity.fields]
+            head = f"_rt.PoolMechanic({py(mechanic_id)}, {py(entity.name)}, {die.terms[0].sides}"
+        else:
+            keywords = [f"{k}={py(entity.fields[k])}" for k in ("explode_on", "fumble_on", "floor") if k in entity.fields]
+            head = f"_rt.TotalMechanic({py(mechanic_id)}, {py(entity.name)}, {dice_code(die)}"
+        codes.append(f"{py(mechanic_id)}: " + ", ".join([head, *keywords]) + ")")
+    return codes
 
 
-def _isort(names: list[str]) -> list[str]:
-    """Constants first, then the rest, each alphabetically: the order linters expect."""
-    return sorted(names, key=lambda n: (not n.isupper(), n))
+def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, object]]:
+    """The kinds with a module of their own: declared by the ruleset, or built in and used."""
+    for kind_name, kind in ruleset.kinds.items():
+        if kind_name in CORE_KINDS:
+            continue
+        entities = ruleset.entities.get(kind_name, {})
+        if kind.builtin and not entities:
+            continue
+        used = _types_used(kind)
+        yield {
+            "kind": kind,
+            "module": kind_module(kind_name),
+            "registry": registry_name(kind_name),
+            "class": class_name(kind_name),
+            "fields": field_codes(kind),
+            "entities": [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()],
+            "fraction": "Fraction" in used,
+            "literal": "Literal" in used,
+            "runtime": "_rt." in used,
+            "doc": doc_line(kind.title),
+        }
+
+
+def _runtime_files(with_lifepaths: bool, header_text: str) -> dict[str, str]:
+    """The runtime modules, copied verbatim under a generated-file header."""
+    files = {}
+    for name in ("__init__", "core", *(["lifepaths"] if with_lifepaths else [])):
+        text = (RUNTIME_DIR / f"{name}.py").read_text(encoding="utf-8")
+        files[f"_runtime/{name}.py"] = header_text + "\n" + text
+    return files
 
 
 def render(ruleset: CompiledRuleset) -> dict[str, str]:
     """Every file of the package, by path relative to the package folder."""
     env = environment()
-    docs = ruleset.documents
-    formulas, callees = _formulas(docs.get("formula", {}), docs.get("table", {}), docs.get("attribute", {}))
-    attributes, functions = _attributes(docs.get("attribute", {}), callees)
-    context: dict[str, Any] = {
-        "ruleset": ruleset,
-        "header": header(ruleset),
-        "docs": docs,
-        "sourced": sourced,
-        "dice_code": dice_code,
-        "requirement_code": requirement_code,
-        "attributes": attributes,
-        "functions": functions,
-        "tables": _tables(docs.get("table", {})),
-        "labels": labels(docs),
-        "formulas": formulas,
-        "mechanics": docs.get("mechanic", {}),
-    }
-    context["uses_fraction"] = any(c[1] == "Fraction" for t in context["tables"] for c in t["columns"])
-    attribute_exports = _isort(["ATTRIBUTES", "derive_attributes", *(f["name"] for f in functions)])
-    formula_exports = _isort(["FORMULAS", *(f["name"] for f in context["formulas"])])
-    context["attribute_exports"] = attribute_exports
-    context["formula_exports"] = formula_exports
-    context["imports"] = [import_line("attributes", attribute_exports), import_line("formulas", formula_exports)]
-    called = sorted({python_name(c) for f in functions for c in f["calls"]})
-    context["attribute_calls"] = import_line("formulas", called) if called else ""
-    context["package_exports"] = _isort(
+    head = header(ruleset)
+    formulas, callees = _formulas(ruleset)
+    functions = _attributes(ruleset, callees)
+    tables = _tables(ruleset, callees)
+    cell_names = Names({}, lookups="_tables.", callees=callees, calls="_formulas.", tables=ruleset.entities.get("table", {}))
+    kinds = list(_kind_modules(ruleset, cell_names))
+    with_lifepaths = bool(ruleset.entities.get("lifepath"))
+    attribute_kind = ruleset.kinds["attribute"]
+    attribute_exports = _isort(["ATTRIBUTES", "Attribute", "derive_attributes", *(str(f["name"]) for f in functions)])
+    formula_exports = _isort(["FORMULAS", *(str(f["name"]) for f in formulas)])
+    kind_exports = [(str(k["module"]), _isort([str(k["registry"]), str(k["class"])])) for k in kinds]
+    burning_exports = ["burn", "requirement_met", "unmet_requirements"] if with_lifepaths else []
+    package_exports = _isort(
         [
             *attribute_exports,
             *formula_exports,
-            "MECHANICS",
+            *(name for _, exported in kind_exports for name in exported),
+            *burning_exports,
             "ID",
-            "LIFEPATHS",
-            "SETTINGS",
-            "SKILLS",
+            "KINDS",
+            "MECHANICS",
             "SOURCE_SHA256",
-            "burn",
-            "SPELLS",
-            "STOCKS",
             "TABLES",
             "TITLE",
-            "TRAITS",
             "VERSION",
-            "requirement_met",
             "runtime",
-            "unmet_requirements",
         ]
     )
+    imports = [
+        import_line("attributes", attribute_exports),
+        *([import_line("burning", burning_exports)] if with_lifepaths else []),
+        import_line("formulas", formula_exports),
+        *(import_line(module, exported) for module, exported in kind_exports),
+        import_line("mechanics", ["MECHANICS"]),
+        import_line("tables", ["TABLES"]),
+    ]
+    attribute_entities = [
+        entity_code(attribute_kind, e, Names({}, callees=callees)) for e in ruleset.entities.get("attribute", {}).values()
+    ]
+    context: dict[str, object] = {
+        "ruleset": ruleset,
+        "header": head,
+        "functions": functions,
+        "formulas": formulas,
+        "tables": tables,
+        "kinds": kinds,
+        "mechanics": _mechanics(ruleset),
+        "attribute_kind": {
+            "fields": field_codes(attribute_kind),
+            "entities": list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
+        },
+        "with_lifepaths": with_lifepaths,
+        "labels": labels(ruleset),
+        "imports": sorted(imports, key=lambda line: line.split()[1]),
+        "attribute_exports": attribute_exports,
+        "formula_exports": formula_exports,
+        "package_exports": package_exports,
+        "kind_names": sorted(ruleset.entities),
+        "uses_fraction": any("Fraction" in str(c[1]) for tbl in tables for c in tbl["columns"]),  # type: ignore[attr-defined]
+        "table_formulas": any(tbl["formulas"] for tbl in tables),
+        "table_calls": any(tbl["calls"] for tbl in tables),
+    }
+    called = sorted({c for f in functions for c in f["calls"]})  # type: ignore[attr-defined]
+    context["attribute_calls"] = import_line("formulas", called) if called else ""
     files = {"py.typed": ""}
-    for name in ("__init__", "_runtime", *MODULES):
+    for name in ("__init__", "__main__", "formulas", "mechanics", "tables", "attributes"):
         files[f"{name}.py"] = env.get_template(f"python/{name}.py.j2").render(context)
+    if with_lifepaths:
+        files["burning.py"] = env.get_template("python/burning.py.j2").render(context)
+    for kind in kinds:
+        files[f"{kind['module']}.py"] = env.get_template("python/kind.py.j2").render(context, k=kind)
+    files.update(_runtime_files(with_lifepaths, head))
     return files

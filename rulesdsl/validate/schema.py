@@ -7,32 +7,31 @@ validator output never reaches a user.
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from ..diagnostics import Diagnostic, did_you_mean, error
-from ..kinds import Kind, bundled_schema, kinds
-from ..lower import Entity
+from ..ir import Entity
+from ..jsonform import document, schema_of
+from ..kinds import Kind
 
 
 @cache
-def validator(kind_name: str) -> Draft202012Validator:
-    """The reference validator: slow, but it explains every failure."""
-    return Draft202012Validator(bundled_schema(kind_name))
+def _validators(schema_text: str) -> tuple[Any, Draft202012Validator]:
+    """jsonschema-rs answers valid-or-not ~100x faster; jsonschema explains each failure."""
+    schema = json.loads(schema_text)
+    return jsonschema_rs.Draft202012Validator(schema), Draft202012Validator(schema)
 
 
-@cache
-def fast_validator(kind_name: str) -> Any:
-    """jsonschema-rs, when installed: answers valid-or-not ~100x faster; failures go to `validator`."""
-    try:
-        import jsonschema_rs
-    except ImportError:  # pragma: no cover - it is a dependency, but the slow path is complete on its own
-        return None
-    return jsonschema_rs.Draft202012Validator(bundled_schema(kind_name))
+def validators(kind: Kind) -> tuple[Any, Draft202012Validator]:
+    """The validators of a kind's derived schema, built once per distinct schema."""
+    return _validators(json.dumps(schema_of(kind), sort_keys=True))
 
 
 def _field_words(path: Iterable[str | int]) -> str:
@@ -112,38 +111,39 @@ def _pattern_hint(pattern: str) -> str | None:
     return None
 
 
-def check(entity: Entity) -> list[Diagnostic]:
-    fast = fast_validator(entity.kind)
-    if fast is not None and fast.is_valid(entity.doc):
+def check(entity: Entity, kind: Kind) -> list[Diagnostic]:
+    doc = document(entity)
+    fast, slow = validators(kind)
+    if fast.is_valid(doc):
         return []
-    kind = kinds()[entity.kind]
-    errors = list(validator(entity.kind).iter_errors(entity.doc))
+    names = tuple(kind.fields)
+    errors = list(slow.iter_errors(doc))
     # A misspelt field is one mistake: report the unknown name, not also the field it was meant to be.
     misspelt = {
         close
-        for field in entity.doc
-        if field not in kind.fields
-        for close in difflib.get_close_matches(field, kind.fields, n=1, cutoff=0.6)
+        for field in doc
+        if field not in kind.fields and field not in ("kind", "id", "name", "rows")
+        for close in difflib.get_close_matches(field, names, n=1, cutoff=0.6)
     }
     diagnostics = []
     for err in errors:
         if err.context:  # anyOf/oneOf: report the branch that came closest
             err = best_match(err.context) or err
         path = tuple(err.absolute_path)
-        if path and path[0] in entity.failed_fields:
+        if path and path[0] in entity.failed:
             continue  # the value could not be read; that was already reported
         required: Any = err.validator_value
         if (
             err.validator == "required"
             and not path
-            and any(f in entity.failed_fields or f in misspelt for f in required if f not in entity.doc)
+            and any(f in entity.failed or f in misspelt for f in required if f not in doc)
         ):
             continue
         message, hint = describe(err, kind)
-        pos = entity.position(path)
+        pos = entity.position(*path)
         if err.validator == "additionalProperties" and not path:
             instance: Any = err.instance
-            extra = sorted(set(instance) - set(kind.fields))
-            pos = entity.position((extra[0],)) if extra else pos
+            extra = sorted(set(instance) - set(names) - {"kind", "id", "name", "rows"})
+            pos = entity.position(extra[0]) if extra else pos
         diagnostics.append(error("E210", message, pos, hint))
     return diagnostics

@@ -1,8 +1,9 @@
 """Semantic checks: what no schema can say.
 
-Duplicate ids, references that must resolve in the right kind, roll tables that must cover their dice
-exactly once, formulas over declared attributes without cycles, tags that requirements select on.
-Produces the resolved documents: every reference rewritten to the id it names.
+Duplicate ids; references that must resolve in the right kind (each `Ref` gets its id); tables that
+cover their keys exactly once; formulas over declared names, without cycles, that the generated package
+can evaluate; requirements that can hold; and everything the generated package relies on (Python
+names that cannot collide, the tables burning characters reads). Produces the resolved entities.
 """
 
 from __future__ import annotations
@@ -11,33 +12,43 @@ import keyword
 import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from .. import fieldtypes as t
+from .. import ir
 from ..diagnostics import Diagnostic, did_you_mean, error, warning
-from ..formulas import FUNCTIONS, calls, lookups, nodes, variables
-from ..lower import Entity, JsonPath, walk_requirement
+from ..formulas import FUNCTIONS
+from ..kinds import Kind
+from ..lower import requirement_nodes
 from ..model import Position
 from ..names import slug
+from ..targets import unsupported
+from .coverage import check_coverage
 from .paths import check_paths
+from .pynames import check_python_names
+
+Entities = Mapping[str, Mapping[str, ir.Entity]]  # kind -> id -> entity
 
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
-    """One ruleset after the checks: documents by kind, then by id, both sorted."""
+    """One ruleset after the checks: entities by kind, then by id, both sorted; every Ref resolved."""
 
-    documents: dict[str, dict[str, dict[str, Any]]]
+    entities: dict[str, dict[str, ir.Entity]]
 
 
 class _Index:
-    """Entities of one kind, findable by id or by the slug of their display name."""
+    """Entities of one kind, findable by id, by the slug of their display name, or by an alias."""
 
-    def __init__(self, entities: Sequence[Entity]) -> None:
+    def __init__(self, entities: Sequence[ir.Entity]) -> None:
         self.by_id = {e.id: e for e in entities}
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for e in entities:
-            for name in (e.name, *e.doc.get("aliases", ())):
-                self.by_name[slug(name)].append(e.id)
+            aliases = e.fields.get("aliases", ())
+            for name in (e.name, *(aliases if isinstance(aliases, tuple) else ())):
+                if isinstance(name, str):
+                    self.by_name[slug(name)].append(e.id)
 
     def find(self, text: str) -> list[str]:
         key = slug(text)
@@ -50,95 +61,42 @@ class _Index:
         return sorted({e.name for e in self.by_id.values()} | {i for i, e in self.by_id.items() if i != slug(e.name)})
 
 
-def _copy(value: Any) -> Any:
-    """A copy of a JSON-like document (dicts, lists, scalars): what deepcopy does, several times faster."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-def _set_at(doc: dict[str, Any], path: JsonPath, value: str) -> None:
-    target: Any = doc
-    for part in path[:-1]:
-        target = target[part]
-    target[path[-1]] = value
-
-
 def check_ruleset(
-    ruleset_id: str, manifest_pos: Position, entities: Sequence[Entity]
+    ruleset_id: str, manifest_pos: Position, entities: Sequence[ir.Entity], kinds: Mapping[str, Kind]
 ) -> tuple[Resolved, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     diagnostics += _check_package_name(ruleset_id, manifest_pos)
-    by_kind: dict[str, list[Entity]] = defaultdict(list)
+    unique: dict[str, dict[str, ir.Entity]] = defaultdict(dict)
     for entity in entities:
-        by_kind[entity.kind].append(entity)
-
-    unique: dict[str, list[Entity]] = {}
-    for kind, group in by_kind.items():
-        seen: dict[str, Entity] = {}
-        for entity in group:
-            if entity.id in seen:
-                first = seen[entity.id].pos
-                diagnostics.append(
-                    error(
-                        "E301",
-                        f"{kind} '{entity.id}' is defined twice (first at {first.file}:{first.line})",
-                        entity.position(("id",)),
-                        'give one of them an explicit id: KIND some_id "Name" { ... }',
-                    )
+        seen = unique[entity.kind]
+        if entity.id in seen:
+            first = seen[entity.id].pos
+            diagnostics.append(
+                error(
+                    "E301",
+                    f"{entity.kind} '{entity.id}' is defined twice (first at {first.file}:{first.line})",
+                    entity.id_pos,
+                    'give one of them an explicit id: KIND some_id "Name" { ... }',
                 )
-            else:
-                seen[entity.id] = entity
-        unique[kind] = list(seen.values())
-    indexes = {kind: _Index(group) for kind, group in unique.items()}
-
-    documents: dict[str, dict[str, dict[str, Any]]] = {}
-    for kind, group in unique.items():
-        for entity in group:
-            doc = _copy(entity.doc)
-            for ref in entity.references:
-                index = indexes.get(ref.kind) or _Index(())
-                found = index.find(ref.text)
-                if len(found) == 1:
-                    _set_at(doc, ref.path, found[0])
-                elif found:
-                    diagnostics.append(
-                        error(
-                            "E302",
-                            f"'{ref.text}' could mean several {ref.kind}s: {', '.join(found)}",
-                            ref.pos,
-                            "write the id of the one you mean",
-                        )
-                    )
-                else:
-                    candidates = index.candidates() + (sorted(FUNCTIONS) if ref.kind == "formula" else [])
-                    what = "function or formula" if ref.kind == "formula" else ref.kind
-                    diagnostics.append(
-                        error("E303", f"no {what} named '{ref.text}'", ref.pos, did_you_mean(ref.text, candidates))
-                    )
-            documents.setdefault(kind, {})[entity.id] = doc
-
-    for entity in unique.get("table", ()):
-        diagnostics += _check_table(entity, documents["table"][entity.id])
-    diagnostics += _check_formulas(unique.get("attribute", ()), documents.get("attribute", {}))
-    diagnostics += _check_named_formulas(
-        unique.get("formula", ()),
-        documents.get("formula", {}),
-        documents.get("attribute", {}),
-        documents.get("table", {}),
-    )
-    diagnostics += _check_tags(unique.get("lifepath", ()), documents.get("lifepath", {}))
-    diagnostics += _check_lifepaths(unique.get("lifepath", ()), documents.get("lifepath", {}))
-    diagnostics += check_paths(
-        list(unique.get("lifepath", ())),
-        documents.get("lifepath", {}),
-        documents.get("setting", {}),
-        documents.get("trait", {}),
-    )
-    ordered = {kind: dict(sorted(docs.items())) for kind, docs in sorted(documents.items())}
-    return Resolved(ordered), diagnostics
+            )
+        else:
+            seen[entity.id] = entity
+    indexes = {kind: _Index(list(group.values())) for kind, group in unique.items()}
+    resolved: dict[str, dict[str, ir.Entity]] = {}
+    for kind, group in sorted(unique.items()):
+        resolved[kind] = {}
+        for entity_id, entity in sorted(group.items()):
+            resolved[kind][entity_id] = _resolve(entity, indexes, diagnostics)
+    resolved = _resolve_variables(resolved, diagnostics)
+    for entity in resolved.get("table", {}).values():
+        diagnostics += _check_table(entity, resolved)
+    diagnostics += _check_formulas(resolved)
+    diagnostics += _check_mechanics(resolved.get("mechanic", {}))
+    diagnostics += _check_requirements(resolved)
+    diagnostics += check_paths(resolved)
+    diagnostics += _check_burning(resolved, kinds)
+    diagnostics += check_python_names(resolved, kinds)
+    return Resolved(resolved), diagnostics
 
 
 def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
@@ -154,327 +112,442 @@ def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
     return []
 
 
-# ---- tables
+# ---------------------------------------------------------------- references
 
 
-def range_text(key: Mapping[str, Any]) -> str:
-    if "name" in key:
-        return str(key["name"])
-    low, high = key["min"], key["max"]
-    if low is None:
-        return f"<={high}"
-    if high is None:
-        return f"{low}+"
-    return str(low) if low == high else f"{low}-{high}"
+def _resolve(entity: ir.Entity, indexes: Mapping[str, _Index], diagnostics: list[Diagnostic]) -> ir.Entity:
+    """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
 
-
-def dice_outcomes(dice: Mapping[str, Any]) -> tuple[int, int]:
-    low = sum(t["count"] for t in dice["terms"]) + dice["modifier"]
-    high = sum(t["count"] * t["sides"] for t in dice["terms"]) + dice["modifier"]
-    return low, high
-
-
-def _runs(numbers: Sequence[int]) -> Iterator[str]:
-    """[1, 2, 3, 5] -> '1-3', '5' (the numbers come sorted)."""
-    if not numbers:
-        return
-    start = prev = numbers[0]
-    for n in [*numbers[1:], None]:
-        if n is not None and n == prev + 1:
-            prev = n
-            continue
-        yield str(start) if start == prev else f"{start}-{prev}"
-        if n is not None:
-            start = prev = n
-
-
-def _check_table(entity: Entity, doc: Mapping[str, Any]) -> list[Diagnostic]:
-    """Rows are checked on their first key, among rows that share the other keys (`III, 2` and `IV, 2`)."""
-    rows = doc.get("rows", [])
-    roll: Any = doc.get("roll")
-    if "rows" in entity.failed_fields or not isinstance(rows, list):
-        return []
-    diagnostics: list[Diagnostic] = []
-    bounds = dice_outcomes(roll) if isinstance(roll, Mapping) and "terms" in roll else None
-    groups: dict[tuple[str, ...], list[int]] = {}
-    for i, row in enumerate(rows):
-        rest = tuple(range_text(k) for k in row["keys"][1:])
-        groups.setdefault(rest, []).append(i)
-    for indexes in groups.values():
-        diagnostics += _check_rows(entity, rows, indexes, roll, bounds)
-    return diagnostics
-
-
-def _check_rows(
-    entity: Entity, rows: list[Any], indexes: list[int], roll: Any, bounds: tuple[int, int] | None
-) -> list[Diagnostic]:
-    diagnostics: list[Diagnostic] = []
-    names: dict[str, int] = {}
-    numeric: list[tuple[int, int, int]] = []  # low, high, row index
-    for i in indexes:
-        key = rows[i]["keys"][0]
-        pos = entity.position(("rows", i, "keys", 0))
-        if "name" in key:
-            if bounds is not None:
-                diagnostics.append(
-                    error(
-                        "E311",
-                        f"row '{key['name']}' has a name, but the table is rolled on {roll['text']}",
-                        pos,
-                        "rolled tables are keyed by numbers and ranges",
-                    )
+    def resolve(node: Any) -> Any:
+        if not isinstance(node, ir.Ref):
+            return node
+        index = indexes.get(node.kind) or _Index(())
+        found = index.find(node.text)
+        if len(found) == 1:
+            return replace(node, id=found[0])
+        if found:
+            diagnostics.append(
+                error(
+                    "E302",
+                    f"'{node.text}' could mean several {node.kind}s: {', '.join(found)}",
+                    node.pos,
+                    "write the id of the one you mean",
                 )
-            elif key["name"] in names:
-                diagnostics.append(error("E312", f"two rows are keyed '{_row_text(rows[i])}'", pos))
-            names[key["name"]] = i
-            continue
-        low = key["min"] if key["min"] is not None else (bounds[0] if bounds else None)
-        high = key["max"] if key["max"] is not None else (bounds[1] if bounds else None)
-        if bounds is not None:
-            if (high is not None and high < bounds[0]) or (low is not None and low > bounds[1]):
-                diagnostics.append(
-                    error(
-                        "E313",
-                        f"row {range_text(key)} can never come up on {roll['text']} ({bounds[0]}-{bounds[1]})",
-                        pos,
-                    )
-                )
+            )
+        else:
+            candidates = index.candidates() + (sorted(FUNCTIONS) if node.kind == "formula" else [])
+            what = "function or formula" if node.kind == "formula" else node.kind
+            diagnostics.append(
+                error("E303", f"no {what} named '{node.text}'", node.pos, did_you_mean(node.text, candidates))
+            )
+        return node
+
+    fields = {name: ir.rebuild(value, resolve) for name, value in entity.fields.items()}
+    rows = ir.rebuild(entity.rows, resolve)
+    return replace(entity, fields=fields, rows=rows)
+
+
+def _abbreviations(attributes: Mapping[str, ir.Entity]) -> dict[str, str]:
+    """How formulas may name attributes: by abbreviation or by id."""
+    names = {attr_id: attr_id for attr_id in attributes}
+    for attr_id, attribute in attributes.items():
+        abbr = attribute.fields.get("abbr")
+        if isinstance(abbr, str):
+            names[abbr] = attr_id
+    return names
+
+
+def _resolve_variables(entities: dict[str, dict[str, ir.Entity]], diagnostics: list[Diagnostic]) -> dict[
+    str, dict[str, ir.Entity]
+]:
+    """Names in attribute and named formulas resolved: a parameter stays a name, an attribute gets its id."""
+    attributes = entities.get("attribute", {})
+    by_name = _abbreviations(attributes)
+    result = dict(entities)
+    for kind in ("attribute", "formula"):
+        updated = {}
+        for entity_id, entity in entities.get(kind, {}).items():
+            formula = entity.fields.get("formula")
+            if not isinstance(formula, ir.Formula):
+                updated[entity_id] = entity
                 continue
-            beyond = [n for n in (key["min"], key["max"]) if n is not None and not bounds[0] <= n <= bounds[1]]
-            if beyond:
+            params = _params(entity)
+            known = sorted({*params, *by_name})
+            what = "parameter or attribute" if kind == "formula" else "attribute"
+            reported: set[str] = set()
+
+            def name_var(node: Any, params: tuple[str, ...] = params, known: list[str] = known, what: str = what) -> Any:
+                if not isinstance(node, ir.Var) or node.name in params:
+                    return node
+                target = by_name.get(node.name)
+                if target is None:
+                    if node.name not in reported:
+                        reported.add(node.name)
+                        hint = did_you_mean(node.name, known) or ("list it in params: ..." if kind == "formula" else None)
+                        diagnostics.append(
+                            error("E321", f"formula names '{node.name}', which is no {what}", node.pos, hint)
+                        )
+                    return node
+                return replace(node, attribute=target)
+
+            new = ir.rebuild(formula, name_var)
+            updated[entity_id] = replace(entity, fields={**entity.fields, "formula": new})
+        result[kind] = updated
+    return result
+
+
+def _params(entity: ir.Entity) -> tuple[str, ...]:
+    params = entity.fields.get("params", ())
+    return tuple(p for p in params if isinstance(p, str)) if isinstance(params, tuple) else ()
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _check_table(entity: ir.Entity, entities: Entities) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    columns = _columns(entity, "columns")
+    seen: dict[str, ir.Column] = {}
+    for column in (*_columns(entity, "keys"), *columns):
+        if column.name in seen:
+            diagnostics.append(error("E316", f"'{column.name}' is declared twice in this table", column.pos))
+        seen[column.name] = column
+    for i, row in enumerate(entity.rows):
+        for j, cell in enumerate(row.cells):
+            if isinstance(cell, ir.Formula) and j < len(columns):
+                diagnostics += _formula_problems(cell, entity, entities, f"column '{columns[j].name}': ")
+            elif isinstance(cell, ir.Ref) and cell.kind == "table" and cell.id == entity.id:
+                diagnostics.append(error("E317", f"row {i + 1} chains back to its own table", cell.pos))
+    if "rows" in entity.failed:
+        return diagnostics
+    roll = entity.fields.get("roll")
+    keys = _columns(entity, "keys")
+    width = len(keys) or 1
+    rolls: list[ir.Dice | None] = [roll if isinstance(roll, ir.Dice) else None] + [None] * (width - 1)
+    for i, row in enumerate(entity.rows):
+        for j, key in enumerate(row.keys):
+            if j < len(keys) and isinstance(keys[j].type, t.IntType) and isinstance(key, ir.NameKey):
                 diagnostics.append(
-                    error(
-                        "E313",
-                        f"row {range_text(key)} reaches {beyond[0]}, beyond what {roll['text']} rolls "
-                        f"({bounds[0]}-{bounds[1]})",
-                        pos,
-                    )
+                    error("E318", f"'{keys[j].name}' is a number key, not '{key.text}'", entity.position("rows", i, "keys", j))
                 )
-        numeric.append((low if low is not None else -(10**9), high if high is not None else 10**9, i))
-    for a, (lo1, hi1, i1) in enumerate(numeric):
-        for lo2, hi2, i2 in numeric[a + 1 :]:
-            lo, hi = max(lo1, lo2), min(hi1, hi2)
-            if lo <= hi:
-                shared = str(lo) if lo == hi else f"{lo}-{hi}"
-                diagnostics.append(
-                    error(
-                        "E314",
-                        f"rows {_row_text(rows[i1])} and {_row_text(rows[i2])} overlap on {shared}",
-                        entity.position(("rows", i2, "keys", 0)),
-                    )
-                )
-    if bounds is not None and numeric and not names:
-        covered: set[int] = set()
-        for lo, hi, _ in numeric:
-            covered.update(range(max(lo, bounds[0]), min(hi, bounds[1]) + 1))
-        missing = [n for n in range(bounds[0], bounds[1] + 1) if n not in covered]
-        if missing:
-            diagnostics.append(
-                error(
-                    "E315",
-                    f"no row for {', '.join(_runs(missing))} ({roll['text']} rolls {bounds[0]}-{bounds[1]})",
-                    entity.position(("roll",)),
-                    "add rows so that every result of the dice has exactly one row",
-                )
-            )
+    if any(d.code == "E318" for d in diagnostics):
+        return diagnostics
+    diagnostics += check_coverage(entity, rolls, "roll" if isinstance(roll, ir.Dice) else ("keys" if keys else None))
     return diagnostics
 
 
-def _row_text(row: Mapping[str, Any]) -> str:
-    return ", ".join(range_text(k) for k in row["keys"])
+def _columns(entity: ir.Entity, name: str) -> tuple[ir.Column, ...]:
+    value = entity.fields.get(name, ())
+    return tuple(c for c in value if isinstance(c, ir.Column)) if isinstance(value, tuple) else ()
 
 
-# ---- formulas
+# ---------------------------------------------------------------- formulas
 
 
-def _check_formulas(entities: Sequence[Entity], docs: dict[str, dict[str, Any]]) -> list[Diagnostic]:
-    diagnostics: list[Diagnostic] = []
-    by_abbr = {doc["abbr"]: attr_id for attr_id, doc in docs.items() if "abbr" in doc}
-    names = sorted({*by_abbr, *docs})
-    uses: dict[str, list[str]] = {}
-    for entity in entities:
-        doc = docs.get(entity.id)
-        if doc is None or "formula" not in doc:
-            continue
-        used: list[str] = []
-        for var in dict.fromkeys(variables(doc["formula"]["expr"])):
-            target = by_abbr.get(var) or (var if var in docs else None)
-            if target is None:
-                diagnostics.append(
-                    error(
-                        "E321",
-                        f"formula names '{var}', which is no attribute",
-                        entity.position(("formula", "var", var)),
-                        did_you_mean(var, names),
-                    )
-                )
-            else:
-                used.append(target)
-        _rename_vars(doc["formula"]["expr"], by_abbr)
-        uses[entity.id] = used
-    diagnostics += _cycles(entities, uses)
-    return diagnostics
+def _formulas_of(entities: Entities) -> Iterator[tuple[ir.Entity, ir.Formula]]:
+    for kind in ("attribute", "formula"):
+        for entity in entities.get(kind, {}).values():
+            formula = entity.fields.get("formula")
+            if isinstance(formula, ir.Formula):
+                yield entity, formula
 
 
-def _check_named_formulas(
-    entities: Sequence[Entity],
-    docs: dict[str, dict[str, Any]],
-    attributes: Mapping[str, Any],
-    tables: Mapping[str, Any],
-) -> list[Diagnostic]:
-    """A formula names its parameters or attributes, and looks up tables with one key and one column."""
-    diagnostics: list[Diagnostic] = []
-    by_abbr = {doc["abbr"]: attr_id for attr_id, doc in attributes.items() if "abbr" in doc}
-    for entity in entities:
-        doc = docs.get(entity.id)
-        if doc is None or "formula" not in doc:
-            continue
-        params = doc.get("params", [])
-        if entity.id in attributes and "formula" in attributes[entity.id]:
-            diagnostics.append(
-                error(
-                    "E323",
-                    f"the formula '{entity.id}' has the name of a derived attribute",
-                    entity.position(("id",)),
-                    "give one of them another id",
-                )
-            )
-        known = sorted({*params, *by_abbr, *attributes})
-        for var in dict.fromkeys(variables(doc["formula"]["expr"])):
-            if var not in params and var not in by_abbr and var not in attributes:
-                diagnostics.append(
-                    error(
-                        "E321",
-                        f"formula names '{var}', which is no parameter or attribute",
-                        entity.position(("formula", "var", var)),
-                        did_you_mean(var, known) or "list it in params: ...",
-                    )
-                )
-        for table_id in lookups(doc["formula"]["expr"]):
-            table = tables.get(table_id)
-            if table is not None and (len(table.get("columns", [])) != 1 or len(table.get("keys", [None])) != 1):
+def _formula_problems(formula: ir.Formula, entity: ir.Entity, entities: Entities, where: str = "") -> list[Diagnostic]:
+    """What the generated package could not evaluate, lookups of unsuitable tables, and bad calls."""
+    diagnostics = [
+        error("E327", f"{where}the generated package cannot evaluate this: {reason}", pos)
+        for pos, reason in unsupported(formula.expr)
+    ]
+    tables = entities.get("table", {})
+    formulas = entities.get("formula", {})
+    for node in ir.expr_nodes(formula.expr):
+        if isinstance(node, ir.Lookup) and node.table.id in tables:
+            table = tables[node.table.id]
+            columns, keys = _columns(table, "columns"), _columns(table, "keys")
+            if len(columns) != 1 or len(keys) > 1:
                 diagnostics.append(
                     error(
                         "E324",
-                        f"formulas look up tables with one key and one column; '{table_id}' has "
-                        f"{len(table.get('keys', [None]))} key(s) and {len(table.get('columns', []))} column(s)",
-                        entity.position(("formula",)),
+                        f"formulas look up tables with one key and one column; '{table.id}' has "
+                        f"{max(len(keys), 1)} key(s) and {len(columns)} column(s)",
+                        node.pos,
                     )
                 )
-        _rename_vars(doc["formula"]["expr"], {a: i for a, i in by_abbr.items() if a not in params})
-        for callee, count in calls(doc["formula"]["expr"]):
-            called = docs.get(callee)
-            if called is None:
-                continue
-            wanted = len(called.get("params", []))
-            own = set(called.get("params", []))
-            extra = sorted(set(variables(called["formula"]["expr"])) - own)
+            elif not isinstance(columns[0].type, t.IntType | t.NumberType | t.MultiplierType):
+                diagnostics.append(
+                    error("E324", f"'{table.id}' holds {t.type_text(columns[0].type)}, not numbers to compute with", node.pos)
+                )
+        if isinstance(node, ir.FormulaCall) and node.formula.id in formulas:
+            called = formulas[node.formula.id]
+            own = _params(called)
+            callee_formula = called.fields.get("formula")
+            if not isinstance(callee_formula, ir.Formula):
+                continue  # its missing formula is reported on it
+            extra = sorted(
+                {n.name for n in ir.expr_nodes(callee_formula.expr) if isinstance(n, ir.Var) and n.name not in own}
+            )
             if extra:
                 diagnostics.append(
                     error(
                         "E326",
-                        f"{callee}() names {', '.join(extra)} besides its params, so it cannot be called",
-                        entity.position(("formula",)),
-                        f"add them to the params of {callee}",
+                        f"{called.id}() names {', '.join(extra)} besides its params, so it cannot be called",
+                        node.pos,
+                        f"add them to the params of {called.id}",
                     )
                 )
-            elif count != wanted:
+            elif len(node.args) != len(own):
                 diagnostics.append(
                     error(
                         "E325",
-                        f"{callee}() takes {wanted} argument{'s' * (wanted != 1)} ({', '.join(sorted(own))}), "
-                        f"not {count}",
-                        entity.position(("formula",)),
+                        f"{called.id}() takes {len(own)} argument{'s' * (len(own) != 1)} ({', '.join(sorted(own))}), "
+                        f"not {len(node.args)}",
+                        node.pos,
                     )
                 )
-    uses = {
-        formula_id: [c for c, _ in calls(doc["formula"]["expr"])]
-        for formula_id, doc in docs.items()
-        if "formula" in doc
+    return diagnostics
+
+
+def _check_formulas(entities: Entities) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    attributes = entities.get("attribute", {})
+    for entity, formula in _formulas_of(entities):
+        diagnostics += _formula_problems(formula, entity, entities)
+        if entity.kind == "formula" and entity.id in attributes and "formula" in attributes[entity.id].fields:
+            diagnostics.append(
+                error(
+                    "E323",
+                    f"the formula '{entity.id}' has the name of a derived attribute",
+                    entity.id_pos,
+                    "give one of them another id",
+                )
+            )
+    attribute_uses = {
+        entity.id: [n.attribute for n in ir.expr_nodes(f.expr) if isinstance(n, ir.Var) and n.attribute]
+        for entity, f in _formulas_of({"attribute": attributes})
     }
-    diagnostics += _cycles(entities, uses)
-    return diagnostics
-
-
-def _cycles(entities: Sequence[Entity], uses: Mapping[str, list[str]]) -> list[Diagnostic]:
-    """Each circle of formulas using one another, once, at the first formula in it (by id)."""
-    diagnostics = []
-    reported: set[frozenset[str]] = set()
-    for start in sorted(uses):
-        cycle = _find_cycle(start, uses)
-        if cycle and frozenset(cycle) not in reported:
-            reported.add(frozenset(cycle))
-            entity = next(e for e in entities if e.id == start)
+    formula_uses = {
+        entity.id: [n.formula.id for n in ir.expr_nodes(f.expr) if isinstance(n, ir.FormulaCall) and n.formula.id]
+        for entity, f in _formulas_of({"formula": entities.get("formula", {})})
+    }
+    for kind, uses in (("attribute", attribute_uses), ("formula", formula_uses)):
+        for cycle in cycles(uses):
+            entity = entities[kind][cycle[0]]
             message = "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]])
-            diagnostics.append(error("E322", message, entity.position(("formula",))))
+            diagnostics.append(error("E322", message, entity.position("formula")))
     return diagnostics
 
 
-def _rename_vars(expr: Any, by_abbr: Mapping[str, str]) -> None:
-    """Formulas name attributes by abbreviation or id; resolved documents always use the id."""
-    for node in nodes(expr):
-        if "var" in node:
-            node["var"] = by_abbr.get(node["var"], node["var"])
+def cycles(uses: Mapping[str, Sequence[str | None]]) -> list[list[str]]:
+    """One cycle through each strongly connected group of names using one another (Tarjan, iterative:
+    linear in names and uses), each starting at its smallest name."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    groups: list[list[str]] = []
+    for root in sorted(uses):
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            targets = [u for u in uses.get(node, ()) if u is not None and u in uses]
+            if i < len(targets):
+                work.append((node, i + 1))
+                nxt = targets[i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1 or node in uses.get(node, ()):
+                    groups.append(sorted(group))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return sorted(_cycle_in(group, uses) for group in groups)
 
 
-def _find_cycle(start: str, uses: Mapping[str, list[str]]) -> list[str] | None:
-    path: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        if node in path:
-            return path[path.index(node) :]
-        if node not in uses:
-            return None
-        path.append(node)
-        for nxt in uses[node]:
-            found = visit(nxt)
-            if found:
-                return found
-        path.pop()
-        return None
-
-    cycle = visit(start)
-    return cycle if cycle and cycle[0] == start else None
-
-
-# ---- lifepaths
+def _cycle_in(group: list[str], uses: Mapping[str, Sequence[str | None]]) -> list[str]:
+    """A path from the group's smallest name back to itself, within the group (breadth first)."""
+    members = set(group)
+    start = group[0]
+    came_from: dict[str, str] = {}
+    queue = [start]
+    for node in queue:
+        for nxt in uses.get(node, ()):
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return path[::-1]
+            if nxt in members and nxt not in came_from and nxt is not None:
+                came_from[nxt] = node
+                queue.append(nxt)
+    return [start]  # pragma: no cover - a group always has a cycle through its smallest member
 
 
-def _requirements(doc: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    for field in ("requires", "restrictions"):
-        if isinstance(doc.get(field), dict):
-            yield field, doc[field]
+# ---------------------------------------------------------------- mechanics
 
 
-def _check_tags(entities: Sequence[Entity], docs: dict[str, dict[str, Any]]) -> list[Diagnostic]:
-    tags = {tag for doc in docs.values() for tag in doc.get("tags", ())}
+def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
+    """What the generated mechanics can roll: a pool is one kind of die; exploding needs one die."""
     diagnostics = []
-    for entity in entities:
-        for field, req in _requirements(docs.get(entity.id, {})):
-            for node in walk_requirement(req):
-                tag = node.get("of", {}).get("tag")
-                if tag is not None and tag not in tags:
+    for entity in mechanics.values():
+        die = entity.fields.get("die")
+        if not isinstance(die, ir.Dice):
+            continue
+        style = entity.fields.get("style")
+        rerolls = [f for f in ("explode_on", "fumble_on", "stack_on") if f in entity.fields]
+        if style == "pool" and not die.single_die:
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"a pool is rolled as a number of one kind of die, not {die.text}",
+                    entity.position("die"),
+                    f"write die: d{die.terms[0].sides}; the number of dice is given when rolling",
+                )
+            )
+        elif rerolls and not die.single_die:
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"{rerolls[0]} needs a single die to roll again, not {die.text}",
+                    entity.position(rerolls[0]),
+                    "exploding and fumbling are rules for one die",
+                )
+            )
+        for name in rerolls:
+            face = entity.fields[name]
+            if isinstance(face, int) and die.single_die and not 1 <= face <= die.terms[0].sides:
+                diagnostics.append(
+                    error("E328", f"{name} {face} is not a face of {die.text}", entity.position(name))
+                )
+    return diagnostics
+
+
+# ---------------------------------------------------------------- requirements
+
+
+def _requirements(entity: ir.Entity) -> Iterator[tuple[str, ir.Requirement]]:
+    for name, value in entity.fields.items():
+        if isinstance(value, ir.REQUIREMENT_TYPES):
+            yield name, value
+
+
+def _check_requirements(entities: Entities) -> list[Diagnostic]:
+    lifepaths = entities.get("lifepath", {})
+    tags = {tag for lp in lifepaths.values() for tag in _words(lp, "tags")}
+    diagnostics = []
+    for kind_entities in entities.values():
+        for entity in kind_entities.values():
+            for field, req in _requirements(entity):
+                for node in requirement_nodes(req):
+                    if isinstance(node, ir.CountOf) and node.tag is not None and node.tag.text not in tags:
+                        diagnostics.append(
+                            error(
+                                "E331",
+                                f"no lifepath is tagged '{node.tag.text}'",
+                                node.tag.pos,
+                                did_you_mean(node.tag.text, tags) or "tag lifepaths with 'tags: ...'",
+                            )
+                        )
+                if entity.kind == "lifepath" and field == "requires" and entity.fields.get("born") is True:
                     diagnostics.append(
-                        error(
-                            "E331",
-                            f"no lifepath is tagged '{tag}'",
-                            entity.position((field,)),
-                            did_you_mean(tag, tags) or "tag lifepaths with 'tags: ...'",
+                        warning(
+                            "W332",
+                            "a born lifepath is always first, so its requirement can never hold",
+                            entity.position("requires"),
                         )
                     )
     return diagnostics
 
 
-def _check_lifepaths(entities: Sequence[Entity], docs: dict[str, dict[str, Any]]) -> list[Diagnostic]:
+def _words(entity: ir.Entity, name: str) -> tuple[str, ...]:
+    value = entity.fields.get(name, ())
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, tuple) else ()
+
+
+# ---------------------------------------------------------------- what burning characters reads
+
+
+REPEAT_COLUMNS = ("years", "skill_points", "general_points", "trait_points", "resources", "stat")
+LIFEPATH_FIELDS: dict[str, tuple[type, ...]] = {
+    "setting": (t.RefType,),
+    "born": (t.BoolType,),
+    "time": (t.YearsType, t.IntType),
+    "resources": (t.IntType,),
+    "stat": (t.StatBonusType,),
+    "leads": (t.ListType,),
+    "skills": (t.ChoicesType,),
+    "general": (t.PointsType, t.IntType),
+    "traits": (t.ChoicesType,),
+    "requires": (t.RequirementType,),
+    "restrictions": (t.RequirementType,),
+    "tags": (t.ListType,),
+}
+
+
+def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagnostic]:
+    """Burning characters (generated when a ruleset has lifepaths) reads stocks' stat pools, the
+    `lifepath_repeats` table and the lifepath fields: each is checked here, where it is written."""
+    lifepaths = entities.get("lifepath", {})
+    if not lifepaths:
+        return []
     diagnostics = []
-    for entity in entities:
-        doc = docs.get(entity.id, {})
-        if doc.get("born") and "requires" in doc:
+    kind = kinds["lifepath"]
+    for name, allowed in LIFEPATH_FIELDS.items():
+        decl = kind.fields.get(name)
+        if decl is None or not isinstance(decl.type, allowed):
             diagnostics.append(
-                warning(
-                    "W332",
-                    "a born lifepath is always first, so its requirement can never hold",
-                    entity.position(("requires",)),
+                error(
+                    "E341",
+                    f"burning characters needs lifepaths to have '{name}' ({' or '.join(a.__name__ for a in allowed)})",
+                    kind.pos or next(iter(lifepaths.values())).pos,
+                    "keep the built-in lifepath fields when overriding the kind",
                 )
             )
+    tables = entities.get("table", {})
+    for stock in entities.get("stock", {}).values():
+        pools = stock.fields.get("stat_pools")
+        if not isinstance(pools, ir.Ref) or pools.id not in tables:
+            continue
+        table = tables[pools.id]
+        columns = {c.name: c for c in _columns(table, "columns")}
+        missing = [c for c in ("mental", "physical") if c not in columns or not isinstance(columns[c].type, t.IntType)]
+        if missing or len(_columns(table, "keys")) > 1:
+            diagnostics.append(
+                error(
+                    "E342",
+                    f"the stat pools table '{table.id}' needs int columns mental and physical, keyed by age",
+                    pools.pos,
+                    "columns: mental(int), physical(int)",
+                )
+            )
+    repeats = tables.get("lifepath_repeats")
+    if repeats is not None:
+        for column in _columns(repeats, "columns"):
+            if column.name not in REPEAT_COLUMNS or not isinstance(column.type, t.MultiplierType):
+                diagnostics.append(
+                    error(
+                        "E343",
+                        f"lifepath_repeats columns are multipliers named {', '.join(REPEAT_COLUMNS)}, not "
+                        f"{column.name}({t.type_text(column.type)})",
+                        column.pos,
+                    )
+                )
+        if len(_columns(repeats, "keys")) > 1:
+            diagnostics.append(error("E343", "lifepath_repeats is keyed by the number of times taken", repeats.id_pos))
     return diagnostics

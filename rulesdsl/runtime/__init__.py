@@ -1,0 +1,1 @@
+"""The runtime that generated rules packages carry, as ordinary modules (see core.py)."""

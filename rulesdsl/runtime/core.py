@@ -1,0 +1,634 @@
+"""The runtime every generated rules package carries (standard library only): dice, tables, formulas,
+requirement predicates and the values fields hold.
+
+This file is copied verbatim into each package as `_runtime/core.py`; the compiler uses it too (odds on
+the reference, slugs). Every roll takes a `random.Random`, so results are reproducible from a seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Generic, Protocol, TypeVar
+
+Number = int | Fraction
+
+# ---------------------------------------------------------------- names
+
+
+def slug(text: str) -> str:
+    """The id a display name gets: `"Sergeant-at-Arms"` -> `sergeant_at_arms` (accents dropped)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    result = re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
+    if not result:
+        return "_"
+    return "n" + result if result[0].isdigit() else result
+
+
+class Unknown:
+    """The marker for a value the source does not give (`unknown` in the rules); `none` is None."""
+
+    _instance: Unknown | None = None
+
+    def __new__(cls) -> Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = Unknown()
+
+
+# ---------------------------------------------------------------- arithmetic used by formulas
+
+
+def div(a: Number, b: Number) -> Fraction:
+    """Exact division: formulas never lose precision before an explicit floor/ceil/round."""
+    return Fraction(a) / Fraction(b)
+
+
+def floor(x: Number) -> int:
+    return math.floor(x)
+
+
+def ceil(x: Number) -> int:
+    return math.ceil(x)
+
+
+def round_half_up(x: Number) -> int:
+    """Rounding as a table would do it: halves go up (Python's round() goes to even)."""
+    return math.floor(Fraction(x) + Fraction(1, 2))
+
+
+Values = Mapping[str, Number]
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    """A formula kept as data (a table cell such as `6 - PRS`): `evaluate(PRS=4)` computes it.
+
+    `names` are the values it needs, as written; `evaluate` takes them in any case.
+    """
+
+    text: str
+    names: tuple[str, ...]
+    compute: Callable[[Values], Number] = field(repr=False, compare=False)
+
+    def evaluate(self, **values: Number) -> Number:
+        given = {k.casefold(): v for k, v in values.items()}
+        missing = [n for n in self.names if n.casefold() not in given]
+        if missing:
+            raise KeyError(f"{self.text} needs a value for {', '.join(missing)}")
+        return self.compute(given)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# ---------------------------------------------------------------- dice
+
+
+@dataclass(frozen=True, slots=True)
+class DiceTerm:
+    count: int
+    sides: int
+
+
+def _ways_at_most(count: int, sides: int, total: int) -> int:
+    """How many rolls of `count` dice with `sides` sides sum to at most `total` (inclusion-exclusion)."""
+    if total < count:
+        return 0
+    if total >= count * sides:
+        return sides**count
+    ways = 0
+    for k in range(min(count, (total - count) // sides) + 1):
+        ways += (-1) ** k * math.comb(count, k) * math.comb(total - k * sides, count)
+    return ways
+
+
+def _convolve(ways: list[int], sides: int) -> list[int]:
+    """Add one die: each new total is a sliding sum over the old ones (no enumeration of outcomes)."""
+    result = [0] * (len(ways) + sides - 1)
+    running = 0
+    for i in range(len(result)):
+        if i < len(ways):
+            running += ways[i]
+        if i >= sides:
+            running -= ways[i - sides]
+        result[i] = running
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """A dice expression such as `1d10`, `2d6+3` or `30 + 1d10`."""
+
+    text: str
+    terms: tuple[DiceTerm, ...]
+    modifier: int = 0
+
+    @property
+    def minimum(self) -> int:
+        return sum(t.count for t in self.terms) + self.modifier
+
+    @property
+    def maximum(self) -> int:
+        return sum(t.count * t.sides for t in self.terms) + self.modifier
+
+    @property
+    def outcomes(self) -> int:
+        """How many equally likely rolls there are."""
+        return math.prod(t.sides**t.count for t in self.terms)
+
+    def roll(self, rng: random.Random) -> int:
+        return self.modifier + sum(rng.randint(1, t.sides) for t in self.terms for _ in range(t.count))
+
+    def _split(self) -> tuple[list[int], int, DiceTerm]:
+        """Ways for every total of all terms but the largest (offset by the minimum), and the largest."""
+        largest = max(self.terms, key=lambda t: t.count * t.sides)
+        rest = list(self.terms)
+        rest.remove(largest)
+        ways = [1]
+        for term in rest:
+            for _ in range(term.count):
+                ways = _convolve(ways, term.sides)
+        return ways, sum(t.count for t in rest), largest
+
+    def chance(self, low: int | None, high: int | None) -> Fraction:
+        """The exact chance that a roll lands in low..high (None: open)."""
+        ways, offset, big = self._split()
+        base = self.modifier + offset
+
+        def at_most(total: int) -> int:
+            return sum(w * _ways_at_most(big.count, big.sides, total - base - i) for i, w in enumerate(ways) if w)
+
+        top = at_most(high) if high is not None else self.outcomes
+        bottom = at_most(low - 1) if low is not None else 0
+        return Fraction(top - bottom, self.outcomes)
+
+    def distribution(self) -> dict[int, Fraction]:
+        """The chance of every total, exactly (by convolution: cost grows with dice times totals)."""
+        ways = [1]
+        for term in self.terms:
+            for _ in range(term.count):
+                ways = _convolve(ways, term.sides)
+        low, outcomes = self.minimum, self.outcomes
+        return {low + i: Fraction(w, outcomes) for i, w in enumerate(ways) if w}
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# ---------------------------------------------------------------- dice mechanics
+
+Die = int | Sequence[int]  # one die: its face, or the faces of a die rolled again (stacked or exploded)
+
+
+@dataclass(frozen=True, slots=True)
+class PoolResult:
+    totals: tuple[int, ...]  # each die's value, stacked dice added up
+    successes: int
+    fumble: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PoolMechanic:
+    """A pool of dice against a target number: each die at or over it is a success.
+
+    `stack_on`: a die showing it may be rolled again and added (so a target over the die's sides can be
+    reached). `fumble_ones`: that many 1s and no success is a fumble.
+    """
+
+    id: str
+    name: str
+    sides: int
+    stack_on: int | None = None
+    fumble_ones: int | None = None
+
+    def judge(self, dice: Sequence[Die], target: int) -> PoolResult:
+        """Read dice already rolled; a stacked die is given as its faces, e.g. [10, 7] for 17."""
+        totals = tuple(d if isinstance(d, int) else sum(d) for d in dice)
+        successes = sum(1 for t in totals if t >= target)
+        ones = sum(1 for d in dice if (d if isinstance(d, int) else d[0]) == 1)
+        fumble = self.fumble_ones is not None and successes == 0 and ones >= self.fumble_ones
+        return PoolResult(totals, successes, fumble)
+
+    def roll(self, rng: random.Random, dice: int, target: int) -> PoolResult:
+        """Roll `dice` dice; a die that stacks is rolled again only when that could still matter."""
+        rolled: list[Die] = []
+        for _ in range(dice):
+            faces = [rng.randint(1, self.sides)]
+            while self.stack_on is not None and faces[-1] == self.stack_on and sum(faces) < target:
+                faces.append(rng.randint(1, self.sides))
+            rolled.append(faces[0] if len(faces) == 1 else faces)
+        return self.judge(rolled, target)
+
+    def success_chance(self, target: int) -> Fraction:
+        """The exact chance that one die reaches `target`, stacking where it may."""
+        chance, weight = Fraction(0), Fraction(1)
+        while target > 1:
+            chance += weight * Fraction(max(0, self.sides - target + 1), self.sides)
+            if self.stack_on is None or self.stack_on >= target:
+                return chance  # no stacking, or the stacking face already reaches the target
+            weight /= self.sides  # the die shows stack_on and is rolled again
+            target -= self.stack_on
+        return chance + weight
+
+    def success_chances(self, dice: int, target: int) -> dict[int, Fraction]:
+        """The exact chance of each number of successes with `dice` dice against `target`."""
+        one = self.success_chance(target)
+        return {k: math.comb(dice, k) * one**k * (1 - one) ** (dice - k) for k in range(dice + 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class TotalMechanic:
+    """Dice added to a base. With one die, `explode_on` rolls again and adds (repeatedly); `fumble_on`
+    rolls again and subtracts from the base (exploding the same way); `floor` bounds the result."""
+
+    id: str
+    name: str
+    dice: Dice
+    explode_on: int | None = None
+    fumble_on: int | None = None
+    floor: int | None = None
+
+    @property
+    def sides(self) -> int:
+        return self.dice.terms[0].sides
+
+    def total(self, faces: Sequence[int], base: int = 0) -> int:
+        """The result of faces already rolled, in order: [10, 7] -> base + 17; [1, 7] -> base - 7.
+
+        Without exploding or fumbling every face counts, and the dice's modifier is added."""
+        if self.explode_on is None and self.fumble_on is None:
+            result = base + sum(faces) + self.dice.modifier
+        else:
+            first, rest = faces[0], list(faces[1:])
+            if self.fumble_on is not None and first == self.fumble_on:
+                result = base - self._chain(rest)
+            elif self.explode_on is not None and first == self.explode_on:
+                result = base + first + self._chain(rest)
+            else:
+                result = base + first
+        return result if self.floor is None else max(self.floor, result)
+
+    def _chain(self, faces: Sequence[int]) -> int:
+        """The faces that count after the first: each explode adds the next one."""
+        total = 0
+        for face in faces:
+            total += face
+            if face != self.explode_on:
+                break
+        return total
+
+    def roll(self, rng: random.Random, base: int = 0) -> tuple[int, tuple[int, ...]]:
+        """Roll, returning the result and every face rolled."""
+        if self.explode_on is None and self.fumble_on is None:
+            faces = [rng.randint(1, t.sides) for t in self.dice.terms for _ in range(t.count)]
+            return self.total(faces, base), tuple(faces)
+        faces = [rng.randint(1, self.sides)]
+        if faces[0] in (self.explode_on, self.fumble_on):
+            faces.append(rng.randint(1, self.sides))
+            while faces[-1] == self.explode_on:
+                faces.append(rng.randint(1, self.sides))
+        return self.total(faces, base), tuple(faces)
+
+
+# ---------------------------------------------------------------- values of fields
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    low: int | None = None
+    high: int | None = None
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and (self.low is None or value >= self.low) and (
+            self.high is None or value <= self.high
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StatBonus:
+    mental: int = 0
+    physical: int = 0
+    either: int = 0  # `+1 M/P`: the player chooses where it goes
+
+
+@dataclass(frozen=True, slots=True)
+class Actions:
+    count: int
+    per_obstacle: bool = False  # `x3`: the count times the obstacle
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """Points, and what they buy: each entry is an id, or the ids to choose one from."""
+
+    points: int
+    options: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return tuple(item for choice in self.options for item in choice)
+
+
+# ---------------------------------------------------------------- tables
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One key of a row: a range of numbers (either end may be open) or a name."""
+
+    low: int | None = None
+    high: int | None = None
+    name: str | None = None
+
+    def matches(self, key: int | str) -> bool:
+        if isinstance(key, str):
+            return self.name is not None and self.name.casefold() == key.casefold()
+        if self.name is not None:
+            return False
+        return (self.low is None or key >= self.low) and (self.high is None or key <= self.high)
+
+    @property
+    def text(self) -> str:
+        if self.name is not None:
+            return self.name
+        if self.low is None:
+            return f"<={self.high}"
+        if self.high is None:
+            return f"{self.low}+"
+        return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
+
+
+@dataclass(frozen=True, slots=True)
+class Row(Generic[R]):
+    keys: tuple[Key, ...]
+    value: R
+    source: str | None = None  # where this row comes from, when it differs from the table's
+
+    def matches(self, keys: Sequence[int | str]) -> bool:
+        return len(keys) == len(self.keys) and all(k.matches(v) for k, v in zip(self.keys, keys, strict=True))
+
+    @property
+    def key_text(self) -> str:
+        return ", ".join(k.text for k in self.keys)
+
+
+@dataclass(frozen=True, slots=True)
+class Table(Generic[R]):
+    id: str
+    name: str
+    dice: Dice | None
+    rows: tuple[Row[R], ...]
+    source: str | None = None
+
+    def lookup(self, *keys: int | str) -> R:
+        """The row for a number or a name (one per key of the table: `lookup("III", 2)`)."""
+        for row in self.rows:
+            if row.matches(keys):
+                return row.value
+        shown = ", ".join(repr(k) for k in keys)
+        raise LookupError(f"{self.name}: no row for {shown}")
+
+    def roll(self, rng: random.Random) -> R:
+        if self.dice is None:
+            raise TypeError(f"{self.name} is not rolled on dice; use lookup()")
+        return self.lookup(self.dice.roll(rng))
+
+    def chances(self) -> list[tuple[Row[R], Fraction]]:
+        """Each row with the exact chance that a roll lands on it."""
+        if self.dice is None:
+            raise TypeError(f"{self.name} is not rolled on dice")
+        dice = self.dice
+        result = []
+        for row in self.rows:
+            key = row.keys[0]
+            low = key.low if key.low is not None else dice.minimum
+            high = key.high if key.high is not None else dice.maximum
+            result.append((row, dice.chance(max(low, dice.minimum), min(high, dice.maximum))))
+        return result
+
+    def __iter__(self) -> Iterator[Row[R]]:
+        return iter(self.rows)
+
+
+# ---------------------------------------------------------------- requirements
+
+Names = Mapping[str, Mapping[str, str]]  # kind -> id -> display name
+Verdict = bool | None  # None: unknown (a fact the check needs was not given)
+
+
+class Facts(Protocol):
+    """What requirements are judged against: the lifepaths taken before, and facts about the character.
+
+    A fact that is None is unknown; a condition on it is neither met nor failed."""
+
+    @property
+    def previous(self) -> tuple[str, ...]: ...
+
+    def fact(self, subject: str) -> int | str | None: ...
+
+    def owns_trait(self, trait: str) -> bool: ...
+
+    def skills_of(self, lifepath: str) -> tuple[str, ...]: ...
+
+    def setting_of(self, lifepath: str) -> str | None: ...
+
+    def tags_of(self, lifepath: str) -> tuple[str, ...]: ...
+
+
+def name_of(names: Names, kind: str, id_: str) -> str:
+    return names.get(kind, {}).get(id_, id_)
+
+
+class Requirement:
+    def judge(self, facts: Facts) -> Verdict:
+        raise NotImplementedError
+
+    def describe(self, names: Names) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class TookLifepath(Requirement):
+    lifepath: str
+
+    def judge(self, facts: Facts) -> Verdict:
+        return self.lifepath in facts.previous
+
+    def describe(self, names: Names) -> str:
+        return name_of(names, "lifepath", self.lifepath)
+
+
+@dataclass(frozen=True, slots=True)
+class HasTrait(Requirement):
+    trait: str
+
+    def judge(self, facts: Facts) -> Verdict:
+        return facts.owns_trait(self.trait)
+
+    def describe(self, names: Names) -> str:
+        return f"the {name_of(names, 'trait', self.trait)} trait"
+
+
+@dataclass(frozen=True, slots=True)
+class HasSkill(Requirement):
+    skill: str
+
+    def judge(self, facts: Facts) -> Verdict:
+        return any(self.skill in facts.skills_of(lp) for lp in facts.previous)
+
+    def describe(self, names: Names) -> str:
+        return f"an earlier lifepath with the {name_of(names, 'skill', self.skill)} skill"
+
+
+@dataclass(frozen=True, slots=True)
+class Previous(Requirement):
+    lifepath: str
+
+    def judge(self, facts: Facts) -> Verdict:
+        return bool(facts.previous) and facts.previous[-1] == self.lifepath
+
+    def describe(self, names: Names) -> str:
+        return f"{name_of(names, 'lifepath', self.lifepath)} just before"
+
+
+@dataclass(frozen=True, slots=True)
+class CountOf(Requirement):
+    count: int
+    setting: str | None = None
+    tag: str | None = None
+    lifepaths: tuple[str, ...] = ()
+
+    def _selects(self, lifepath: str, facts: Facts) -> bool:
+        if self.lifepaths and lifepath not in self.lifepaths:
+            return False
+        if self.setting is not None and facts.setting_of(lifepath) != self.setting:
+            return False
+        return self.tag is None or self.tag in facts.tags_of(lifepath)
+
+    def judge(self, facts: Facts) -> Verdict:
+        return sum(self._selects(lp, facts) for lp in facts.previous) >= self.count
+
+    def describe(self, names: Names) -> str:
+        what = "lifepath" + ("s" if self.count != 1 else "")
+        if self.lifepaths:
+            listed = ", ".join(name_of(names, "lifepath", i) for i in self.lifepaths)
+            what = f"{what} among {listed}" if len(self.lifepaths) > 1 else f"{what}: {listed}"
+        if self.setting is not None:
+            what = f"{name_of(names, 'setting', self.setting)} {what}"
+        if self.tag is not None:
+            what = f"{what} tagged {self.tag}"
+        return f"{'any' if self.count == 1 else self.count} {what}"
+
+
+def _compare(op: str, fact: int | str, value: int | str) -> bool:
+    if op == "=":
+        return fact == value
+    if op == "!=":
+        return fact != value
+    if isinstance(fact, str) or isinstance(value, str):
+        return False  # names are only ever equal or not
+    orders = {"<": fact < value, "<=": fact <= value, ">": fact > value, ">=": fact >= value}
+    return orders[op]
+
+
+@dataclass(frozen=True, slots=True)
+class Condition(Requirement):
+    """`age > 50`, `position in 2..3`, `gender = female`, ..."""
+
+    subject: str
+    op: str = "="
+    value: int | str | None = None
+    low: int | None = None
+    high: int | None = None
+
+    def judge(self, facts: Facts) -> Verdict:
+        fact = facts.fact(self.subject)
+        if fact is None:
+            return None
+        if self.value is None:
+            return isinstance(fact, int) and (self.low is None or fact >= self.low) and (
+                self.high is None or fact <= self.high
+            )
+        return _compare(self.op, fact, self.value)
+
+    def describe(self, names: Names) -> str:
+        subject = self.subject.replace("_", " ")
+        if self.value is None:
+            return f"{subject} {'' if self.low is None else self.low}..{'' if self.high is None else self.high}"
+        return f"{subject} {self.op} {self.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class GmPermission(Requirement):
+    """Needs the GM's say-so: recorded and shown, never enforced."""
+
+    def judge(self, facts: Facts) -> Verdict:
+        return True
+
+    def describe(self, names: Names) -> str:
+        return "the GM's permission"
+
+
+@dataclass(frozen=True, slots=True)
+class AllOf(Requirement):
+    items: tuple[Requirement, ...] = ()
+
+    def judge(self, facts: Facts) -> Verdict:
+        verdicts = [item.judge(facts) for item in self.items]
+        if False in verdicts:
+            return False
+        return None if None in verdicts else True
+
+    def describe(self, names: Names) -> str:
+        return " and ".join(_group(item, names) for item in self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf(Requirement):
+    items: tuple[Requirement, ...] = ()
+
+    def judge(self, facts: Facts) -> Verdict:
+        verdicts = [item.judge(facts) for item in self.items]
+        if True in verdicts:
+            return True
+        return None if None in verdicts else False
+
+    def describe(self, names: Names) -> str:
+        return " or ".join(_group(item, names) for item in self.items)
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Requirement):
+    item: Requirement
+
+    def judge(self, facts: Facts) -> Verdict:
+        verdict = self.item.judge(facts)
+        return None if verdict is None else not verdict
+
+    def describe(self, names: Names) -> str:
+        return f"not {_group(self.item, names)}"
+
+
+def _group(item: Requirement, names: Names) -> str:
+    text = item.describe(names)
+    return f"({text})" if isinstance(item, AllOf | AnyOf) else text
