@@ -96,5 +96,3 @@ def _selector_text(selector: m.SelectLifepaths | m.SelectListed) -> str:
             f"in setting {_text(flt.ref, 10)}" if isinstance(flt, m.InSetting) else f"tagged {_text(flt.ref, 10)}"
         )
     return " ".join(parts)
-
-

@@ -498,8 +498,7 @@ class Entity:
 def children(node: object) -> Iterator[object]:
     """The nodes directly inside an IR node (tuples are looked into), in field order."""
     if isinstance(node, tuple):
-        for item in node:
-            yield item
+        yield from node
         return
     if not is_dataclass(node) or isinstance(node, Position):
         return

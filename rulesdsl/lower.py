@@ -249,8 +249,8 @@ class _Reader:
                 return self.ref(kind, value)
             case t.ListType(item):
                 result = []
-                for i, written in enumerate(items_of(value)):
-                    result.append(self.read(item, written, (*path, i)))
+                for i, element in enumerate(items_of(value)):
+                    result.append(self.read(item, element, (*path, i)))
                 return tuple(result)
             case t.WordType():
                 if isinstance(value, m.Name | m.String):
@@ -388,8 +388,8 @@ class _Reader:
                 return ir.If(condition, then, otherwise, value.pos)
             case m.Call(function, args) if function not in FUNCTIONS:
                 # another formula: resolved (and its arguments counted) by the semantic checks
-                target = ir.Ref("formula", function, value.pos)
-                return ir.FormulaCall(target, tuple(self.expr(a) for a in args), value.pos)
+                callee = ir.Ref("formula", function, value.pos)
+                return ir.FormulaCall(callee, tuple(self.expr(a) for a in args), value.pos)
             case m.Call(function, args):
                 arity = FUNCTIONS[function]
                 if arity is not None and len(args) != arity:
@@ -447,9 +447,7 @@ class _Reader:
                 did_you_mean(subject, (*CONDITIONS, "previous")) or "conditions: " + ", ".join(CONDITIONS),
             )
 
-    def count_of(
-        self, count: int, selector: m.SelectLifepaths | m.SelectListed, pos: m.Position
-    ) -> ir.CountOf:
+    def count_of(self, count: int, selector: m.SelectLifepaths | m.SelectListed, pos: m.Position) -> ir.CountOf:
         if count < 1:
             raise LoweringError("count at least 1 lifepath", pos)
         if isinstance(selector, m.SelectListed):
@@ -493,7 +491,9 @@ class _Reader:
             cell = self.read(column.type, value, path)
         except LoweringError as exc:
             raise LoweringError(
-                f"column '{column.name}': {exc.diagnostic.message}", exc.diagnostic.pos or value.pos, exc.diagnostic.hint
+                f"column '{column.name}': {exc.diagnostic.message}",
+                exc.diagnostic.pos or value.pos,
+                exc.diagnostic.hint,
             ) from None
         assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range), cell
         assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
@@ -538,8 +538,6 @@ class _Reader:
             except LoweringError as exc:
                 diagnostics.append(exc.diagnostic)
         return result, diagnostics
-
-
 
 
 def column_type(value: m.Value) -> t.FieldType:
@@ -611,9 +609,7 @@ def generic(value: m.Value) -> str:
 # ---------------------------------------------------------------- entities
 
 
-def lower_block(
-    block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str]
-) -> tuple[ir.Entity, list[Diagnostic]]:
+def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str]) -> tuple[ir.Entity, list[Diagnostic]]:
     """A block as an entity. `file_defaults`: kind -> the id of the only entity of that kind in the same
     file, which a required reference to that kind that is left out names (a lifepath's setting)."""
     diagnostics: list[Diagnostic] = []
@@ -641,7 +637,12 @@ def lower_block(
         if depth(fld.value) > MAX_DEPTH:
             failed.add(fld.key)
             diagnostics.append(
-                error("E204", f"'{fld.key}' nests more than {MAX_DEPTH} levels deep", fld.pos, "split it into smaller formulas")
+                error(
+                    "E204",
+                    f"'{fld.key}' nests more than {MAX_DEPTH} levels deep",
+                    fld.pos,
+                    "split it into smaller formulas",
+                )
             )
             continue
         declared = kind.fields.get(fld.key)
@@ -650,7 +651,6 @@ def lower_block(
                 values[fld.key] = generic(fld.value)  # the schema reports the unknown field
             else:
                 values[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
-                reader.positions[(fld.key,)] = fld.pos
         except LoweringError as exc:
             failed.add(fld.key)
             diagnostics.append(exc.diagnostic)

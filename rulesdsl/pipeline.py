@@ -126,7 +126,9 @@ def declare_kinds(declarations: Sequence[m.KindDecl]) -> tuple[dict[str, Kind], 
         name = decl.name.text
         if name in declared:
             first = declared[name].pos
-            diagnostics.append(error("E404", f"the kind '{name}' is declared twice (first at line {first.line})", decl.name.pos))
+            diagnostics.append(
+                error("E404", f"the kind '{name}' is declared twice (first at line {first.line})", decl.name.pos)
+            )
             continue
         if name in CORE_KINDS or name == "kind":
             diagnostics.append(
@@ -134,7 +136,9 @@ def declare_kinds(declarations: Sequence[m.KindDecl]) -> tuple[dict[str, Kind], 
             )
             continue
         if slug(name) != name:
-            diagnostics.append(error("E404", f"a kind's name is snake_case, not '{name}'", decl.name.pos, f"write {slug(name)}"))
+            diagnostics.append(
+                error("E404", f"a kind's name is snake_case, not '{name}'", decl.name.pos, f"write {slug(name)}")
+            )
             continue
         builtin = name in kinds
         if builtin and not decl.override:
@@ -148,7 +152,9 @@ def declare_kinds(declarations: Sequence[m.KindDecl]) -> tuple[dict[str, Kind], 
             )
         elif decl.override and not builtin:
             diagnostics.append(
-                error("E406", f"there is no built-in kind '{name}' to override", decl.kind_pos, did_you_mean(name, kinds))
+                error(
+                    "E406", f"there is no built-in kind '{name}' to override", decl.kind_pos, did_you_mean(name, kinds)
+                )
             )
         declared[name] = decl
         kind, more = declare_kind(decl, builtin=False)
@@ -159,9 +165,7 @@ def declare_kinds(declarations: Sequence[m.KindDecl]) -> tuple[dict[str, Kind], 
             for target in referenced_kinds(decl_field.type):
                 if target not in kinds:
                     pos = decl_field.pos or kind.pos
-                    diagnostics.append(
-                        error("E407", f"'ref {target}' names no kind", pos, did_you_mean(target, kinds))
-                    )
+                    diagnostics.append(error("E407", f"'ref {target}' names no kind", pos, did_you_mean(target, kinds)))
     return dict(sorted(kinds.items())), diagnostics
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -505,7 +505,11 @@ def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, 
             return "a string is not closed on this line", 'close it with " (strings cannot span lines)'
         return f"unexpected character '{char}'", None
     if isinstance(exc, UnexpectedToken):
-        expected = set(exc.expected)
+        # LALR shares states between blocks, patches and kind declarations: leave out what only a patch
+        # (`+=`) or a declaration (a trailing doc string) would take there
+        expected = set(exc.expected) - {"FIELD_APPEND", "FIELD_REMOVE"}
+        if expected & {"RBRACE", "FIELD_KEY"}:
+            expected.discard("STRING")
         tok = exc.token
         got = _token_words(tok)
         if empty_field and tok.type in {"RBRACE", "FIELD_KEY", "_NL", "$END"}:

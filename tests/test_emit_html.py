@@ -68,7 +68,7 @@ def test_every_link_and_anchor_resolves(site: dict[str, str]) -> None:
 
 
 def test_every_entity_has_an_anchor_on_its_kind_page(site: dict[str, str]) -> None:
-    documents = compile_paths([FIXTURES / "mini"]).rulesets[0].documents
+    documents = compile_paths([FIXTURES / "mini"]).rulesets[0].documents()
     for kind, docs in documents.items():
         ids = parse(site[f"mini/{kind}.html"]).ids
         assert set(docs) <= ids

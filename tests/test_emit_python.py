@@ -83,7 +83,7 @@ def test_hostile_strings_round_trip(mini_out: Path) -> None:
 import mini
 names = sorted(lp.name for lp in mini.LIFEPATHS.values())
 print(repr(names))
-print(repr(mini.LIFEPATHS["triple"].sourced.note))
+print(repr(mini.LIFEPATHS["triple"].note))
 print(repr(mini.SKILLS["quote_and_back"].name))
 print(repr(mini.TITLE))
 print(repr(mini.SETTINGS["city"].name))

@@ -11,7 +11,7 @@ from .conftest import messages
 
 def docs(compilation: Compilation, kind: str) -> dict[str, dict[str, object]]:
     assert compilation.ok, messages(compilation)
-    return compilation.rulesets[0].documents[kind]
+    return compilation.rulesets[0].documents()[kind]
 
 
 def test_lifepath_document(compile_rules: Callable[..., Compilation]) -> None:

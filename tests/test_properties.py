@@ -9,7 +9,7 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesdsl.emit.html import dice_distribution
+from rulesdsl.runtime.core import Dice, DiceTerm
 from rulesdsl.emit.templating import py
 from rulesdsl.names import slug
 from rulesdsl.pipeline import Compilation
@@ -34,8 +34,8 @@ def test_slug_is_a_valid_id_and_idempotent(text: str) -> None:
     st.integers(-5, 30),
 )
 def test_dice_distributions_are_exact(terms: list[tuple[int, int]], modifier: int) -> None:
-    dice = {"terms": [{"count": c, "sides": s} for c, s in terms], "modifier": modifier}
-    spread = dice_distribution(dice)
+    dice = Dice("", tuple(DiceTerm(c, s) for c, s in terms), modifier)
+    spread = dice.distribution()
     assert sum(spread.values()) == Fraction(1)
     assert min(spread) == sum(c for c, _ in terms) + modifier
     assert max(spread) == sum(c * s for c, s in terms) + modifier

@@ -35,9 +35,11 @@ import random
 import marsh
 assert marsh.TABLES["catch"].lookup(11).catch == "A giant pike"
 assert marsh.TABLES["catch"].roll(random.Random(1)) == marsh.TABLES["catch"].roll(random.Random(1))
-assert marsh.requirement_met("eel_catcher", ["born_to_the_reeds"])
+assert marsh.requirement_met("eel_catcher", ["born_to_the_reeds"], age=30) is True
+assert marsh.requirement_met("eel_catcher", ["born_to_the_reeds"]) is None
+assert marsh.requirement_met("eel_catcher", ["born_to_the_reeds"], age=50) is False
 assert marsh.unmet_requirements("eel_catcher", []) == ["requires: Born to the Reeds and not age > 40"]
-assert marsh.LIFEPATHS["eel_catcher"].skills == (("fishing",), ("trapping", "swimming"))
+assert marsh.LIFEPATHS["eel_catcher"].skills.options == (("fishing",), ("trapping", "swimming"))
 print("ok")
 """
     ran = run_python(code, tmp_path / "homebrew-out")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from rulesdsl import model as m
-from rulesdsl.kinds import kinds
 from rulesdsl.syntax import Parser, split_blocks, unescape
 
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from collections.abc import Callable
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from rulesdsl.kinds import SCHEMA_DIR, kinds
+from rulesdsl.jsonform import schema_of
+from rulesdsl.pipeline import prelude
 from rulesdsl.pipeline import Compilation
 
-from .conftest import messages, only
+from .conftest import FIXTURES, messages, only
 
 LIFEPATH_BASICS = """
 stock human { }
@@ -19,17 +21,27 @@ setting peasant "Peasant" { stock: human }
 """
 
 
-def test_every_schema_is_valid_draft_2020_12() -> None:
-    for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
-        Draft202012Validator.check_schema(json.loads(path.read_text()))
-    for kind in kinds().values():
-        assert kind.schema["additionalProperties"] is False
+def test_every_kind_schema_is_valid_draft_2020_12() -> None:
+    kinds = prelude()
+    assert {"ruleset", "table", "attribute", "formula", "mechanic", "stock", "setting", "lifepath"} <= set(kinds)
+    assert {"skill", "trait", "spell"} <= set(kinds)
+    for kind in kinds.values():
+        schema = schema_of(kind)
+        Draft202012Validator.check_schema(schema)
+        assert schema["additionalProperties"] is False
+        assert set(schema["properties"]) == {"kind", "id", "name", *kind.fields, *(["rows"] if kind.has_rows else [])}
 
 
-def test_every_field_says_how_it_is_read() -> None:
-    for kind in kinds().values():
-        missing = [f for f in kind.fields if f not in kind.value_types and f not in ("kind", "id", "name", "rows")]
-        assert missing == [], (kind.name, missing)
+def test_the_schema_and_the_documents_agree_on_every_kind(compile_rules: Callable[..., Compilation]) -> None:
+    """Documents serialised from the IR validate against the schema derived from the same declaration."""
+    mini = FIXTURES / "mini"
+    result = compile_rules({p.name: p.read_text() for p in mini.glob("*.rules") if p.name != "ruleset.rules"})
+    assert result.ok, messages(result)
+    ruleset = result.rulesets[0]
+    for kind, docs in ruleset.documents().items():
+        validator = Draft202012Validator(schema_of(ruleset.kinds[kind]))
+        for doc in docs.values():
+            assert list(validator.iter_errors(doc)) == [], (kind, doc["id"])
 
 
 def test_unknown_field_suggests_the_right_one(compile_rules: Callable[..., Compilation]) -> None:
@@ -184,28 +196,27 @@ LIFEPATHS_WITH_REQUIREMENT = (
 )
 
 
-def test_fast_and_reference_validators_agree(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_fast_and_reference_validators_agree() -> None:
     """jsonschema-rs decides valid-or-not; jsonschema explains. They must never disagree."""
-    from pathlib import Path
-
-    from rulesdsl.kinds import kinds
+    from rulesdsl.jsonform import document
     from rulesdsl.lower import lower_block
+    from rulesdsl.model import Block
     from rulesdsl.pipeline import parser
-    from rulesdsl.validate.schema import fast_validator, validator
+    from rulesdsl.validate.schema import validators
 
     sources = sorted((Path(__file__).parent / "golden" / "diagnostics").glob("*.rules"))
     sources += sorted((Path(__file__).parent / "fixtures").rglob("*.rules"))
+    kinds = prelude()
     checked = invalid = 0
     for source in sources:
         parsed, _ = parser().parse_file(str(source), source.read_text(encoding="utf-8"))
         for block in parsed.blocks:
-            if block.kind not in kinds():
+            if not isinstance(block, Block) or block.kind not in kinds:
                 continue
-            entity, _ = lower_block(block, kinds()[block.kind], default_setting=None)
-            fast = fast_validator(block.kind)
-            assert fast is not None, "jsonschema-rs is a dependency"
-            slow_valid = validator(block.kind).is_valid(entity.doc)
-            assert fast.is_valid(entity.doc) == slow_valid, (source.name, entity.id)
+            entity, _ = lower_block(block, kinds[block.kind], file_defaults={})
+            fast, slow = validators(kinds[block.kind])
+            slow_valid = slow.is_valid(document(entity))
+            assert fast.is_valid(document(entity)) == slow_valid, (source.name, entity.id)
             checked += 1
             invalid += not slow_valid
     assert checked > 50 and invalid >= 5
@@ -223,7 +234,7 @@ def test_names_the_sources_abbreviate_resolve_through_aliases(compile_rules: Cal
         }
     )
     assert result.ok, messages(result)
-    merchant = result.rulesets[0].documents["lifepath"]["merchant"]
+    merchant = result.rulesets[0].documents()["lifepath"]["merchant"]
     assert merchant["leads"] == ["servitude", "sea"]
     assert merchant["requires"] == {"lifepath": "ship_s_captain"}
 
@@ -245,5 +256,5 @@ def test_burning_wheel_lead_abbreviations_resolve(tmp_path, monkeypatch) -> None
     )
     result = compile_paths([Path("bw")])
     assert result.ok, messages(result)
-    smuggler = result.rulesets[0].documents["lifepath"]["reed_smuggler"]
+    smuggler = result.rulesets[0].documents()["lifepath"]["reed_smuggler"]
     assert smuggler["leads"] == ["servitude", "city", "court"]

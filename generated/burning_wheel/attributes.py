@@ -3,184 +3,36 @@
 """Attributes of Burning Wheel Gold (Revised); each derived attribute is a function of the ones it uses."""
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 
-from . import _runtime as _rt
+from ._runtime import core as _rt
 
-__all__ = ["ATTRIBUTES", "circles", "derive_attributes", "health", "hesitation", "mortal_wound", "reflexes", "resources", "steel", "superficial", "tolerance_spacing"]
+__all__ = ["ATTRIBUTES", "Attribute", "circles", "derive_attributes", "health", "hesitation", "mortal_wound", "reflexes", "resources", "steel", "superficial", "tolerance_spacing"]
 
-ATTRIBUTES: dict[str, _rt.Attribute] = {
-    "agility": _rt.Attribute(
-        id="agility",
-        name="Agility",
-        group="physical",
-        abbr="AGI",
-        low=None,
-        high=None,
-        formula=None,
-        sourced=_rt.Sourced(source="p. 18"),
-    ),
-    "circles": _rt.Attribute(
-        id="circles",
-        name="Circles",
-        group="derived",
-        abbr="CIR",
-        low=None,
-        high=None,
-        formula="max(1, floor(WIL / 2)) + min(1, floor(RPC / 50))",
-        sourced=_rt.Sourced(source="p. 97", note="half Will rounded down, minimum 1; +1 if 50+ rps went to property and relationships; shade of Will"),
-    ),
-    "forte": _rt.Attribute(
-        id="forte",
-        name="Forte",
-        group="physical",
-        abbr="FOR",
-        low=None,
-        high=None,
-        formula=None,
-        sourced=_rt.Sourced(source="p. 18"),
-    ),
-    "health": _rt.Attribute(
-        id="health",
-        name="Health",
-        group="derived",
-        abbr="HEA",
-        low=None,
-        high=None,
-        formula="floor((WIL + FOR) / 2)",
-        sourced=_rt.Sourced(source="p. 91", note="then add the Health question answers (table health_questions); one gray root adds 2 before halving"),
-    ),
-    "hesitation": _rt.Attribute(
-        id="hesitation",
-        name="Hesitation",
-        group="derived",
-        abbr="HES",
-        low=None,
-        high=None,
-        formula="10 - WIL",
-        sourced=_rt.Sourced(source="p. 92", note="no shade"),
-    ),
-    "mortal_wound": _rt.Attribute(
-        id="mortal_wound",
-        name="Mortal Wound",
-        group="derived",
-        abbr="MW",
-        low=None,
-        high=None,
-        formula="floor((POW + FOR) / 2) + 6",
-        sourced=_rt.Sourced(source="p. 90", note="one gray root adds 2 to the sum before halving (shade stays black); both gray gives gray"),
-    ),
-    "perception": _rt.Attribute(
-        id="perception",
-        name="Perception",
-        group="mental",
-        abbr="PER",
-        low=None,
-        high=None,
-        formula=None,
-        sourced=_rt.Sourced(source="p. 17"),
-    ),
-    "power": _rt.Attribute(
-        id="power",
-        name="Power",
-        group="physical",
-        abbr="POW",
-        low=None,
-        high=None,
-        formula=None,
-        sourced=_rt.Sourced(source="p. 18"),
-    ),
-    "reflexes": _rt.Attribute(
-        id="reflexes",
-        name="Reflexes",
-        group="derived",
-        abbr="REF",
-        low=None,
-        high=None,
-        formula="floor((PER + AGI + SPD) / 3)",
-        sourced=_rt.Sourced(source="p. 90", note="each gray root adds 2 to the sum before averaging; gray only if all three are gray"),
-    ),
-    "resources": _rt.Attribute(
-        id="resources",
-        name="Resources",
-        group="derived",
-        abbr="RES",
-        low=None,
-        high=None,
-        formula="floor(RPA / 15)",
-        sourced=_rt.Sourced(source="p. 97", note="GM may round up if 1-2 rps short after spending all; gray shade costs 5 exponent points (GM permission)"),
-    ),
-    "rp_assets": _rt.Attribute(
-        id="rp_assets",
-        name="Resource Points Spent on Property, Reputations and Affiliations",
-        group="burning_input",
-        abbr="RPA",
-        low=None,
-        high=None,
-        formula=None,
-        sourced=_rt.Sourced(source="p. 97", note="relationships, spells and gear do not count"),
-    ),
-    "rp_connections": _rt.Attribute(
-        id="rp_connections",
-        name="Resource Points Spent on Property and Relationships",
-        group="burning_input",
-        abbr="RPC",
-        low=None,
-        high=None,
-        formula=None,
-        sourced=_rt.Sourced(source="p. 97", note="gear does not count"),
-    ),
-    "speed": _rt.Attribute(
-        id="speed",
-        name="Speed",
-        group="physical",
-        abbr="SPD",
-        low=None,
-        high=None,
-        formula=None,
-        sourced=_rt.Sourced(source="p. 18"),
-    ),
-    "steel": _rt.Attribute(
-        id="steel",
-        name="Steel",
-        group="derived",
-        abbr="STE",
-        low=None,
-        high=None,
-        formula="3 + min(1, max(0, PER - 5)) + min(1, max(0, WIL - 4)) + min(1, max(0, WIL - 6)) + min(1, max(0, FOR - 5))",
-        sourced=_rt.Sourced(source="p. 91", note="add table steel_questions; five yes answers may buy a gray shade with group approval"),
-    ),
-    "superficial": _rt.Attribute(
-        id="superficial",
-        name="Superficial Wound Tolerance",
-        group="derived",
-        abbr="SUP",
-        low=None,
-        high=None,
-        formula="floor(FOR / 2) + 1",
-        sourced=_rt.Sourced(source="p. 98"),
-    ),
-    "tolerance_spacing": _rt.Attribute(
-        id="tolerance_spacing",
-        name="Maximum Gap Between Wound Tolerances",
-        group="derived",
-        abbr="TGAP",
-        low=None,
-        high=None,
-        formula="ceil(FOR / 2)",
-        sourced=_rt.Sourced(source="p. 98", note="light, midi, severe and traumatic are placed in order between superficial and mortal, at most this far apart"),
-    ),
-    "will": _rt.Attribute(
-        id="will",
-        name="Will",
-        group="mental",
-        abbr="WIL",
-        low=None,
-        high=None,
-        formula=None,
-        sourced=_rt.Sourced(source="p. 17"),
-    ),
-}
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """An attribute: one entry of ATTRIBUTES."""
+
+    id: str
+    name: str
+    group: str
+    abbr: str | None = None
+    """how formulas may name it"""
+    range: _rt.Range | None = None
+    formula: _rt.Formula | None = None
+    """how a derived attribute is computed from others"""
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
 
 
 def circles(*, wil: int, rpc: int) -> int:
@@ -190,7 +42,7 @@ def circles(*, wil: int, rpc: int) -> int:
 
 def health(*, wil: int, for_: int) -> int:
     """Health = floor((WIL + FOR) / 2)"""
-    return _rt.floor(_rt.div((wil + for_), 2))
+    return _rt.floor(_rt.div(wil + for_, 2))
 
 
 def hesitation(*, wil: int) -> int:
@@ -200,12 +52,12 @@ def hesitation(*, wil: int) -> int:
 
 def mortal_wound(*, pow: int, for_: int) -> int:
     """Mortal Wound = floor((POW + FOR) / 2) + 6"""
-    return _rt.floor(_rt.div((pow + for_), 2)) + 6
+    return _rt.floor(_rt.div(pow + for_, 2)) + 6
 
 
 def reflexes(*, per: int, agi: int, spd: int) -> int:
     """Reflexes = floor((PER + AGI + SPD) / 3)"""
-    return _rt.floor(_rt.div(((per + agi) + spd), 3))
+    return _rt.floor(_rt.div((per + agi) + spd, 3))
 
 
 def resources(*, rpa: int) -> int:
@@ -226,6 +78,27 @@ def superficial(*, for_: int) -> int:
 def tolerance_spacing(*, for_: int) -> int:
     """Maximum Gap Between Wound Tolerances = ceil(FOR / 2)"""
     return _rt.ceil(_rt.div(for_, 2))
+
+
+ATTRIBUTES: dict[str, Attribute] = {
+    "agility": Attribute("agility", "Agility", "physical", abbr="AGI", source="p. 18"),
+    "circles": Attribute("circles", "Circles", "derived", abbr="CIR", formula=_rt.Formula("max(1, floor(WIL / 2)) + min(1, floor(RPC / 50))", ("WIL", "RPC"), lambda v: max(1, _rt.floor(_rt.div(v["wil"], 2))) + min(1, _rt.floor(_rt.div(v["rpc"], 50)))), source="p. 97", note="half Will rounded down, minimum 1; +1 if 50+ rps went to property and relationships; shade of Will"),
+    "forte": Attribute("forte", "Forte", "physical", abbr="FOR", source="p. 18"),
+    "health": Attribute("health", "Health", "derived", abbr="HEA", formula=_rt.Formula("floor((WIL + FOR) / 2)", ("WIL", "FOR"), lambda v: _rt.floor(_rt.div(v["wil"] + v["for"], 2))), source="p. 91", note="then add the Health question answers (table health_questions); one gray root adds 2 before halving"),
+    "hesitation": Attribute("hesitation", "Hesitation", "derived", abbr="HES", formula=_rt.Formula("10 - WIL", ("WIL",), lambda v: 10 - v["wil"]), source="p. 92", note="no shade"),
+    "mortal_wound": Attribute("mortal_wound", "Mortal Wound", "derived", abbr="MW", formula=_rt.Formula("floor((POW + FOR) / 2) + 6", ("POW", "FOR"), lambda v: _rt.floor(_rt.div(v["pow"] + v["for"], 2)) + 6), source="p. 90", note="one gray root adds 2 to the sum before halving (shade stays black); both gray gives gray"),
+    "perception": Attribute("perception", "Perception", "mental", abbr="PER", source="p. 17"),
+    "power": Attribute("power", "Power", "physical", abbr="POW", source="p. 18"),
+    "reflexes": Attribute("reflexes", "Reflexes", "derived", abbr="REF", formula=_rt.Formula("floor((PER + AGI + SPD) / 3)", ("PER", "AGI", "SPD"), lambda v: _rt.floor(_rt.div((v["per"] + v["agi"]) + v["spd"], 3))), source="p. 90", note="each gray root adds 2 to the sum before averaging; gray only if all three are gray"),
+    "resources": Attribute("resources", "Resources", "derived", abbr="RES", formula=_rt.Formula("floor(RPA / 15)", ("RPA",), lambda v: _rt.floor(_rt.div(v["rpa"], 15))), source="p. 97", note="GM may round up if 1-2 rps short after spending all; gray shade costs 5 exponent points (GM permission)"),
+    "rp_assets": Attribute("rp_assets", "Resource Points Spent on Property, Reputations and Affiliations", "burning_input", abbr="RPA", source="p. 97", note="relationships, spells and gear do not count"),
+    "rp_connections": Attribute("rp_connections", "Resource Points Spent on Property and Relationships", "burning_input", abbr="RPC", source="p. 97", note="gear does not count"),
+    "speed": Attribute("speed", "Speed", "physical", abbr="SPD", source="p. 18"),
+    "steel": Attribute("steel", "Steel", "derived", abbr="STE", formula=_rt.Formula("3 + min(1, max(0, PER - 5)) + min(1, max(0, WIL - 4)) + min(1, max(0, WIL - 6)) + min(1, max(0, FOR - 5))", ("PER", "WIL", "FOR"), lambda v: (((3 + min(1, max(0, v["per"] - 5))) + min(1, max(0, v["wil"] - 4))) + min(1, max(0, v["wil"] - 6))) + min(1, max(0, v["for"] - 5))), source="p. 91", note="add table steel_questions; five yes answers may buy a gray shade with group approval"),
+    "superficial": Attribute("superficial", "Superficial Wound Tolerance", "derived", abbr="SUP", formula=_rt.Formula("floor(FOR / 2) + 1", ("FOR",), lambda v: _rt.floor(_rt.div(v["for"], 2)) + 1), source="p. 98"),
+    "tolerance_spacing": Attribute("tolerance_spacing", "Maximum Gap Between Wound Tolerances", "derived", abbr="TGAP", formula=_rt.Formula("ceil(FOR / 2)", ("FOR",), lambda v: _rt.ceil(_rt.div(v["for"], 2))), source="p. 98", note="light, midi, severe and traumatic are placed in order between superficial and mortal, at most this far apart"),
+    "will": Attribute("will", "Will", "mental", abbr="WIL", source="p. 17"),
+}
 
 
 def derive_attributes(values: Mapping[str, int]) -> dict[str, int | Fraction]:

@@ -2,7 +2,7 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Dice mechanics of Burning Wheel Gold (Revised): how rolls are made and read."""
 
-from . import _runtime as _rt
+from ._runtime import core as _rt
 
 MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic] = {
 }

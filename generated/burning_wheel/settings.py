@@ -2,199 +2,54 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Settings of Burning Wheel Gold (Revised)."""
 
-from . import _runtime as _rt
+from dataclasses import dataclass
 
-SETTINGS: dict[str, _rt.Setting] = {
-    "city": _rt.Setting(
-        id="city",
-        name="City Dweller Setting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 170"),
-    ),
-    "court": _rt.Setting(
-        id="court",
-        name="Noble Court Subsetting",
-        stock="human",
-        parent="noble",
-        tags=(),
-        sourced=_rt.Sourced(source="p. 179"),
-    ),
-    "dwarf_artificer": _rt.Setting(
-        id="dwarf_artificer",
-        name="Artificer Setting",
-        stock="dwarf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 112", uncertain="heading lost in the scan; setting or subsetting not legible (it has a born lifepath)"),
-    ),
-    "dwarf_clansman": _rt.Setting(
-        id="dwarf_clansman",
-        name="Clansman Setting",
-        stock="dwarf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 110"),
-    ),
-    "dwarf_guilder": _rt.Setting(
-        id="dwarf_guilder",
-        name="Guilder Setting",
-        stock="dwarf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 111"),
-    ),
-    "dwarf_host": _rt.Setting(
-        id="dwarf_host",
-        name="Host Subsetting",
-        stock="dwarf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 114"),
-    ),
-    "dwarf_noble": _rt.Setting(
-        id="dwarf_noble",
-        name="Noble Setting",
-        stock="dwarf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 113"),
-    ),
-    "dwarf_outcast": _rt.Setting(
-        id="dwarf_outcast",
-        name="Outcast Subsetting",
-        stock="dwarf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 116"),
-    ),
-    "elf_citadel": _rt.Setting(
-        id="elf_citadel",
-        name="Citadel Setting",
-        stock="elf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 132"),
-    ),
-    "elf_etharch": _rt.Setting(
-        id="elf_etharch",
-        name="Etharch Setting",
-        stock="elf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 135"),
-    ),
-    "elf_protector": _rt.Setting(
-        id="elf_protector",
-        name="Protector Subsetting",
-        stock="elf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 136", note="a subsetting, entered by leads from the other Elven settings"),
-    ),
-    "elf_wilderlands": _rt.Setting(
-        id="elf_wilderlands",
-        name="Wilderlands Setting",
-        stock="elf",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 131"),
-    ),
-    "noble": _rt.Setting(
-        id="noble",
-        name="Noble Setting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 177"),
-    ),
-    "orc_black_legion": _rt.Setting(
-        id="orc_black_legion",
-        name="Black Legion Subsetting",
-        stock="orc",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 231"),
-    ),
-    "orc_chattel": _rt.Setting(
-        id="orc_chattel",
-        name="Chattel Setting",
-        stock="orc",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 228"),
-    ),
-    "orc_dark_blood": _rt.Setting(
-        id="orc_dark_blood",
-        name="Servant of the Dark Blood Subsetting",
-        stock="orc",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 232"),
-    ),
-    "orc_great_and_black": _rt.Setting(
-        id="orc_great_and_black",
-        name="Great and Black Setting",
-        stock="orc",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 229"),
-    ),
-    "outcast": _rt.Setting(
-        id="outcast",
-        name="Outcast Subsetting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 193"),
-    ),
-    "peasant": _rt.Setting(
-        id="peasant",
-        name="Peasant Setting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 163"),
-    ),
-    "religious": _rt.Setting(
-        id="religious",
-        name="Religious Subsetting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 184"),
-    ),
-    "seafaring": _rt.Setting(
-        id="seafaring",
-        name="Seafaring Setting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 189"),
-    ),
-    "servitude": _rt.Setting(
-        id="servitude",
-        name="Servitude and Captive Setting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 192"),
-    ),
-    "soldier": _rt.Setting(
-        id="soldier",
-        name="Professional Soldier Subsetting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 187"),
-    ),
-    "villager": _rt.Setting(
-        id="villager",
-        name="Villager Setting",
-        stock="human",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 165"),
-    ),
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """Settings: one entry of SETTINGS."""
+
+    id: str
+    name: str
+    stock: str
+    parent: str | None = None
+    """the setting this is a subsetting of"""
+    tags: tuple[str, ...] = ()
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
+
+
+SETTINGS: dict[str, Setting] = {
+    "city": Setting("city", "City Dweller Setting", "human", source="p. 170", aliases=("City Dweller",)),
+    "court": Setting("court", "Noble Court Subsetting", "human", parent="noble", source="p. 179", aliases=("Noble Court",)),
+    "dwarf_artificer": Setting("dwarf_artificer", "Artificer Setting", "dwarf", source="p. 112", uncertain="heading lost in the scan; setting or subsetting not legible (it has a born lifepath)", aliases=("Artificer",)),
+    "dwarf_clansman": Setting("dwarf_clansman", "Clansman Setting", "dwarf", source="p. 110", aliases=("Clansman",)),
+    "dwarf_guilder": Setting("dwarf_guilder", "Guilder Setting", "dwarf", source="p. 111", aliases=("Guilder",)),
+    "dwarf_host": Setting("dwarf_host", "Host Subsetting", "dwarf", source="p. 114", aliases=("Host",)),
+    "dwarf_noble": Setting("dwarf_noble", "Noble Setting", "dwarf", source="p. 113"),
+    "dwarf_outcast": Setting("dwarf_outcast", "Outcast Subsetting", "dwarf", source="p. 116"),
+    "elf_citadel": Setting("elf_citadel", "Citadel Setting", "elf", source="p. 132", aliases=("Citadel",)),
+    "elf_etharch": Setting("elf_etharch", "Etharch Setting", "elf", source="p. 135", aliases=("Etharch",)),
+    "elf_protector": Setting("elf_protector", "Protector Subsetting", "elf", source="p. 136", note="a subsetting, entered by leads from the other Elven settings", aliases=("Protector",)),
+    "elf_wilderlands": Setting("elf_wilderlands", "Wilderlands Setting", "elf", source="p. 131", aliases=("Wilderlands",)),
+    "noble": Setting("noble", "Noble Setting", "human", source="p. 177"),
+    "orc_black_legion": Setting("orc_black_legion", "Black Legion Subsetting", "orc", source="p. 231", aliases=("Legion", "Black Legion")),
+    "orc_chattel": Setting("orc_chattel", "Chattel Setting", "orc", source="p. 228", aliases=("Chattel",)),
+    "orc_dark_blood": Setting("orc_dark_blood", "Servant of the Dark Blood Subsetting", "orc", source="p. 232", aliases=("Servant of the Dark Blood", "Dark Blood")),
+    "orc_great_and_black": Setting("orc_great_and_black", "Great and Black Setting", "orc", source="p. 229", aliases=("Great and Black",)),
+    "outcast": Setting("outcast", "Outcast Subsetting", "human", source="p. 193"),
+    "peasant": Setting("peasant", "Peasant Setting", "human", source="p. 163"),
+    "religious": Setting("religious", "Religious Subsetting", "human", source="p. 184"),
+    "seafaring": Setting("seafaring", "Seafaring Setting", "human", source="p. 189", aliases=("Sea",)),
+    "servitude": Setting("servitude", "Servitude and Captive Setting", "human", source="p. 192", aliases=("Serv.",)),
+    "soldier": Setting("soldier", "Professional Soldier Subsetting", "human", source="p. 187", aliases=("Professional Soldier",)),
+    "villager": Setting("villager", "Villager Setting", "human", source="p. 165", aliases=("Village",)),
 }

@@ -2,35 +2,34 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Stocks of Burning Wheel Gold (Revised)."""
 
-from . import _runtime as _rt
+from dataclasses import dataclass
 
-STOCKS: dict[str, _rt.Stock] = {
-    "dwarf": _rt.Stock(
-        id="dwarf",
-        name="Dwarves",
-        common_traits=("accustomed_to_the_dark", "bearded", "greed", "oathsworn", "shaped_from_earth_and_stone", "stout", "tough"),
-        stat_pools="dwarf_stat_pools",
-        sourced=_rt.Sourced(source="p. 118", note="common traits are free and mandatory for every Dwarf"),
-    ),
-    "elf": _rt.Stock(
-        id="elf",
-        name="Elves",
-        common_traits=("born_under_the_silver_stars", "essence_of_the_earth", "fair_and_statuesque", "first_born", "grief", "keen_sight"),
-        stat_pools="elf_stat_pools",
-        sourced=_rt.Sourced(source="p. 139", note="Perception max 9, other stats max 8, stride 8"),
-    ),
-    "human": _rt.Stock(
-        id="human",
-        name="Men",
-        common_traits=(),
-        stat_pools="human_stat_pools",
-        sourced=_rt.Sourced(source="p. 161"),
-    ),
-    "orc": _rt.Stock(
-        id="orc",
-        name="Orcs",
-        common_traits=("cannibal", "cold_black_blood", "fanged_and_clawed", "loathsome_and_twisted", "lynx_eyed_like_burning_coals", "vile_language"),
-        stat_pools="orc_stat_pools",
-        sourced=_rt.Sourced(source="p. 236", note="after the fourth lifepath each further one needs a Die of Fate roll (Brutal Life, p. 235)"),
-    ),
+
+@dataclass(frozen=True, slots=True)
+class Stock:
+    """Stocks: one entry of STOCKS."""
+
+    id: str
+    name: str
+    common_traits: tuple[str, ...] = ()
+    """traits every character of the stock has"""
+    stat_pools: str | None = None
+    """the table of stat points by age (columns mental and physical)"""
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
+
+
+STOCKS: dict[str, Stock] = {
+    "dwarf": Stock("dwarf", "Dwarves", common_traits=("accustomed_to_the_dark", "bearded", "greed", "oathsworn", "shaped_from_earth_and_stone", "stout", "tough"), stat_pools="dwarf_stat_pools", source="p. 118", note="common traits are free and mandatory for every Dwarf"),
+    "elf": Stock("elf", "Elves", common_traits=("born_under_the_silver_stars", "essence_of_the_earth", "fair_and_statuesque", "first_born", "grief", "keen_sight"), stat_pools="elf_stat_pools", source="p. 139", note="Perception max 9, other stats max 8, stride 8"),
+    "human": Stock("human", "Men", stat_pools="human_stat_pools", source="p. 161"),
+    "orc": Stock("orc", "Orcs", common_traits=("cannibal", "cold_black_blood", "fanged_and_clawed", "loathsome_and_twisted", "lynx_eyed_like_burning_coals", "vile_language"), stat_pools="orc_stat_pools", source="p. 236", note="after the fourth lifepath each further one needs a Die of Fate roll (Brutal Life, p. 235)"),
 }

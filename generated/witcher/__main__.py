@@ -10,18 +10,12 @@ import random
 import sys
 from collections.abc import Sequence
 
-from .burning import burn, sheet_text
 from .tables import TABLES
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m witcher", description="The Witcher TRPG (damage excerpt)")
     commands = parser.add_subparsers(dest="command", required=True)
-    burning = commands.add_parser("burn", help="burn a character from lifepaths and print the sheet")
-    burning.add_argument("lifepaths", nargs="+", help="lifepath names or ids, born lifepath first")
-    burning.add_argument("--either", default="", help="where each +1 M/P goes, in order, e.g. M,P")
-    burning.add_argument("--gender", help="the character's gender, for requirements that ask")
-    burning.add_argument("--trait", action="append", default=[], help="a trait the character has (repeatable)")
     rolling = commands.add_parser("roll", help="roll on a table")
     rolling.add_argument("table", choices=sorted(TABLES))
     rolling.add_argument("--seed", type=int, help="seed for a reproducible roll")
@@ -29,19 +23,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     looking.add_argument("table", choices=sorted(TABLES))
     looking.add_argument("key", help="a number, or a row name")
     args = parser.parse_args(argv)
-    if args.command == "burn":
-        try:
-            sheet = burn(
-                args.lifepaths,
-                either=[c for c in args.either.replace(" ", "").split(",") if c],
-                gender=args.gender,
-                traits=args.trait,
-            )
-        except LookupError as exc:
-            print(f"error: {exc.args[0]}", file=sys.stderr)
-            return 2
-        sys.stdout.write(sheet_text(sheet))
-        return 0 if sheet.legal else 1
     table = TABLES[args.table]
     try:
         if args.command == "roll":

@@ -3,13 +3,39 @@
 """Attributes of The Witcher TRPG (damage excerpt); each derived attribute is a function of the ones it uses."""
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 
-from . import _runtime as _rt
+from ._runtime import core as _rt
 
-__all__ = ["ATTRIBUTES", "derive_attributes"]
+__all__ = ["ATTRIBUTES", "Attribute", "derive_attributes"]
 
-ATTRIBUTES: dict[str, _rt.Attribute] = {
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """An attribute: one entry of ATTRIBUTES."""
+
+    id: str
+    name: str
+    group: str
+    abbr: str | None = None
+    """how formulas may name it"""
+    range: _rt.Range | None = None
+    formula: _rt.Formula | None = None
+    """how a derived attribute is computed from others"""
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
+
+
+ATTRIBUTES: dict[str, Attribute] = {
 }
 
 

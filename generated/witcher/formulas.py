@@ -5,8 +5,8 @@
 from collections.abc import Callable
 from fractions import Fraction
 
-from . import _runtime as _rt
 from . import tables as _tables
+from ._runtime import core as _rt
 
 __all__ = ["FORMULAS", "human_shield_sp", "layered_sp", "layered_sp3", "resisted_damage", "staged_sp", "worn_by_blocks"]
 

@@ -2,15 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Dice mechanics of The Witcher TRPG (damage excerpt): how rolls are made and read."""
 
-from . import _runtime as _rt
+from ._runtime import core as _rt
 
 MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic] = {
-    "witcher_d10": _rt.TotalMechanic(
-        id="witcher_d10",
-        name="Critical and fumble d10",
-        sides=10,
-        explode_on=10,
-        fumble_on=1,
-        floor=0,
-    ),
+    "witcher_d10": _rt.TotalMechanic("witcher_d10", "Critical and fumble d10", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), explode_on=10, fumble_on=1, floor=0),
 }

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from . import _runtime as _rt
+from ._runtime import core as _rt
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +65,10 @@ COMBAT_MODIFIERS: _rt.Table[CombatModifiersRow] = _rt.Table(
     name="Combat Modifiers",
     dice=None,
     rows=(
-        _rt.Row((_rt.Key(name="Strong strike"),), CombatModifiersRow(-3, Fraction(2, 1), _rt.Formula("INIT", ("var", "INIT")), "one attack; for a bow a full draw")),
-        _rt.Row((_rt.Key(name="Fast draw"),), CombatModifiersRow(-3, Fraction(1, 1), _rt.Formula("INIT + 3", ("op", "+", ("var", "INIT"), 3)), "declared at round start; must attack; no aiming")),
-        _rt.Row((_rt.Key(name="Ambush"),), CombatModifiersRow(5, Fraction(1, 1), _rt.Formula("INIT", ("var", "INIT")), "first round, only vs unaware targets; Stealth vs Awareness")),
-        _rt.Row((_rt.Key(name="Party initiative"),), CombatModifiersRow(0, Fraction(1, 1), _rt.Formula("LEADER + REF", ("op", "+", ("var", "LEADER"), ("var", "REF"))), "optional; the leader rolls once for the party")),
+        _rt.Row((_rt.Key(name="Strong strike"),), CombatModifiersRow(-3, Fraction(2, 1), _rt.Formula("INIT", ("INIT",), lambda v: v["init"]), "one attack; for a bow a full draw")),
+        _rt.Row((_rt.Key(name="Fast draw"),), CombatModifiersRow(-3, Fraction(1, 1), _rt.Formula("INIT + 3", ("INIT",), lambda v: v["init"] + 3), "declared at round start; must attack; no aiming")),
+        _rt.Row((_rt.Key(name="Ambush"),), CombatModifiersRow(5, Fraction(1, 1), _rt.Formula("INIT", ("INIT",), lambda v: v["init"]), "first round, only vs unaware targets; Stealth vs Awareness")),
+        _rt.Row((_rt.Key(name="Party initiative"),), CombatModifiersRow(0, Fraction(1, 1), _rt.Formula("LEADER + REF", ("LEADER", "REF"), lambda v: v["leader"] + v["ref"]), "optional; the leader rolls once for the party")),
     ),
     source="pp. 154-155",
 )
@@ -107,7 +107,7 @@ class FumblesRow:
     """A row of Fumble Table."""
 
     effect: str
-    dice: _rt.Dice | None
+    dice: _rt.Dice | _rt.Unknown
 
 
 FUMBLES: _rt.Table[FumblesRow] = _rt.Table(
@@ -115,18 +115,18 @@ FUMBLES: _rt.Table[FumblesRow] = _rt.Table(
     name="Fumble Table",
     dice=None,
     rows=(
-        _rt.Row((_rt.Key(1, 5), _rt.Key(name="Reflex (Melee)")), FumblesRow("no serious mishap", None)),
-        _rt.Row((_rt.Key(6, 6), _rt.Key(name="Reflex (Melee)")), FumblesRow("blow glances off; you are staggered", None)),
-        _rt.Row((_rt.Key(7, 7), _rt.Key(name="Reflex (Melee)")), FumblesRow("weapon stuck in something nearby; 1 round to free it", None)),
+        _rt.Row((_rt.Key(1, 5), _rt.Key(name="Reflex (Melee)")), FumblesRow("no serious mishap", _rt.UNKNOWN)),
+        _rt.Row((_rt.Key(6, 6), _rt.Key(name="Reflex (Melee)")), FumblesRow("blow glances off; you are staggered", _rt.UNKNOWN)),
+        _rt.Row((_rt.Key(7, 7), _rt.Key(name="Reflex (Melee)")), FumblesRow("weapon stuck in something nearby; 1 round to free it", _rt.UNKNOWN)),
         _rt.Row((_rt.Key(8, 8), _rt.Key(name="Reflex (Melee)")), FumblesRow("weapon damaged: lose dice of reliability", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0))),
-        _rt.Row((_rt.Key(9, 9), _rt.Key(name="Reflex (Melee)")), FumblesRow("you hit yourself; roll location", None)),
-        _rt.Row((_rt.Key(10, None), _rt.Key(name="Reflex (Melee)")), FumblesRow("you hit a random ally in range; roll location", None)),
-        _rt.Row((_rt.Key(1, 5), _rt.Key(name="Reflex (Defending)")), FumblesRow("no serious mishap", None)),
+        _rt.Row((_rt.Key(9, 9), _rt.Key(name="Reflex (Melee)")), FumblesRow("you hit yourself; roll location", _rt.UNKNOWN)),
+        _rt.Row((_rt.Key(10, None), _rt.Key(name="Reflex (Melee)")), FumblesRow("you hit a random ally in range; roll location", _rt.UNKNOWN)),
+        _rt.Row((_rt.Key(1, 5), _rt.Key(name="Reflex (Defending)")), FumblesRow("no serious mishap", _rt.UNKNOWN)),
         _rt.Row((_rt.Key(6, 6), _rt.Key(name="Reflex (Defending)")), FumblesRow("weapon loses extra reliability", _rt.Dice("1d6", (_rt.DiceTerm(1, 6),), 0))),
         _rt.Row((_rt.Key(7, 7), _rt.Key(name="Reflex (Defending)")), FumblesRow("weapon knocked away, lands dice metres off (scatter)", _rt.Dice("1d6", (_rt.DiceTerm(1, 6),), 0))),
-        _rt.Row((_rt.Key(8, 8), _rt.Key(name="Reflex (Defending)")), FumblesRow("knocked prone; make a Stun save", None)),
+        _rt.Row((_rt.Key(8, 8), _rt.Key(name="Reflex (Defending)")), FumblesRow("knocked prone; make a Stun save", _rt.UNKNOWN)),
         _rt.Row((_rt.Key(9, 9), _rt.Key(name="Reflex (Defending)")), FumblesRow("weapon loses extra reliability", _rt.Dice("2d6", (_rt.DiceTerm(2, 6),), 0))),
-        _rt.Row((_rt.Key(10, None), _rt.Key(name="Reflex (Defending)")), FumblesRow("weapon rebounds; rest of row cut off", None)),
+        _rt.Row((_rt.Key(10, None), _rt.Key(name="Reflex (Defending)")), FumblesRow("weapon rebounds; rest of row cut off", _rt.UNKNOWN)),
     ),
     source="p. 158",
 )

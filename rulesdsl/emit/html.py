@@ -210,7 +210,9 @@ class _Page:
                 high = min(key.high if key.high is not None else dice.maximum, dice.maximum)
                 chance = percent(dice.chance(low, high))
             cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
-            rows.append({"keys": [key_text(k) for k in row.keys], "chance": chance, "cells": cells, "source": row.source})
+            rows.append(
+                {"keys": [key_text(k) for k in row.keys], "chance": chance, "cells": cells, "source": row.source}
+            )
         key_names = [k.name.replace("_", " ") for k in keys]
         return {
             "keys": key_names or [roll.text if isinstance(roll, ir.Dice) else "Key"],
@@ -282,11 +284,14 @@ def _by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
             ),
         }
         for kind in ("skill", "trait", "spell"):
-            counts[kind + "s"] = sum(
-                stock_id in (e.fields.get("stock") or ()) for e in entities.get(kind, {}).values()  # type: ignore[operator]
-            )
+            counts[kind + "s"] = sum(stock_id in _words(e, "stock") for e in entities.get(kind, {}).values())
         rows.append({"name": stock.name, "id": stock_id, **counts})
     return rows
+
+
+def _words(entity: ir.Entity, name: str) -> tuple[str, ...]:
+    value = entity.fields.get(name, ())
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, tuple) else ()
 
 
 def _text(entity: ir.Entity, name: str) -> str | None:
@@ -335,7 +340,12 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
                     }
                 )
                 search.append(
-                    {"n": page.label(kind, entity.id), "k": kind, "r": ruleset.id, "u": f"{ruleset.id}/{kind}.html#{entity.id}"}
+                    {
+                        "n": page.label(kind, entity.id),
+                        "k": kind,
+                        "r": ruleset.id,
+                        "u": f"{ruleset.id}/{kind}.html#{entity.id}",
+                    }
                 )
             files[f"{ruleset.id}/{kind}.html"] = env.get_template("html/kind.html").render(
                 common, kind=kind, kind_title=ruleset.kinds[kind].title, entries=entries

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import assert_never
+from typing import Any, assert_never
 
 from .. import __version__, ir
 from .. import fieldtypes as t
@@ -31,7 +31,14 @@ from .labels import labels
 from .templating import doc_line, environment, py
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
-_FUNCTIONS = {"floor": "_rt.floor", "ceil": "_rt.ceil", "round": "_rt.round_half_up", "abs": "abs", "min": "min", "max": "max"}
+_FUNCTIONS = {
+    "floor": "_rt.floor",
+    "ceil": "_rt.ceil",
+    "round": "_rt.round_half_up",
+    "abs": "abs",
+    "min": "min",
+    "max": "max",
+}
 
 
 def header(ruleset: CompiledRuleset) -> str:
@@ -354,7 +361,7 @@ def _isort(names: list[str]) -> list[str]:
     return sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
 
 
-def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], bool]]) -> list[dict[str, object]]:
+def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], bool]]) -> list[dict[str, Any]]:
     """Derived attributes as functions, in an order where inputs come first."""
     attributes = ruleset.entities.get("attribute", {})
 
@@ -395,23 +402,28 @@ def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str,
                 "text": formula.text,
                 "params": [(name, "int" if whole else "Fraction") for name, whole in inputs.values()],
                 "args": [(inputs[u][0], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
-                "inputs": [(inputs[u][0], (abbr(u) or u).casefold()) for u in uses[attr_id]],
                 "body": _bare(code),
                 "returns": "int" if always_int else "Fraction",
-                "calls": sorted({function_name(n.formula.target) for n in ir.expr_nodes(formula.expr) if isinstance(n, ir.FormulaCall)}),
+                "calls": sorted(
+                    {
+                        function_name(n.formula.target)
+                        for n in ir.expr_nodes(formula.expr)
+                        if isinstance(n, ir.FormulaCall)
+                    }
+                ),
             }
         )
     return functions
 
 
-def _formulas(ruleset: CompiledRuleset) -> tuple[list[dict[str, object]], dict[str, tuple[tuple[str, ...], bool]]]:
+def _formulas(ruleset: CompiledRuleset) -> tuple[list[dict[str, Any]], dict[str, tuple[tuple[str, ...], bool]]]:
     """Named formulas as functions of their parameters (attributes they name become parameters too),
     and what a call to each needs: its parameter names and whether it returns an int."""
     formulas = ruleset.entities.get("formula", {})
     attributes = ruleset.entities.get("attribute", {})
     tables = ruleset.entities.get("table", {})
     callees: dict[str, tuple[tuple[str, ...], bool]] = {}
-    built: dict[str, dict[str, object]] = {}
+    built: dict[str, dict[str, Any]] = {}
 
     def build(formula_id: str) -> None:  # callees first; the checks ruled out cycles
         if formula_id in built:
@@ -464,7 +476,7 @@ def _key(key: ir.Key) -> str:
     return f"_rt.Key({py(key.low)}, {py(key.high)})"
 
 
-def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], bool]]) -> list[dict[str, object]]:
+def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], bool]]) -> list[dict[str, Any]]:
     tables = ruleset.entities.get("table", {})
     names = Names({}, lookups="", callees=callees, calls="_formulas.", tables=tables)
     result = []
@@ -482,12 +494,12 @@ def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...
             source = f", {py(row.source)}" if row.source is not None else ""
             rows.append({"key_code": keys, "cells": cells_code, "source": source})
         roll = entity.fields.get("roll")
-        source = entity.fields.get("source")
+        table_source = entity.fields.get("source")
         result.append(
             {
                 "id": table_id,
                 "name": entity.name,
-                "source": source if isinstance(source, str) else None,
+                "source": table_source if isinstance(table_source, str) else None,
                 "constant": constant_name(table_id),
                 "row_class": row_class(table_id),
                 "columns": fields,
@@ -515,13 +527,15 @@ def _mechanics(ruleset: CompiledRuleset) -> list[str]:
             keywords = [f"{k}={py(entity.fields[k])}" for k in ("stack_on", "fumble_ones") if k in entity.fields]
             head = f"_rt.PoolMechanic({py(mechanic_id)}, {py(entity.name)}, {die.terms[0].sides}"
         else:
-            keywords = [f"{k}={py(entity.fields[k])}" for k in ("explode_on", "fumble_on", "floor") if k in entity.fields]
+            keywords = [
+                f"{k}={py(entity.fields[k])}" for k in ("explode_on", "fumble_on", "floor") if k in entity.fields
+            ]
             head = f"_rt.TotalMechanic({py(mechanic_id)}, {py(entity.name)}, {dice_code(die)}"
         codes.append(f"{py(mechanic_id)}: " + ", ".join([head, *keywords]) + ")")
     return codes
 
 
-def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, object]]:
+def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, Any]]:
     """The kinds with a module of their own: declared by the ruleset, or built in and used."""
     for kind_name, kind in ruleset.kinds.items():
         if kind_name in CORE_KINDS:
@@ -560,7 +574,9 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     formulas, callees = _formulas(ruleset)
     functions = _attributes(ruleset, callees)
     tables = _tables(ruleset, callees)
-    cell_names = Names({}, lookups="_tables.", callees=callees, calls="_formulas.", tables=ruleset.entities.get("table", {}))
+    cell_names = Names(
+        {}, lookups="_tables.", callees=callees, calls="_formulas.", tables=ruleset.entities.get("table", {})
+    )
     kinds = list(_kind_modules(ruleset, cell_names))
     with_lifepaths = bool(ruleset.entities.get("lifepath"))
     attribute_kind = ruleset.kinds["attribute"]
@@ -593,9 +609,10 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         import_line("tables", ["TABLES"]),
     ]
     attribute_entities = [
-        entity_code(attribute_kind, e, Names({}, callees=callees)) for e in ruleset.entities.get("attribute", {}).values()
+        entity_code(attribute_kind, e, Names({}, callees=callees))
+        for e in ruleset.entities.get("attribute", {}).values()
     ]
-    context: dict[str, object] = {
+    context: dict[str, Any] = {
         "ruleset": ruleset,
         "header": head,
         "functions": functions,
@@ -614,11 +631,11 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "formula_exports": formula_exports,
         "package_exports": package_exports,
         "kind_names": sorted(ruleset.entities),
-        "uses_fraction": any("Fraction" in str(c[1]) for tbl in tables for c in tbl["columns"]),  # type: ignore[attr-defined]
+        "uses_fraction": any("Fraction" in c[1] for tbl in tables for c in tbl["columns"]),
         "table_formulas": any(tbl["formulas"] for tbl in tables),
         "table_calls": any(tbl["calls"] for tbl in tables),
     }
-    called = sorted({c for f in functions for c in f["calls"]})  # type: ignore[attr-defined]
+    called = sorted({c for f in functions for c in f["calls"]})
     context["attribute_calls"] = import_line("formulas", called) if called else ""
     files = {"py.typed": ""}
     for name in ("__init__", "__main__", "formulas", "mechanics", "tables", "attributes"):

@@ -7,6 +7,7 @@ the reference, slugs). Every roll takes a `random.Random`, so results are reprod
 
 from __future__ import annotations
 
+import enum
 import math
 import random
 import re
@@ -30,15 +31,10 @@ def slug(text: str) -> str:
     return "n" + result if result[0].isdigit() else result
 
 
-class Unknown:
+class Unknown(enum.Enum):
     """The marker for a value the source does not give (`unknown` in the rules); `none` is None."""
 
-    _instance: Unknown | None = None
-
-    def __new__(cls) -> Unknown:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    UNKNOWN = "unknown"
 
     def __repr__(self) -> str:
         return "UNKNOWN"
@@ -46,11 +42,8 @@ class Unknown:
     def __bool__(self) -> bool:
         return False
 
-    def __reduce__(self) -> str:
-        return "UNKNOWN"
 
-
-UNKNOWN = Unknown()
+UNKNOWN = Unknown.UNKNOWN
 
 
 # ---------------------------------------------------------------- arithmetic used by formulas
@@ -113,7 +106,8 @@ def _ways_at_most(count: int, sides: int, total: int) -> int:
     if total < count:
         return 0
     if total >= count * sides:
-        return sides**count
+        every: int = sides**count
+        return every
     ways = 0
     for k in range(min(count, (total - count) // sides) + 1):
         ways += (-1) ** k * math.comb(count, k) * math.comb(total - k * sides, count)
@@ -317,8 +311,10 @@ class Range:
     high: int | None = None
 
     def __contains__(self, value: object) -> bool:
-        return isinstance(value, int) and (self.low is None or value >= self.low) and (
-            self.high is None or value <= self.high
+        return (
+            isinstance(value, int)
+            and (self.low is None or value >= self.low)
+            and (self.high is None or value <= self.high)
         )
 
 
@@ -566,8 +562,10 @@ class Condition(Requirement):
         if fact is None:
             return None
         if self.value is None:
-            return isinstance(fact, int) and (self.low is None or fact >= self.low) and (
-                self.high is None or fact <= self.high
+            return (
+                isinstance(fact, int)
+                and (self.low is None or fact >= self.low)
+                and (self.high is None or fact <= self.high)
             )
         return _compare(self.op, fact, self.value)
 

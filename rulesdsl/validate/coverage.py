@@ -11,6 +11,7 @@ the rows over each segment, and checks them on the next axis; the last axis is a
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -89,9 +90,9 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def _segments(rows: Sequence[int], table: Sequence[TableRow], axis: int, domain: list[tuple[int, int]]) -> Iterator[
-    tuple[_Segment, list[int]]
-]:
+def _segments(
+    rows: Sequence[int], table: Sequence[TableRow], axis: int, domain: list[tuple[int, int]]
+) -> Iterator[tuple[_Segment, list[int]]]:
     """The axis cut where any row's range starts or ends, with the rows over each piece."""
     names: dict[str, list[int]] = {}
     cuts: set[int] = set()
@@ -109,7 +110,7 @@ def _segments(rows: Sequence[int], table: Sequence[TableRow], axis: int, domain:
     starts = sorted((span[0], i) for i, span in spans.items() if span is not None)
     active: list[int] = []
     position = 0
-    for low, high_edge in zip(edges, edges[1:], strict=False):
+    for low, high_edge in itertools.pairwise(edges):
         high = high_edge - 1
         if not any(d_low <= low and high <= d_high for d_low, d_high in domain):
             continue
@@ -253,7 +254,9 @@ def check_coverage(entity: Entity, rolls: Sequence[Dice | None], roll_pos_field:
         a, b = table[usable[first]], table[usable[second]]
         code = "E312" if row_text(a) == row_text(b) else "E314"
         message = (
-            f"two rows are keyed '{row_text(a)}'" if code == "E312" else f"rows {row_text(a)} and {row_text(b)} overlap on {shared}"
+            f"two rows are keyed '{row_text(a)}'"
+            if code == "E312"
+            else f"rows {row_text(a)} and {row_text(b)} overlap on {shared}"
         )
         diagnostics.append(error(code, message, entity.position("rows", usable[second], "keys", 0)))
     if len(report.overlaps) > _MAX_REPORTED:

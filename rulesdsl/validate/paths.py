@@ -150,7 +150,7 @@ def check_paths(entities: Entities) -> list[Diagnostic]:
         if stock is not None:
             by_stock[stock][lp_id] = entity
     diagnostics: list[Diagnostic] = []
-    for stock, members in sorted(by_stock.items()):
+    for _, members in sorted(by_stock.items()):
         born = [e for e in members.values() if e.fields.get("born") is True]
         if not born:
             continue  # a stock without born lifepaths is still being written: nothing to judge paths by

@@ -27,7 +27,9 @@ from ..targets import (
 Entities = Mapping[str, Mapping[str, ir.Entity]]
 
 
-def _unique(named: Iterable[tuple[str, str, Position]], what: str, code: str, reserved: frozenset[str]) -> list[Diagnostic]:
+def _unique(
+    named: Iterable[tuple[str, str, Position]], what: str, code: str, reserved: frozenset[str]
+) -> list[Diagnostic]:
     """(python name, what the user wrote, where): each python name once, none reserved."""
     diagnostics = []
     seen: dict[str, str] = {}
@@ -68,7 +70,12 @@ def check_python_names(entities: Entities, kinds: Mapping[str, Kind]) -> list[Di
         diagnostics += _unique(
             ((identifier(f), f, (kind.fields[f].pos or pos)) for f in kind.fields), "field", "E305", frozenset()
         )
-    diagnostics += _unique(((class_name(k.name), k.name, k.pos or Position("", 1, 1, 1, 2)) for k in used_kinds), "kind", "E305", frozenset())
+    diagnostics += _unique(
+        ((class_name(k.name), k.name, k.pos or Position("", 1, 1, 1, 2)) for k in used_kinds),
+        "kind",
+        "E305",
+        frozenset(),
+    )
     diagnostics += _unique(
         ((registry_name(k.name), k.name, k.pos or Position("", 1, 1, 1, 2)) for k in used_kinds),
         "kind",
@@ -113,7 +120,11 @@ def _parameters(entities: Entities) -> list[Diagnostic]:
                     abbr = attributes[node.attribute].fields.get("abbr")
                     python = param_name(node.attribute, abbr if isinstance(abbr, str) else None)
                     named.append((python, node.attribute, node.pos))
-            called = {function_name(n.formula.id) for n in ir.expr_nodes(formula.expr) if isinstance(n, ir.FormulaCall) and n.formula.id}
+            called = {
+                function_name(n.formula.id)
+                for n in ir.expr_nodes(formula.expr)
+                if isinstance(n, ir.FormulaCall) and n.formula.id
+            }
             seen: dict[str, str] = {}
             for python, written, pos in named:
                 if python in RESERVED or python in called:

@@ -12,7 +12,7 @@ import keyword
 import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import fieldtypes as t
@@ -157,43 +157,47 @@ def _abbreviations(attributes: Mapping[str, ir.Entity]) -> dict[str, str]:
     return names
 
 
-def _resolve_variables(entities: dict[str, dict[str, ir.Entity]], diagnostics: list[Diagnostic]) -> dict[
-    str, dict[str, ir.Entity]
-]:
+def _resolve_variables(
+    entities: dict[str, dict[str, ir.Entity]], diagnostics: list[Diagnostic]
+) -> dict[str, dict[str, ir.Entity]]:
     """Names in attribute and named formulas resolved: a parameter stays a name, an attribute gets its id."""
-    attributes = entities.get("attribute", {})
-    by_name = _abbreviations(attributes)
+    by_name = _abbreviations(entities.get("attribute", {}))
     result = dict(entities)
     for kind in ("attribute", "formula"):
         updated = {}
         for entity_id, entity in entities.get(kind, {}).items():
             formula = entity.fields.get("formula")
-            if not isinstance(formula, ir.Formula):
-                updated[entity_id] = entity
-                continue
-            params = _params(entity)
-            known = sorted({*params, *by_name})
-            what = "parameter or attribute" if kind == "formula" else "attribute"
-            reported: set[str] = set()
-
-            def name_var(node: Any, params: tuple[str, ...] = params, known: list[str] = known, what: str = what) -> Any:
-                if not isinstance(node, ir.Var) or node.name in params:
-                    return node
-                target = by_name.get(node.name)
-                if target is None:
-                    if node.name not in reported:
-                        reported.add(node.name)
-                        hint = did_you_mean(node.name, known) or ("list it in params: ..." if kind == "formula" else None)
-                        diagnostics.append(
-                            error("E321", f"formula names '{node.name}', which is no {what}", node.pos, hint)
-                        )
-                    return node
-                return replace(node, attribute=target)
-
-            new = ir.rebuild(formula, name_var)
-            updated[entity_id] = replace(entity, fields={**entity.fields, "formula": new})
+            if isinstance(formula, ir.Formula):
+                namer = _Namer(kind, _params(entity), by_name, diagnostics)
+                entity = replace(entity, fields={**entity.fields, "formula": ir.rebuild(formula, namer)})
+            updated[entity_id] = entity
         result[kind] = updated
     return result
+
+
+@dataclass
+class _Namer:
+    """Gives each attribute named in a formula its id; reports each unknown name once."""
+
+    kind: str
+    params: tuple[str, ...]
+    by_name: Mapping[str, str]
+    diagnostics: list[Diagnostic]
+    reported: set[str] = field(default_factory=set)
+
+    def __call__(self, node: Any) -> Any:
+        if not isinstance(node, ir.Var) or node.name in self.params:
+            return node
+        target = self.by_name.get(node.name)
+        if target is not None:
+            return replace(node, attribute=target)
+        if node.name not in self.reported:
+            self.reported.add(node.name)
+            what = "parameter or attribute" if self.kind == "formula" else "attribute"
+            known = sorted({*self.params, *self.by_name})
+            hint = did_you_mean(node.name, known) or ("list it in params: ..." if self.kind == "formula" else None)
+            self.diagnostics.append(error("E321", f"formula names '{node.name}', which is no {what}", node.pos, hint))
+        return node
 
 
 def _params(entity: ir.Entity) -> tuple[str, ...]:
@@ -228,7 +232,11 @@ def _check_table(entity: ir.Entity, entities: Entities) -> list[Diagnostic]:
         for j, key in enumerate(row.keys):
             if j < len(keys) and isinstance(keys[j].type, t.IntType) and isinstance(key, ir.NameKey):
                 diagnostics.append(
-                    error("E318", f"'{keys[j].name}' is a number key, not '{key.text}'", entity.position("rows", i, "keys", j))
+                    error(
+                        "E318",
+                        f"'{keys[j].name}' is a number key, not '{key.text}'",
+                        entity.position("rows", i, "keys", j),
+                    )
                 )
     if any(d.code == "E318" for d in diagnostics):
         return diagnostics
@@ -261,7 +269,7 @@ def _formula_problems(formula: ir.Formula, entity: ir.Entity, entities: Entities
     tables = entities.get("table", {})
     formulas = entities.get("formula", {})
     for node in ir.expr_nodes(formula.expr):
-        if isinstance(node, ir.Lookup) and node.table.id in tables:
+        if isinstance(node, ir.Lookup) and node.table.id is not None and node.table.id in tables:
             table = tables[node.table.id]
             columns, keys = _columns(table, "columns"), _columns(table, "keys")
             if len(columns) != 1 or len(keys) > 1:
@@ -275,9 +283,13 @@ def _formula_problems(formula: ir.Formula, entity: ir.Entity, entities: Entities
                 )
             elif not isinstance(columns[0].type, t.IntType | t.NumberType | t.MultiplierType):
                 diagnostics.append(
-                    error("E324", f"'{table.id}' holds {t.type_text(columns[0].type)}, not numbers to compute with", node.pos)
+                    error(
+                        "E324",
+                        f"'{table.id}' holds {t.type_text(columns[0].type)}, not numbers to compute with",
+                        node.pos,
+                    )
                 )
-        if isinstance(node, ir.FormulaCall) and node.formula.id in formulas:
+        if isinstance(node, ir.FormulaCall) and node.formula.id is not None and node.formula.id in formulas:
             called = formulas[node.formula.id]
             own = _params(called)
             callee_formula = called.fields.get("formula")
@@ -432,9 +444,7 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
         for name in rerolls:
             face = entity.fields[name]
             if isinstance(face, int) and die.single_die and not 1 <= face <= die.terms[0].sides:
-                diagnostics.append(
-                    error("E328", f"{name} {face} is not a face of {die.text}", entity.position(name))
-                )
+                diagnostics.append(error("E328", f"{name} {face} is not a face of {die.text}", entity.position(name)))
     return diagnostics
 
 
@@ -453,7 +463,7 @@ def _check_requirements(entities: Entities) -> list[Diagnostic]:
     diagnostics = []
     for kind_entities in entities.values():
         for entity in kind_entities.values():
-            for field, req in _requirements(entity):
+            for name, req in _requirements(entity):
                 for node in requirement_nodes(req):
                     if isinstance(node, ir.CountOf) and node.tag is not None and node.tag.text not in tags:
                         diagnostics.append(
@@ -464,7 +474,7 @@ def _check_requirements(entities: Entities) -> list[Diagnostic]:
                                 did_you_mean(node.tag.text, tags) or "tag lifepaths with 'tags: ...'",
                             )
                         )
-                if entity.kind == "lifepath" and field == "requires" and entity.fields.get("born") is True:
+                if entity.kind == "lifepath" and name == "requires" and entity.fields.get("born") is True:
                     diagnostics.append(
                         warning(
                             "W332",
@@ -522,7 +532,7 @@ def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
     tables = entities.get("table", {})
     for stock in entities.get("stock", {}).values():
         pools = stock.fields.get("stat_pools")
-        if not isinstance(pools, ir.Ref) or pools.id not in tables:
+        if not isinstance(pools, ir.Ref) or pools.id is None or pools.id not in tables:
             continue
         table = tables[pools.id]
         columns = {c.name: c for c in _columns(table, "columns")}

@@ -3,64 +3,54 @@
 """Attributes of Mini "Test" Rules; each derived attribute is a function of the ones it uses."""
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 
-from . import _runtime as _rt
+from ._runtime import core as _rt
 
-__all__ = ["ATTRIBUTES", "derive_attributes", "edge", "grit"]
+__all__ = ["ATTRIBUTES", "Attribute", "derive_attributes", "edge", "grit"]
 
-ATTRIBUTES: dict[str, _rt.Attribute] = {
-    "edge": _rt.Attribute(
-        id="edge",
-        name="Edge",
-        group="derived",
-        abbr="EDG",
-        low=None,
-        high=None,
-        formula="GRT + max(MGT, WIT) / 3",
-        sourced=_rt.Sourced(),
-    ),
-    "grit": _rt.Attribute(
-        id="grit",
-        name="Grit",
-        group="derived",
-        abbr="GRT",
-        low=None,
-        high=None,
-        formula="floor((MGT + WIT) / 2)",
-        sourced=_rt.Sourced(),
-    ),
-    "might": _rt.Attribute(
-        id="might",
-        name="Might",
-        group="body",
-        abbr="MGT",
-        low=1,
-        high=10,
-        formula=None,
-        sourced=_rt.Sourced(),
-    ),
-    "wit": _rt.Attribute(
-        id="wit",
-        name="Wit",
-        group="mind",
-        abbr="WIT",
-        low=1,
-        high=10,
-        formula=None,
-        sourced=_rt.Sourced(),
-    ),
-}
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """An attribute: one entry of ATTRIBUTES."""
+
+    id: str
+    name: str
+    group: str
+    abbr: str | None = None
+    """how formulas may name it"""
+    range: _rt.Range | None = None
+    formula: _rt.Formula | None = None
+    """how a derived attribute is computed from others"""
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
 
 
 def grit(*, mgt: int, wit: int) -> int:
     """Grit = floor((MGT + WIT) / 2)"""
-    return _rt.floor(_rt.div((mgt + wit), 2))
+    return _rt.floor(_rt.div(mgt + wit, 2))
 
 
 def edge(*, grt: int, mgt: int, wit: int) -> Fraction:
     """Edge = GRT + max(MGT, WIT) / 3"""
     return grt + _rt.div(max(mgt, wit), 3)
+
+
+ATTRIBUTES: dict[str, Attribute] = {
+    "edge": Attribute("edge", "Edge", "derived", abbr="EDG", formula=_rt.Formula("GRT + max(MGT, WIT) / 3", ("GRT", "MGT", "WIT"), lambda v: v["grt"] + _rt.div(max(v["mgt"], v["wit"]), 3))),
+    "grit": Attribute("grit", "Grit", "derived", abbr="GRT", formula=_rt.Formula("floor((MGT + WIT) / 2)", ("MGT", "WIT"), lambda v: _rt.floor(_rt.div(v["mgt"] + v["wit"], 2)))),
+    "might": Attribute("might", "Might", "body", abbr="MGT", range=_rt.Range(1, 10)),
+    "wit": Attribute("wit", "Wit", "mind", abbr="WIT", range=_rt.Range(1, 10)),
+}
 
 
 def derive_attributes(values: Mapping[str, int]) -> dict[str, int | Fraction]:

@@ -2,22 +2,9 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Dice mechanics of Mini "Test" Rules: how rolls are made and read."""
 
-from . import _runtime as _rt
+from ._runtime import core as _rt
 
 MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic] = {
-    "open_d10": _rt.TotalMechanic(
-        id="open_d10",
-        name="Open d10",
-        sides=10,
-        explode_on=10,
-        fumble_on=1,
-        floor=0,
-    ),
-    "pool": _rt.PoolMechanic(
-        id="pool",
-        name="Pool",
-        sides=10,
-        stack_on=10,
-        fumble_ones=2,
-    ),
+    "open_d10": _rt.TotalMechanic("open_d10", "Open d10", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), explode_on=10, fumble_on=1, floor=0),
+    "pool": _rt.PoolMechanic("pool", "Pool", 10, stack_on=10, fumble_ones=2),
 }

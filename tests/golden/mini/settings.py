@@ -2,23 +2,32 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Settings of Mini "Test" Rules."""
 
-from . import _runtime as _rt
+from dataclasses import dataclass
 
-SETTINGS: dict[str, _rt.Setting] = {
-    "city": _rt.Setting(
-        id="city",
-        name="Cité Ünïcode",
-        stock="folk",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(),
-    ),
-    "village": _rt.Setting(
-        id="village",
-        name="Village",
-        stock="folk",
-        parent=None,
-        tags=(),
-        sourced=_rt.Sourced(source="p. 1"),
-    ),
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """Settings: one entry of SETTINGS."""
+
+    id: str
+    name: str
+    stock: str
+    parent: str | None = None
+    """the setting this is a subsetting of"""
+    tags: tuple[str, ...] = ()
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
+
+
+SETTINGS: dict[str, Setting] = {
+    "city": Setting("city", "Cité Ünïcode", "folk"),
+    "village": Setting("village", "Village", "folk", source="p. 1"),
 }

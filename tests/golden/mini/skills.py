@@ -2,23 +2,38 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Skills of Mini "Test" Rules."""
 
-from . import _runtime as _rt
+from dataclasses import dataclass
+from typing import Literal
 
-SKILLS: dict[str, _rt.Skill] = {
-    "farming": _rt.Skill(
-        id="farming",
-        name="Farming",
-        root=("will",),
-        type="peasant",
-        tools="yes",
-        sourced=_rt.Sourced(),
-    ),
-    "quote_and_back": _rt.Skill(
-        id="quote_and_back",
-        name='Quote " and \\ back',
-        root=("perception", "will"),
-        type="social",
-        tools="no",
-        sourced=_rt.Sourced(),
-    ),
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """Skills: one entry of SKILLS."""
+
+    id: str
+    name: str
+    root: tuple[Literal["will", "perception", "agility", "speed", "power", "forte", "hatred", "grief"], ...]
+    type: str
+    tools: Literal["yes", "no", "expendable", "traveling"] = "no"
+    open_cost: int | None = None
+    """skill points it costs to open, when not 1"""
+    stock: tuple[str, ...] = ()
+    """stocks restricted to it"""
+    marker: Literal["§", "‡", "†", "*"] | None = None
+    """the book's marker in lifepath skill lists"""
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
+
+
+SKILLS: dict[str, Skill] = {
+    "farming": Skill("farming", "Farming", ("will",), "peasant", tools="yes"),
+    "quote_and_back": Skill("quote_and_back", 'Quote " and \\ back', ("perception", "will"), "social", tools="no"),
 }

@@ -2,24 +2,41 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Spells of Mini "Test" Rules."""
 
-from . import _runtime as _rt
+from dataclasses import dataclass
 
-SPELLS: dict[str, _rt.Spell] = {
-    "mystic_b_fire_b": _rt.Spell(
-        id="mystic_b_fire_b",
-        name="Mystic <b>Fire</b>",
-        obstacle="4^",
-        actions=3,
-        actions_per_obstacle=True,
-        origin=("personal",),
-        duration=("sustained",),
-        area=("caster",),
-        element=("fire", "white"),
-        impetus=("destroy",),
-        resources=12,
-        length=None,
-        range=None,
-        stock=(),
-        sourced=_rt.Sourced(),
-    ),
+from ._runtime import core as _rt
+
+
+@dataclass(frozen=True, slots=True)
+class Spell:
+    """Spells: one entry of SPELLS."""
+
+    id: str
+    name: str
+    obstacle: str
+    actions: _rt.Actions
+    origin: tuple[str, ...]
+    duration: tuple[str, ...]
+    area: tuple[str, ...]
+    element: tuple[str, ...]
+    impetus: tuple[str, ...]
+    resources: int
+    length: str | None = None
+    range: str | None = None
+    stock: tuple[str, ...] = ()
+    """stocks restricted to it"""
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
+
+
+SPELLS: dict[str, Spell] = {
+    "mystic_b_fire_b": Spell("mystic_b_fire_b", "Mystic <b>Fire</b>", "4^", _rt.Actions(3, True), ("personal",), ("sustained",), ("caster",), ("fire", "white"), ("destroy",), 12),
 }

@@ -2,14 +2,31 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Stocks of Mini "Test" Rules."""
 
-from . import _runtime as _rt
+from dataclasses import dataclass
 
-STOCKS: dict[str, _rt.Stock] = {
-    "folk": _rt.Stock(
-        id="folk",
-        name="Folk",
-        common_traits=("stubborn",),
-        stat_pools=None,
-        sourced=_rt.Sourced(),
-    ),
+
+@dataclass(frozen=True, slots=True)
+class Stock:
+    """Stocks: one entry of STOCKS."""
+
+    id: str
+    name: str
+    common_traits: tuple[str, ...] = ()
+    """traits every character of the stock has"""
+    stat_pools: str | None = None
+    """the table of stat points by age (columns mental and physical)"""
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
+
+
+STOCKS: dict[str, Stock] = {
+    "folk": Stock("folk", "Folk", common_traits=("stubborn",)),
 }

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from . import _runtime as _rt
+from ._runtime import core as _rt
 
 
 @dataclass(frozen=True, slots=True)

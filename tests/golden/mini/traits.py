@@ -2,15 +2,33 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Traits of Mini "Test" Rules."""
 
-from . import _runtime as _rt
+from dataclasses import dataclass
+from typing import Literal
 
-TRAITS: dict[str, _rt.Trait] = {
-    "stubborn": _rt.Trait(
-        id="stubborn",
-        name="Stubborn",
-        type="character",
-        cost=1,
-        stock=(),
-        sourced=_rt.Sourced(),
-    ),
+
+@dataclass(frozen=True, slots=True)
+class Trait:
+    """Traits: one entry of TRAITS."""
+
+    id: str
+    name: str
+    type: Literal["character", "call_on", "die"]
+    cost: int | None = None
+    """trait points"""
+    stock: tuple[str, ...] = ()
+    """stocks restricted to it"""
+    source: str | None = None
+    """where the facts come from (page or section)"""
+    uncertain: str | None = None
+    """what could not be read with certainty"""
+    note: str | None = None
+    """one short line in the author's own words"""
+    aliases: tuple[str, ...] = ()
+    """other names the sources use for it (abbreviations, misprints); references may use them"""
+    description: str | None = None
+    """what it is or does, in the author's own words"""
+
+
+TRAITS: dict[str, Trait] = {
+    "stubborn": Trait("stubborn", "Stubborn", "character", cost=1),
 }
