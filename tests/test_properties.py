@@ -9,10 +9,10 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesdsl.runtime.core import Dice, DiceTerm
 from rulesdsl.emit.templating import py
 from rulesdsl.names import slug
 from rulesdsl.pipeline import Compilation
+from rulesdsl.runtime.core import Dice, DiceTerm
 
 ID = re.compile(r"^[a-z_][a-z0-9_]*$")
 

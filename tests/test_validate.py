@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from rulesdsl.jsonform import schema_of
-from rulesdsl.pipeline import prelude
-from rulesdsl.pipeline import Compilation
+from rulesdsl.pipeline import Compilation, prelude
 
 from .conftest import FIXTURES, messages, only
 
