@@ -562,6 +562,8 @@ def range_of(value: m.Value, *, allow_dash: bool) -> ir.Range:
             return ir.Range(number, number, value.pos)
         case m.AtLeast(number):
             return ir.Range(number, None, value.pos)
+        case m.Negative(m.AtLeast(number)):
+            return ir.Range(-number, None, value.pos)
         case m.ClosedRange(m.Integer(low), m.Integer(high)) | m.Binary("-", m.Integer(low), m.Integer(high)) if (
             allow_dash or isinstance(value, m.ClosedRange)
         ):

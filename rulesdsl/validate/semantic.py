@@ -164,8 +164,10 @@ def _resolve_variables(
     by_name = _abbreviations(entities.get("attribute", {}))
     result = dict(entities)
     for kind in ("attribute", "formula"):
+        if kind not in entities:
+            continue
         updated = {}
-        for entity_id, entity in entities.get(kind, {}).items():
+        for entity_id, entity in entities[kind].items():
             formula = entity.fields.get("formula")
             if isinstance(formula, ir.Formula):
                 namer = _Namer(kind, _params(entity), by_name, diagnostics)
