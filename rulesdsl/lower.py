@@ -179,6 +179,22 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             assert_never(written)
 
 
+def _check_default(field_type: t.FieldType, value: ir.Value, pos: m.Position) -> None:
+    """A default must be a value the field could be given: within its bounds, one of its options."""
+    match field_type:
+        case t.IntType(low, high) | t.NumberType(low, high) if isinstance(value, int | Fraction):
+            if (low is not None and value < low) or (high is not None and value > high):
+                shown = f"{'' if low is None else low}..{'' if high is None else high}"
+                raise LoweringError(f"the default {value} is outside {shown}", pos, code="E402")
+        case t.EnumType(options) if value not in options:
+            raise LoweringError(
+                f"the default '{value}' is not one of: {', '.join(options)}",
+                pos,
+                did_you_mean(str(value), options),
+                code="E402",
+            )
+
+
 def declare_kind(decl: m.KindDecl, *, builtin: bool) -> tuple[Kind, list[Diagnostic]]:
     """A kind declaration as a Kind; fields that cannot be read are reported and left out."""
     diagnostics: list[Diagnostic] = []
@@ -199,6 +215,7 @@ def declare_kind(decl: m.KindDecl, *, builtin: bool) -> tuple[Kind, list[Diagnos
             default = None
             if written.default is not None:
                 default = _Reader().read(declared, written.default, (written.key,))
+                _check_default(declared, default, written.default.pos)
         except LoweringError as exc:
             diagnostics.append(exc.diagnostic)
             continue

@@ -520,17 +520,20 @@ def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
         return []
     diagnostics = []
     kind = kinds["lifepath"]
-    for name, allowed in LIFEPATH_FIELDS.items():
-        decl = kind.fields.get(name)
-        if decl is None or not isinstance(decl.type, allowed):
-            diagnostics.append(
-                error(
-                    "E341",
-                    f"burning characters needs lifepaths to have '{name}' ({' or '.join(a.__name__ for a in allowed)})",
-                    kind.pos or next(iter(lifepaths.values())).pos,
-                    "keep the built-in lifepath fields when overriding the kind",
-                )
+    wrong = [
+        name
+        for name, allowed in LIFEPATH_FIELDS.items()
+        if name not in kind.fields or not isinstance(kind.fields[name].type, allowed)
+    ]
+    if wrong:
+        diagnostics.append(
+            error(
+                "E341",
+                f"burning characters reads these lifepath fields, missing or of another type here: {', '.join(wrong)}",
+                kind.pos or next(iter(lifepaths.values())).pos,
+                "keep the built-in lifepath fields (with their types) when overriding the kind",
             )
+        )
     tables = entities.get("table", {})
     for stock in entities.get("stock", {}).values():
         pools = stock.fields.get("stat_pools")
