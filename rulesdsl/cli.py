@@ -1,8 +1,8 @@
 """The command line: `rulesdsl check | build | export`.
 
 Exit codes: 0 success; 1 the sources have errors (or, with `build --check`, the output is stale);
-2 usage errors (bad arguments, missing paths, an output folder that is not ours); 3 an internal error
-in rulesdsl itself (a bug: please report it).
+2 usage errors (bad arguments, missing paths, an output folder that is not ours or cannot be
+written); 3 an internal error in rulesdsl itself (a bug: please report it).
 """
 
 from __future__ import annotations
