@@ -1,8 +1,8 @@
 """The command line: `rulesdsl check | build | export`.
 
 Exit codes: 0 success; 1 the sources have errors (or, with `build --check`, the output is stale);
-2 usage errors (bad arguments, missing paths, an output folder that is not ours); 3 an internal error
-in rulesdsl itself (a bug: please report it).
+2 usage errors (bad arguments, missing paths, an output folder that is not ours or cannot be
+written); 3 an internal error in rulesdsl itself (a bug: please report it).
 """
 
 from __future__ import annotations
@@ -71,6 +71,14 @@ def _run(args: argparse.Namespace) -> int:
         for path in missing:
             print(f"rulesdsl: error: no such file or folder: {path}", file=sys.stderr)
         return EXIT_USAGE
+    if args.command == "build":  # a bad --out is known before compiling anything
+        from .build import OutputError, check_out
+
+        try:
+            check_out(args.out, paths, writing=not args.check)
+        except OutputError as exc:
+            print(f"rulesdsl: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     compilation = compile_paths(paths)
     diagnostics = list(compilation.diagnostics)
     if args.format == "json":
@@ -103,26 +111,33 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...]) -> int:
-    from .build import OutputError, render_all, stale_files, write_output
+    from .build import OutputError, recover_output, render_all, stale_files, write_output
 
     files = render_all(rulesets)
     out: Path = args.out
-    if args.check:
-        stale = stale_files(out, files)
-        if stale:
-            print(f"{out} is stale: {len(stale)} file(s) differ from a fresh build:", file=sys.stderr)
-            for name in stale[:20]:
-                print(f"  {name}", file=sys.stderr)
-            if len(stale) > 20:
-                print(f"  ... and {len(stale) - 20} more", file=sys.stderr)
-            print("run `rulesdsl build` to update it", file=sys.stderr)
-            return EXIT_DIAGNOSTICS
-        print(f"{out} is up to date ({len(files)} files)")
-        return EXIT_OK
     try:
-        write_output(out, files)
+        if args.check:
+            recover_output(out)  # a build killed mid-swap must not make the output look missing
+            return _report_stale(out, stale_files(out, files), len(files))
+        written = write_output(out, files, notify=lambda message: print(message, file=sys.stderr))
     except OutputError as exc:
         print(f"rulesdsl: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"wrote {len(files)} files to {out}")
+    if written:
+        print(f"wrote {written} files to {out} ({len(files) - written} unchanged)")
+    else:
+        print(f"{out} is up to date ({len(files)} files); nothing written")
     return EXIT_OK
+
+
+def _report_stale(out: Path, stale: list[str], total: int) -> int:
+    if not stale:
+        print(f"{out} is up to date ({total} files)")
+        return EXIT_OK
+    print(f"{out} is stale: {len(stale)} file(s) differ from a fresh build:", file=sys.stderr)
+    for name in stale[:20]:
+        print(f"  {name}", file=sys.stderr)
+    if len(stale) > 20:
+        print(f"  ... and {len(stale) - 20} more", file=sys.stderr)
+    print("run `rulesdsl build` to update it", file=sys.stderr)
+    return EXIT_DIAGNOSTICS

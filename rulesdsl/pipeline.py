@@ -22,7 +22,7 @@ from .kinds import CORE_KINDS, PRELUDE_PATH, Kind
 from .lower import LoweringError, declare_kind, lower_block
 from .model import Position
 from .names import slug
-from .source import MANIFEST, RulesetFiles, discover, display_path
+from .source import MANIFEST, RulesetFiles, discover, display_path, read_source
 from .syntax import Parser
 from .validate import schema, semantic
 
@@ -108,15 +108,6 @@ def compile_paths(paths: Sequence[Path]) -> Compilation:
     return Compilation(tuple(sorted(compiled, key=lambda r: r.id)), tuple(deduplicate(diagnostics)), sources)
 
 
-def _read(path: Path, shown: str) -> tuple[str | None, Diagnostic | None]:
-    try:
-        return path.read_text(encoding="utf-8-sig"), None  # a byte-order mark is not part of the text
-    except UnicodeDecodeError as exc:
-        return None, error("E002", f"{shown} is not UTF-8 text (byte {exc.start})", None, "save the file as UTF-8")
-    except OSError as exc:
-        return None, error("E003", f"cannot read {shown}: {exc.strerror}", None)
-
-
 def declare_kinds(declarations: Sequence[m.KindDecl]) -> tuple[dict[str, Kind], list[Diagnostic]]:
     """The prelude's kinds with the ruleset's own declarations added (or replacing built-in ones)."""
     kinds = dict(prelude())
@@ -177,9 +168,11 @@ def _compile_ruleset(
     hashes = []
     for path in ruleset.files:
         shown = display_path(path)
-        text, problem = _read(path, shown)
+        text, problem = read_source(path)
         if problem is not None or text is None:
             diagnostics += [problem] if problem is not None else []
+            if text:  # not compiled; kept only to show the line the problem points at
+                sources[shown] = text
             continue
         sources[shown] = text
         hashes.append((path.relative_to(ruleset.root).as_posix(), hashlib.sha256(text.encode()).hexdigest()))
@@ -249,7 +242,7 @@ def _compile_ruleset(
                 entities.append(entity)
     manifest_file = display_path(ruleset.root / MANIFEST)
     if not manifests:
-        if manifest_file in sources:
+        if any(name == MANIFEST for name, _ in hashes):  # read and parsed, yet without a ruleset block
             diagnostics.append(
                 error(
                     "E004",
