@@ -30,7 +30,7 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def everything_shown(result: Compilation) -> str:
     """All a user or a program could see of a compilation: diagnostics (both formats), sources, documents."""
-    documents = json.dumps([r.documents for r in result.rulesets])
+    documents = json.dumps([r.documents() for r in result.rulesets])
     shown = render_text(result.diagnostics, result.sources) + render_json(result.diagnostics)
     return shown + str(result.sources) + documents
 
@@ -96,7 +96,7 @@ def test_links_that_stay_inside_the_ruleset_are_fine(demo: Path) -> None:
     result = compile_paths([Path("rules")])
     assert result.diagnostics == ()
     [ruleset] = result.rulesets
-    assert sorted(ruleset.documents["trait"]) == ["brave", "shared"]
+    assert sorted(ruleset.documents()["trait"]) == ["brave", "shared"]
     assert [path for path, _ in ruleset.sources] == ["a.rules", "common.rules", "ruleset.rules"]
 
 

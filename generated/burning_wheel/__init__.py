@@ -32,7 +32,7 @@ ID = "burning_wheel"
 TITLE = "Burning Wheel Gold (Revised)"
 VERSION = "0.1.0"
 SOURCE_SHA256 = "5bb987813eeccf0125867fe10d692b21cb256b545ed40a14967e2ad38bc4b494"
-KINDS = ("attribute", "formula", "lifepath", "setting", "skill", "spell", "stock", "table", "trait")
+KINDS = ("attribute", "lifepath", "setting", "skill", "spell", "stock", "table", "trait")
 
 __all__ = [
     "ATTRIBUTES",

@@ -20,7 +20,7 @@ ID = "witcher"
 TITLE = "The Witcher TRPG (damage excerpt)"
 VERSION = "0.1.0"
 SOURCE_SHA256 = "48c1c400738f2c98805c0f575741bb46115f1c174752bca4a451169a0b88e43d"
-KINDS = ("attribute", "formula", "mechanic", "table")
+KINDS = ("formula", "mechanic", "table")
 
 __all__ = [
     "ATTRIBUTES",
