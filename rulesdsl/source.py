@@ -63,7 +63,7 @@ def _leaves(link: Path, root: Path) -> Diagnostic | None:
     what = "folder" if target.is_dir() else "file"
     return error(
         "E006",
-        f"{shown} is a symbolic link to {target.as_posix()}, outside the ruleset folder {display_path(root)}; "
+        f"{shown} is a symbolic link to {display_path(target)}, outside the ruleset folder {display_path(root)}; "
         "it was not read",
         None if what == "folder" else Position(shown, 1, 1, 1, 1),
         f"copy the {what} into the ruleset folder (links are followed only when they stay inside it)",

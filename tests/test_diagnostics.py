@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,57 +20,67 @@ from .conftest import write_ruleset
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "diagnostics"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.rules"))
+# Whole folders (several rulesets, files that are not UTF-8, links), compiled from their `rules/`.
+TREES = sorted(p.name for p in (GOLDEN / "trees").iterdir() if p.is_dir())
+SOURCE = Path(__file__).resolve().parent.parent / "rulesdsl"
+
+
+def render(result_paths: list[Path]) -> str:
+    result = compile_paths(result_paths)
+    return render_text(result.diagnostics, result.sources) + summary(result.diagnostics) + "\n"
 
 
 def render_case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.chdir(tmp_path)
     source = (GOLDEN / f"{name}.rules").read_text(encoding="utf-8")
     write_ruleset(tmp_path / "rules" / "demo", {f"{name}.rules": source})
-    result = compile_paths([Path("rules")])
-    return render_text(result.diagnostics, result.sources) + summary(result.diagnostics) + "\n"
+    return render([Path("rules")])
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_golden_diagnostics(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rendered = render_case(name, tmp_path, monkeypatch)
-    expected_path = GOLDEN / f"{name}.txt"
+def matches_golden(rendered: str, expected_path: Path) -> None:
     if os.environ.get("UPDATE_GOLDEN"):
         expected_path.write_text(rendered, encoding="utf-8")
     assert rendered == expected_path.read_text(encoding="utf-8")
     assert "Traceback" not in rendered
 
 
-def test_every_error_code_has_a_golden_case() -> None:
-    rendered = "".join((GOLDEN / f"{name}.txt").read_text() for name in CASES)
-    codes = {
-        "E101",
-        "E102",
-        "E103",
-        "E200",
-        "E201",
-        "E202",
-        "E203",
-        "E204",
-        "E210",
-        "E301",
-        "E302",
-        "E303",
-        "E311",
-        "E312",
-        "E313",
-        "E314",
-        "E315",
-        "E321",
-        "E322",
-        "E323",
-        "E324",
-        "E325",
-        "E326",
-        "E331",
-        "W332",
-    }
-    missing = sorted(code for code in codes if f"[{code}]" not in rendered)
-    assert missing == []
+@pytest.mark.parametrize("name", CASES)
+def test_golden_diagnostics(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    matches_golden(render_case(name, tmp_path, monkeypatch), GOLDEN / f"{name}.txt")
+
+
+@pytest.mark.parametrize("name", TREES)
+def test_golden_trees(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(GOLDEN / "trees" / name, tmp_path / name, symlinks=True)
+    monkeypatch.chdir(tmp_path / name)
+    matches_golden(render([Path("rules")]), GOLDEN / "trees" / f"{name}.txt")
+
+
+def test_golden_files_that_cannot_live_in_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A named pipe where a source should be, and a source over the size limit."""
+    monkeypatch.chdir(tmp_path)
+    folder = write_ruleset(tmp_path / "rules" / "demo", {"ok.rules": "trait Brave { type: die }\n"})
+    os.mkfifo(folder / "pipe.rules")
+    with open(folder / "huge.rules", "wb") as handle:
+        handle.truncate(17 * 1024 * 1024)  # sparse: nothing is written, and it is never read
+    matches_golden(render([Path("rules")]), GOLDEN / "trees" / "unreadable.txt")
+
+
+def codes_in_source() -> set[str]:
+    """Every diagnostic code the compiler can report, read from its source."""
+    found: set[str] = set()
+    for path in SOURCE.rglob("*.py"):
+        found |= set(re.findall(r"[\"']([EW]\d{3})[\"']", path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_every_code_has_a_golden_case_and_documentation() -> None:
+    codes = codes_in_source()
+    assert len(codes) > 40
+    golden = "".join(p.read_text(encoding="utf-8") for p in GOLDEN.rglob("*.txt"))
+    assert sorted(code for code in codes if f"[{code}]" not in golden) == []
+    documented = (SOURCE.parent / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    assert sorted(code for code in codes if f"| {code} " not in documented and f", {code} " not in documented) == []
 
 
 def test_json_diagnostics_carry_positions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -230,18 +230,6 @@ def _check_table(entity: ir.Entity, entities: Entities) -> list[Diagnostic]:
     keys = _columns(entity, "keys")
     width = len(keys) or 1
     rolls: list[ir.Dice | None] = [roll if isinstance(roll, ir.Dice) else None] + [None] * (width - 1)
-    for i, row in enumerate(entity.rows):
-        for j, key in enumerate(row.keys):
-            if j < len(keys) and isinstance(keys[j].type, t.IntType) and isinstance(key, ir.NameKey):
-                diagnostics.append(
-                    error(
-                        "E318",
-                        f"'{keys[j].name}' is a number key, not '{key.text}'",
-                        entity.position("rows", i, "keys", j),
-                    )
-                )
-    if any(d.code == "E318" for d in diagnostics):
-        return diagnostics
     diagnostics += check_coverage(entity, rolls, "roll" if isinstance(roll, ir.Dice) else ("keys" if keys else None))
     return diagnostics
 
