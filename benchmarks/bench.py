@@ -59,6 +59,15 @@ def synthetic_ruleset(folder: Path, lifepaths: int) -> Path:
     return folder
 
 
+def formula_chain(folder: Path, length: int) -> Path:
+    """Formulas each calling the next twice: a naive cycle search is exponential in the chain's length."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ruleset.rules").write_text('ruleset chain { title: "Chain"  version: "1.0.0" }\n')
+    lines = [f"formula f{i} {{ params: x  formula: f{i + 1}(x) + f{i + 1}(x) }}" for i in range(length)]
+    (folder / "chain.rules").write_text("\n".join([*lines, f"formula f{length} {{ params: x  formula: x }}"]) + "\n")
+    return folder
+
+
 def median_seconds(action: Callable[[], object], repeats: int) -> float:
     times = []
     for _ in range(repeats):
@@ -94,13 +103,14 @@ def main() -> None:
         )
         for label, path in corpora:
             result = compile_paths([path])
-            entities = sum(len(docs) for r in result.rulesets for docs in r.documents.values())
-            exported = json.dumps({"rulesets": {r.id: r.documents for r in result.rulesets}})
+            entities = sum(len(group) for r in result.rulesets for group in r.entities.values())
+            exported = json.dumps({"rulesets": {r.id: r.documents() for r in result.rulesets}})
             repeats = max(1, args.repeats if entities < 5000 else args.repeats // 2)
             loads = median_seconds(lambda exported=exported: json.loads(exported), max(repeats, 5))
             os.environ["RULESDSL_CACHE_DIR"] = "off"  # cold: every file is parsed
             checking = median_seconds(lambda path=path: check(path), repeats)
-            building = median_seconds(lambda path=path: build(path, work / "out"), repeats)
+            fresh = iter(range(10**6))  # a new output folder each time: a cold build writes every file
+            building = median_seconds(lambda path=path, n=fresh: build(path, work / f"out{next(n)}"), repeats)
             os.environ["RULESDSL_CACHE_DIR"] = str(work / "cache")  # warm: nothing changed since last time
             check(path)
             warm = median_seconds(lambda path=path: check(path), repeats)
@@ -108,6 +118,10 @@ def main() -> None:
                 f"{label:<16}{entities:>9}{loads * 1000:>10.1f}ms{checking * 1000:>8.0f}ms{warm * 1000:>8.0f}ms"
                 f"{building * 1000:>8.0f}ms{checking / loads:>11.0f}x{warm / loads:>10.0f}x{building / loads:>11.0f}x"
             )
+        chain = formula_chain(work / "chain" / "chain", 2000)
+        os.environ["RULESDSL_CACHE_DIR"] = "off"
+        seconds = median_seconds(lambda: check(chain), 3)
+        print(f"2,000 formulas calling each other in a chain (cycle detection): check {seconds:.2f} s")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

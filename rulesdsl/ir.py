@@ -525,19 +525,28 @@ def refs_in(node: object) -> Iterator[Ref]:
             yield item
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls)) if is_dataclass(cls) and cls is not Position else ()
+        _FIELDS[cls] = names
+    return names
+
+
 def rebuild(node: Any, change: Callable[[Any], Any]) -> Any:
     """`node` rebuilt bottom-up with `change` applied to every IR node (tuples looked into); `change`
     returns its argument for nodes it leaves alone, and unchanged subtrees are shared, not copied."""
-    if isinstance(node, tuple):
+    if type(node) is tuple:
         items = tuple(rebuild(item, change) for item in node)
         return node if all(a is b for a, b in zip(items, node, strict=True)) else items
-    if not is_dataclass(node) or isinstance(node, Position | type):
+    names = _field_names(type(node))
+    if not names:
         return node
-    updates = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, tuple) or (is_dataclass(value) and not isinstance(value, Position | type)):
-            new = rebuild(value, change)
-            if new is not value:
-                updates[f.name] = new
-    return change(replace(node, **updates) if updates else node)
+    values = [getattr(node, name) for name in names]
+    new = [rebuild(v, change) if type(v) is tuple or _field_names(type(v)) else v for v in values]
+    if any(a is not b for a, b in zip(new, values, strict=True)):
+        node = type(node)(*new)
+    return change(node)

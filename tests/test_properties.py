@@ -9,6 +9,7 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rulesdsl.build import render_all
 from rulesdsl.emit.templating import py
 from rulesdsl.names import slug
 from rulesdsl.pipeline import Compilation
@@ -169,6 +170,8 @@ def test_no_input_crashes_the_compiler(compile_rules: Callable[..., Compilation]
     for diagnostic in result.diagnostics:
         assert diagnostic.message
         assert diagnostic.pos is None or diagnostic.pos.line >= 1
+    if result.ok:
+        render_all(result.rulesets)  # what checks clean must also emit
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -176,6 +179,8 @@ def test_no_input_crashes_the_compiler(compile_rules: Callable[..., Compilation]
 def test_no_random_text_crashes_the_compiler(compile_rules: Callable[..., Compilation], text: str) -> None:
     result = compile_rules({"a.rules": text})
     assert all(d.message for d in result.diagnostics)
+    if result.ok:
+        render_all(result.rulesets)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -183,8 +188,6 @@ def test_no_random_text_crashes_the_compiler(compile_rules: Callable[..., Compil
 def test_deep_nesting_is_a_diagnostic_not_a_crash(
     compile_rules: Callable[..., Compilation], levels: int, shape: str
 ) -> None:
-    from rulesdsl.build import render_all
-
     value = "A"
     for _ in range(levels):
         value = shape.format(value)

@@ -22,10 +22,16 @@ Number = int | Fraction
 # ---------------------------------------------------------------- names
 
 
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
 def slug(text: str) -> str:
     """The id a display name gets: `"Sergeant-at-Arms"` -> `sergeant_at_arms` (accents dropped)."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    result = re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
+    if text.isascii():
+        ascii_text = text
+    else:
+        ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    result = _NON_WORD.sub("_", ascii_text.lower()).strip("_")
     if not result:
         return "_"
     return "n" + result if result[0].isdigit() else result

@@ -29,9 +29,17 @@ def _validators(schema_text: str) -> tuple[Any, Draft202012Validator]:
     return jsonschema_rs.Draft202012Validator(schema), Draft202012Validator(schema)
 
 
+_BY_KIND: dict[int, tuple[Kind, Any, Draft202012Validator]] = {}
+
+
 def validators(kind: Kind) -> tuple[Any, Draft202012Validator]:
-    """The validators of a kind's derived schema, built once per distinct schema."""
-    return _validators(json.dumps(schema_of(kind), sort_keys=True))
+    """The validators of a kind's derived schema, built once per distinct schema (and looked up once
+    per kind object: the kind is kept in the entry, so its id cannot be reused while it is cached)."""
+    entry = _BY_KIND.get(id(kind))
+    if entry is None or entry[0] is not kind:
+        entry = (kind, *_validators(json.dumps(schema_of(kind), sort_keys=True)))
+        _BY_KIND[id(kind)] = entry
+    return entry[1], entry[2]
 
 
 def _field_words(path: Iterable[str | int]) -> str:
