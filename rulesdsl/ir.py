@@ -12,7 +12,7 @@ returns entities whose every `Ref` has its `id`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, fields, is_dataclass
 from fractions import Fraction
 from typing import Any, assert_never
 
