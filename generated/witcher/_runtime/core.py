@@ -17,17 +17,23 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Generic, Protocol, TypeVar
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 Number = int | Fraction
 
 # ---------------------------------------------------------------- names
 
 
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
 def slug(text: str) -> str:
     """The id a display name gets: `"Sergeant-at-Arms"` -> `sergeant_at_arms` (accents dropped)."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    result = re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_")
+    if text.isascii():
+        ascii_text = text
+    else:
+        ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    result = _NON_WORD.sub("_", ascii_text.lower()).strip("_")
     if not result:
         return "_"
     return "n" + result if result[0].isdigit() else result
@@ -590,31 +596,33 @@ class GmPermission(Requirement):
 
 
 @dataclass(frozen=True, slots=True)
-class AllOf(Requirement):
+class _Junction(Requirement):
+    """All of / any of, three-valued: one decisive verdict settles it, else an unknown leaves it open."""
+
     items: tuple[Requirement, ...] = ()
+    decisive: ClassVar[bool] = False
+    word: ClassVar[str] = " and "
 
     def judge(self, facts: Facts) -> Verdict:
         verdicts = [item.judge(facts) for item in self.items]
-        if False in verdicts:
-            return False
-        return None if None in verdicts else True
+        if self.decisive in verdicts:
+            return self.decisive
+        return None if None in verdicts else not self.decisive
 
     def describe(self, names: Names) -> str:
-        return " and ".join(_group(item, names) for item in self.items)
+        return self.word.join(_group(item, names) for item in self.items)
 
 
 @dataclass(frozen=True, slots=True)
-class AnyOf(Requirement):
-    items: tuple[Requirement, ...] = ()
+class AllOf(_Junction):
+    decisive: ClassVar[bool] = False
+    word: ClassVar[str] = " and "
 
-    def judge(self, facts: Facts) -> Verdict:
-        verdicts = [item.judge(facts) for item in self.items]
-        if True in verdicts:
-            return True
-        return None if None in verdicts else False
 
-    def describe(self, names: Names) -> str:
-        return " or ".join(_group(item, names) for item in self.items)
+@dataclass(frozen=True, slots=True)
+class AnyOf(_Junction):
+    decisive: ClassVar[bool] = True
+    word: ClassVar[str] = " or "
 
 
 @dataclass(frozen=True, slots=True)
@@ -631,4 +639,4 @@ class Not(Requirement):
 
 def _group(item: Requirement, names: Names) -> str:
     text = item.describe(names)
-    return f"({text})" if isinstance(item, AllOf | AnyOf) else text
+    return f"({text})" if isinstance(item, _Junction) else text
