@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import heapq
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,13 +35,41 @@ def warning(code: str, message: str, pos: Position | None, hint: str | None = No
     return Diagnostic("warning", code, message, pos, hint)
 
 
+# Hints compare names only up to this length (names are at most 200 characters): beyond it nobody
+# misspelt a name, and difflib's full comparison costs the product of the two lengths.
+HINT_LENGTH = 200
+_SHORTLIST = 12  # candidates compared in full, the closest by difflib's cheap upper bound
+
+
+def _close_matches(word: str, pool: Sequence[str], cutoff: float) -> list[str]:
+    """difflib.get_close_matches (n=3), linear in the pool: every candidate gets the cheap upper bounds
+    (length, then letters in common), and only a shortlist the full, quadratic comparison."""
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    bounded: list[tuple[float, str]] = []
+    for candidate in pool:
+        if len(candidate) > HINT_LENGTH:
+            continue
+        matcher.set_seq1(candidate)
+        if matcher.real_quick_ratio() >= cutoff and (bound := matcher.quick_ratio()) >= cutoff:
+            bounded.append((bound, candidate))
+    scored: list[tuple[float, str]] = []
+    for _, candidate in heapq.nlargest(_SHORTLIST, bounded):
+        matcher.set_seq1(candidate)
+        if (ratio := matcher.ratio()) >= cutoff:
+            scored.append((ratio, candidate))
+    return [candidate for _, candidate in heapq.nlargest(3, scored)]
+
+
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """A 'did you mean' hint for the closest candidates, or None when nothing is close."""
+    if len(word) > HINT_LENGTH:
+        return None
     pool = sorted(set(candidates))
-    close = difflib.get_close_matches(word, pool, n=3, cutoff=0.6)
+    close = _close_matches(word, pool, 0.6)
     if not close:
         lowered = {c.lower(): c for c in pool}
-        close = [lowered[m] for m in difflib.get_close_matches(word.lower(), sorted(lowered), n=3)]
+        close = [lowered[m] for m in _close_matches(word.lower(), sorted(lowered), 0.6)]
     if not close:
         return None
     return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
@@ -51,24 +80,53 @@ def deduplicate(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(set(diagnostics), key=lambda d: d.sort_key)
 
 
+ECHO_WIDTH = 160  # characters of a source line shown under a diagnostic; longer lines are cut around the column
+
+
+def source_lines(text: str) -> list[str]:
+    """A file's lines as positions count them: split at '\\n' only. (str.splitlines also splits at
+    \\f, \\x85, U+2028 and others, which would make the echoed line disagree with the line number.)"""
+    return text.split("\n")
+
+
+def _echo(line: str, column: int, width: int) -> tuple[str, int, int]:
+    """The line as shown (tabs as one space, unprintable characters as U+FFFD, cut to ECHO_WIDTH around
+    the column) and the caret's column and width in it."""
+    line = line.removesuffix("\r").expandtabs(1)
+    start = 0
+    if len(line) > ECHO_WIDTH:
+        start = min(max(0, column - 1 - ECHO_WIDTH // 3), len(line) - ECHO_WIDTH + 1)
+        end = start + ECHO_WIDTH
+        line = ("…" if start else "") + line[start:end] + ("…" if end < len(line) else "")
+        start -= 1 if start else 0  # the "…" takes the first column
+    if not line.isprintable():
+        line = "".join(c if c.isprintable() else "\ufffd" for c in line)
+    caret = max(1, column - start)
+    return line, caret, max(1, min(width, len(line) + 1 - caret))
+
+
 def render_text(diagnostics: Sequence[Diagnostic], sources: Mapping[str, str]) -> str:
     """`file:line:col: severity: message`, the source line, a caret under the column, and the hint."""
     out: list[str] = []
+    split: dict[str, list[str]] = {}
     for d in diagnostics:
         if d.pos is None:
             out.append(f"{d.severity}: {d.message} [{d.code}]")
         else:
             p = d.pos
             out.append(f"{p.file}:{p.line}:{p.column}: {d.severity}: {d.message} [{d.code}]")
-            lines = sources.get(p.file, "").splitlines()
+            if p.file not in split:
+                text = sources.get(p.file, "")
+                split[p.file] = source_lines(text) if text else []  # nothing read: nothing to show
+            lines = split[p.file]
             if 0 < p.line <= len(lines):
-                text = lines[p.line - 1].expandtabs(1)
                 width = 1
                 if p.end_line == p.line and p.end_column > p.column:
                     width = p.end_column - p.column
+                shown, caret, width = _echo(lines[p.line - 1], p.column, width)
                 gutter = str(p.line)
-                out.append(f" {gutter} | {text}")
-                out.append(f" {' ' * len(gutter)} | {' ' * (p.column - 1)}{'^' * width}")
+                out.append(f" {gutter} | {shown}")
+                out.append(f" {' ' * len(gutter)} | {' ' * (caret - 1)}{'^' * width}")
         for note in d.notes:
             out.append(f"  note: {note}")
         if d.hint:

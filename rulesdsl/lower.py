@@ -28,6 +28,10 @@ _BOOLEANS = {"yes": True, "true": True, "no": False, "false": False}
 _YEARS = {"yr", "yrs", "year", "years"}
 _POINTS = {"pt", "pts"}
 MAX_DEPTH = 100  # expression nesting; every later stage walks values recursively
+# Limits (docs/diagnostics.md, "Limits"): far beyond any book, and they bound what the odds and checks cost.
+MAX_DICE = 100  # E205: dice in one roll, all its terms together
+MAX_SIDES = 1000  # E206: sides of one die
+MAX_ROWS = 10_000  # E207: rows in one table
 NONE_WORDS = ("none", "—")
 
 
@@ -511,6 +515,7 @@ class _Reader:
                 f"column '{column.name}': {exc.diagnostic.message}",
                 exc.diagnostic.pos or value.pos,
                 exc.diagnostic.hint,
+                exc.diagnostic.code,
             ) from None
         assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range), cell
         assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
@@ -606,6 +611,10 @@ def dice_of(value: m.Value) -> ir.Dice:
             case m.Dice(count, sides):
                 if sign < 0:
                     raise LoweringError("dice cannot be subtracted", node.pos)
+                if sides > MAX_SIDES:
+                    raise LoweringError(
+                        f"a die of {sides:,} sides; a die has at most {MAX_SIDES:,}", node.pos, code="E206"
+                    )
                 terms.append(ir.DiceTerm(count, sides))
             case m.Integer(number):
                 modifier += sign * number
@@ -617,6 +626,8 @@ def dice_of(value: m.Value) -> ir.Dice:
                 raise _fail("dice (like 1d10, 2d6+3 or 30 + 1d10)", node)
     if not terms:
         raise _fail("dice (like 1d10, 2d6+3 or 30 + 1d10)", value)
+    if (dice := sum(term.count for term in terms)) > MAX_DICE:
+        raise LoweringError(f"a roll of {dice:,} dice; a roll has at most {MAX_DICE}", value.pos, code="E205")
     return ir.Dice(tuple(terms), modifier, expr_text(value), value.pos)
 
 
@@ -674,7 +685,17 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
             failed.add(fld.key)
             diagnostics.append(exc.diagnostic)
     rows: list[ir.TableRow] = []
-    if block.rows:
+    if kind.has_rows and len(block.rows) > MAX_ROWS:
+        failed.add("rows")
+        diagnostics.append(
+            error(
+                "E207",
+                f"a table of {len(block.rows):,} rows; a table has at most {MAX_ROWS:,}",
+                block.rows[MAX_ROWS].pos,
+                "split it into several tables",
+            )
+        )
+    elif block.rows:
         if kind.has_rows:
             keys = values.get("keys", ())
             columns = values.get("columns", ())

@@ -61,14 +61,21 @@ class _LineEnds(PostLex):
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
-_ESCAPE_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
+# a surrogate pair written as two escapes is one character; a lone half is not a character at all
+_ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)")
+
+# Limits (docs/diagnostics.md, "Limits"): far beyond any rules text, and they keep every later stage cheap.
+MAX_DIGITS = 15  # E104: up to 999 trillion; every such number is exact as a float, in JSON and in JavaScript
+MAX_STRING = 100_000  # E105: characters in one quoted string as written; the longest field takes 20,000
+MAX_SYNTAX_ERRORS = 100  # E106: syntax errors reported in one file before the rest of it is left unread
 
 
 class StringEscapeError(ValueError):
-    def __init__(self, escape: str, offset: int) -> None:
+    def __init__(self, escape: str, offset: int, message: str | None = None) -> None:
         super().__init__(escape)
         self.escape = escape
         self.offset = offset
+        self.message = message or f"unknown escape '{escape}' in a string"
 
 
 def unescape(body: str) -> str:
@@ -76,7 +83,14 @@ def unescape(body: str) -> str:
         code = match.group(1)
         if code in _ESCAPES:
             return _ESCAPES[code]
+        if len(code) == 11:  # a surrogate pair: \uD83D\uDE00
+            high, low = int(code[1:5], 16), int(code[7:], 16)
+            return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
         if code.startswith("u") and len(code) == 5:
+            if 0xD800 <= int(code[1:], 16) <= 0xDFFF:
+                raise StringEscapeError(
+                    "\\" + code, match.start(), f"'\\{code}' is half of a surrogate pair, not a character"
+                )
             return chr(int(code[1:], 16))
         raise StringEscapeError("\\" + code, match.start())
 
@@ -202,7 +216,7 @@ class _ToModel(Transformer[Token, Any]):
         return (low, high, high if high is not None else dots)
 
     def negative_integer(self, children: list[Any]) -> m.Integer:
-        return m.Integer(-int(children[0]), self._span(children))
+        return m.Integer(-self._int(children[0], children[0]), self._span(children))
 
     def enum_type(self, children: list[Any]) -> m.EnumType:
         options = tuple(self._string_token(c) if c.type == "STRING" else self._name_tok(c) for c in children[1:])
@@ -232,7 +246,7 @@ class _ToModel(Transformer[Token, Any]):
         return m.ValueList(tuple(children), self._span(children))
 
     def points(self, children: list[Any]) -> m.Points:
-        amount = int(str(children[0]).split()[0])  # the POINTS token is "8 pts:"
+        amount = self._int(str(children[0]).split()[0], children[0])  # the POINTS token is "8 pts:"
         rest = children[1]
         items = rest.items if isinstance(rest, m.ValueList) else (rest,)
         return m.Points(amount, items, self._span(children))
@@ -240,39 +254,62 @@ class _ToModel(Transformer[Token, Any]):
     def quantity(self, children: list[Any]) -> m.Quantity:
         text = str(children[0])
         number, unit = text.split(None, 1)
-        return m.Quantity(int(number), unit.strip(), number[0] in "+-", self._span(children))
+        return m.Quantity(self._int(number, children[0]), unit.strip(), number[0] in "+-", self._span(children))
 
     # -- atoms
     def _string_token(self, tok: Token) -> m.String:
-        try:
-            return m.String(unescape(str(tok)[1:-1]), self._tok_pos(tok))
-        except StringEscapeError as exc:
-            at = self._at(
-                tok.line or 1, (tok.column or 1) + 1 + exc.offset, tok.line or 1, (tok.column or 1) + 3 + exc.offset
-            )
+        body = str(tok)[1:-1]
+        if len(body) > MAX_STRING:
             raise _Problem(
-                "E102", f"unknown escape '{exc.escape}' in a string", at, 'use \\" \\\\ \\n \\t or \\uXXXX'
-            ) from None
+                "E105",
+                f"this string is {len(body):,} characters long; a string holds at most {MAX_STRING:,}",
+                self._at(tok.line or 1, tok.column or 1, tok.line or 1, (tok.column or 1) + 1),
+                "keep long text out of rules files: link to it, or split it over fields",
+            )
+        try:
+            return m.String(unescape(body), self._tok_pos(tok))
+        except StringEscapeError as exc:
+            column = (tok.column or 1) + 1 + exc.offset
+            at = self._at(tok.line or 1, column, tok.line or 1, column + len(exc.escape))
+            raise _Problem("E102", exc.message, at, 'use \\" \\\\ \\n \\t or \\uXXXX') from None
+
+    def _int(self, digits: str, tok: Token, offset: int = 0) -> int:
+        """A number written at `offset` in `tok` (digits, perhaps signed), refused past MAX_DIGITS digits."""
+        written = digits.lstrip("+-")
+        if len(written) > MAX_DIGITS:
+            line, column = tok.line or 1, (tok.column or 1) + offset + len(digits) - len(written)
+            raise _Problem(
+                "E104",
+                f"a number of {len(written):,} digits; numbers have at most {MAX_DIGITS}",
+                self._at(line, column, line, column + len(written)),
+                f"the largest number rules can hold is {10**MAX_DIGITS - 1:,}",
+            )
+        return int(digits)
 
     def string(self, children: list[Any]) -> m.String:
         return self._string_token(children[0])
 
     def integer(self, children: list[Any]) -> m.Integer:
-        return m.Integer(int(children[0]), self._span(children))
+        return m.Integer(self._int(children[0], children[0]), self._span(children))
 
     def decimal(self, children: list[Any]) -> m.Decimal:
+        whole, fraction = str(children[0]).split(".")
+        self._int(whole, children[0])
+        self._int(fraction, children[0], len(whole) + 1)
         return m.Decimal(str(children[0]), self._span(children))
 
     def at_least(self, children: list[Any]) -> m.AtLeast:
-        return m.AtLeast(int(str(children[0])[:-1]), self._span(children))
+        return m.AtLeast(self._int(str(children[0])[:-1], children[0]), self._span(children))
 
     def dice(self, children: list[Any]) -> m.Dice:
         count, sides = str(children[0]).split("d")
-        return m.Dice(int(count or 1), int(sides), self._span(children))
+        tok = children[0]
+        return m.Dice(self._int(count or "1", tok), self._int(sides, tok, len(count) + 1), self._span(children))
 
     def multiplier(self, children: list[Any]) -> m.Multiplier:
         num, _, den = str(children[0])[1:].partition("/")
-        return m.Multiplier(int(num), int(den or 1), self._span(children))
+        tok = children[0]
+        return m.Multiplier(self._int(num, tok, 1), self._int(den or "1", tok, 2 + len(num)), self._span(children))
 
     def name(self, children: list[Any]) -> m.Name:
         return m.Name(str(children[0]), self._span(children))
@@ -282,7 +319,7 @@ class _ToModel(Transformer[Token, Any]):
         return m.Call(str(children[0]), args, self._span(children))
 
     def caret(self, children: list[Any]) -> m.Caret:
-        return m.Caret(int(children[0]), self._span(children))
+        return m.Caret(self._int(children[0], children[0]), self._span(children))
 
     def dice_count(self, children: list[Any]) -> m.DiceCount:
         count, dice = children
@@ -294,7 +331,7 @@ class _ToModel(Transformer[Token, Any]):
                 self._tok_pos(dice),
                 f"write (count)d{sides}, e.g. (slot - 3)d{sides}",
             )
-        return m.DiceCount(count, int(sides), self._span(children))
+        return m.DiceCount(count, self._int(sides, dice, 1), self._span(children))
 
     def none_dash(self, children: list[Any]) -> m.Name:
         return m.Name(str(children[0]), self._span(children))
@@ -364,7 +401,7 @@ class _ToModel(Transformer[Token, Any]):
         return m.HasSkill(children[0], self._span(children))
 
     def count_of(self, children: list[Any]) -> m.CountOf:
-        return m.CountOf(int(children[0]), children[1], self._span(children))
+        return m.CountOf(self._int(children[0], children[0]), children[1], self._span(children))
 
     def any_one(self, children: list[Any]) -> m.CountOf:
         return m.CountOf(1, children[0], self._span(children))
@@ -434,6 +471,11 @@ class Parser:
         blocks: list[m.Statement] = []
         diagnostics: list[Diagnostic] = []
         for chunk in split_blocks(text):
+            if len(diagnostics) >= MAX_SYNTAX_ERRORS:  # not a rules file, or a badly broken one: stop here
+                pos = m.Position(path, chunk.line, chunk.column, chunk.line, chunk.column + 1)
+                message = f"{MAX_SYNTAX_ERRORS} syntax errors so far: the rest of this file was not read"
+                diagnostics.append(error("E106", message, pos, "fix the errors above first"))
+                break
             if chunk.problem is not None:
                 line, column = chunk.problem_at
                 pos = m.Position(path, line, column, line, column + 1)
@@ -486,19 +528,34 @@ _TERMINAL_WORDS = {
 
 
 def _token_words(tok: Token) -> str:
+    """What came unexpectedly, after the word 'unexpected'."""
     if tok.type == "$END":
-        return "the end of the block"
+        return "end of the block"
     if tok.type == "_NL":
-        return "the end of the line"
+        return "end of the line"
     return f"'{tok!s}'"
 
 
-_FIELD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*:[ \t]*$")
+_KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def field_before(before: str) -> str | None:
+    """The key of a field that `before` ends in with no value yet (`name:`), read backwards from the end:
+    a regular expression searched from the front would be quadratic in the length of the text."""
+    rest = before.removesuffix("\n").rstrip(" \t")  # as `[ \t]*$` would read it
+    if not rest.endswith(":"):
+        return None
+    rest = rest[:-1].rstrip(" \t")
+    start = len(rest)
+    while start > 0 and rest[start - 1] in _KEY_CHARACTERS:
+        start -= 1
+    key = rest[start:].lstrip("0123456789")
+    return key or None
 
 
 def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, str | None]:
     """The error in words; `before` is the block's text up to the error."""
-    empty_field = _FIELD_BEFORE.search(before)
+    empty_field = field_before(before)
     if isinstance(exc, UnexpectedCharacters):
         char = exc.char
         if char == '"':
@@ -513,7 +570,7 @@ def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, 
         tok = exc.token
         got = _token_words(tok)
         if empty_field and tok.type in {"RBRACE", "FIELD_KEY", "_NL", "$END"}:
-            return f"'{empty_field.group(1)}' has no value", "write a value after the ':', or leave the field out"
+            return f"'{empty_field}' has no value", "write a value after the ':', or leave the field out"
         if tok.type == "$END" and "RBRACE" in expected:
             return "the block is not closed", "add '}' at its end"
         if tok.type in {"QUANTITY", "INT", "NAME", "STRING", "DICE"} and "ARROW" in expected:
@@ -538,7 +595,8 @@ class Chunk:
 
 
 # A block header at the start of a line: words and quoted names, then "{" (fields have ':', rows '->').
-_HEADER_AT_LINE_START = re.compile(r'[A-Za-z_][\w-]*(?:[ \t]+(?:[A-Za-z_][\w-]*|"(?:[^"\\\n]|\\.)*"))*[ \t]*\{')
+# Possessive loops (*+, ++): nothing here ever needs to give back, and backtracking would cost memory per character.
+_HEADER_AT_LINE_START = re.compile(r'[A-Za-z_][\w-]*+(?:[ \t]++(?:[A-Za-z_][\w-]*+|"(?:[^"\\\n]|\\.)*+"))*+[ \t]*\{')
 _REMOVAL = re.compile(r"remove\b")
 
 
@@ -586,7 +644,8 @@ def split_blocks(text: str) -> Iterator[Chunk]:
         if ch == '"':
             j = i + 1
             while j < n and text[j] not in '"\n':
-                j += 2 if text[j] == "\\" else 1
+                # an escape never takes the line end: an unclosed string ends with its line, as the lexer reads it
+                j += 2 if text[j] == "\\" and j + 1 < n and text[j + 1] != "\n" else 1
             i = j + 1 if j < n and text[j] == '"' else j
             continue
         if ch == "{":
