@@ -31,7 +31,6 @@ MAX_DEPTH = 100  # expression nesting; every later stage walks values recursivel
 # Limits (docs/diagnostics.md, "Limits"): far beyond any book, and they bound what the odds and checks cost.
 MAX_DICE = 100  # E205: dice in one roll, all its terms together
 MAX_SIDES = 1000  # E206: sides of one die
-MAX_ROWS = 10_000  # E207: rows in one table
 NONE_WORDS = ("none", "—")
 
 
@@ -685,17 +684,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
             failed.add(fld.key)
             diagnostics.append(exc.diagnostic)
     rows: list[ir.TableRow] = []
-    if kind.has_rows and len(block.rows) > MAX_ROWS:
-        failed.add("rows")
-        diagnostics.append(
-            error(
-                "E207",
-                f"a table of {len(block.rows):,} rows; a table has at most {MAX_ROWS:,}",
-                block.rows[MAX_ROWS].pos,
-                "split it into several tables",
-            )
-        )
-    elif block.rows:
+    if block.rows:
         if kind.has_rows:
             keys = values.get("keys", ())
             columns = values.get("columns", ())

@@ -68,6 +68,7 @@ _ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-
 MAX_DIGITS = 15  # E104: up to 999 trillion; every such number is exact as a float, in JSON and in JavaScript
 MAX_STRING = 100_000  # E105: characters in one quoted string as written; the longest field takes 20,000
 MAX_SYNTAX_ERRORS = 100  # E106: syntax errors reported in one file before the rest of it is left unread
+MAX_ROWS = 10_000  # E107: rows in one table, counted while parsing so that a longer one is never held whole
 
 
 class StringEscapeError(ValueError):
@@ -105,6 +106,7 @@ class _ToModel(Transformer[Token, Any]):
         self.file = ""
         self.line_offset = 0
         self.column_offset = 0
+        self.rows = 0  # rows since the last block ended
 
     # -- positions
     def _span(self, children: list[Any]) -> m.Position:
@@ -130,6 +132,7 @@ class _ToModel(Transformer[Token, Any]):
         return [c for c in children if isinstance(c, m.Block | m.KindDecl | m.Patch | m.Removal)]
 
     def block(self, children: list[Any]) -> m.Block:
+        self.rows = 0
         kind_tok: Token = children[0]
         block_id: m.Name | None = None
         name: m.String | None = None
@@ -167,6 +170,7 @@ class _ToModel(Transformer[Token, Any]):
         return m.Name(str(tok), self._tok_pos(tok))
 
     def patch(self, children: list[Any]) -> m.Patch:
+        self.rows = 0
         fields = tuple(c for c in children[3:] if isinstance(c, m.Field))
         rows = tuple(c for c in children[3:] if isinstance(c, m.Row))
         return m.Patch(self._name_tok(children[1]), children[2], fields, rows, self._span(children))
@@ -233,6 +237,14 @@ class _ToModel(Transformer[Token, Any]):
         return m.PointsType(children[1], self._span(children))
 
     def row(self, children: list[Any]) -> m.Row:
+        self.rows += 1
+        if self.rows > MAX_ROWS:
+            raise _Problem(
+                "E107",
+                f"a table of more than {MAX_ROWS:,} rows: the table was not read",
+                self._span(children),
+                "split it into several tables",
+            )
         arrow = next(i for i, c in enumerate(children) if isinstance(c, Token) and c.type == "ARROW")
         *cells, source = children[arrow + 1 :]  # the optional `@ "..."` is None when left out
         if isinstance(source, Token):
@@ -463,6 +475,7 @@ class Parser:
         self._transformer.file = path
         self._transformer.line_offset = 0
         self._transformer.column_offset = 0
+        self._transformer.rows = 0
         try:
             whole: list[m.Statement] = self._lark.parse(text, start="blocks")  # type: ignore[assignment]
             return m.SourceFile(path, text, tuple(whole)), []
@@ -485,6 +498,7 @@ class Parser:
             self._transformer.file = path
             self._transformer.line_offset = chunk.line - 1
             self._transformer.column_offset = chunk.column - 1
+            self._transformer.rows = 0
             try:
                 block: m.Statement = self._lark.parse(chunk.text, start="start")  # type: ignore[assignment]
                 blocks.append(block)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from rulesdsl.jsonform import defs_schema
-from rulesdsl.lower import MAX_DICE, MAX_ROWS, MAX_SIDES
+from rulesdsl.lower import MAX_DICE, MAX_SIDES
 from rulesdsl.pipeline import Compilation
 from rulesdsl.source import MAX_SOURCE_BYTES
-from rulesdsl.syntax import MAX_DIGITS, MAX_STRING, MAX_SYNTAX_ERRORS
+from rulesdsl.syntax import MAX_DIGITS, MAX_ROWS, MAX_STRING, MAX_SYNTAX_ERRORS
 
 from .conftest import write_ruleset
 from .test_diagnostics import GOLDEN, matches_golden, render
@@ -119,7 +119,7 @@ def test_tables_hold_at_most_10000_rows(compile_rules: Compile) -> None:
 
     assert compile_rules({"a.rules": table(MAX_ROWS)}).ok
     over = compile_rules({"a.rules": table(MAX_ROWS + 1)})
-    assert codes(over) == ["E207"]
+    assert codes(over) == ["E107"]
     pos = over.diagnostics[0].pos
     assert pos is not None and pos.line == MAX_ROWS + 2  # the first row past the limit
 

@@ -1,0 +1,139 @@
+"""Benchmark: what hostile input costs (issue 8), so that "nothing runs for ever" stays measured.
+
+Not a test: run it by hand (`.venv/bin/python benchmarks/hostile.py`, add `--big` for 16 MiB files, which
+takes several minutes) and read the medians. Each case is one ruleset of one file; `check` runs in this
+process with the parser built, `--big` runs `rulesdsl check` in a fresh process and reports its peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import random
+import statistics
+import string
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ["RULESDSL_CACHE_DIR"] = "off"
+
+from rulesdsl.build import render_all  # noqa: E402
+from rulesdsl.diagnostics import did_you_mean  # noqa: E402
+from rulesdsl.pipeline import compile_paths  # noqa: E402
+from rulesdsl.source import MAX_SOURCE_BYTES  # noqa: E402
+
+MANIFEST = 'ruleset demo { title: "Demo"  version: "0.1.0" }\n'
+
+
+def median_seconds(run: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def ruleset(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ruleset.rules").write_text(MANIFEST, encoding="utf-8")
+    (folder / "a.rules").write_text(text, encoding="utf-8")
+    return folder
+
+
+def table(roll: str, low: int, high: int, rows: int) -> str:
+    """A table rolled on `roll` whose `rows` rows cover low..high."""
+    step = max(1, (high - low + 1) // rows)
+    keys = [f"{low + i * step}-{low + (i + 1) * step - 1}" for i in range(rows - 1)] + [f"{low + (rows - 1) * step}+"]
+    return (
+        f"table t {{\n  roll: {roll}\n  columns: x\n" + "".join(f"  {k} -> r{i}\n" for i, k in enumerate(keys)) + "}\n"
+    )
+
+
+def build(folder: Path) -> dict[str, str]:
+    """What `rulesdsl build` computes (everything but writing the files)."""
+    return render_all(compile_paths([folder]).rulesets)
+
+
+def small_cases(scratch: Path) -> dict[str, Callable[[], object]]:
+    rng = random.Random(1)
+    names = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(5, 25))) for _ in range(5000)]
+    alike = ["a" * 190 + str(i) for i in range(3000)]
+    cases: dict[str, Callable[[], object]] = {
+        "did_you_mean, 5,000 names": lambda: did_you_mean(names[10][:-1] + "x", names),
+        "did_you_mean, 3,000 alike 190-letter names": lambda: did_you_mean("a" * 191, alike),
+        "did_you_mean, an 80,000-letter word": lambda: did_you_mean("a" * 80_000, names),
+    }
+    files = {
+        "check, a syntax error after an 80,000-letter name": "trait T { type: " + "a" * 80_000 + " 3 }\n",
+        "check, a 4,301-digit number": "trait T { type: die  cost: " + "9" * 4301 + " }\n",
+        "check, a 1 MiB string": 'trait T { type: die  description: "' + "a" * (1 << 20) + '" }\n',
+        "check, a table of 10,000 rows": "table t { columns: x\n"
+        + "".join(f"  {i} -> r\n" for i in range(10_000))
+        + "}\n",
+        "check, a table of 100,000 rows (E107)": "table t { columns: x\n"
+        + "".join(f"  {i} -> r\n" for i in range(100_000))
+        + "}\n",
+    }
+    for n, (label, text) in enumerate(files.items()):
+        folder = ruleset(scratch / f"c{n}" / "demo", text)
+        cases[label] = functools.partial(compile_paths, [folder])
+    builds = {
+        "build, a 100d1000 table of 10 rows": table("100d1000", 100, 100_000, 10),
+        "build, a 100d1000 table of 1,000 rows": table("100d1000", 100, 100_000, 1000),
+        "build, a 50d999 + 50d1000 table of 10 rows": table("50d999 + 50d1000", 100, 99_950, 10),
+    }
+    for n, (label, text) in enumerate(builds.items()):
+        folder = ruleset(scratch / f"b{n}" / "demo", text)
+        cases[label] = functools.partial(build, folder)
+    return cases
+
+
+# 16 MiB files (just under the file limit) of the shapes that cost most per byte.
+BIG = {
+    "one string": ('trait T { type: die  description: "', "a", '" }\n'),
+    "one hyphenated name": ("trait T { type: die  description: ", "a-", "a }\n"),
+    "line ends": ("trait T {", "\n", "type: die }\n"),
+    "a list of one-letter names": ("trait T { type: die  description: ", "a,", "a }\n"),
+    "tiny blocks": ("", "trait a{type:die}\n", ""),
+    "rows": ("table t {\n  columns: x\n", "1 -> a\n", "}\n"),
+    "unclosed blocks (garbage)": ("", "a{\n", ""),
+}
+
+
+def big_case(scratch: Path, head: str, unit: str, tail: str) -> tuple[float, int]:
+    """Wall seconds and peak memory (bytes) of `rulesdsl check` on a file just under the size limit."""
+    count = (MAX_SOURCE_BYTES - 64 - len(head) - len(tail)) // len(unit)
+    folder = ruleset(scratch / "big" / "demo", head + unit * count + tail)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rulesdsl", "check", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, _, usage = os.wait4(process.pid, 0)
+    return time.perf_counter() - started, usage.ru_maxrss * 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per case; the median is shown (default 3)")
+    parser.add_argument("--big", action="store_true", help="also check 16 MiB files (minutes), once each")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        compile_paths([ruleset(Path(scratch) / "warm" / "demo", "trait T { type: die }\n")])  # build the parser
+        for label, run in small_cases(Path(scratch)).items():
+            print(f"{label:<55} {median_seconds(run, args.repeat) * 1000:>9.1f} ms", flush=True)
+        if args.big:
+            for label, (head, unit, tail) in BIG.items():
+                seconds, peak = big_case(Path(scratch), head, unit, tail)
+                print(f"check, 16 MiB: {label:<40} {seconds:>7.1f} s {peak / 2**20:>8,.0f} MiB", flush=True)
+
+
+if __name__ == "__main__":
+    main()
