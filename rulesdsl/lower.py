@@ -90,6 +90,8 @@ def describe(value: m.Value) -> str:
             return "a count condition"
         case m.RefMarker():
             return "a 'ref' type"
+        case m.Check():
+            return "a check"
         case _:
             assert_never(value)
 
@@ -175,6 +177,8 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             if not isinstance(inner, t.RefType):
                 raise LoweringError("points buy entities: write points of ref skill", item.pos, code="E402")
             return t.ChoicesType(inner.kind)
+        case m.CheckType(mechanic):
+            return t.CheckType(mechanic.text if mechanic is not None else None)
         case _:
             assert_never(written)
 
@@ -299,6 +303,14 @@ class _Reader:
                 return self.requirement(value)
             case t.ColumnsType():
                 return self.columns(value, path)
+            case t.RollType():
+                return roll_of(value)
+            case t.CheckType(mechanic):
+                if not isinstance(value, m.Check):
+                    raise _fail("a check (like check END 5+)", value)
+                modifier = ir.Formula(expr_text(value.modifier), self.expr(value.modifier), value.modifier.pos)
+                named = ir.Ref("mechanic", mechanic, value.pos) if mechanic is not None else None
+                return ir.CheckSpec(modifier, value.target, named, value.pos)
             case _:
                 assert_never(field_type)
 
@@ -383,6 +395,12 @@ class _Reader:
                 return ir.Caret(number, value.pos)
             case m.Dice():
                 return ir.DiceExpr(dice_of(value), value.pos)
+            case m.DiceCount(count, sides):
+                return ir.DiceOf(self.expr(count), ir.Num(sides, value.pos), value.pos)
+            case m.Call("dice", args):
+                if len(args) != 2:
+                    raise LoweringError("dice() takes 2 arguments: dice(count, sides)", value.pos)
+                return ir.DiceOf(self.expr(args[0]), self.expr(args[1]), value.pos)
             case m.Binary(op, left, right):
                 return ir.BinOp(op, self.expr(left), self.expr(right), value.pos)
             case m.Negative(operand):
@@ -491,8 +509,11 @@ class _Reader:
                 raise _fail("a column (name or name(type))", item)
         return tuple(result)
 
-    def key(self, value: m.Value, key: ir.Column | None) -> ir.Key:
-        """A row key: a number or range, or a name; a declared key type says which."""
+    def key(self, value: m.Value, key: ir.Column | None, rolled: bool) -> ir.Key:
+        """A row key: a number or range, or a name; a declared key type says which. In a rolled table
+        `odd` and `even` are the numbers of that parity."""
+        if rolled and isinstance(value, m.Name) and value.text.lower() in ("odd", "even"):
+            return ir.ParityKey(value.text.lower() == "odd", value.pos)
         if (key is not None and isinstance(key.type, t.TextType)) or (
             key is None and isinstance(value, m.Name | m.String)
         ):
@@ -512,12 +533,14 @@ class _Reader:
                 exc.diagnostic.pos or value.pos,
                 exc.diagnostic.hint,
             ) from None
-        assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range), cell
+        assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll), (
+            cell
+        )
         assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
         return cell
 
     def rows(
-        self, rows: tuple[m.Row, ...], keys: tuple[ir.Column, ...], columns: tuple[ir.Column, ...]
+        self, rows: tuple[m.Row, ...], keys: tuple[ir.Column, ...], columns: tuple[ir.Column, ...], rolled: bool
     ) -> tuple[list[ir.TableRow], list[Diagnostic]]:
         result: list[ir.TableRow] = []
         diagnostics: list[Diagnostic] = []
@@ -544,7 +567,7 @@ class _Reader:
                 row_keys = []
                 for j, key in enumerate(row.keys):
                     self.positions[(*path, "keys", j)] = key.pos
-                    row_keys.append(self.key(key, keys[j] if keys else None))
+                    row_keys.append(self.key(key, keys[j] if keys else None, rolled))
                 plain = ir.Column("", t.TextType(), row.pos)
                 cells = tuple(
                     self.cell(cell, columns[j] if columns else plain, (*path, "cells", j))
@@ -620,6 +643,41 @@ def dice_of(value: m.Value) -> ir.Dice:
     return ir.Dice(tuple(terms), modifier, expr_text(value), value.pos)
 
 
+def _absent(value: m.Name, declared: FieldDecl) -> ir.Unknown | ir.NoneValue:
+    """`unknown` (the source is silent or unreadable) or `none` (the rules give no value), where allowed."""
+    if declared.optional or declared.default is not None:
+        return ir.Unknown(value.pos) if value.text == "unknown" else ir.NoneValue(value.pos)
+    raise LoweringError(
+        f"'{declared.name}' must be given, so it cannot be {value.text}",
+        value.pos,
+        'give the value the sources most likely mean, and say so in uncertain: "..."',
+    )
+
+
+def roll_of(value: m.Value) -> ir.Roll:
+    """A table's roll: `2d6`, `d66`, `1d6 + 0..1`, `1d10, 1d10`."""
+    if isinstance(value, m.ValueList):
+        parts = [roll_of(item) for item in value.items]
+        if any(p.modifier is not None or p.tens_units for p in parts):
+            raise LoweringError("a table rolled on several dice takes no modifier and no d66", value.pos)
+        dice = tuple(d for p in parts for d in p.dice)
+        return ir.Roll(dice, None, False, ", ".join(d.text for d in dice), value.pos)
+    if isinstance(value, m.Dice) and value.count == 1 and value.sides == 66:
+        d66 = ir.Dice((ir.DiceTerm(1, 6), ir.DiceTerm(1, 6)), 0, "d66", value.pos)
+        return ir.Roll((d66,), None, True, "d66", value.pos)
+    if isinstance(value, m.ClosedRange) and isinstance(value.low, m.Binary) and value.low.op == "+":
+        # `1d6 + 0..1` reads as (1d6 + 0)..1: the dice, and the modifiers the rows must also take
+        low, high = value.low.right, value.high
+        if isinstance(low, m.Integer) and isinstance(high, m.Integer):
+            if low.value > high.value:
+                raise LoweringError(f"the modifiers {low.value}..{high.value} run backwards", value.pos)
+            inner = roll_of(value.low.left)
+            modifier = ir.Range(low.value, high.value, value.pos)
+            return ir.Roll(inner.dice, modifier, inner.tens_units, expr_text(value), value.pos)
+    single = dice_of(value)
+    return ir.Roll((single,), None, False, single.text, value.pos)
+
+
 def generic(value: m.Value) -> str:
     """A field no kind declares: keep something readable, the schema check reports the field itself."""
     return expr_text(value)
@@ -668,6 +726,9 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         try:
             if declared is None:
                 values[fld.key] = generic(fld.value)  # the schema reports the unknown field
+            elif isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
+                values[fld.key] = _absent(fld.value, declared)
+                reader.positions[(fld.key,)] = fld.value.pos
             else:
                 values[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
         except LoweringError as exc:
@@ -683,6 +744,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
                 block.rows,
                 tuple(k for k in keys if isinstance(k, ir.Column)),
                 tuple(c for c in columns if isinstance(c, ir.Column)),
+                isinstance(values.get("roll"), ir.Roll),
             )
             if more:
                 failed.add("rows")  # a row was dropped: coverage checks would only repeat it

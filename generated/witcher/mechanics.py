@@ -4,6 +4,8 @@
 
 from ._runtime import core as _rt
 
-MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic] = {
-    "witcher_d10": _rt.TotalMechanic("witcher_d10", "Critical and fumble d10", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), explode_on=10, fumble_on=1, floor=0),
+WITCHER_D10 = _rt.TotalMechanic("witcher_d10", "Critical and fumble d10", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), explode_on=10, fumble_on=1, floor=0)
+
+MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic | _rt.CheckMechanic | _rt.ContestMechanic] = {
+    "witcher_d10": WITCHER_D10,
 }

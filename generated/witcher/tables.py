@@ -8,6 +8,9 @@ from typing import Any
 
 from ._runtime import core as _rt
 
+# Filled in below; tables whose cells name other tables roll on through it (`roll_chain`).
+TABLES: dict[str, _rt.Table[Any]] = {}
+
 
 @dataclass(frozen=True, slots=True)
 class ArmorPiercingRow:
@@ -144,7 +147,7 @@ class HumanoidHitLocationRow:
 HUMANOID_HIT_LOCATION: _rt.Table[HumanoidHitLocationRow] = _rt.Table(
     id="humanoid_hit_location",
     name="Humanoid Hit Location",
-    dice=_rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0),
+    dice=_rt.Roll("1d10", (_rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0),)),
     rows=(
         _rt.Row((_rt.Key(1, 1),), HumanoidHitLocationRow("Head", -6, Fraction(3, 1))),
         _rt.Row((_rt.Key(2, 4),), HumanoidHitLocationRow("Torso", -1, Fraction(1, 1))),
@@ -210,7 +213,7 @@ class MonsterHitLocationRow:
 MONSTER_HIT_LOCATION: _rt.Table[MonsterHitLocationRow] = _rt.Table(
     id="monster_hit_location",
     name="Monster Hit Location",
-    dice=_rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0),
+    dice=_rt.Roll("1d10", (_rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0),)),
     rows=(
         _rt.Row((_rt.Key(1, 1),), MonsterHitLocationRow("Head", -6, Fraction(3, 1))),
         _rt.Row((_rt.Key(2, 4),), MonsterHitLocationRow("Torso", -1, Fraction(1, 1))),
@@ -271,16 +274,18 @@ WOUND_THRESHOLD: _rt.Table[WoundThresholdRow] = _rt.Table(
     source="p. 157",
 )
 
-TABLES: dict[str, _rt.Table[Any]] = {
-    "armor_piercing": ARMOR_PIERCING,
-    "bonus_armor": BONUS_ARMOR,
-    "combat_modifiers": COMBAT_MODIFIERS,
-    "common_cover": COMMON_COVER,
-    "fumbles": FUMBLES,
-    "humanoid_hit_location": HUMANOID_HIT_LOCATION,
-    "layer_limits": LAYER_LIMITS,
-    "layering_ev": LAYERING_EV,
-    "monster_hit_location": MONSTER_HIT_LOCATION,
-    "wound_effects": WOUND_EFFECTS,
-    "wound_threshold": WOUND_THRESHOLD,
-}
+TABLES.update(
+    {
+        "armor_piercing": ARMOR_PIERCING,
+        "bonus_armor": BONUS_ARMOR,
+        "combat_modifiers": COMBAT_MODIFIERS,
+        "common_cover": COMMON_COVER,
+        "fumbles": FUMBLES,
+        "humanoid_hit_location": HUMANOID_HIT_LOCATION,
+        "layer_limits": LAYER_LIMITS,
+        "layering_ev": LAYERING_EV,
+        "monster_hit_location": MONSTER_HIT_LOCATION,
+        "wound_effects": WOUND_EFFECTS,
+        "wound_threshold": WOUND_THRESHOLD,
+    }
+)
