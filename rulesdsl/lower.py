@@ -501,8 +501,8 @@ class _Reader:
         result = []
         for i, item in enumerate(items_of(value)):
             self.positions[(*path, i)] = item.pos
-            if isinstance(item, m.Name):
-                result.append(ir.Column(slug(item.text), t.TextType(), item.pos))
+            if isinstance(item, m.Name | m.String):  # quoted: a name that is also a word of the language
+                result.append(ir.Column(slug(self.text(item)), t.TextType(), item.pos))
             elif isinstance(item, m.Call) and len(item.args) == 1:
                 result.append(ir.Column(slug(item.function), column_type(item.args[0]), item.pos))
             else:

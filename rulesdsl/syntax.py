@@ -219,8 +219,10 @@ class _ToModel(Transformer[Token, Any]):
         mechanic = self._name_tok(children[1]) if children[1] is not None else None
         return m.CheckType(mechanic, self._span([c for c in children if c is not None]))
 
-    def check(self, children: list[Any]) -> m.Check:
+    def check(self, children: list[Any]) -> m.Check | m.Name:
         modifier, target = children[1], children[2]
+        if modifier is None:  # `style: check`: the word, not a check
+            return m.Name(str(children[0]), self._tok_pos(children[0]))
         if target is not None:
             return m.Check(modifier, int(str(target)[:-1]), self._span(children))
         if isinstance(modifier, m.AtLeast):  # `check 8+`: no modifier
