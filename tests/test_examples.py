@@ -71,7 +71,8 @@ print(all(1 <= terms <= 7 and cash >= 1000 for _, terms, _, _, _, cash in people
 print(any(aging for *_, aging, _ in people), all(loss in (0, 1, 2, 3) for *_, aging, _ in people for loss in aging))
 navy = careers.CAREERS["navy"]
 print(navy.qualification.chance(INT=9), navy.qualification.chance(INT=2), str(navy.survival))
-print(careers.dm(score=2), careers.dm(score=7), careers.dm(score=12), navy.max_terms, careers.CAREERS["scout"].max_terms)
+scout = careers.CAREERS["scout"]
+print(careers.dm(score=2), careers.dm(score=7), careers.dm(score=12), navy.max_terms, scout.max_terms)
 print(careers.TABLES["scout_service"].lookup(3).skill, careers.TABLES["navy_training"].lookup(1).skill)
 """,
     )
