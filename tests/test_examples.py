@@ -4,6 +4,7 @@ tables. Each builds, and its generated package alone makes a character, casts, o
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,15 @@ def test_the_reference_has_a_page_for_each_declared_kind(built: Path) -> None:
     assert (built / "site" / "spellbook" / "class.html").is_file()
     page = (built / "site" / "careers" / "career.html").read_text(encoding="utf-8")
     assert 'href="table.html#navy_ranks"' in page and 'href="formula.html#dm"' in page
+
+
+def test_each_kind_schema_is_written_beside_the_package_and_validates_its_entities(built: Path) -> None:
+    from jsonschema import Draft202012Validator
+
+    result = compile_paths([EXAMPLES])
+    for ruleset in result.rulesets:
+        for kind, docs in ruleset.documents().items():
+            path = built / ruleset.id / "schemas" / f"{kind}.schema.json"
+            validator = Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+            for doc in docs.values():
+                assert list(validator.iter_errors(doc)) == [], (ruleset.id, kind, doc["id"])

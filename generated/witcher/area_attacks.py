@@ -15,7 +15,7 @@ class AreaAttack:
     id: str
     name: str
     hits: Literal["every_location", "several_locations"]
-    damage: Literal["rolled_per_location", "rolled_once"] | None = None
+    damage: Literal["rolled_per_location", "rolled_once"] | _rt.Unknown | None = None
     """how the damage dice are rolled"""
     source: str | None = None
     """where the facts come from (page or section)"""

@@ -8,6 +8,7 @@ lifepaths. Every literal goes through `py()`, so no text from the sources can be
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, assert_never
 
 from .. import __version__, ir
+from ..jsonform import schema_of
 from .. import fieldtypes as t
 from ..kinds import CORE_KINDS, FieldDecl, Kind, class_name
 from ..pipeline import CompiledRuleset
@@ -341,11 +343,17 @@ class FieldCode:
     doc: str | None
 
 
-def field_codes(kind: Kind) -> list[FieldCode]:
-    """The dataclass fields of a kind: id and name, the required ones, then those with defaults."""
+def field_codes(kind: Kind, entities: Mapping[str, ir.Entity] | None = None) -> list[FieldCode]:
+    """The dataclass fields of a kind: id and name, the required ones, then those with defaults. A
+    field some entity gives as `unknown` can also hold the runtime's UNKNOWN marker (and `none`, None)."""
     required, optional = [], []
     for decl in kind.fields.values():
         annotation = python_type(decl.type)
+        given = [e.fields.get(decl.name) for e in (entities or {}).values()]
+        if any(isinstance(v, ir.Unknown) for v in given):
+            annotation += " | _rt.Unknown"
+        if decl.default is not None and any(isinstance(v, ir.NoneValue) for v in given):
+            annotation += " | None"
         if decl.default is not None:
             optional.append(FieldCode(identifier(decl.name), annotation, value_code(decl.type, decl.default), decl.doc))
         elif not decl.optional:
@@ -378,8 +386,8 @@ def _ordered(kind: Kind) -> list[FieldDecl]:
     return required + [d for d in kind.fields.values() if d not in required]
 
 
-def _types_used(kind: Kind) -> set[str]:
-    text = " ".join(c.annotation for c in field_codes(kind))
+def _types_used(kind: Kind, entities: Mapping[str, ir.Entity]) -> set[str]:
+    text = " ".join(c.annotation for c in field_codes(kind, entities))
     return {name for name in ("Fraction", "Literal", "_rt.") if name in text}
 
 
@@ -610,7 +618,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
         entities = ruleset.entities.get(kind_name, {})
         if kind.builtin and not entities:
             continue
-        used = _types_used(kind)
+        used = _types_used(kind, entities)
         codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
         text = " ".join(code for _, code in codes)
         modules = [m for m in ("formulas", "mechanics", "tables") if f"_{m}." in text]
@@ -619,7 +627,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
             "module": kind_module(kind_name),
             "registry": registry_name(kind_name),
             "class": class_name(kind_name),
-            "fields": field_codes(kind),
+            "fields": field_codes(kind, entities),
             "entities": codes,
             "fraction": "Fraction" in used or "Fraction(" in text,
             "literal": "Literal" in used,
@@ -692,7 +700,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "kinds": kinds,
         "mechanics": _mechanics(ruleset),
         "attribute_kind": {
-            "fields": field_codes(attribute_kind),
+            "fields": field_codes(attribute_kind, ruleset.entities.get("attribute", {})),
             "entities": list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
         },
         "with_lifepaths": with_lifepaths,
@@ -716,4 +724,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     for kind in kinds:
         files[f"{kind['module']}.py"] = env.get_template("python/kind.py.j2").render(context, k=kind)
     files.update(_runtime_files(with_lifepaths, head))
+    for kind_name in (*CORE_KINDS[1:], *(str(k["kind"].name) for k in kinds)):
+        schema = json.dumps(schema_of(ruleset.kinds[kind_name]), indent=2, sort_keys=True, ensure_ascii=False)
+        files[f"schemas/{kind_name}.schema.json"] = schema + "\n"
     return files
