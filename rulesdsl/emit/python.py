@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, assert_never
 
 from .. import __version__, ir
-from ..jsonform import schema_of
 from .. import fieldtypes as t
+from ..jsonform import schema_of
 from ..kinds import CORE_KINDS, FieldDecl, Kind, class_name
 from ..pipeline import CompiledRuleset
 from ..targets import (
