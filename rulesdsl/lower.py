@@ -9,7 +9,7 @@ Schema's, checked on the serialised entity, and references are resolved by the s
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import assert_never
 
@@ -777,3 +777,128 @@ def requirement_nodes(req: ir.Requirement) -> Iterator[ir.Requirement]:
     for node in ir.walk(req):
         if isinstance(node, ir.REQUIREMENT_TYPES):
             yield node
+
+
+# ---------------------------------------------------------------- patches
+
+
+def _item_key(value: ir.Value) -> object:
+    """What makes two list items the same one: a reference by the slug of what it names."""
+    if isinstance(value, ir.Ref):
+        return ("ref", slug(value.text))
+    if isinstance(value, str):
+        return ("text", slug(value))
+    return ("value", repr(value))
+
+
+def _row_key(row: ir.TableRow) -> tuple[object, ...]:
+    return tuple(
+        (
+            k.text
+            if isinstance(k, ir.NameKey)
+            else ("odd" if k.odd else "even")
+            if isinstance(k, ir.ParityKey)
+            else (k.low, k.high)
+        )
+        for k in row.keys
+    )
+
+
+def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entity, list[str], list[Diagnostic]]:
+    """`target` with the patch applied: `field: value` replaces, `field += items` appends to a list (or a
+    points list), `field -= items` removes from it; rows replace the rows with the same keys, or are added.
+    Returns the patched entity, the fields it changed, and what could not be applied."""
+    reader = _Reader()
+    diagnostics: list[Diagnostic] = []
+    fields = dict(target.fields)
+    positions = dict(target.positions)
+    changed: list[str] = []
+    for fld in patch.fields:
+        declared = kind.fields.get(fld.key)
+        if declared is None:
+            diagnostics.append(
+                error(
+                    "E210",
+                    f"a {kind.name} has no field '{fld.key}'",
+                    fld.pos,
+                    did_you_mean(fld.key, kind.fields) or "fields: " + ", ".join(kind.fields),
+                )
+            )
+            continue
+        try:
+            if fld.op == ":":
+                if isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
+                    fields[fld.key] = _absent(fld.value, declared)
+                else:
+                    fields[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
+            else:
+                fields[fld.key] = _patch_list(reader, declared, fields.get(fld.key), fld)
+        except LoweringError as exc:
+            diagnostics.append(exc.diagnostic)
+            continue
+        for path in [p for p in positions if p and p[0] == fld.key]:
+            del positions[path]
+        positions[(fld.key,)] = fld.value.pos
+        positions.update({p: pos for p, pos in reader.positions.items() if p and p[0] == fld.key})
+        changed.append(fld.key)
+    rows = list(target.rows)
+    if patch.rows:
+        if not kind.has_rows:
+            diagnostics.append(error("E203", f"a {kind.name} has no rows; rows belong in a table", patch.rows[0].pos))
+        else:
+            keys = tuple(k for k in fields.get("keys", ()) if isinstance(k, ir.Column))  # type: ignore[union-attr]
+            columns = tuple(c for c in fields.get("columns", ()) if isinstance(c, ir.Column))  # type: ignore[union-attr]
+            new_rows, more = reader.rows(patch.rows, keys, columns, isinstance(fields.get("roll"), ir.Roll))
+            diagnostics += more
+            index = {_row_key(r): i for i, r in enumerate(rows)}
+            for row in new_rows:
+                if _row_key(row) in index:
+                    rows[index[_row_key(row)]] = row
+                else:
+                    rows.append(row)
+            for i, row in enumerate(rows):  # row positions follow the merged order
+                positions[("rows", i)] = row.pos
+            changed.append("rows")
+    return replace(target, fields=fields, positions=positions, rows=tuple(rows)), changed, diagnostics
+
+
+def _patch_list(reader: _Reader, declared: FieldDecl, current: ir.Value | None, fld: m.Field) -> ir.Value:
+    """`+=` and `-=` on a list field (or a points list: its options)."""
+    if isinstance(declared.type, t.ChoicesType):
+        choices = current if isinstance(current, ir.Choices) else ir.Choices(0, (), fld.pos)
+        written = fld.value.items if isinstance(fld.value, m.Points) else items_of(fld.value)
+        change = reader.choices(declared.type.kind, m.Points(0, written, fld.value.pos))
+        if fld.op == "+=":
+            return ir.Choices(choices.points, choices.options + change.options, choices.pos)
+        gone = {_item_key(r) for option in change.options for r in option}
+        present = {_item_key(r) for option in choices.options for r in option}
+        _refuse_missing(fld, gone - present, [r.text for o in choices.options for r in o])
+        kept = tuple(tuple(r for r in option if _item_key(r) not in gone) for option in choices.options)
+        return ir.Choices(choices.points, tuple(o for o in kept if o), choices.pos)
+    if not isinstance(declared.type, t.ListType):
+        raise LoweringError(
+            f"'{fld.key}' is not a list, so it takes no {fld.op}",
+            fld.pos,
+            f"replace it: {fld.key}: ...",
+            code="E505",
+        )
+    items = current if isinstance(current, tuple) else ()
+    added = reader.read(declared.type, fld.value, (fld.key,))
+    assert isinstance(added, tuple)
+    if fld.op == "+=":
+        return items + added
+    gone = {_item_key(v) for v in added}
+    present = {_item_key(v) for v in items}
+    _refuse_missing(fld, gone - present, [v.text if isinstance(v, ir.Ref) else str(v) for v in items])
+    return tuple(v for v in items if _item_key(v) not in gone)
+
+
+def _refuse_missing(fld: m.Field, missing: set[object], present: list[str]) -> None:
+    if missing:
+        shown = sorted(str(m_[1]) for m_ in missing if isinstance(m_, tuple))
+        raise LoweringError(
+            f"'{fld.key}' has no {', '.join(shown)} to remove",
+            fld.value.pos,
+            did_you_mean(shown[0], present) or ("it holds: " + ", ".join(present) if present else "it is empty"),
+            code="E506",
+        )

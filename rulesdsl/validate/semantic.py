@@ -19,6 +19,7 @@ from .. import fieldtypes as t
 from .. import ir
 from ..diagnostics import Diagnostic, did_you_mean, error, warning
 from ..formulas import FUNCTIONS
+from ..index import EntityIndex
 from ..kinds import Kind
 from ..lower import requirement_nodes
 from ..model import Position
@@ -38,32 +39,15 @@ class Resolved:
     entities: dict[str, dict[str, ir.Entity]]
 
 
-class _Index:
-    """Entities of one kind, findable by id, by the slug of their display name, or by an alias."""
-
-    def __init__(self, entities: Sequence[ir.Entity]) -> None:
-        self.by_id = {e.id: e for e in entities}
-        self.by_name: dict[str, list[str]] = defaultdict(list)
-        for e in entities:
-            aliases = e.fields.get("aliases", ())
-            for name in (e.name, *(aliases if isinstance(aliases, tuple) else ())):
-                if isinstance(name, str):
-                    self.by_name[slug(name)].append(e.id)
-
-    def find(self, text: str) -> list[str]:
-        key = slug(text)
-        if key in self.by_id:
-            return [key]
-        return sorted(set(self.by_name.get(key, [])))
-
-    def candidates(self) -> list[str]:
-        """What to suggest: display names, and ids where they are not just the slug of the name."""
-        return sorted({e.name for e in self.by_id.values()} | {i for i, e in self.by_id.items() if i != slug(e.name)})
-
-
 def check_ruleset(
-    ruleset_id: str, manifest_pos: Position, entities: Sequence[ir.Entity], kinds: Mapping[str, Kind]
+    ruleset_id: str,
+    manifest_pos: Position,
+    entities: Sequence[ir.Entity],
+    kinds: Mapping[str, Kind],
+    removed: Mapping[tuple[str, str], Position] | None = None,
 ) -> tuple[Resolved, list[Diagnostic]]:
+    """`removed`: (kind, slug of a name) of entities a homebrew removed; references to them are reported
+    at the removal (E507), so not again where they are written."""
     diagnostics: list[Diagnostic] = []
     diagnostics += _check_package_name(ruleset_id, manifest_pos)
     unique: dict[str, dict[str, ir.Entity]] = defaultdict(dict)
@@ -81,12 +65,12 @@ def check_ruleset(
             )
         else:
             seen[entity.id] = entity
-    indexes = {kind: _Index(list(group.values())) for kind, group in unique.items()}
+    indexes = {kind: EntityIndex(list(group.values())) for kind, group in unique.items()}
     resolved: dict[str, dict[str, ir.Entity]] = {}
     for kind, group in sorted(unique.items()):
         resolved[kind] = {}
         for entity_id, entity in sorted(group.items()):
-            resolved[kind][entity_id] = _resolve(entity, indexes, diagnostics)
+            resolved[kind][entity_id] = _resolve(entity, indexes, diagnostics, removed or {})
     resolved = _resolve_variables(resolved, diagnostics)
     resolved = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
@@ -119,13 +103,18 @@ def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
 # ---------------------------------------------------------------- references
 
 
-def _resolve(entity: ir.Entity, indexes: Mapping[str, _Index], diagnostics: list[Diagnostic]) -> ir.Entity:
+def _resolve(
+    entity: ir.Entity,
+    indexes: Mapping[str, EntityIndex],
+    diagnostics: list[Diagnostic],
+    removed: Mapping[tuple[str, str], Position],
+) -> ir.Entity:
     """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
 
     def resolve(node: Any) -> Any:
         if not isinstance(node, ir.Ref):
             return node
-        index = indexes.get(node.kind) or _Index(())
+        index = indexes.get(node.kind) or EntityIndex(())
         found = index.find(node.text)
         if len(found) == 1:
             return replace(node, id=found[0])
@@ -138,7 +127,7 @@ def _resolve(entity: ir.Entity, indexes: Mapping[str, _Index], diagnostics: list
                     "write the id of the one you mean",
                 )
             )
-        else:
+        elif (node.kind, slug(node.text)) not in removed:
             candidates = index.candidates() + (sorted(FUNCTIONS) if node.kind == "formula" else [])
             what = "function or formula" if node.kind == "formula" else node.kind
             diagnostics.append(
