@@ -20,6 +20,7 @@ from ..pipeline import CompiledRuleset
 from ..runtime.core import Dice as RuntimeDice
 from ..runtime.core import DiceTerm
 from ..runtime.core import Roll as RuntimeRoll
+from . import changes
 from .labels import labels
 from .templating import environment
 
@@ -328,8 +329,18 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     }
     search: list[dict[str, str]] = []
     summaries = []
+    by_id = {r.id: r for r in rulesets}
+    pages = {r.id: _Page(r) for r in rulesets}
+
+    def field_value(ruleset: CompiledRuleset, kind: str, field: str, value: ir.Value) -> Markup:
+        return pages[ruleset.id].value(ruleset.kinds[kind].fields[field].type, value)
+
     for ruleset in rulesets:
-        page = _Page(ruleset)
+        page = pages[ruleset.id]
+        changed = changes.render(ruleset, by_id, field_value)
+        if changed is not None:
+            files[f"{ruleset.id}/changes.html"] = changed
+        origin_notes = changes.notes(ruleset)
         referrers = page.referrers()
         required_by = page.required_by()
         counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
@@ -352,6 +363,7 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
                         "uncertain": _text(entity, "uncertain"),
                         "note": _text(entity, "note"),
                         "source": _text(entity, "source"),
+                        "origin": origin_notes.get((kind, entity.id)),
                         "fields": page.fields(entity),
                         "table": page.table(entity) if kind == "table" else None,
                         "used_by": [page.link(k, i) for k, i in referrers.get((kind, entity.id), [])],
