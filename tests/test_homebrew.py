@@ -138,7 +138,7 @@ def test_new_homebrew_on_burning_wheel_leads_into_its_own_setting(
     monkeypatch.chdir(tmp_path)
     shutil.copytree(ROOT / "rules" / "burning_wheel", tmp_path / "rules" / "burning_wheel")
     assert cli("new", "fens", "--extends", "burning_wheel", "--in", "rules")[0] == 0
-    code, out, err = cli("check", "rules/fens")
+    code, _, err = cli("check", "rules/fens")
     assert code == 0, err
     text = (tmp_path / "rules" / "fens" / "fens.rules").read_text(encoding="utf-8")
     assert "patch lifepath" in text and "leads += fens_lands" in text
