@@ -59,7 +59,8 @@ def compile_paths(paths: Sequence[Path]) -> Compilation:
     found, diagnostics = discover(paths)
     sources: dict[str, str] = {}
     compiled: list[CompiledRuleset] = []
-    parse_cache = ParseCache(cache_folder())
+    parse_cache, refused = ParseCache.open(cache_folder())
+    diagnostics += refused
     for files in found:
         result, more = _compile_ruleset(files, sources, parse_cache)
         diagnostics += more

@@ -42,8 +42,8 @@ def test_a_damaged_cache_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     cache = tmp_path / "cache"
     monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
     expected = compile_paths([FIXTURES / "mini"])
-    for entry in (cache / "parsed").glob("*.pickle"):
-        entry.write_bytes(b"not a pickle")
+    for entry in (cache / "parsed").glob("*.entry"):
+        entry.write_bytes(b"not an entry")
     assert compile_paths([FIXTURES / "mini"]).rulesets == expected.rulesets
 
 
