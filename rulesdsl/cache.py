@@ -3,8 +3,8 @@
 Where: the user's cache folder (`RULESDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/rulesdsl`, else
 `~/.cache/rulesdsl`); `RULESDSL_CACHE_DIR=off` turns it off. Each file's syntax tree and diagnostics are
 one entry, `parsed/<key>.entry`, keyed by the sha256 of the file's text and display path and of
-everything that shapes a parse (the version, the grammar, the parser, model, codec and cache modules,
-the kinds): a stale entry is never even looked at.
+everything that shapes a parse or its encoding (the version, the grammar, the modules that parse and
+encode, the kinds): a stale entry is never even looked at.
 
 What it trusts, and why that is safe:
 - Nothing in an entry can run code. Entries are JSON read by `codec.Codec`, which makes only the syntax
@@ -19,10 +19,10 @@ What it trusts, and why that is safe:
   by group or others, or is a symbolic link someone else made or to something not the user's. rulesdsl
   never falls back to a shared place such as /tmp. Entries are written 0600 to a temporary file and
   renamed into place, so a reader sees a whole entry or none.
-- It is bounded: about 4,000 entries. The folder is counted once per run (at the first write) and
-  trimmed at most once per run, by removing the least recently written quarter; a run that fills it
-  again stops writing. Listing a large folder after every write would make a big ruleset slower to
-  check with the cache than without.
+- It is bounded: about 4,000 entries. The folder is listed once per run (which also tells which files
+  have no entry without asking for each) and trimmed at most once per run, down to three quarters of
+  the limit, least recently written first; a run that fills it again stops writing. Listing a large
+  folder after every write would make a big ruleset slower to check with the cache than without.
 
 It is only ever a shortcut: failing to read or write it is not an error, the file is just parsed.
 """
@@ -120,8 +120,12 @@ class ParseCache:
 
     def __init__(self, entries: Path | None) -> None:
         self.entries = entries
-        self._room: int | None = None  # entries this run may still add; counted at the first save
+        # The entries there are, listed once per run when first needed: a file that is not there is then
+        # known without asking the file system (a ruleset of 50,000 new files asks 50,000 times).
+        self._listed: set[str] | None = None
+        self._room = 0  # entries this run may still add
         self._trimmed = False
+        self._saved: set[str] = set()  # entries this run wrote: never trimmed by it
 
     @classmethod
     def open(cls, folder: Path | None) -> tuple[ParseCache, list[Diagnostic]]:
@@ -141,7 +145,7 @@ class ParseCache:
                 f"not using the parse cache in {folder}: {what} {problem}",
                 None,
                 "anyone who can write there could change what rulesdsl reads; make it a folder only you can "
-                f"write (chmod 700 {folder}), set RULESDSL_CACHE_DIR to another folder, or to 'off'",
+                f"write (chmod 700 {place}), set RULESDSL_CACHE_DIR to another folder, or to 'off'",
             )
         ]
 
@@ -149,6 +153,8 @@ class ParseCache:
         if self.entries is None:
             return None
         key = _key(shown, text)
+        if key + SUFFIX not in self._entries():
+            return None
         try:
             with open(self.entries / f"{key}{SUFFIX}", "rb") as handle:
                 payload = unpack(key, handle.read())
@@ -169,47 +175,62 @@ class ParseCache:
         return parsed, list(diagnostics)
 
     def save(self, shown: str, text: str, parsed: Parsed) -> None:
-        if self.entries is None:
-            return
-        try:
-            payload = _codec().dumps((parsed[0], tuple(parsed[1])))
-        except CodecError:  # nested too deeply to encode: just not cached
+        if self.entries is None or not self._make_room():
             return
         key = _key(shown, text)
         try:
-            if not self._make_room():
-                return
+            entry = pack(key, _codec().dumps((parsed[0], tuple(parsed[1]))))
             handle, partial = tempfile.mkstemp(SUFFIX + ".tmp", key, self.entries)  # 0600, a fresh name
             try:
                 with open(handle, "wb") as out:
-                    out.write(pack(key, payload))
+                    out.write(entry)
                 os.replace(partial, self.entries / f"{key}{SUFFIX}")
             except OSError:
                 os.unlink(partial)
                 raise
-        except OSError:
+            self._entries().add(key + SUFFIX)
+            self._saved.add(key + SUFFIX)
+        except (OSError, CodecError):  # cannot write, or nested too deeply to encode: just not cached
             pass
 
+    def _entries(self) -> set[str]:
+        """The names in the folder, listed at the first call (the only listing of the run)."""
+        if self._listed is None:
+            assert self.entries is not None
+            try:
+                self._listed = set(os.listdir(self.entries))
+            except OSError:  # gone meanwhile: no cache for the rest of the run
+                self._listed, self._trimmed = set(), True
+            self._room = _MAX_ENTRIES - len(self._listed)
+        return self._listed
+
     def _make_room(self) -> bool:
-        """Whether one more entry fits; lists the folder at the first save and when it first fills up."""
-        assert self.entries is not None
-        if self._room is None:
-            self._room = _MAX_ENTRIES - sum(1 for _ in os.scandir(self.entries))
+        """Whether one more entry fits; the first time the folder is full, trim it."""
+        entries = self._entries()
         if self._room <= 0 and not self._trimmed:
-            self._trimmed = True
-            self._room = _MAX_ENTRIES - self._trim()
+            self._trimmed = True  # at most once a run: a run with more files than fit stops writing instead
+            self._trim(entries)
+            self._room = _MAX_ENTRIES - len(entries)
         self._room -= 1
         return self._room >= 0
 
-    def _trim(self) -> int:
-        """Forget the least recently written entries, down to three quarters of the limit; how many are left."""
-        assert self.entries is not None
-        with os.scandir(self.entries) as found:
-            entries = sorted(found, key=lambda e: e.stat(follow_symlinks=False).st_mtime)
-        keep = _MAX_ENTRIES * 3 // 4
-        for stale in entries[: max(0, len(entries) - keep)]:
-            Path(stale.path).unlink(missing_ok=True)
-        return min(len(entries), keep)
+    def _trim(self, names: set[str]) -> None:
+        """Forget the least recently written entries, down to three quarters of the limit, but none this run
+        wrote: a run with more files than fit would only replace its own first entries with its last."""
+        folder = self.entries
+        assert folder is not None
+        oldest = sorted(names - self._saved, key=lambda name: _written(folder, name))
+        for name in oldest[: max(0, len(names) - _MAX_ENTRIES * 3 // 4)]:
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)
+            names.discard(name)
+
+
+def _written(folder: Path, name: str) -> float:
+    try:
+        return os.lstat(folder / name).st_mtime
+    except OSError:  # gone meanwhile (another run trimming too): forget it first
+        return 0.0
 
 
 def _private_folder(folder: Path) -> tuple[Path, str | None]:

@@ -54,17 +54,20 @@ class Codec:
     def __init__(self, classes: Iterable[type]) -> None:
         self.classes = tuple(classes)
         self._tags = {cls: _FIRST_CLASS + i for i, cls in enumerate(self.classes)}
-        # Filled in as the classes' coders are made; looked up late so that classes may name each other.
+        # Filled in as the classes' coders are made, and looked up late, so that classes may name each other.
         self._encoders: dict[type, Encoder] = {}
         self._decoders: dict[int, Decoder] = {}
+        self._dispatch: list[tuple[dict[int, Decoder], set[int]]] = []  # filled once all decoders exist
         described = []
         for cls in self.classes:
-            fields = _fields(cls)
             hints = typing.get_type_hints(cls)
-            described.append((cls.__module__, cls.__qualname__, [(f.name, hints[f.name]) for f in fields]))
-            encoder, decoder = self._class_coders(cls, [(f.name, hints[f.name]) for f in fields])
+            fields = [(f.name, hints[f.name]) for f in _fields(cls)]
+            described.append((cls.__module__, cls.__qualname__, fields))
+            encoder, decoder = self._class_coders(cls, fields)
             self._encoders[cls] = encoder
             self._decoders[self._tags[cls]] = decoder
+        for by_tag, tags in self._dispatch:
+            by_tag.update({tag: self._decoders[tag] for tag in tags})
         self.fingerprint = hashlib.sha256(repr(described).encode()).hexdigest()[:16]
 
     # -- the public side
@@ -74,6 +77,10 @@ class Codec:
             tree = self._encode_any(value, strings)
         except RecursionError as exc:
             raise CodecError("nested too deeply to encode") from exc
+        except KeyError as exc:  # the encoders by class, asked for a value of another class
+            raise CodecError(f"cannot encode a {exc.args[0]}") from exc
+        except TypeError as exc:  # a str field holding something unhashable
+            raise CodecError(f"cannot encode: {exc}") from exc
         if not all(type(s) is str for s in strings):  # a str field holding something else: no use storing
             raise CodecError("a str field holds something that is not a string")
         return [self.fingerprint, list(strings), tree]
@@ -91,11 +98,12 @@ class Codec:
             raise CodecError("nested too deeply to decode") from exc
 
     def dumps(self, value: object) -> bytes:
-        try:
-            with _no_collection():
-                return json.dumps(self.encode(value), separators=(",", ":"), allow_nan=False).encode()
-        except (ValueError, TypeError, RecursionError) as exc:  # NaN, an int too long for text, a str field
-            raise CodecError(f"cannot encode: {exc}") from exc  # holding an unhashable value, deep nesting
+        with _no_collection():
+            data = self.encode(value)
+            try:
+                return json.dumps(data, separators=(",", ":"), allow_nan=False).encode()
+            except (ValueError, RecursionError) as exc:  # NaN or infinity, an int too long to write
+                raise CodecError(f"cannot encode: {exc}") from exc
 
     def loads(self, data: bytes) -> Any:
         with _no_collection():
@@ -163,19 +171,31 @@ class Codec:
             raise CodecError(f"cannot encode a {type(value).__qualname__}")
         return encoder(value, strings)
 
+    def _by_tag(self, tags: set[int]) -> dict[int, Decoder]:
+        """The decoders of these classes by tag (filled in once all exist): the ones allowed somewhere."""
+        by_tag: dict[int, Decoder] = {}
+        self._dispatch.append((by_tag, tags))
+        return by_tag
+
     def _instance_decoder(self, tags: set[int]) -> Decoder:
-        decoders = self._decoders
+        by_tag = self._by_tag(tags)
 
         def decode(data: Any, strings: list[str]) -> Any:
             try:
-                decoder = decoders[data[0]] if data[0] in tags else None
-            except (TypeError, IndexError, KeyError):  # not a list, empty, or a list as the tag
-                decoder = None
-            if decoder is None:
-                raise CodecError(f"expected an instance tagged {sorted(tags)}")
+                decoder = by_tag[data[0]]
+            except (TypeError, IndexError, KeyError):  # not a list, empty, or no class allowed here
+                raise CodecError(f"expected an instance tagged {sorted(tags)}") from None
             return decoder(data, strings)
 
         return decode
+
+    def _instances(self, hint: Any) -> tuple[set[int], bool] | None:
+        """For an allowed class or a union of them (perhaps with None): their tags, and whether None fits."""
+        options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+        classes = [o for o in options if o is not type(None)]
+        if not classes or not all(o in self._tags for o in classes):
+            return None
+        return {self._tags[o] for o in classes}, len(classes) < len(options)
 
     def _union_coders(self, options: tuple[Any, ...]) -> tuple[Encoder, Decoder]:
         if set(options) == {str, type(None)}:  # an optional text: by index, like every str
@@ -199,7 +219,12 @@ class Codec:
         """Generated source for one class: `[tag, field, ...]` out, checked fields in, one call per node."""
         tag = self._tags[cls]
         names = [f"a{i}" for i in range(len(fields))]
-        namespace: dict[str, Any] = {"CodecError": CodecError, "cls": cls, "new": object.__new__}
+        namespace: dict[str, Any] = {
+            "CodecError": CodecError,
+            "cls": cls,
+            "new": object.__new__,
+            "encoders": self._encoders,
+        }
         encoded, raw_checks, decoding = [], [], []
         for i, (field, hint) in enumerate(fields):
             local = names[i]
@@ -211,6 +236,21 @@ class Codec:
                 namespace[f"type{i}"] = hint
                 raw_checks.append(f"type({local}) is not type{i}")
                 encoded.append(f"value.{field}")
+            elif (instances := self._instances(hint)) is not None:  # the next commonest: one call per node
+                tags, optional = instances
+                namespace[f"by_tag{i}"] = self._by_tag(tags)
+                encode = f"encoders[type(value.{field})](value.{field}, strings)"
+                decode = f"by_tag{i}[{local}[0]]({local}, table)"
+                if optional:
+                    encode = f"None if value.{field} is None else {encode}"
+                    decode = f"None if {local} is None else {decode}"
+                encoded.append(encode)
+                decoding.append(f"{local} = {decode}")
+            elif (items := self._instances(_tuple_item(hint))) is not None and not items[1]:
+                namespace[f"by_tag{i}"] = self._by_tag(items[0])
+                raw_checks.append(f"type({local}) is not list or {local}[:1] != [{_TUPLE}]")
+                encoded.append(f"[{_TUPLE}, *[encoders[type(item)](item, strings) for item in value.{field}]]")
+                decoding.append(f"{local} = tuple([by_tag{i}[item[0]](item, table) for item in {local}[1:]])")
             else:
                 namespace[f"encode{i}"], namespace[f"decode{i}"] = self._coders(hint)
                 encoded.append(f"encode{i}(value.{field}, strings)")
@@ -238,8 +278,8 @@ class Codec:
                 f"        raise CodecError({f'a field of {cls.__qualname__} has the wrong type'!r})",
                 "    try:",
                 *[f"        {line}" for line in decoding or ["pass"]],
-                "    except IndexError:",
-                "        raise CodecError('a string index out of range') from None",
+                "    except (IndexError, KeyError, TypeError):  # a string or class index that is not one",
+                f"        raise CodecError({f'a field of {cls.__qualname__} is not what it should be'!r}) from None",
                 *[f"    {line}" for line in make],
             ]
         )
@@ -268,6 +308,12 @@ def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     if not all(f.init for f in fields):
         raise TypeError(f"{cls.__qualname__} has fields its constructor does not take")
     return fields
+
+
+def _tuple_item(hint: Any) -> Any:
+    """X for `tuple[X, ...]`, else None."""
+    args = typing.get_args(hint)
+    return args[0] if typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis else None
 
 
 def _tag(data: list[Any]) -> int:
