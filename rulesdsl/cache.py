@@ -21,8 +21,10 @@ What it trusts, and why that is safe:
   renamed into place, so a reader sees a whole entry or none.
 - It is bounded: about 4,000 entries. The folder is listed once per run (which also tells which files
   have no entry without asking for each) and trimmed at most once per run, down to three quarters of
-  the limit, least recently written first; a run that fills it again stops writing. Listing a large
-  folder after every write would make a big ruleset slower to check with the cache than without.
+  the limit, least recently written first but never an entry the run has used; a run that fills it
+  again stops writing. Listing a large folder after every write would make a big ruleset slower to
+  check with the cache than without, and so would a ruleset larger than the cache that replaced its
+  own entries on every run.
 
 It is only ever a shortcut: failing to read or write it is not an error, the file is just parsed.
 """
@@ -125,7 +127,7 @@ class ParseCache:
         self._listed: set[str] | None = None
         self._room = 0  # entries this run may still add
         self._trimmed = False
-        self._saved: set[str] = set()  # entries this run wrote: never trimmed by it
+        self._in_use: set[str] = set()  # entries this run read or wrote: it never trims them
 
     @classmethod
     def open(cls, folder: Path | None) -> tuple[ParseCache, list[Diagnostic]]:
@@ -172,6 +174,7 @@ class ParseCache:
             return None
         if not all(type(d) is Diagnostic for d in diagnostics):
             return None
+        self._in_use.add(key + SUFFIX)
         return parsed, list(diagnostics)
 
     def save(self, shown: str, text: str, parsed: Parsed) -> None:
@@ -189,7 +192,7 @@ class ParseCache:
                 os.unlink(partial)
                 raise
             self._entries().add(key + SUFFIX)
-            self._saved.add(key + SUFFIX)
+            self._in_use.add(key + SUFFIX)
         except (OSError, CodecError):  # cannot write, or nested too deeply to encode: just not cached
             pass
 
@@ -216,10 +219,11 @@ class ParseCache:
 
     def _trim(self, names: set[str]) -> None:
         """Forget the least recently written entries, down to three quarters of the limit, but none this run
-        wrote: a run with more files than fit would only replace its own first entries with its last."""
+        has used: with more files than fit, it would replace the entries of its first files by those of its
+        last, and the next run the other way round, for no gain."""
         folder = self.entries
         assert folder is not None
-        oldest = sorted(names - self._saved, key=lambda name: _written(folder, name))
+        oldest = sorted(names - self._in_use, key=lambda name: _written(folder, name))
         for name in oldest[: max(0, len(names) - _MAX_ENTRIES * 3 // 4)]:
             with contextlib.suppress(OSError):
                 os.unlink(folder / name)

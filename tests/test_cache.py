@@ -296,3 +296,21 @@ def test_a_full_cache_forgets_the_least_recently_written_first(tmp_path: Path, m
     parses = count_parses(monkeypatch)
     compile_paths(current)
     assert parses == []
+
+
+def test_a_ruleset_larger_than_the_cache_reuses_what_fits_and_writes_nothing_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replacing the entries of its first files by those of its last would cost every run writes for
+    no gain: a check must not be slower with the cache than without."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
+    monkeypatch.setattr(rulesdsl.cache, "_MAX_ENTRIES", 40)
+    paths = many_files(tmp_path / "big", 300)
+    compile_paths(paths)
+    written = {p.name: p.stat().st_mtime_ns for p in entries(cache)}
+    assert len(written) == 40
+    parses = count_parses(monkeypatch)
+    compile_paths(paths)
+    assert len(parses) == 301 - 40
+    assert {p.name: p.stat().st_mtime_ns for p in entries(cache)} == written
