@@ -10,6 +10,7 @@ import copy
 import gc
 import json
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
