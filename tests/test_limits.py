@@ -57,6 +57,7 @@ NUMBER_PLACES = [
     "table t {{ roll: {n}d6\n  columns: v\n  1+ -> a\n}}\n",
     "table t {{ roll: 1d{n}\n  columns: v\n  1+ -> a\n}}\n",
     "lifepath L {{ time: 1 yrs  resources: 1  requires: {n} of lifepaths }}\n",
+    "kind task {{ roll: check }}\ntask climb {{ roll: check END {n}+ }}\n",
 ]
 
 
