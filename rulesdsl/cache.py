@@ -145,7 +145,8 @@ class ParseCache:
                 f"not using the parse cache in {folder}: {what} {problem}",
                 None,
                 "anyone who can write there could change what rulesdsl reads; make it a folder only you can "
-                f"write (chmod 700 {place}), set RULESDSL_CACHE_DIR to another folder, or to 'off'",
+                f"write (chmod 700 {folder if what == 'it' else place}), set RULESDSL_CACHE_DIR to another "
+                "folder, or to 'off'",
             )
         ]
 

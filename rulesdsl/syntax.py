@@ -31,7 +31,7 @@ _CONTINUES = frozenset(
         *("COMMA", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
         *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "IN_SETTING"),
         *("ONE_OF", "LIST_OF", "POINTS_OF", "REF", "FIELD_APPEND", "FIELD_REMOVE", "KIND", "OVERRIDE", "PATCH"),
-        *("REMOVE", "CHECK"),
+        *("REMOVE", "CHECK", "DOT"),
     }
 )
 _OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
@@ -364,6 +364,9 @@ class _ToModel(Transformer[Token, Any]):
 
     def ref_marker(self, children: list[Any]) -> m.RefMarker:
         return m.RefMarker(self._name_tok(children[1]), self._span(children))
+
+    def attribute(self, children: list[Any]) -> m.Attribute:
+        return m.Attribute(children[0], self._name_tok(children[2]), self._span(children))
 
     def subscript(self, children: list[Any]) -> m.Subscript:
         return m.Subscript(children[0], children[1], self._span(children))
