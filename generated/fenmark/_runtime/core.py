@@ -10,6 +10,8 @@ the reference, slugs). Every roll takes a `random.Random`, so results are reprod
 from __future__ import annotations
 
 import enum
+import functools
+import itertools
 import math
 import random
 import re
@@ -135,6 +137,22 @@ def _convolve(ways: list[int], sides: int) -> list[int]:
     return result
 
 
+@functools.lru_cache(maxsize=16)
+def _cumulative(terms: tuple[DiceTerm, ...]) -> tuple[int, ...]:
+    """Rolls of `terms` coming to at most each total from the lowest up (built once per table's dice: a
+    table asks for every row's odds)."""
+    return tuple(itertools.accumulate(_ways(terms)))
+
+
+def _ways(terms: Sequence[DiceTerm]) -> list[int]:
+    """How many rolls of `terms` come to each total, from the lowest up (one die added at a time)."""
+    ways = [1]
+    for term in terms:
+        for _ in range(term.count):
+            ways = _convolve(ways, term.sides)
+    return ways
+
+
 @dataclass(frozen=True, slots=True)
 class Dice:
     """A dice expression such as `1d10`, `2d6+3` or `30 + 1d10`."""
@@ -159,37 +177,24 @@ class Dice:
     def roll(self, rng: random.Random) -> int:
         return self.modifier + sum(rng.randint(1, t.sides) for t in self.terms for _ in range(t.count))
 
-    def _split(self) -> tuple[list[int], int, DiceTerm]:
-        """Ways for every total of all terms but the largest (offset by the minimum), and the largest."""
-        largest = max(self.terms, key=lambda t: t.count * t.sides)
-        rest = list(self.terms)
-        rest.remove(largest)
-        ways = [1]
-        for term in rest:
-            for _ in range(term.count):
-                ways = _convolve(ways, term.sides)
-        return ways, sum(t.count for t in rest), largest
-
     def chance(self, low: int | None, high: int | None) -> Fraction:
         """The exact chance that a roll lands in low..high (None: open)."""
-        ways, offset, big = self._split()
-        base = self.modifier + offset
-
-        def at_most(total: int) -> int:
-            return sum(w * _ways_at_most(big.count, big.sides, total - base - i) for i, w in enumerate(ways) if w)
-
-        top = at_most(high) if high is not None else self.outcomes
-        bottom = at_most(low - 1) if low is not None else 0
+        top = self._at_most(high) if high is not None else self.outcomes
+        bottom = self._at_most(low - 1) if low is not None else 0
         return Fraction(top - bottom, self.outcomes)
+
+    def _at_most(self, total: int) -> int:
+        """How many of the equally likely rolls come to at most `total`."""
+        if len({t.sides for t in self.terms}) == 1:  # NdS: a closed formula, no table of totals needed
+            return _ways_at_most(sum(t.count for t in self.terms), self.terms[0].sides, total - self.modifier)
+        cumulative = _cumulative(self.terms)  # dice of several sizes: count every total once, then look up
+        index = total - self.minimum
+        return 0 if index < 0 else cumulative[min(index, len(cumulative) - 1)]
 
     def distribution(self) -> dict[int, Fraction]:
         """The chance of every total, exactly (by convolution: cost grows with dice times totals)."""
-        ways = [1]
-        for term in self.terms:
-            for _ in range(term.count):
-                ways = _convolve(ways, term.sides)
         low, outcomes = self.minimum, self.outcomes
-        return {low + i: Fraction(w, outcomes) for i, w in enumerate(ways) if w}
+        return {low + i: Fraction(w, outcomes) for i, w in enumerate(_ways(self.terms)) if w}
 
     def __add__(self, other: Dice | int) -> Dice:
         """Dice made by a formula: `8d6 + (slot - 3)d6` is 10d6 at slot 5; adding a number adds it on."""
