@@ -25,6 +25,7 @@ import dataclasses
 import gc
 import hashlib
 import json
+import math
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator
@@ -108,7 +109,7 @@ class Codec:
     def loads(self, data: bytes) -> Any:
         with _no_collection():
             try:
-                parsed = json.loads(data)
+                parsed = json.loads(data, parse_constant=_no_constant)
             except (ValueError, RecursionError) as exc:  # not JSON or not UTF-8, an int too long, deep nesting
                 raise CodecError(f"not JSON: {exc}") from exc
             return self.decode(parsed)
@@ -130,7 +131,7 @@ class Codec:
 
     def _decode_any(self, data: Any, strings: list[str]) -> Any:
         if type(data) is not list:
-            if type(data) in _SCALARS:
+            if type(data) in _SCALARS and (type(data) is not float or math.isfinite(data)):
                 return data
             raise CodecError(f"unexpected {type(data).__name__}")
         tag = _tag(data)
@@ -209,7 +210,7 @@ class Codec:
         allowed = (*scalars, int) if float in scalars else scalars
 
         def decode(data: Any, strings: list[str]) -> Any:
-            if type(data) in allowed:
+            if type(data) in allowed and (type(data) is not float or math.isfinite(data)):
                 return data
             return instance(data, strings)
 
@@ -300,6 +301,11 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
+def _no_constant(name: str) -> Any:
+    """NaN and infinities are not JSON, and `dumps` refuses them: `loads` must too (or a round trip fails)."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     params = getattr(cls, "__dataclass_params__", None)
     if not dataclasses.is_dataclass(cls) or params is None or not params.frozen:
@@ -340,6 +346,8 @@ def _decode_str(data: Any, strings: list[str]) -> Any:
 def _decode_number(data: Any, strings: list[str]) -> Any:
     if type(data) is not float and type(data) is not int:
         raise CodecError(f"expected a number, not {type(data).__name__}")
+    if type(data) is float and not math.isfinite(data):  # not JSON: `dumps` would refuse it
+        raise CodecError("expected a finite number")
     return data
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -72,6 +74,19 @@ class Compilation:
         return not any(d.severity == "error" for d in self.diagnostics)
 
 
+# CPU seconds each stage took in the last `compile_paths` (what benchmarks/bench.py prints per entity).
+STAGE_SECONDS: dict[str, float] = {}
+
+
+@contextmanager
+def _stage(name: str) -> Iterator[None]:
+    start = time.process_time()
+    try:
+        yield
+    finally:
+        STAGE_SECONDS[name] = STAGE_SECONDS.get(name, 0.0) + time.process_time() - start
+
+
 @cache
 def parser() -> Parser:
     return Parser()
@@ -106,6 +121,7 @@ class _Parsed:
 def compile_paths(paths: Sequence[Path]) -> Compilation:
     """Check the rulesets under `paths`, and the rulesets they extend (found beside them, under `rules/`
     in the working folder, or in `RULESDSL_PATH`), each as one ruleset, bases first."""
+    STAGE_SECONDS.clear()
     found, diagnostics = discover(paths)
     sources: dict[str, str] = {}
     parse_cache, refused = ParseCache.open(cache_folder())
@@ -118,7 +134,8 @@ def compile_paths(paths: Sequence[Path]) -> Compilation:
         if files.root in roots:
             continue
         roots.add(files.root)
-        ruleset, more = _parse(files, selected, sources, parse_cache)
+        with _stage("parse"):
+            ruleset, more = _parse(files, selected, sources, parse_cache)
         diagnostics += more
         if ruleset is None or ruleset.manifest is None:
             continue
@@ -356,45 +373,12 @@ def _compile(
     own: list[ir.Entity] = []
     patches: list[m.Patch] = []
     removals: list[m.Removal] = []
-    for _, parsed in ruleset.statements:
-        defaults = _file_defaults(parsed)
-        for statement in parsed.blocks:
-            if isinstance(statement, m.KindDecl):
-                continue
-            if isinstance(statement, m.Patch):
-                patches.append(statement)
-                continue
-            if isinstance(statement, m.Removal):
-                removals.append(statement)
-                continue
-            if statement.kind == "ruleset":
-                continue
-            kind = kinds.get(statement.kind)
-            if kind is None:
-                diagnostics.append(
-                    error(
-                        "E200",
-                        f"unknown kind '{statement.kind}'",
-                        statement.kind_pos,
-                        did_you_mean(statement.kind, kinds) or "kinds: " + ", ".join(sorted(kinds)),
-                    )
-                )
-                continue
-            try:
-                entity, more = lower_block(statement, kind, file_defaults=defaults)
-                more += schema.check(entity, kind)
-            except RecursionError:  # the stages walk values recursively; absurd nesting must not crash them
-                diagnostics.append(
-                    error(
-                        "E204",
-                        "this block nests too deeply to be read",
-                        statement.kind_pos,
-                        "split long expressions; nesting is limited to a few hundred levels",
-                    )
-                )
-                continue
+    with _stage("lower"):
+        for _, parsed in ruleset.statements:
+            more = _lower_file(parsed, kinds, own, patches, removals)
             diagnostics += more
-            own.append(entity)
+    with _stage("schema"):
+        diagnostics += schema.check_all(own, kinds)
     if not bases and (patches or removals):
         changes: list[m.Patch | m.Removal] = [*patches, *removals]
         for change in changes:
@@ -408,15 +392,22 @@ def _compile(
                 )
             )
         patches, removals = [], []
-    merged, more = merge.inherit(bases, manifest.position("extends"))
-    diagnostics += more
-    diagnostics += merge.apply(merged, manifest.id, kinds, own, patches, removals)
-    for entity in merged.entities:  # patched entities are validated again, at the patch's positions
-        if merged.origin.get((entity.kind, entity.id)) != manifest.id and any(
-            k[:2] == (entity.kind, entity.id) for k in merged.patched
-        ):
-            diagnostics += schema.check(entity, kinds[entity.kind])
-    resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
+    with _stage("merge"):
+        merged, more = merge.inherit(bases, manifest.position("extends"))
+        diagnostics += more
+        diagnostics += merge.apply(merged, manifest.id, kinds, own, patches, removals)
+        patched = {k[:2] for k in merged.patched}
+        # patched entities are validated again, at the patch's positions
+        diagnostics += schema.check_all(
+            [
+                e
+                for e in merged.entities
+                if (e.kind, e.id) in patched and merged.origin.get((e.kind, e.id)) != manifest.id
+            ],
+            kinds,
+        )
+    with _stage("semantic"):
+        resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
     diagnostics += _at_the_change(more, bases, [*removals, *patches], ruleset)
     title = manifest.fields.get("title")
     version = manifest.fields.get("version")
@@ -445,6 +436,57 @@ def _compile(
 
 
 _GRAPH_WARNINGS = ("W341", "W342")
+
+
+def _lower_file(
+    parsed: m.SourceFile,
+    kinds: Mapping[str, Kind],
+    own: list[ir.Entity],
+    patches: list[m.Patch],
+    removals: list[m.Removal],
+) -> list[Diagnostic]:
+    """Lower one file's blocks into `own`; its patches and removals are collected for merging."""
+    diagnostics: list[Diagnostic] = []
+    defaults = _file_defaults(parsed)
+    for statement in parsed.blocks:
+        if isinstance(statement, m.KindDecl):
+            continue
+        if isinstance(statement, m.Patch):
+            patches.append(statement)
+            continue
+        if isinstance(statement, m.Removal):
+            removals.append(statement)
+            continue
+        if statement.kind == "ruleset":
+            continue
+        kind = kinds.get(statement.kind)
+        if kind is None:
+            diagnostics.append(
+                error(
+                    "E200",
+                    f"unknown kind '{statement.kind}'",
+                    statement.kind_pos,
+                    did_you_mean(statement.kind, kinds) or "kinds: " + ", ".join(sorted(kinds)),
+                )
+            )
+            continue
+        try:
+            entity, more = lower_block(statement, kind, file_defaults=defaults)
+        except RecursionError:  # the stages walk values recursively; absurd nesting must not crash them
+            diagnostics.append(_too_deep(statement))
+            continue
+        diagnostics += more
+        own.append(entity)
+    return diagnostics
+
+
+def _too_deep(statement: m.Block) -> Diagnostic:
+    return error(
+        "E204",
+        "this block nests too deeply to be read",
+        statement.kind_pos,
+        "split long expressions; nesting is limited to a few hundred levels",
+    )
 
 
 def _at_the_change(

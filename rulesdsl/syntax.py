@@ -417,20 +417,38 @@ class Parser:
     """
 
     def __init__(self) -> None:
-        grammar = GRAMMAR_PATH.read_text(encoding="utf-8")
         self._transformer = _ToModel()
-        self._lark = Lark(
-            grammar,
-            parser="lalr",
-            lexer="contextual",
-            postlex=_LineEnds(),
-            maybe_placeholders=True,
-            start=["start", "blocks"],
-            transformer=self._transformer,
-        )
+        self._built: Lark | None = None
+
+    @property
+    def _lark(self) -> Lark:
+        """Built on first use: a file the fast path (fastparse.py) parses never needs it."""
+        if self._built is None:
+            self._built = Lark(
+                GRAMMAR_PATH.read_text(encoding="utf-8"),
+                parser="lalr",
+                lexer="contextual",
+                postlex=_LineEnds(),
+                maybe_placeholders=True,
+                start=["start", "blocks"],
+                transformer=self._transformer,
+            )
+        return self._built
 
     def parse_file(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
-        """Parse a whole file in one go; only when that fails, parse block by block to report each mistake."""
+        """Parse a whole file in one go (by the fast path when it can, else by Lark); only when that fails,
+        parse block by block to report each mistake."""
+        from . import fastparse  # here: it imports this module
+
+        if fastparse.enabled():
+            try:
+                return fastparse.parse(path, text), []
+            except fastparse.Fallback:
+                pass
+        return self.parse_with_lark(path, text)
+
+    def parse_with_lark(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
+        """What `parse_file` gives, always by the grammar of record (the fast path's differential tests)."""
         self._transformer.file = path
         self._transformer.line_offset = 0
         self._transformer.column_offset = 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -20,6 +20,7 @@ from ..diagnostics import Diagnostic, did_you_mean, error
 from ..ir import Entity
 from ..jsonform import document, schema_of
 from ..kinds import Kind
+from ..model import Position
 
 
 @cache
@@ -37,9 +38,21 @@ def validators(kind: Kind) -> tuple[Any, Draft202012Validator]:
     per kind object: the kind is kept in the entry, so its id cannot be reused while it is cached)."""
     entry = _BY_KIND.get(id(kind))
     if entry is None or entry[0] is not kind:
-        entry = (kind, *_validators(json.dumps(schema_of(kind), sort_keys=True)))
+        entry = (kind, *_validators(_schema_text(kind)))
         _BY_KIND[id(kind)] = entry
     return entry[1], entry[2]
+
+
+_TEXTS: dict[int, tuple[Kind, str]] = {}
+
+
+def _schema_text(kind: Kind) -> str:
+    """A kind's schema as canonical JSON text (looked up once per kind object, as `validators` does)."""
+    entry = _TEXTS.get(id(kind))
+    if entry is None or entry[0] is not kind:
+        entry = (kind, json.dumps(schema_of(kind), sort_keys=True))
+        _TEXTS[id(kind)] = entry
+    return entry[1]
 
 
 def _field_words(path: Iterable[str | int]) -> str:
@@ -119,8 +132,50 @@ def _pattern_hint(pattern: str) -> str | None:
     return None
 
 
+@cache
+def _array_validator(schema_text: str) -> Any:
+    """jsonschema-rs for a list of documents of one kind: one call validates a whole ruleset's worth."""
+    schema = json.loads(schema_text)
+    items = {key: value for key, value in schema.items() if key not in ("$schema", "$id", "$defs")}
+    return jsonschema_rs.Draft202012Validator({"type": "array", "items": items, "$defs": schema["$defs"]})
+
+
+def check_all(entities: Sequence[Entity], kinds: Mapping[str, Kind]) -> list[Diagnostic]:
+    """Every entity against its kind's schema: each kind's documents in one call to jsonschema-rs, and only
+    when that finds a problem, each document on its own, explained by jsonschema."""
+    diagnostics: list[Diagnostic] = []
+    by_kind: dict[str, list[tuple[Entity, dict[str, Any] | None]]] = {}
+    for entity in entities:
+        try:
+            doc: dict[str, Any] | None = document(entity)
+        except RecursionError:  # absurd nesting must not crash the check
+            doc = None
+            pos = entity.pos
+            diagnostics.append(
+                error(
+                    "E204",
+                    "this block nests too deeply to be read",
+                    Position(pos.file, pos.line, pos.column, pos.line, pos.column + len(entity.kind)),
+                    "split long expressions; nesting is limited to a few hundred levels",
+                )
+            )
+        by_kind.setdefault(entity.kind, []).append((entity, doc))
+    for kind_name, group in by_kind.items():
+        kind = kinds[kind_name]
+        docs = [doc for _, doc in group if doc is not None]
+        if _array_validator(_schema_text(kind)).is_valid(docs):
+            continue
+        for entity, doc in group:
+            if doc is not None:
+                diagnostics += _check_document(entity, doc, kind)
+    return diagnostics
+
+
 def check(entity: Entity, kind: Kind) -> list[Diagnostic]:
-    doc = document(entity)
+    return _check_document(entity, document(entity), kind)
+
+
+def _check_document(entity: Entity, doc: dict[str, Any], kind: Kind) -> list[Diagnostic]:
     fast, slow = validators(kind)
     if fast.is_valid(doc):
         return []
