@@ -148,6 +148,9 @@ _TOKEN = _scanner()
 _RENAMED = {"POINTS_": "POINTS", "QUANTITY_": "QUANTITY", "QUANTITY__": "QUANTITY", "DICE_": "DICE"}
 _RENAMED |= {"INT_PLUS_": "INT_PLUS", "DECIMAL_": "DECIMAL", "INT_": "INT"}
 _FIELDS = {":": "FIELD_KEY", "+": "FIELD_APPEND", "-": "FIELD_REMOVE"}
+# How the scanner treats a token type: 1 a line end, 2 a word (maybe of the language), 3 a field key, 4 renamed,
+# 5 a bracket; any other type is taken as it is.
+_SPECIAL = {"_NL": 1, "NAME": 2, "FIELD": 3, **dict.fromkeys(_RENAMED, 4), **dict.fromkeys(_DEPTH, 5)}
 _TRAILING = re.compile(_SKIP + r"\Z")
 
 # Types that can start an expression (an `atom`, or a unary operator in front of one).
@@ -170,45 +173,45 @@ def tokens(text: str) -> tuple[list[Token], set[int]]:
     dropped: set[int] = set()
     append = result.append
     line, line_start, depth, previous = 1, 0, 0, "_NL"
-    pos, end = 0, len(text)
-    match = _TOKEN.match
+    pos = 0
     keywords = KEYWORDS
     continues = CONTINUES
-    while True:
-        found = match(text, pos)
-        if found is None:
-            if _TRAILING.match(text, pos):
-                break
-            raise Fallback("no token here")
+    special = _SPECIAL
+    for found in _TOKEN.finditer(text):
         kind = found.lastgroup
         assert kind is not None
         value = found.group(kind)
+        if found.start() != pos:
+            raise Fallback("no token here")
         pos = found.end()
-        start = pos - len(value)
-        if kind == "_NL":
+        how = special.get(kind)
+        if how is None:  # the commonest: the token as it is
+            append((kind, value, line, pos - len(value) - line_start + 1))
+            previous = kind
+            continue
+        if how == 1:  # a line end
             if depth <= 0 and previous != "_NL":
                 if previous in continues:
                     dropped.add(len(result) - 1)
                 else:
-                    append(("_NL", value, line, start - line_start + 1))
+                    append(("_NL", value, line, pos - len(value) - line_start + 1))
                     previous = "_NL"
             line += value.count("\n")
             line_start = pos
-            if pos >= end:
-                break
             continue
-        if kind == "NAME":
+        if how == 2:
             kind = keywords.get(value, "NAME")
-        elif kind == "FIELD":
+        elif how == 3:
             kind = _FIELDS[value[-1] if value[-1] == ":" else value[-2]]
-        elif kind in _RENAMED:
+        elif how == 4:
             kind = _RENAMED[kind]
-        elif kind in _DEPTH:
+        else:
             depth = max(0, depth + _DEPTH[kind])
-        append((kind, value, line, start - line_start + 1))
+        append((kind, value, line, pos - len(value) - line_start + 1))
         previous = kind
-        if pos >= end:
-            break
+    if not _TRAILING.match(text, pos):
+        raise Fallback("no token here")
+    end = len(text)
     append(("$END", "", line, end - line_start + 1))
     return result, dropped
 

@@ -106,8 +106,16 @@ def items_of(value: m.Value) -> tuple[m.Value, ...]:
     return value.items if isinstance(value, m.ValueList) else (value,)
 
 
+# Values with no values inside: their depth is 1, known without looking.
+_FLAT = frozenset({m.Integer, m.Decimal, m.String, m.Name, m.Dice, m.Multiplier, m.AtLeast, m.Quantity, m.Caret})
+
+
 def depth(value: object) -> int:
     """How deeply a value nests (counted without recursion, so any input is safe to measure)."""
+    if type(value) in _FLAT:
+        return 1
+    if type(value) in (m.ValueList, m.Points) and all(type(item) in _FLAT for item in value.items):  # type: ignore[attr-defined]
+        return 2
     deepest = 0
     stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
@@ -777,10 +785,15 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
 
 
 def requirement_nodes(req: ir.Requirement) -> Iterator[ir.Requirement]:
-    """Every node of a requirement, parents first."""
-    for node in ir.walk(req):
-        if isinstance(node, ir.REQUIREMENT_TYPES):
-            yield node
+    """Every node of a requirement, parents first, in writing order (no recursion: any depth is safe)."""
+    stack: list[ir.Requirement] = [req]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ir.AllOf | ir.AnyOf):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, ir.NotReq):
+            stack.append(node.item)
 
 
 # ---------------------------------------------------------------- patches

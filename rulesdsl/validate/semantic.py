@@ -11,7 +11,7 @@ from __future__ import annotations
 import keyword
 import sys
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -68,10 +68,9 @@ def check_ruleset(
             seen[entity.id] = entity
     indexes = {kind: EntityIndex(list(group.values())) for kind, group in unique.items()}
     resolved: dict[str, dict[str, ir.Entity]] = {}
+    resolve = _resolver(indexes, kinds, diagnostics, removed or {})
     for kind, group in sorted(unique.items()):
-        resolved[kind] = {}
-        for entity_id, entity in sorted(group.items()):
-            resolved[kind][entity_id] = _resolve(entity, indexes, kinds, diagnostics, removed or {})
+        resolved[kind] = {entity_id: _resolve(entity, resolve) for entity_id, entity in sorted(group.items())}
     resolved = _resolve_variables(resolved, diagnostics)
     resolved = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
@@ -125,14 +124,15 @@ def _field_value(
     return replace(node, value=value)
 
 
-def _resolve(
-    entity: ir.Entity,
+def _resolver(
     indexes: Mapping[str, EntityIndex],
     kinds: Mapping[str, Kind],
     diagnostics: list[Diagnostic],
     removed: Mapping[tuple[str, str], Position],
-) -> ir.Entity:
-    """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
+) -> Callable[[Any], Any]:
+    """What resolving does to each node: a Ref gets its id (an unresolvable one is reported and left without),
+    a FieldOf its number."""
+    found_ids: dict[tuple[str, str], str | None] = {}
 
     def resolve(node: Any) -> Any:
         if isinstance(node, ir.FieldOf) and node.entity.id is not None:
@@ -143,10 +143,17 @@ def _resolve(
             return valued
         if not isinstance(node, ir.Ref):
             return node
+        key = (node.kind, node.text)
+        if key in found_ids:  # the same name written again: found the same way (or reported again, below)
+            target = found_ids[key]
+            if target is not None:
+                return ir.Ref(node.kind, node.text, node.pos, target)
         index = indexes.get(node.kind) or EntityIndex(())
         found = index.find(node.text)
         if len(found) == 1:
-            return replace(node, id=found[0])
+            found_ids[key] = found[0]
+            return ir.Ref(node.kind, node.text, node.pos, found[0])
+        found_ids[key] = None
         if found:
             diagnostics.append(
                 error(
@@ -164,9 +171,49 @@ def _resolve(
             )
         return node
 
-    fields = {name: ir.rebuild(value, resolve) for name, value in entity.fields.items()}
-    rows = ir.rebuild(entity.rows, resolve)
-    return replace(entity, fields=fields, rows=rows)
+    return resolve
+
+
+def _resolve(entity: ir.Entity, resolve: Callable[[Any], Any]) -> ir.Entity:
+    """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
+    fields = {name: _resolved(value, resolve) for name, value in entity.fields.items()}
+    rows = tuple(_resolved(row, resolve) for row in entity.rows) if entity.rows else entity.rows
+    e = entity
+    return ir.Entity(e.kind, e.id, e.name, fields, e.positions, rows, e.failed, e.id_pos, e.pos, e.file)
+
+
+# Values that hold no reference: left as they are without looking inside.
+_NO_REFS = (int, str, bool, Fraction, ir.Dice, ir.Range, ir.StatBonus, ir.Multiplier, ir.Actions, ir.Unknown)
+_NO_REFS_TYPES = frozenset({*_NO_REFS, ir.NoneValue, ir.Roll, ir.Column, type(None)})
+_ONE_REF = {ir.TookLifepath: "lifepath", ir.HasTrait: "trait", ir.HasSkill: "skill", ir.Previous: "lifepath"}
+
+
+def _resolved(value: Any, resolve: Callable[[Any], Any]) -> Any:
+    """`ir.rebuild(value, resolve)`, with the values lifepaths are made of (references, lists, points,
+    requirements) taken apart directly: resolving is done for every reference of every entity."""
+    kind = type(value)
+    if kind in _NO_REFS_TYPES:
+        return value
+    if kind is ir.Ref:
+        return resolve(value)
+    if kind is tuple:
+        items = tuple([_resolved(item, resolve) for item in value])
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if kind is ir.Choices:
+        options = tuple([tuple([resolve(r) for r in option]) for option in value.options])
+        return ir.Choices(value.points, options, value.pos)
+    if kind in _ONE_REF:
+        ref = resolve(getattr(value, _ONE_REF[kind]))
+        return kind(ref, value.pos)
+    if kind is ir.AnyOf or kind is ir.AllOf:
+        return kind(tuple([_resolved(item, resolve) for item in value.items]), value.pos)
+    if kind is ir.NotReq:
+        return ir.NotReq(_resolved(value.item, resolve), value.pos)
+    if kind is ir.CountOf:
+        setting = resolve(value.setting) if value.setting is not None else None
+        lifepaths = tuple([resolve(r) for r in value.lifepaths])
+        return ir.CountOf(value.count, setting, value.tag, lifepaths, value.pos)
+    return ir.rebuild(value, resolve)
 
 
 def _abbreviations(attributes: Mapping[str, ir.Entity]) -> dict[str, str]:
@@ -393,10 +440,13 @@ def _check_field_formulas(
         if kind_name in ("attribute", "formula", "table"):
             continue  # checked with their own rules above
         kind = kinds[kind_name]
+        holding = {name for name, decl in kind.fields.items() if _holds_formulas(decl.type)}
+        if not holding:
+            continue  # no field of this kind can hold a formula or a check
         for entity in group.values():
             for name, value in entity.fields.items():
                 decl = kind.fields.get(name)
-                if decl is None:
+                if decl is None or name not in holding:
                     continue
                 evaluated = isinstance(decl.type, t.FormulaType) or (
                     isinstance(decl.type, t.ListType) and isinstance(decl.type.item, t.FormulaType)
@@ -408,6 +458,13 @@ def _check_field_formulas(
                     elif isinstance(node, ir.Formula) and evaluated:
                         diagnostics += _formula_problems(node, entities, callees)
     return diagnostics
+
+
+def _holds_formulas(field_type: t.FieldType) -> bool:
+    """Whether a field of this type can hold an evaluated formula or a check (what lowering makes of it)."""
+    if isinstance(field_type, t.ListType):
+        return _holds_formulas(field_type.item)
+    return isinstance(field_type, t.FormulaType | t.CheckType)
 
 
 def _check_formulas(entities: Entities, callees: Mapping[str, str]) -> list[Diagnostic]:
