@@ -108,12 +108,32 @@ def prelude() -> dict[str, Kind]:
 
 
 @dataclass
+class _File:
+    """One source file: its outline (the statements that are not entities: kind declarations, patches,
+    removals, the manifest), and its whole syntax tree while this run has it (the cache keeps outlines)."""
+
+    path: Path
+    shown: str  # its display path
+    text: str
+    outline: m.SourceFile
+    tree: m.SourceFile | None
+    # Syntax diagnostics of an outline not yet cached: it is cached with the lowered entities, so that a
+    # full cache holds both entries of as many files as fit, rather than outlines alone.
+    unsaved: list[Diagnostic] | None = None
+
+
+def _outline(parsed: m.SourceFile) -> m.SourceFile:
+    kept = [s for s in parsed.blocks if not isinstance(s, m.Block) or s.kind == "ruleset"]
+    return m.SourceFile(parsed.path, parsed.text, tuple(kept))
+
+
+@dataclass
 class _Parsed:
     """A ruleset's files, parsed, before anything is lowered."""
 
     files: RulesetFiles
     selected: bool  # asked for, rather than found as a base of one that was
-    statements: list[tuple[Path, m.SourceFile]]
+    statements: list[_File]
     hashes: list[tuple[str, str]]
     manifest: ir.Entity | None
     extends: tuple[str, ...]
@@ -254,7 +274,7 @@ def _parse(
     ruleset: RulesetFiles, selected: bool, sources: dict[str, str], parse_cache: ParseCache
 ) -> tuple[_Parsed | None, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
-    statements: list[tuple[Path, m.SourceFile]] = []
+    statements: list[_File] = []
     hashes = []
     for path in ruleset.files:
         shown = display_path(path)
@@ -267,15 +287,17 @@ def _parse(
         sources[shown] = text
         hashes.append((path.relative_to(ruleset.root).as_posix(), hashlib.sha256(text.encode()).hexdigest()))
         cached = parse_cache.load(shown, text)
+        tree, unsaved = None, None
         if cached is None:
-            cached = parser().parse_file(shown, text)
-            parse_cache.save(shown, text, cached)
-        parsed, more = cached
+            tree, unsaved = parser().parse_file(shown, text)
+            cached = (_outline(tree), unsaved)
+        outline, more = cached
         diagnostics += more
-        statements.append((path, parsed))
+        statements.append(_File(path, shown, text, outline, tree, unsaved))
     manifests = []
-    for path, parsed in statements:
-        for block in parsed.blocks:
+    for source in statements:
+        path = source.path
+        for block in source.outline.blocks:
             if isinstance(block, m.Block) and block.kind == "ruleset":
                 if path.name != MANIFEST:
                     diagnostics.append(error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos))
@@ -380,18 +402,13 @@ def _compile(
     diagnostics: list[Diagnostic] = []
     layers = [compiled[b].layer for b in ruleset.extends]
     bases = tuple(layer for layer in layers if layer is not None)
-    declarations = [s for _, parsed in ruleset.statements for s in parsed.blocks if isinstance(s, m.KindDecl)]
+    declarations = [s for f in ruleset.statements for s in f.outline.blocks if isinstance(s, m.KindDecl)]
     kinds, more = declare_kinds(declarations, inherited=[compiled[b].kinds for b in ruleset.extends])
     diagnostics += more
-    own: list[ir.Entity] = []
-    patches: list[m.Patch] = []
-    removals: list[m.Removal] = []
-    with _stage("lower"):
-        for _, parsed in ruleset.statements:
-            more = _lower_file(parsed, kinds, own, patches, removals)
-            diagnostics += more
-    with _stage("schema"):
-        diagnostics += schema.check_all(own, kinds)
+    own, more = _lowered(ruleset.statements, kinds, parse_cache)
+    diagnostics += more
+    patches = [s for f in ruleset.statements for s in f.outline.blocks if isinstance(s, m.Patch)]
+    removals = [s for f in ruleset.statements for s in f.outline.blocks if isinstance(s, m.Removal)]
     if not bases and (patches or removals):
         changes: list[m.Patch | m.Removal] = [*patches, *removals]
         for change in changes:
@@ -451,26 +468,60 @@ def _compile(
 _GRAPH_WARNINGS = ("W341", "W342")
 
 
-def _lower_file(
-    parsed: m.SourceFile,
-    kinds: Mapping[str, Kind],
-    own: list[ir.Entity],
-    patches: list[m.Patch],
-    removals: list[m.Removal],
-) -> list[Diagnostic]:
-    """Lower one file's blocks into `own`; its patches and removals are collected for merging."""
+def _lowered(
+    files: Sequence[_File], kinds: Mapping[str, Kind], parse_cache: ParseCache
+) -> tuple[list[ir.Entity], list[Diagnostic]]:
+    """The files' entities in source order, with their lowering and schema diagnostics: from the cache where
+    it has them (lowered by these very kinds), else lowered and checked now, and cached."""
+    kinds_key = _kinds_key(kinds)
+    by_file: list[list[ir.Entity]] = []
     diagnostics: list[Diagnostic] = []
+    fresh: list[tuple[_File, list[ir.Entity], list[Diagnostic]]] = []
+    with _stage("lower"):
+        for source in files:
+            cached = parse_cache.load_lowered(source.shown, source.text, kinds_key)
+            if cached is None:
+                tree = source.tree or parser().parse_file(source.shown, source.text)[0]
+                source.tree = None  # lowered: the tree is no longer needed (and large)
+                entities, more = _lower_file(tree, kinds)
+                fresh.append((source, entities, more))
+            else:
+                entities, more = cached
+                diagnostics += more
+                _save_outline(source, parse_cache)
+            by_file.append(entities)
+    with _stage("schema"):
+        checked = schema.check_all([e for _, entities, _ in fresh for e in entities], kinds)
+        per_file: dict[str | None, list[Diagnostic]] = {}
+        for d in checked:
+            per_file.setdefault(d.pos.file if d.pos else None, []).append(d)
+        for source, entities, more in fresh:
+            more += per_file.get(source.shown, [])
+            diagnostics += more
+            _save_outline(source, parse_cache)
+            parse_cache.save_lowered(source.shown, source.text, kinds_key, (entities, more))
+        diagnostics += per_file.get(None, [])
+    return [e for entities in by_file for e in entities], diagnostics
+
+
+def _save_outline(source: _File, parse_cache: ParseCache) -> None:
+    if source.unsaved is not None:
+        parse_cache.save(source.shown, source.text, (source.outline, source.unsaved))
+        source.unsaved = None
+
+
+def _kinds_key(kinds: Mapping[str, Kind]) -> str:
+    """A digest of the kinds entities are read by: lowered entities are cached under it."""
+    return hashlib.sha256(repr(sorted(kinds.items())).encode()).hexdigest()
+
+
+def _lower_file(parsed: m.SourceFile, kinds: Mapping[str, Kind]) -> tuple[list[ir.Entity], list[Diagnostic]]:
+    """One file's blocks as entities (kind declarations, patches, removals and the manifest are not)."""
+    diagnostics: list[Diagnostic] = []
+    own: list[ir.Entity] = []
     defaults = _file_defaults(parsed)
     for statement in parsed.blocks:
-        if isinstance(statement, m.KindDecl):
-            continue
-        if isinstance(statement, m.Patch):
-            patches.append(statement)
-            continue
-        if isinstance(statement, m.Removal):
-            removals.append(statement)
-            continue
-        if statement.kind == "ruleset":
+        if not isinstance(statement, m.Block) or statement.kind == "ruleset":
             continue
         kind = kinds.get(statement.kind)
         if kind is None:
@@ -490,7 +541,7 @@ def _lower_file(
             continue
         diagnostics += more
         own.append(entity)
-    return diagnostics
+    return own, diagnostics
 
 
 def _too_deep(statement: m.Block) -> Diagnostic:
@@ -510,7 +561,7 @@ def _at_the_change(
     if not bases or not changes:
         return diagnostics
     known = {w for base in bases for w in base.warnings}
-    own_files = {display_path(path) for path, _ in ruleset.statements}
+    own_files = {f.shown for f in ruleset.statements}
     result = []
     for d in diagnostics:
         if (
