@@ -580,16 +580,14 @@ class Entity:
 
 def children(node: object) -> Iterator[object]:
     """The nodes directly inside an IR node (tuples are looked into), in field order."""
-    if isinstance(node, tuple):
+    if type(node) is tuple:
         yield from node
         return
-    if not is_dataclass(node) or isinstance(node, Position):
-        return
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, tuple):
+    for name in _node_fields(type(node)) or ():
+        value = getattr(node, name)
+        if type(value) is tuple:
             yield from value
-        elif is_dataclass(value) and not isinstance(value, Position | type):
+        elif _node_fields(type(value)) is not None:
             yield value
 
 
@@ -603,12 +601,35 @@ def walk(node: object) -> Iterator[object]:
 
 
 def refs_in(node: object) -> Iterator[Ref]:
-    for item in walk(node):
-        if isinstance(item, Ref):
-            yield item
+    """Every Ref at and below `node`, in writing order (`walk`, filtered, without making the other nodes' lists)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is Ref:
+            yield current  # type: ignore[misc]
+        elif kind is tuple:
+            stack.extend(reversed(current))  # type: ignore[call-overload]
+        else:
+            names = _node_fields(kind)
+            if names:
+                stack.extend(reversed([getattr(current, name) for name in names]))
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+_NODES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _node_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields of an IR node's class (a dataclass other than Position); None for anything else."""
+    try:
+        return _NODES[cls]
+    except KeyError:
+        names = tuple(f.name for f in fields(cls)) if is_dataclass(cls) and cls is not Position else None
+        _NODES[cls] = names
+        return names
 
 
 def _field_names(cls: type) -> tuple[str, ...]:

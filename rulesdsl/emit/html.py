@@ -89,7 +89,9 @@ class _Page:
         return self.labels.get(kind, {}).get(id_, id_)
 
     def link(self, kind: str, id_: str) -> Markup:
-        return Markup('<a href="{}.html#{}">{}</a>').format(kind, id_, self.label(kind, id_))
+        # what Markup(...).format(...) gives, without its string.Formatter: a link per reference adds up
+        label = self.label(kind, id_)
+        return Markup('<a href="%s.html#%s">%s</a>' % (escape(kind), escape(id_), escape(label)))  # noqa: UP031
 
     def ref(self, ref: ir.Ref) -> Markup:
         return self.link(ref.kind, ref.target)
