@@ -120,9 +120,9 @@ def write_peers(corpus: Path, folder: Path) -> tuple[int, dict[str, str]]:
         documents = ruleset.documents()
         exports[ruleset.id] = json.dumps(documents)
         for kind, group in ruleset.entities.items():
-            schemas[kind] = schema_of(ruleset.kinds[kind])
+            schemas[f"{ruleset.id}/{kind}"] = schema_of(ruleset.kinds[kind])
             shapes = {d.name: _ref_shape(d.type) for d in ruleset.kinds[kind].fields.values()}
-            refs[kind] = {name: shape for name, shape in shapes.items() if shape is not None}
+            refs[f"{ruleset.id}/{kind}"] = {name: shape for name, shape in shapes.items() if shape is not None}
             for entity_id, entity in group.items():
                 by_file.setdefault(f"{ruleset.id}/{entity.file}", []).append(documents[kind][entity_id])
                 entities += 1
@@ -131,8 +131,9 @@ def write_peers(corpus: Path, folder: Path) -> tuple[int, dict[str, str]]:
         target.mkdir(parents=True)
         (target / "schemas.json").write_text(json.dumps(schemas))
         (target / "refs.json").write_text(json.dumps(refs))
-        for i, (_, docs) in enumerate(sorted(by_file.items())):
-            with open(target / f"f{i:04}.{suffix}", "w", encoding="utf-8") as out:
+        for i, (where, docs) in enumerate(sorted(by_file.items())):
+            ruleset_id = where.split("/")[0]
+            with open(target / f"f{i:04}-{ruleset_id}.{suffix}", "w", encoding="utf-8") as out:
                 if suffix == "yaml":
                     yaml.dump(docs, out, Dumper=yaml.CSafeDumper, allow_unicode=True, sort_keys=False)
                 else:

@@ -59,22 +59,26 @@ def check(folder: Path, suffix: str) -> dict[str, int]:
     schemas = json.loads((folder / "schemas.json").read_text(encoding="utf-8"))
     refs: dict[str, dict[str, list[str]]] = json.loads((folder / "refs.json").read_text(encoding="utf-8"))
     validators = {kind: jsonschema_rs.validator_for(schema) for kind, schema in schemas.items()}
-    documents: list[dict[str, Any]] = []
+    documents: list[tuple[str, dict[str, Any]]] = []  # (ruleset, document)
     for path in sorted(folder.glob(f"f*.{suffix}")):
+        ruleset = path.stem.split("-", 1)[1]  # f0001-RULESET.yaml
         with open(path, "rb") as handle:
-            documents += yaml.load(handle, Loader=yaml.CSafeLoader) if suffix == "yaml" else json.load(handle)
+            loaded = yaml.load(handle, Loader=yaml.CSafeLoader) if suffix == "yaml" else json.load(handle)
+        documents += [(ruleset, doc) for doc in loaded]
     errors = 0
-    ids: dict[str, set[str]] = defaultdict(set)
-    for doc in documents:
-        if doc["id"] in ids[doc["kind"]]:
+    ids: dict[str, set[str]] = defaultdict(set)  # "ruleset/kind" -> ids
+    for ruleset, doc in documents:
+        where = f"{ruleset}/{doc['kind']}"
+        if doc["id"] in ids[where]:
             errors += 1
-        ids[doc["kind"]].add(doc["id"])
-    for doc in documents:
-        if not validators[doc["kind"]].is_valid(doc):
+        ids[where].add(doc["id"])
+    for ruleset, doc in documents:
+        where = f"{ruleset}/{doc['kind']}"
+        if not validators[where].is_valid(doc):
             errors += 1
-        for name, (shape, target) in refs.get(doc["kind"], {}).items():
+        for name, (shape, target) in refs.get(where, {}).items():
             for kind, entity_id in _refs(doc.get(name), shape, target):
-                if entity_id not in ids[kind]:
+                if entity_id not in ids[f"{ruleset}/{kind}"]:
                     errors += 1
     return {"documents": len(documents), "errors": errors}
 

@@ -27,7 +27,9 @@ PACKAGE_NAMES = frozenset(
 BODY_NAMES = frozenset({"min", "max", "abs", "_rt", "_tables", "_formulas", "Fraction", "floor", "ceil", "round"})
 RESERVED = PACKAGE_NAMES | BODY_NAMES
 # The package's own modules: a declared kind's module must not be one of them.
-MODULES = frozenset({"tables", "formulas", "attributes", "mechanics", "burning", "_runtime", "__main__", "__init__"})
+MODULES = frozenset(
+    {"tables", "formulas", "attributes", "mechanics", "burning", "_runtime", "_manifest", "__main__", "__init__"}
+)
 
 
 def identifier(name: str) -> str:

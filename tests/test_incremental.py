@@ -95,3 +95,18 @@ def test_a_check_after_a_one_file_edit_lowers_only_that_file(tmp_path: Path, mon
     assert [r.entities for r in warm.rulesets] == [r.entities for r in cold.rulesets]
     farmer = [e for r in warm.rulesets if r.id == "burning_wheel" for e in r.entities["lifepath"].values()]
     assert 99 in {e.fields.get("resources") for e in farmer}
+
+
+def test_a_one_file_edit_changes_only_the_files_it_affects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sources' digest is in each package's _manifest.py only: an edit to one lifepath changes the lifepaths
+    modules (of its ruleset and of the one extending it) and its ruleset's manifest, never the whole package."""
+    from rulesdsl.build import render_all
+
+    shutil.copytree(ROOT / "rules", tmp_path / "rules")
+    monkeypatch.chdir(tmp_path)
+    before = render_all(compile_paths([Path("rules")]).rulesets)
+    edited = Path("rules/burning_wheel/human/peasant.rules")
+    edited.write_text(edited.read_text(encoding="utf-8").replace("resources: 4", "resources: 99", 1), "utf-8")
+    after = render_all(compile_paths([Path("rules")]).rulesets)
+    changed = {name for name in after if before.get(name) != after[name] and not name.startswith("site/")}
+    assert changed == {"burning_wheel/lifepaths.py", "burning_wheel/_manifest.py", "fenmark/lifepaths.py"}
