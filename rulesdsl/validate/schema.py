@@ -10,11 +10,9 @@ import difflib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
 
 from ..diagnostics import Diagnostic, did_you_mean, error
 from ..ir import Entity
@@ -22,10 +20,16 @@ from ..jsonform import document, schema_of
 from ..kinds import Kind
 from ..model import Position
 
+if TYPE_CHECKING:  # jsonschema (and what it imports) is loaded only to explain a failure
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
 
 @cache
 def _validators(schema_text: str) -> tuple[Any, Draft202012Validator]:
     """jsonschema-rs answers valid-or-not ~100x faster; jsonschema explains each failure."""
+    from jsonschema import Draft202012Validator
+
     schema = json.loads(schema_text)
     return jsonschema_rs.Draft202012Validator(schema), Draft202012Validator(schema)
 
@@ -133,6 +137,11 @@ def _pattern_hint(pattern: str) -> str | None:
 
 
 @cache
+def _fast_validator(schema_text: str) -> Any:
+    return jsonschema_rs.Draft202012Validator(json.loads(schema_text))
+
+
+@cache
 def _array_validator(schema_text: str) -> Any:
     """jsonschema-rs for a list of documents of one kind: one call validates a whole ruleset's worth."""
     schema = json.loads(schema_text)
@@ -176,9 +185,9 @@ def check(entity: Entity, kind: Kind) -> list[Diagnostic]:
 
 
 def _check_document(entity: Entity, doc: dict[str, Any], kind: Kind) -> list[Diagnostic]:
-    fast, slow = validators(kind)
-    if fast.is_valid(doc):
+    if _fast_validator(_schema_text(kind)).is_valid(doc):
         return []
+    _, slow = validators(kind)
     names = tuple(kind.fields)
     errors = list(slow.iter_errors(doc))
     # A misspelt field is one mistake: report the unknown name, not also the field it was meant to be.
@@ -191,6 +200,8 @@ def _check_document(entity: Entity, doc: dict[str, Any], kind: Kind) -> list[Dia
     diagnostics = []
     for err in errors:
         if err.context:  # anyOf/oneOf: report the branch that came closest
+            from jsonschema.exceptions import best_match
+
             err = best_match(err.context) or err
         path = tuple(err.absolute_path)
         if path and path[0] in entity.failed:
