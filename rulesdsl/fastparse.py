@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from sys import intern
 from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
@@ -201,6 +202,7 @@ def tokens(text: str) -> tuple[list[Token], set[int]]:
             continue
         if how == 2:
             kind = keywords.get(value, "NAME")
+            value = intern(value)  # names come back again and again: one string each
         elif how == 3:
             kind = _FIELDS[value[-1] if value[-1] == ":" else value[-2]]
         elif how == 4:
@@ -276,7 +278,7 @@ class _Parser:
         return _Name(tok[1], self.pos(tok))
 
     def string(self, tok: Token) -> m.String:
-        body = tok[1][1:-1]
+        body = intern(tok[1][1:-1])
         if "\\" in body:
             try:
                 body = unescape(body)
@@ -348,7 +350,7 @@ class _Parser:
             if kind == "FIELD_KEY" or (patch and (kind == "FIELD_APPEND" or kind == "FIELD_REMOVE")):
                 self.i += 1
                 value = self.value()
-                key = tok[1].rstrip(":+-= \t")
+                key = intern(tok[1].rstrip(":+-= \t"))
                 pos = _P(self.file, tok[2], tok[3], tok[2], tok[3] + len(key))
                 op = ":" if kind == "FIELD_KEY" else ("+=" if kind == "FIELD_APPEND" else "-=")
                 fields.append(_Field(key, value, pos, op))

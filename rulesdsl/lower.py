@@ -106,6 +106,15 @@ def items_of(value: m.Value) -> tuple[m.Value, ...]:
     return value.items if isinstance(value, m.ValueList) else (value,)
 
 
+# Every entity keeps where each of its parts was written, by path: the same few paths, shared rather than made
+# again for each of thousands of entities.
+_PATHS: dict[Path, Path] = {}
+
+
+def _path(path: Path) -> Path:
+    return _PATHS.setdefault(path, path)
+
+
 # Values with no values inside: their depth is 1, known without looking.
 _FLAT = frozenset({m.Integer, m.Decimal, m.String, m.Name, m.Dice, m.Multiplier, m.AtLeast, m.Quantity, m.Caret})
 
@@ -250,7 +259,7 @@ class _Reader:
     positions: dict[Path, m.Position] = field(default_factory=dict)
 
     def read(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
-        self.positions[path] = value.pos
+        self.positions[_PATHS.setdefault(path, path)] = value.pos
         match field_type:
             case t.IntType():
                 return self.integer(value)
@@ -512,7 +521,7 @@ class _Reader:
     def columns(self, value: m.Value, path: Path) -> tuple[ir.Column, ...]:
         result = []
         for i, item in enumerate(items_of(value)):
-            self.positions[(*path, i)] = item.pos
+            self.positions[_path((*path, i))] = item.pos
             if isinstance(item, m.Name | m.String):  # quoted: a name that is also a word of the language
                 result.append(ir.Column(slug(self.text(item)), t.TextType(), item.pos))
             elif isinstance(item, m.Call) and len(item.args) == 1:
@@ -559,7 +568,7 @@ class _Reader:
         width = len(keys) or 1
         for i, row in enumerate(rows):
             path: Path = ("rows", i)
-            self.positions[path] = row.pos
+            self.positions[_path(path)] = row.pos
             try:
                 if len(row.keys) != width:
                     raise LoweringError(
@@ -578,7 +587,7 @@ class _Reader:
                     raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
                 row_keys = []
                 for j, key in enumerate(row.keys):
-                    self.positions[(*path, "keys", j)] = key.pos
+                    self.positions[_path((*path, "keys", j))] = key.pos
                     row_keys.append(self.key(key, keys[j] if keys else None, rolled))
                 plain = ir.Column("", t.TextType(), row.pos)
                 cells = tuple(
@@ -711,8 +720,8 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         name = block.id.text if block.id else ""
         entity_id = slug(name)
     id_pos = block.id.pos if block.id else (block.name.pos if block.name else block.kind_pos)
-    reader.positions[("id",)] = id_pos
-    reader.positions[("name",)] = block.name.pos if block.name else id_pos
+    reader.positions[_path(("id",))] = id_pos
+    reader.positions[_path(("name",))] = block.name.pos if block.name else id_pos
     values: dict[str, ir.Value] = {}
     failed: set[str] = set()
     seen: dict[str, m.Field] = {}
@@ -722,7 +731,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
             diagnostics.append(error("E202", f"field '{fld.key}' is given twice (first at line {first.line})", fld.pos))
             continue
         seen[fld.key] = fld
-        reader.positions[(fld.key,)] = fld.pos
+        reader.positions[_path((fld.key,))] = fld.pos
         if depth(fld.value) > MAX_DEPTH:
             failed.add(fld.key)
             diagnostics.append(
@@ -740,7 +749,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
                 values[fld.key] = generic(fld.value)  # the schema reports the unknown field
             elif isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
                 values[fld.key] = _absent(fld.value, declared)
-                reader.positions[(fld.key,)] = fld.value.pos
+                reader.positions[_path((fld.key,))] = fld.value.pos
             else:
                 values[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
         except LoweringError as exc:

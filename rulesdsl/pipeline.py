@@ -115,7 +115,7 @@ class _File:
     path: Path
     shown: str  # its display path
     text: str
-    outline: m.SourceFile
+    outline: m.SourceFile | None  # None: not parsed yet (see _parse)
     tree: m.SourceFile | None
     # Syntax diagnostics of an outline not yet cached: it is cached with the lowered entities, so that a
     # full cache holds both entries of as many files as fit, rather than outlines alone.
@@ -125,6 +125,38 @@ class _File:
 def _outline(parsed: m.SourceFile) -> m.SourceFile:
     kept = [s for s in parsed.blocks if not isinstance(s, m.Block) or s.kind == "ruleset"]
     return m.SourceFile(parsed.path, parsed.text, tuple(kept))
+
+
+# A file can declare a kind only if the word is in it: other files are parsed when they are lowered, one at a
+# time, so that a large ruleset's syntax trees are never all in memory at once.
+_MAY_DECLARE_KINDS = re.compile(r"\bkind\b")
+
+
+def _parse_now(source: _File) -> list[Diagnostic]:
+    """Parse a file whose outline is not known yet; its syntax diagnostics, and a misplaced manifest block."""
+    tree, diagnostics = parser().parse_file(source.shown, source.text)
+    source.tree, source.outline, source.unsaved = tree, _outline(tree), list(diagnostics)
+    return [*diagnostics, *_misplaced_manifests(source)]
+
+
+def _misplaced_manifests(source: _File) -> list[Diagnostic]:
+    if source.path.name == MANIFEST or source.outline is None:
+        return []
+    return [
+        error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos)
+        for block in source.outline.blocks
+        if isinstance(block, m.Block) and block.kind == "ruleset"
+    ]
+
+
+def _parse_rest(files: Sequence[_File]) -> list[Diagnostic]:
+    """The diagnostics of files not parsed yet, for a ruleset that is not compiled (the trees are dropped)."""
+    diagnostics: list[Diagnostic] = []
+    for source in files:
+        if source.outline is None:
+            diagnostics += _parse_now(source)
+            source.tree = None
+    return diagnostics
 
 
 @dataclass
@@ -167,12 +199,13 @@ def _compile_paths(paths: Sequence[Path]) -> Compilation:
         if files.root in roots:
             continue
         roots.add(files.root)
-        with _stage("parse"):
+        with _stage("read"):
             ruleset, more = _parse(files, selected, sources, parse_cache)
         diagnostics += more
         if ruleset is None or ruleset.manifest is None:
             continue
         if ruleset.manifest.id in parsed:
+            diagnostics += _parse_rest(ruleset.statements)
             diagnostics.append(
                 error(
                     "E005",
@@ -192,6 +225,8 @@ def _compile_paths(paths: Sequence[Path]) -> Compilation:
         diagnostics += more
         if result is not None:
             compiled[ruleset_id] = result
+    for ruleset in parsed.values():  # a ruleset left out (its bases missing or in a circle) is still checked
+        diagnostics += _parse_rest(ruleset.statements)
     return Compilation(tuple(compiled[i] for i in sorted(compiled)), tuple(deduplicate(diagnostics)), sources)
 
 
@@ -286,25 +321,24 @@ def _parse(
             continue
         sources[shown] = text
         hashes.append((path.relative_to(ruleset.root).as_posix(), hashlib.sha256(text.encode()).hexdigest()))
+        source = _File(path, shown, text, None, None)
         cached = parse_cache.load(shown, text)
-        tree, unsaved = None, None
-        if cached is None:
-            tree, unsaved = parser().parse_file(shown, text)
-            cached = (_outline(tree), unsaved)
-        outline, more = cached
-        diagnostics += more
-        statements.append(_File(path, shown, text, outline, tree, unsaved))
-    manifests = []
-    for source in statements:
-        path = source.path
-        for block in source.outline.blocks:
-            if isinstance(block, m.Block) and block.kind == "ruleset":
-                if path.name != MANIFEST:
-                    diagnostics.append(error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos))
-                else:
-                    manifests.append(block)
+        if cached is not None:
+            source.outline, more = cached
+            diagnostics += more + _misplaced_manifests(source)
+        elif path.name == MANIFEST or _MAY_DECLARE_KINDS.search(text):
+            diagnostics += _parse_now(source)
+        statements.append(source)
+    manifests = [
+        block
+        for source in statements
+        if source.path.name == MANIFEST and source.outline is not None
+        for block in source.outline.blocks
+        if isinstance(block, m.Block) and block.kind == "ruleset"
+    ]
     manifest_file = display_path(ruleset.root / MANIFEST)
     if not manifests:
+        diagnostics += _parse_rest(statements)
         if any(name == MANIFEST for name, _ in hashes):  # read and parsed, yet without a ruleset block
             diagnostics.append(
                 error(
@@ -402,13 +436,13 @@ def _compile(
     diagnostics: list[Diagnostic] = []
     layers = [compiled[b].layer for b in ruleset.extends]
     bases = tuple(layer for layer in layers if layer is not None)
-    declarations = [s for f in ruleset.statements for s in f.outline.blocks if isinstance(s, m.KindDecl)]
+    declarations = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.KindDecl)]
     kinds, more = declare_kinds(declarations, inherited=[compiled[b].kinds for b in ruleset.extends])
     diagnostics += more
     own, more = _lowered(ruleset.statements, kinds, parse_cache)
     diagnostics += more
-    patches = [s for f in ruleset.statements for s in f.outline.blocks if isinstance(s, m.Patch)]
-    removals = [s for f in ruleset.statements for s in f.outline.blocks if isinstance(s, m.Removal)]
+    patches = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.Patch)]
+    removals = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.Removal)]
     if not bases and (patches or removals):
         changes: list[m.Patch | m.Removal] = [*patches, *removals]
         for change in changes:
@@ -477,35 +511,45 @@ def _lowered(
     by_file: list[list[ir.Entity]] = []
     diagnostics: list[Diagnostic] = []
     fresh: list[tuple[_File, list[ir.Entity], list[Diagnostic]]] = []
-    with _stage("lower"):
-        for source in files:
+    for source in files:
+        if source.outline is None:  # parsed only now, and its tree dropped once lowered
+            with _stage("parse"):
+                diagnostics += _parse_now(source)
+        with _stage("cache"):
             cached = parse_cache.load_lowered(source.shown, source.text, kinds_key)
-            if cached is None:
+        if cached is None:
+            with _stage("parse"):
                 tree = source.tree or parser().parse_file(source.shown, source.text)[0]
-                source.tree = None  # lowered: the tree is no longer needed (and large)
+            source.tree = None  # lowered: the tree is no longer needed (and large)
+            with _stage("lower"):
                 entities, more = _lower_file(tree, kinds)
-                fresh.append((source, entities, more))
-            else:
-                entities, more = cached
-                diagnostics += more
-                _save_outline(source, parse_cache)
-            by_file.append(entities)
+            fresh.append((source, entities, more))
+        else:
+            entities, more = cached
+            diagnostics += more
+            _save_outline(source, parse_cache)
+        by_file.append(entities)
     with _stage("schema"):
         checked = schema.check_all([e for _, entities, _ in fresh for e in entities], kinds)
         per_file: dict[str | None, list[Diagnostic]] = {}
         for d in checked:
             per_file.setdefault(d.pos.file if d.pos else None, []).append(d)
+    with _stage("cache"):
         for source, entities, more in fresh:
             more += per_file.get(source.shown, [])
             diagnostics += more
             _save_outline(source, parse_cache)
             parse_cache.save_lowered(source.shown, source.text, kinds_key, (entities, more))
-        diagnostics += per_file.get(None, [])
+    diagnostics += per_file.get(None, [])
     return [e for entities in by_file for e in entities], diagnostics
 
 
+def _blocks(source: _File) -> tuple[m.Statement, ...]:
+    return source.outline.blocks if source.outline is not None else ()
+
+
 def _save_outline(source: _File, parse_cache: ParseCache) -> None:
-    if source.unsaved is not None:
+    if source.unsaved is not None and source.outline is not None:
         parse_cache.save(source.shown, source.text, (source.outline, source.unsaved))
         source.unsaved = None
 

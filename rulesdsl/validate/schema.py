@@ -149,34 +149,37 @@ def _array_validator(schema_text: str) -> Any:
     return jsonschema_rs.Draft202012Validator({"type": "array", "items": items, "$defs": schema["$defs"]})
 
 
+_BATCH = 2000  # documents validated in one call: few calls, and never every document in memory at once
+
+
 def check_all(entities: Sequence[Entity], kinds: Mapping[str, Kind]) -> list[Diagnostic]:
-    """Every entity against its kind's schema: each kind's documents in one call to jsonschema-rs, and only
-    when that finds a problem, each document on its own, explained by jsonschema."""
+    """Every entity against its kind's schema: a batch of each kind's documents per call to jsonschema-rs,
+    and only when that finds a problem, each document on its own, explained by jsonschema."""
     diagnostics: list[Diagnostic] = []
-    by_kind: dict[str, list[tuple[Entity, dict[str, Any] | None]]] = {}
+    by_kind: dict[str, list[Entity]] = {}
     for entity in entities:
-        try:
-            doc: dict[str, Any] | None = document(entity)
-        except RecursionError:  # absurd nesting must not crash the check
-            doc = None
-            pos = entity.pos
-            diagnostics.append(
-                error(
-                    "E204",
-                    "this block nests too deeply to be read",
-                    Position(pos.file, pos.line, pos.column, pos.line, pos.column + len(entity.kind)),
-                    "split long expressions; nesting is limited to a few hundred levels",
-                )
-            )
-        by_kind.setdefault(entity.kind, []).append((entity, doc))
+        by_kind.setdefault(entity.kind, []).append(entity)
     for kind_name, group in by_kind.items():
         kind = kinds[kind_name]
-        docs = [doc for _, doc in group if doc is not None]
-        if _array_validator(_schema_text(kind)).is_valid(docs):
-            continue
-        for entity, doc in group:
-            if doc is not None:
-                diagnostics += _check_document(entity, doc, kind)
+        validator = _array_validator(_schema_text(kind))
+        for start in range(0, len(group), _BATCH):
+            batch = []
+            for entity in group[start : start + _BATCH]:
+                try:
+                    batch.append((entity, document(entity)))
+                except RecursionError:  # absurd nesting must not crash the check
+                    pos = entity.pos
+                    diagnostics.append(
+                        error(
+                            "E204",
+                            "this block nests too deeply to be read",
+                            Position(pos.file, pos.line, pos.column, pos.line, pos.column + len(entity.kind)),
+                            "split long expressions; nesting is limited to a few hundred levels",
+                        )
+                    )
+            if not validator.is_valid([doc for _, doc in batch]):
+                for entity, doc in batch:
+                    diagnostics += _check_document(entity, doc, kind)
     return diagnostics
 
 
