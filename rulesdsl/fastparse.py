@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from sys import intern
 from collections.abc import Callable
 from functools import cache
+from sys import intern
 from typing import Any, TypeVar
 
 from . import model as m
