@@ -128,20 +128,29 @@ def _scanner() -> re.Pattern[str]:
     field = r"[A-Za-z_][A-Za-z0-9_]*+[ \t]*+(?::(?!:)|\+=|-=)"
     function = r"[^\W\d][\w]*+(?=\()"
     name = r"[^\W\d][\w]*+(?:-[^\W\d][\w]*+)*+"
-    groups = [
-        [("_NL", terminals["_NL"]), ("STRING", terminals["STRING"])],
-        [("FIELD", field), *[(n, terminals[n]) for n in ("MULTIPLIER", "DICE")], ("FUNCTION", function)],
-        [(n, terminals[n]) for n in ("IN_SETTING", "POINTS_OF", "LIST_IN", "LIST_OF", "ONE_OF")],
-        [("NAME", name)],
-        [(n + "_", terminals[n]) for n in ("POINTS", "QUANTITY", "DICE", "INT_PLUS", "DECIMAL", "INT")],
-        [(n, terminals[n]) for n in ("CMP", "ARROW", "DOTS", "CIRCUMFLEX", "COMMA", "DOT", "LBRACE", "LPAR")],
-        [(n, terminals[n]) for n in ("LSQB", "MINUS", "NONE_DASH", "OPTIONAL", "PLUS", "RBRACE", "RPAR")],
-        [(n, terminals[n]) for n in ("RSQB", "SLASH", "STAR", "ROW_SOURCE")],
-    ]
+    word = [("FIELD", field), *[(n, terminals[n]) for n in ("MULTIPLIER", "DICE")], ("FUNCTION", function)]
+    word += [(n, terminals[n]) for n in ("IN_SETTING", "POINTS_OF", "LIST_IN", "LIST_OF", "ONE_OF")]
+    word += [("NAME", name)]
+    digit = [(n + "_", terminals[n]) for n in ("POINTS", "QUANTITY", "DICE", "INT_PLUS", "DECIMAL", "INT")]
     # A sign starts QUANTITY (`+1 M`) and also ARROW, MINUS and PLUS, which come later in Lark's order.
-    groups.insert(5, [("QUANTITY__", r"[+-]" + terminals["QUANTITY"][len("[+-]?") :])])
     assert terminals["QUANTITY"].startswith("[+-]?")
-    alternatives = "|".join(f"(?P<{n}>{p})" for group in groups for n, p in group)
+    sign = [("QUANTITY__", r"[+-]" + terminals["QUANTITY"][len("[+-]?") :])]
+    sign += [(n, terminals[n]) for n in ("ARROW", "MINUS", "PLUS")]
+    other = [(n, terminals[n]) for n in ("CMP", "DOTS", "CIRCUMFLEX", "COMMA", "DOT", "LBRACE", "LPAR", "LSQB")]
+    other += [(n, terminals[n]) for n in ("NONE_DASH", "OPTIONAL", "RBRACE", "RPAR", "RSQB", "SLASH", "STAR")]
+    other += [("ROW_SOURCE", terminals["ROW_SOURCE"])]
+    groups = [  # (what each group's terminals can start with, the terminals)
+        (r"[^\W\d]", word),
+        ('"', [("STRING", terminals["STRING"])]),
+        (r"\n", [("_NL", terminals["_NL"])]),
+        (r"\d", digit),
+        (r"[+-]", sign),
+        ("", other),
+    ]
+    alternatives = "|".join(
+        (f"(?={start})" if start else "") + "(?:" + "|".join(f"(?P<{n}>{p})" for n, p in group) + ")"
+        for start, group in groups
+    )
     return re.compile(_SKIP + "(?:" + alternatives + ")")
 
 
@@ -182,8 +191,8 @@ def tokens(text: str) -> tuple[list[Token], set[int]]:
         kind = found.lastgroup
         assert kind is not None
         value = found.group(kind)
-        if found.start() != pos:
-            raise Fallback("no token here")
+        if found.start() != pos:  # nothing matched at `pos`: the end (after a last comment), or a mistake
+            break
         pos = found.end()
         how = special.get(kind)
         if how is None:  # the commonest: the token as it is

@@ -245,3 +245,35 @@ def test_any_text_parses_as_lark_parses_it(text: str) -> None:
 
 
 PARSER = Parser()
+
+
+NAIVE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in fastparse.TERMINALS))
+
+
+def naive_tokens(text: str) -> list[tuple[str, str]] | None:
+    """Lark's lexer without its parser: the terminals tried in order at each place, words renamed."""
+    found, pos = [], 0
+    while pos < len(text):
+        match = NAIVE.match(text, pos)
+        if match is None:
+            return None
+        kind, value = match.lastgroup or "", match.group()
+        if kind not in ("WS", "COMMENT", "_NL"):
+            found.append((fastparse.KEYWORDS.get(value, kind) if kind == "NAME" else kind, value))
+        pos = match.end()
+    return found
+
+
+PIECES = [*'ab_xdé1 9\t\r\n"\\{}(),.:+-=<>!#@^[]?*/—', "pts", "in setting", "of", "check", "or", "8 yrs", "x2"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([*PIECES, "2d6", "3+", "1.5", "list of", "d6"]), max_size=20).map("".join))
+def test_the_scanner_makes_the_tokens_lark_s_lexer_makes(text: str) -> None:
+    expected = naive_tokens(text)
+    try:
+        made = [(kind, value) for kind, value, _, _ in fastparse.tokens(text)[0] if kind not in ("_NL", "$END")]
+    except fastparse.Fallback:
+        assert expected is None
+        return
+    assert made == expected
