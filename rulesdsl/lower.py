@@ -260,21 +260,37 @@ class _Reader:
 
     def read(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
         self.positions[_PATHS.setdefault(path, path)] = value.pos
+        # The commonest types first: the cases are tried in order (they never overlap).
         match field_type:
-            case t.IntType():
-                return self.integer(value)
-            case t.NumberType():
-                return self.number(value)
+            case t.RefType(kind):
+                return self.ref(kind, value)
+            case t.ListType(item):
+                result = []
+                for i, element in enumerate(items_of(value)):
+                    result.append(self.read(item, element, (*path, i)))
+                return tuple(result)
             case t.TextType() | t.MarkdownType():
                 return self.text(value)
-            case t.EnumType(options):
-                written = self.text(value)
-                # `Will` is the option `will`: options match as names do, by their slug
-                return next((o for o in options if o == written or slug(o) == slug(written)), written)
+            case t.IntType():
+                return self.integer(value)
+            case t.ChoicesType(kind):
+                return self.choices(kind, value)
+            case t.YearsType():
+                return self.counted(value, _YEARS, "a number of years (like 8 yrs)")
+            case t.StatBonusType():
+                return self.stat_bonus(value)
+            case t.RequirementType():
+                return self.requirement(value)
             case t.BoolType():
                 if isinstance(value, m.Name) and value.text.lower() in _BOOLEANS:
                     return _BOOLEANS[value.text.lower()]
                 raise _fail("yes or no", value)
+            case t.EnumType(options):
+                written = self.text(value)
+                # `Will` is the option `will`: options match as names do, by their slug
+                return next((o for o in options if o == written or slug(o) == slug(written)), written)
+            case t.NumberType():
+                return self.number(value)
             case t.DiceType():
                 return dice_of(value)
             case t.FormulaType() | t.ObstacleType():
@@ -285,13 +301,6 @@ class _Reader:
                 if isinstance(value, m.Multiplier):
                     return ir.Multiplier(Fraction(value.numerator, value.denominator), value.pos)
                 raise _fail("a multiplier (like x2 or x1/2)", value)
-            case t.RefType(kind):
-                return self.ref(kind, value)
-            case t.ListType(item):
-                result = []
-                for i, element in enumerate(items_of(value)):
-                    result.append(self.read(item, element, (*path, i)))
-                return tuple(result)
             case t.WordType():
                 if isinstance(value, m.Name | m.String):
                     return slug(self.text(value))
@@ -304,22 +313,14 @@ class _Reader:
                 if isinstance(value, m.String):
                     return value.value
                 raise _fail('a version in quotes (like "0.1.0")', value)
-            case t.YearsType():
-                return self.counted(value, _YEARS, "a number of years (like 8 yrs)")
             case t.PointsType():
                 return self.counted(value, _POINTS, "points (like 2 pts)")
-            case t.StatBonusType():
-                return self.stat_bonus(value)
             case t.ActionsType():
                 if isinstance(value, m.Integer):
                     return ir.Actions(value.value, False, value.pos)
                 if isinstance(value, m.Multiplier) and value.denominator == 1:
                     return ir.Actions(value.numerator, True, value.pos)
                 raise _fail("a number of actions (10) or a multiple of the obstacle (x3)", value)
-            case t.ChoicesType(kind):
-                return self.choices(kind, value)
-            case t.RequirementType():
-                return self.requirement(value)
             case t.ColumnsType():
                 return self.columns(value, path)
             case t.RollType():
@@ -707,6 +708,20 @@ def generic(value: m.Value) -> str:
 # ---------------------------------------------------------------- entities
 
 
+_REQUIRED_REFS: dict[int, tuple[Kind, tuple[tuple[str, str], ...]]] = {}
+
+
+def _required_refs(kind: Kind) -> tuple[tuple[str, str], ...]:
+    """(field, kind it names) of a kind's required references (looked up once per kind object)."""
+    entry = _REQUIRED_REFS.get(id(kind))
+    if entry is None or entry[0] is not kind:
+        refs = tuple(
+            (d.name, d.type.kind) for d in kind.fields.values() if not d.optional and isinstance(d.type, t.RefType)
+        )
+        entry = _REQUIRED_REFS[id(kind)] = (kind, refs)
+    return entry[1]
+
+
 def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str]) -> tuple[ir.Entity, list[Diagnostic]]:
     """A block as an entity. `file_defaults`: kind -> the id of the only entity of that kind in the same
     file, which a required reference to that kind that is left out names (a lifepath's setting)."""
@@ -773,11 +788,11 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
             reader.positions.setdefault(("rows",), block.rows[0].pos)
         else:
             diagnostics.append(error("E203", f"a {block.kind} has no rows; rows belong in a table", block.rows[0].pos))
-    for decl in kind.fields.values():
-        if decl.name not in values and not decl.optional and isinstance(decl.type, t.RefType):
-            default = file_defaults.get(decl.type.kind)
+    for name, target in _required_refs(kind):
+        if name not in values:
+            default = file_defaults.get(target)
             if default is not None:
-                values[decl.name] = ir.Ref(decl.type.kind, default, block.kind_pos, None)
+                values[name] = ir.Ref(target, default, block.kind_pos, None)
     entity = ir.Entity(
         block.kind,
         entity_id,
