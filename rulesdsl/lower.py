@@ -788,11 +788,11 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
             reader.positions.setdefault(("rows",), block.rows[0].pos)
         else:
             diagnostics.append(error("E203", f"a {block.kind} has no rows; rows belong in a table", block.rows[0].pos))
-    for name, target in _required_refs(kind):
-        if name not in values:
+    for field_name, target in _required_refs(kind):
+        if field_name not in values:
             default = file_defaults.get(target)
             if default is not None:
-                values[name] = ir.Ref(target, default, block.kind_pos, None)
+                values[field_name] = ir.Ref(target, default, block.kind_pos, None)
     entity = ir.Entity(
         block.kind,
         entity_id,
