@@ -75,6 +75,8 @@ def _text(value: m.Value, outer: int) -> str:
             return f"trait {_text(ref, 10)}"
         case m.HasSkill(ref):
             return f"skill {_text(ref, 10)}"
+        case m.Holds(kind, ref):
+            return f"{kind.text} {_text(ref, 10)}"
         case m.CountOf(count, selector):
             return f"{count} of {_selector_text(selector)}"
         case m.Points(amount, items):

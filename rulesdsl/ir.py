@@ -299,6 +299,16 @@ class HasSkill:
 
 
 @dataclass(frozen=True, slots=True)
+class Holds:
+    """`career navy`: the character holds, or has done, that entity of a kind (any kind but the
+    lifepath-shaped ones above, which keep their own meaning)."""
+
+    kind: str
+    entity: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class Previous:
     """`previous = Page`: the lifepath taken just before."""
 
@@ -370,6 +380,7 @@ Requirement = (
     TookLifepath
     | HasTrait
     | HasSkill
+    | Holds
     | Previous
     | GmPermission
     | AllOf
@@ -385,6 +396,7 @@ REQUIREMENT_TYPES = (
     TookLifepath,
     HasTrait,
     HasSkill,
+    Holds,
     Previous,
     GmPermission,
     AllOf,

@@ -88,6 +88,8 @@ def describe(value: m.Value) -> str:
             return "a trait condition"
         case m.HasSkill():
             return "a skill condition"
+        case m.Holds(kind):
+            return f"a {kind.text} condition"
         case m.CountOf():
             return "a count condition"
         case m.RefMarker():
@@ -455,6 +457,10 @@ class _Reader:
                 return ir.HasTrait(self.ref("trait", written), value.pos)
             case m.HasSkill(written):
                 return ir.HasSkill(self.ref("skill", written), value.pos)
+            case m.Holds(m.Name("lifepath"), written):
+                return ir.TookLifepath(self.ref("lifepath", written), value.pos)
+            case m.Holds(kind, written):
+                return ir.Holds(kind.text, self.ref(kind.text, written), value.pos)
             case m.CountOf(count, selector):
                 return self.count_of(count, selector, value.pos)
             case m.Comparison(op, m.Name("previous"), right) if op == "=":

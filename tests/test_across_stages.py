@@ -161,7 +161,7 @@ def open_language(draw: st.DrawFn) -> list[str]:
         "  level: int in 0..9 = 1\n  weight: number?\n  label: text?\n  notes: markdown?\n  works: bool = yes\n"
         "  damage: formula?\n  hit: dice?\n  band: range?\n  factor: multiplier?\n"
         "  size: one of small, large = small\n  needs: ref skill?\n  parts: list of text?\n"
-        "  test: check?\n  kinds: list in 0..3 of one of a, b, c\n}",
+        "  test: check?\n  kinds: list in 0..3 of one of a, b, c\n  requires: requirement?\n}",
     ]
     for i in range(draw(st.integers(1, 3))):
         fields = [f"level: {draw(st.integers(0, 9))}"]
@@ -173,6 +173,8 @@ def open_language(draw: st.DrawFn) -> list[str]:
             )
         if draw(st.booleans()):
             fields.append(f"test: check floor({draw(arithmetic(['END']))}) {draw(st.integers(2, 12))}+")
+        if i and draw(st.booleans()):
+            fields.append(f"requires: {draw(st.sampled_from(['gadget g0', 'not gadget g0 or age > 3', 'skill Craft']))}")
         label = draw(st.sampled_from(["none", "unknown", '"Lamp"']))
         fields.append(f"label: {label}")
         fields.append('hit: 1d6+1  band: 2..5  factor: x1/2  size: large  needs: Craft  parts: "a", "b"  kinds: a, c')
@@ -243,6 +245,10 @@ for gadget in demo.GADGETS.values():
         assert 0 <= gadget.test.chance(END=7) <= 1
         gadget.test.roll(random.Random(1), END=7)
     assert gadget.hit.minimum == 2 and gadget.band.low == 2 and gadget.size == "large"
+    if gadget.requires is not None:
+        held = demo.runtime.Character(held={"gadget": {"g0"}}, known={"age": 5})
+        said = gadget.requires.describe({})  # no lifepaths were taken, so a skill from one is not held
+        assert gadget.requires.judge(held) is ("skill" not in said), said
 for seed in range(20):
     demo.TABLES["d66"].roll_chain(random.Random(seed))
     boost = demo.TABLES["boost"]

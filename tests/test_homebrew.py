@@ -112,7 +112,7 @@ def test_homebrew_on_declared_kinds(tmp_path: Path) -> None:
         out,
     )
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == ["['belters', 'navy', 'scout'] 3 ('navy_service',)", "2 7 True"]
+    assert ran.stdout.splitlines() == ["['belters', 'commando', 'navy', 'scout'] 3 ('navy_service',)", "2 7 True"]
 
 
 def test_new_starts_a_ruleset_that_checks_and_builds(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:

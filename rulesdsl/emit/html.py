@@ -167,6 +167,8 @@ class _Page:
                 return Markup("the {} trait").format(self.ref(ref))
             case ir.HasSkill(ref):
                 return Markup("a lifepath with the {} skill").format(self.ref(ref))
+            case ir.Holds(kind, ref):
+                return Markup("the {} {}").format(self.ref(ref), kind.replace("_", " "))
             case ir.Previous(ref):
                 return Markup("{} just before").format(self.ref(ref))
             case ir.NotReq(item):

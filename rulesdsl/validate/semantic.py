@@ -142,8 +142,20 @@ def _resolve(
                 diagnostics.append(valued)
                 return node
             return valued
+        if isinstance(node, ir.Holds) and node.kind not in kinds:
+            diagnostics.append(
+                error(
+                    "E200",
+                    f"unknown kind '{node.kind}'",
+                    node.pos,
+                    did_you_mean(node.kind, kinds) or "a requirement names a kind, then one of its entities",
+                )
+            )
+            return node
         if not isinstance(node, ir.Ref):
             return node
+        if node.kind not in kinds:
+            return node  # only a requirement names a kind this freely; reported at the requirement
         index = indexes.get(node.kind) or EntityIndex(())
         found = index.find(node.text)
         if len(found) == 1:
