@@ -174,7 +174,8 @@ def open_language(draw: st.DrawFn) -> list[str]:
         if draw(st.booleans()):
             fields.append(f"test: check floor({draw(arithmetic(['END']))}) {draw(st.integers(2, 12))}+")
         if i and draw(st.booleans()):
-            fields.append(f"requires: {draw(st.sampled_from(['gadget g0', 'not gadget g0 or age > 3', 'skill Craft']))}")
+            requirement = draw(st.sampled_from(["gadget g0", "not gadget g0 or age > 3", "skill Craft"]))
+            fields.append(f"requires: {requirement}")
         label = draw(st.sampled_from(["none", "unknown", '"Lamp"']))
         fields.append(f"label: {label}")
         fields.append('hit: 1d6+1  band: 2..5  factor: x1/2  size: large  needs: Craft  parts: "a", "b"  kinds: a, c')
