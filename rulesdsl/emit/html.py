@@ -14,6 +14,7 @@ Links are placeholders until every entity has its page (see html_values), then r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -21,12 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .. import __version__, ir
 from .. import fieldtypes as t
 from ..jsonform import schema_of, value_json
 from ..kinds import COMMON_NAMES, Kind
+from ..model import Position
 from ..pipeline import CompiledRuleset
 from . import html_graphs as graphs
 from .html_markdown import document, first_paragraph, markdown
@@ -77,7 +79,7 @@ def nesting(ruleset: CompiledRuleset) -> dict[str, tuple[str, str]]:
 def unique_labels(ruleset: CompiledRuleset, parents: dict[str, tuple[str, str]]) -> dict[str, dict[str, str]]:
     """Labels that tell entities of one kind apart: the shared ones (labels.py) and, where two still read
     the same, what tells them apart: their parent ("Born Noble (Noble Setting, Dwarves)"), a reference,
-    a word naming another entity (a spell's stock), the source, or at last the id."""
+    a word naming another entity (a spell's stock: "Dark of Night (Orcs)"); else the source, or the id."""
     base = labels(ruleset)
     qualifiers: dict[tuple[str, str], list[str]] = {}
 
@@ -104,8 +106,7 @@ def unique_labels(ruleset: CompiledRuleset, parents: dict[str, tuple[str, str]])
                 hits = [named[v].name for v in value if isinstance(v, str) and v in named]
                 if hits:
                     return hits
-        source = entity.fields.get("source")
-        return [source] if isinstance(source, str) else []
+        return []
 
     clashing: dict[str, set[str]] = {}
     for kind, group in ruleset.entities.items():
@@ -126,6 +127,9 @@ def unique_labels(ruleset: CompiledRuleset, parents: dict[str, tuple[str, str]])
             if len(ids) < 2:
                 continue
             made = {i: f"{group[i].name} ({', '.join(q)})" if (q := qualifier(kind, i)) else group[i].name for i in ids}
+            if len(set(made.values())) < len(ids):  # then where the sources put them, at last their ids
+                sources = {i: group[i].fields.get("source") for i in ids}
+                made = {i: f"{made[i]} ({s})" if isinstance(s := sources[i], str) else made[i] for i in ids}
             if len(set(made.values())) < len(ids):
                 made = {i: f"{group[i].name} ({i})" for i in ids}
             result[kind].update(made)
@@ -148,28 +152,58 @@ class Backlinks:
         return self.found.get((kind, id_), {})
 
 
-def backlinks(ruleset: CompiledRuleset, parents: dict[str, tuple[str, str]], order: dict[str, list[str]]) -> Backlinks:
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def named_in(value: object) -> list[tuple[str, str]]:
+    """What a value names, in writing order: resolved references, and the attributes formulas use.
+    (ir.walk's generic walk, with each node type's fields looked up once: it ran for every field.)"""
+    found: list[tuple[str, str]] = []
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        node_type = type(node)
+        if node_type is tuple:
+            stack.extend(reversed(node))
+        elif isinstance(node, ir.Ref):
+            if node.id is not None:
+                found.append((node.kind, node.id))
+        elif isinstance(node, ir.Var):
+            if node.attribute is not None:
+                found.append(("attribute", node.attribute))
+        else:
+            names = _CHILD_FIELDS.get(node_type)
+            if names is None:
+                is_node = dataclasses.is_dataclass(node) and node_type is not Position
+                names = tuple(f.name for f in dataclasses.fields(node) if f.name != "pos") if is_node else ()
+                _CHILD_FIELDS[node_type] = names
+            stack.extend(reversed([getattr(node, name) for name in names]))
+    return found
+
+
+def backlinks(
+    ruleset: CompiledRuleset, parents: dict[str, tuple[str, str]], order: dict[str, list[str]]
+) -> tuple[Backlinks, dict[tuple[str, str], dict[str, list[tuple[str, str]]]]]:
+    """Who names whom, and what each entity names by field (its table rows as "rows")."""
     links = Backlinks()
+    names: dict[tuple[str, str], dict[str, list[tuple[str, str]]]] = {}
     for kind in ruleset.entities:
         skip = parents.get(kind, ("",))[0]
         for id_ in order[kind]:
             entity = ruleset.entities[kind][id_]
+            by_field = {name: named_in(value) for name, value in entity.fields.items()}
+            if entity.rows:
+                by_field["rows"] = named_in(entity.rows)
+            names[(kind, id_)] = by_field
             named: dict[tuple[str, str], str] = {}
-            for name, value in entity.fields.items():
-                if name == skip:
-                    continue
-                for node in ir.walk(value):
-                    if isinstance(node, ir.Ref) and node.id is not None:
-                        named.setdefault((node.kind, node.id), name)
-                    elif isinstance(node, ir.Var) and node.attribute is not None:
-                        named.setdefault(("attribute", node.attribute), name)
-            for node in ir.walk(entity.rows):
-                if isinstance(node, ir.Ref) and node.id is not None:
-                    named.setdefault((node.kind, node.id), "rows")
+            for name, targets in by_field.items():
+                if name != skip:
+                    for target in targets:
+                        named.setdefault(target, name)
             for target, name in named.items():
                 if target != (kind, id_):
                     links.add(target, (kind, name, id_))
-    return links
+    return links, names
 
 
 def page_order(ruleset: CompiledRuleset, kind: str, parents: dict[str, tuple[str, str]]) -> list[str]:
@@ -215,7 +249,7 @@ class RulesetSite:
         self.labels = unique_labels(ruleset, self.parents)
         self.values = Values(ruleset, self.labels)
         self.order = {kind: page_order(ruleset, kind, self.parents) for kind in ruleset.entities}
-        self.back = backlinks(ruleset, self.parents, self.order)
+        self.back, self.named = backlinks(ruleset, self.parents, self.order)
         self.children: dict[tuple[str, str], dict[str, list[str]]] = {}  # (kind, id) -> child kind -> ids
         for kind, (name, parent) in self.parents.items():
             for id_ in self.order[kind]:
@@ -314,8 +348,58 @@ class RulesetSite:
             data[k]
             for k in ("aliases", "uncertain", "lines", "description", "note", "table_html", "odds_html", "backlinks")
         ) or bool(data["graph"] or data["source"])
-        data["preview"] = self.parts.preview(data)
+        data["flags_html"] = Markup("").join(Markup(' <span class="flag">{}</span>').format(f) for f in flags)
+        data["facts_html"] = _pairs("facts", data["short_items"])
+        data["lines_html"] = _pairs("lines", lines)
+        data["preview"] = self.preview(data)
+        data["body_html"] = self.body(data)
         return data
+
+    def without_backlinks(self, data: dict[str, Any]) -> dict[str, Any]:
+        """An owner's own card: who names it comes at the end of its page, after what it holds."""
+        head = {**data, "backlinks": []}
+        head["body_html"] = self.body(head)
+        return head
+
+    def body(self, data: dict[str, Any]) -> Markup:
+        """Everything below an entity's heading and columns. Built here rather than in a template macro:
+        it is called for every entity, and a macro call cost a fifth of the build."""
+        parts: list[str] = []
+        if data["aliases"]:
+            parts.append(f'<p class="aliases">Also written: {escape(", ".join(data["aliases"]))}</p>')
+        if data["uncertain"]:
+            parts.append(f'<p class="uncertain"><strong>Uncertain:</strong> {escape(data["uncertain"])}</p>')
+        parts.append(data["lines_html"])
+        if data["description"]:
+            parts.append(f'<div class="description">{data["description"]}</div>')
+        if data["note"]:
+            parts.append(f'<p class="note">{escape(data["note"])}</p>')
+        parts += [data["table_html"] or "", data["odds_html"] or ""]
+        if data["backlinks"]:
+            parts.append(self.parts.backlinks(data))
+        if data["graph"]:
+            summary = "<summary>Where it can come from and lead to</summary>"
+            parts.append(f'<details class="graph" hidden>{summary}</details>')
+        if data["source"]:
+            parts.append(f'<p class="source">Source: {escape(data["source"])}</p>')
+        return Markup("\n".join(p for p in parts if p))
+
+    def preview(self, data: dict[str, Any]) -> Markup:
+        """What a hover or a tap on a link to the entity shows: what it is, its fields, its description's
+        first paragraph, a small table whole."""
+        where = data["kind_title"] + (f" · {data['context']}" if data["context"] else "")
+        parts = [
+            Markup('<p class="pv-kind">{}</p><p class="pv-name">{}{}</p>').format(
+                where, data["label"], data["flags_html"]
+            ),
+            data["facts_html"],
+            data["lines_html"],
+        ]
+        if data["summary"]:
+            parts.append(Markup('<div class="description">{}</div>').format(data["summary"]))
+        if data["table_html"] and len(data["table_html"]) < 6000:
+            parts.append(data["table_html"])
+        return Markup("").join(parts)
 
     def backlink_lines(self, kind: str, id_: str) -> list[tuple[str, int, Markup]]:
         lines = []
@@ -386,16 +470,17 @@ class RulesetSite:
         if not lead_fields or not isinstance(own, ir.Ref):
             return None
         came = self.came_from(kind, parent_kind, own.target, lead_fields)
+        named = self.named[(kind, entity.id)]
         required = list(
             dict.fromkeys(
-                r.target
+                target
                 for d in self.ruleset.kinds[kind].own_fields
-                if isinstance(d.type, t.RequirementType) and d.name in entity.fields
-                for r in ir.refs_in(entity.fields[d.name])
-                if r.kind == kind
+                if isinstance(d.type, t.RequirementType)
+                for k, target in named.get(d.name, ())
+                if k == kind
             )
         )
-        leads = [r.target for name in lead_fields for r in ir.refs_in(entity.fields.get(name, ()))]
+        leads = [target for name in lead_fields for _, target in named.get(name, ())]
         sources = [own.target, *came]
         targets = list(dict.fromkeys([own.target, *leads]))
         return {
@@ -591,7 +676,7 @@ class RulesetSite:
                 **self.common(data["label"], name),
                 "kind": kind,
                 "entity": data,
-                "head": self.parts.entity_card({**data, "backlinks": [], "graph": None}, 1),
+                "head": self.parts.entity_card(self.without_backlinks(data), 1),
                 "graph": graph[1] if graph else None,
                 "graph_kind": graph[0] if graph else "",
                 "crumbs": self.crumbs(kind, self.parent_of(kind, id_)),
@@ -782,6 +867,14 @@ class RulesetSite:
 
 
 # ---------------------------------------------------------------- the whole site
+
+
+def _pairs(css: str, items: list[tuple[str, Markup]]) -> Markup:
+    """A definition list of (label, value) pairs, each in its own div (for layout)."""
+    if not items:
+        return Markup("")
+    inner = "".join(f"<div><dt>{escape(label)}</dt><dd>{value}</dd></div>" for label, value in items)
+    return Markup(f'<dl class="{css}">{inner}</dl>')
 
 
 def pack(entries: list[Rendered], budget: int = PAGE_BUDGET) -> list[list[Rendered]]:

@@ -1,8 +1,9 @@
 // The reference's behaviour: search (lazy index, combobox), filters, hover/tap previews, roll buttons.
-// Vanilla JS, no network: data comes from script files injected on first use (fetch() fails from file://).
+// Vanilla JS, no network: data comes from script files injected on first use (a fetched file fails
+// from file://).
 (function () {
   "use strict";
-  var ROOT = new URL(window.SITE_ROOT || "", location.href).href;
+  var ROOT = new URL(window.SITE_ROOT || "./", location.href).href;
 
   // ---------------------------------------------------------------- words (as html_search.py folds them)
   function fold(text) {
@@ -147,9 +148,9 @@
     });
     return { hits: hits.map(function (h) { return h[1]; }), partial: most < qwords.length };
   }
-  window.rulesdslSearch = function (query, done) {  // for the benchmark and the tests
-    withIndex(function (ix) { done(search(ix, query), ix); });
-  };
+  // For the benchmark (benchmarks/site.py): load the index, then time queries on it.
+  window.rulesdslLoadIndex = function (done) { withIndex(function () { done(); }); };
+  window.rulesdslQuery = function (query) { return index ? search(index, query).hits.length : -1; };
 
   function entryUrl(ix, e) {
     var entry = ix.raw.e[e];
