@@ -256,6 +256,7 @@
         location.href = ROOT + "search.html?q=" + encodeURIComponent(input.value.trim());
       }
     } else if (event.key === "Escape") {
+      event.preventDefault();  // a search box would clear itself: the first Escape only closes the list
       if (!list.hidden) { close(); } else { input.value = ""; show(); }
     }
   });
