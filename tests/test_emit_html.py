@@ -232,7 +232,7 @@ def test_a_setting_lists_its_lifepaths_apart_from_those_leading_into_it(site: di
     page = site["mini/setting.village.html"]
     lifepaths, _, named = page.partition("<h2>Named elsewhere</h2>")
     assert 'id="farmer"' in lifepaths and "epee_master" not in lifepaths
-    assert "In the leads of 1 lifepaths" in named and 'href="setting.city.html#epee_master"' in named
+    assert "Lifepaths with it in leads (1)" in named and 'href="setting.city.html#epee_master"' in named
 
 
 def test_references_are_links_and_requirements_read_as_text(site: dict[str, str]) -> None:

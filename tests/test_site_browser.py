@@ -154,7 +154,7 @@ def test_searching_sorcery_finds_the_lifepaths_that_teach_it(
 def test_a_skills_backlink_leads_to_the_lifepath(page: Any, rules_site: Path) -> None:
     page.goto(url(rules_site, page_with(rules_site, "sorcery") + "#sorcery"))
     skill = page.locator("#sorcery")
-    line = skill.locator("dl.backlinks div", has_text="In the skills of")
+    line = skill.locator("dl.backlinks div", has_text="Lifepaths with it in skills")
     assert line.is_visible()
     line.locator("a", has_text="Court Sorcerer").click()
     page.wait_for_url("**/setting.court.html#court_sorcerer")
@@ -336,3 +336,18 @@ def test_a_setting_prints_compactly(page: Any, rules_site: Path) -> None:
     pdf = page.pdf(format="A4")
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
     assert 1 <= pages <= 6, pages  # 18 lifepaths; the whole lifepath list once took 146 pages
+
+
+def test_tapping_a_link_on_a_phone_previews_it_first(browser: Any, rules_site: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    tab.goto(url(rules_site, "burning_wheel/setting.court.html#court_sorcerer"))
+    before = tab.url
+    tab.locator("#court_sorcerer a", has_text="Alchemy").first.tap()
+    preview = tab.locator("#rd-preview")
+    preview.wait_for(state="visible")
+    assert tab.url == before  # the first tap only previews
+    assert preview.locator(".pv-name").inner_text().startswith("Alchemy")
+    preview.locator("a.pv-open").tap()
+    tab.wait_for_url("**/burning_wheel/skill.*.html#alchemy")
+    context.close()

@@ -376,7 +376,7 @@ class RulesetSite:
             parts.append(f'<p class="note">{escape(data["note"])}</p>')
         parts += [data["table_html"] or "", data["odds_html"] or ""]
         if data["backlinks"]:
-            parts.append(self.parts.backlinks(data))
+            parts.append(backlinks_list(data))
         if data["graph"]:
             summary = "<summary>Where it can come from and lead to</summary>"
             parts.append(f'<details class="graph" hidden>{summary}</details>')
@@ -407,7 +407,7 @@ class RulesetSite:
             self.back.of(kind, id_).items(),
             key=lambda item: (list(self.ruleset.entities).index(item[0][0]), item[0][1]),
         ):
-            title = f"In the {heading(name).lower()} of {len(ids)} {self.kind_title(source_kind).lower()}"
+            title = f"{self.kind_title(source_kind)} with it in {heading(name).lower()} ({len(ids)})"
             lines.append((title, len(ids), self.grouped_links(source_kind, ids)))
         return lines
 
@@ -430,10 +430,7 @@ class RulesetSite:
     def render_entity(self, entity: ir.Entity, columns: list[str] | None, skip: str | None, level: int) -> Rendered:
         """As a row of its listing (`columns` given) or as a card of its own."""
         data = self.entity_data(entity, skip, level)
-        if columns is not None:
-            html = self.parts.entity_row(data, columns, [heading(c) for c in columns])
-        else:
-            html = self.parts.entity_card(data, level)
+        html = entity_row(data, columns) if columns is not None else entity_card(data, level)
         return Rendered(entity.kind, entity.id, html, data["preview"], self.search_texts(data), data["graph"])
 
     def search_texts(self, data: dict[str, Any]) -> list[tuple[str, int]]:
@@ -676,7 +673,8 @@ class RulesetSite:
                 **self.common(data["label"], name),
                 "kind": kind,
                 "entity": data,
-                "head": self.parts.entity_card(self.without_backlinks(data), 1),
+                "head": entity_card(self.without_backlinks(data), 1),
+                "named": backlinks_list(data) if data["backlinks"] else None,
                 "graph": graph[1] if graph else None,
                 "graph_kind": graph[0] if graph else "",
                 "crumbs": self.crumbs(kind, self.parent_of(kind, id_)),
@@ -867,6 +865,34 @@ class RulesetSite:
 
 
 # ---------------------------------------------------------------- the whole site
+
+
+def entity_row(e: dict[str, Any], columns: list[str]) -> Markup:
+    """An entry as rows of its listing's table: its name and short fields in columns, the rest below."""
+    cells = "".join(f'<td data-label="{escape(heading(c))}">{e["short"].get(c, "")}</td>' for c in columns)
+    level, id_ = e["level"], e["id"]
+    name = f'<h{level}><a class="anchor" href="#{id_}">{escape(e["heading"])}</a>{e["flags_html"]}</h{level}>'
+    body = f'<tr class="body"><td colspan="{len(columns) + 1}">\n{e["body_html"]}</td></tr>\n' if e["has_body"] else ""
+    head = f'<tr class="head"><td class="name">{name}</td>{cells}</tr>\n'
+    return Markup(f'<tbody class="entity" id="{id_}">\n{head}{body}</tbody>\n')
+
+
+def entity_card(e: dict[str, Any], level: int) -> Markup:
+    """An entry on its own: a table or a mechanic in a listing (level 2 or 3), or the head of its page (1)."""
+    if level == 1:
+        where = e["kind_title"] + (f" · {e['context']}" if e["context"] else "")
+        head = f'<h1>{escape(e["label"])}{e["flags_html"]}</h1>\n<p class="kind-of">{escape(where)}</p>\n'
+        opening = '<section class="entity card">'
+    else:
+        anchor = f'<a class="anchor" href="#{e["id"]}">{escape(e["heading"])}</a>'
+        head = f"<h{level}>{anchor}{e['flags_html']}</h{level}>\n"
+        opening = f'<section class="entity card" id="{e["id"]}">'
+    return Markup(f"{opening}\n{head}{e['facts_html']}\n{e['body_html']}</section>\n")
+
+
+def backlinks_list(e: dict[str, Any]) -> Markup:
+    items = "".join(f"<div><dt>{escape(title)}</dt><dd>{links}</dd></div>" for title, _, links in e["backlinks"])
+    return Markup(f'<dl class="backlinks">{items}</dl>')
 
 
 def _pairs(css: str, items: list[tuple[str, Markup]]) -> Markup:
