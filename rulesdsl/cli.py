@@ -47,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--out", type=Path, default=Path("generated"), help="output folder (default: generated/)")
     build.add_argument("--check", action="store_true", help="write nothing; exit 1 when the output on disk is stale")
     add("export", "print the validated documents as one JSON object")
+    new = commands.add_parser("new", help="start a ruleset: a manifest and an example that builds as it is")
+    new.add_argument("name", help="the ruleset's id (snake_case; it names the Python package)")
+    new.add_argument("--extends", metavar="RULESET", help="build on this ruleset (a homebrew)")
+    new.add_argument("--in", dest="folder", type=Path, default=Path("."), help="where to create it (default: here)")
     return parser
 
 
@@ -64,6 +68,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from .pipeline import compile_paths  # imported here so --help and --version stay fast
+
+    if args.command == "new":
+        from .scaffold import create
+
+        made, why = create(args.name, args.folder, args.extends)
+        if made is None:
+            print(f"rulesdsl: error: {why}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"created {made}: try `rulesdsl check {made}` and `rulesdsl build {made} --out {made.name}-out`")
+        return EXIT_OK
 
     paths: list[Path] = args.paths or [Path("rules")]
     missing = [p for p in paths if not p.exists()]

@@ -83,6 +83,8 @@ def _text(value: m.Value, outer: int) -> str:
             return f"({_text(count, 0)})d{sides}"
         case m.RefMarker(kind):
             return f"ref {kind.text}"
+        case m.Check(modifier, target):
+            return f"check {_text(modifier, 6)} {target}+"
         case _:
             assert_never(value)
 

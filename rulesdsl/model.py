@@ -246,6 +246,15 @@ class RefMarker(_Node):
     pos: Position
 
 
+@dataclass(frozen=True, slots=True)
+class Check(_Node):
+    """`check END 5+`: roll the ruleset's check dice, add the modifier, meet the target."""
+
+    modifier: Value
+    target: int
+    pos: Position
+
+
 Value = (
     Integer
     | Decimal
@@ -274,6 +283,7 @@ Value = (
     | CountOf
     | DiceCount
     | RefMarker
+    | Check
 )
 
 
@@ -352,7 +362,15 @@ class PointsType(_Node):
     pos: Position
 
 
-TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType
+@dataclass(frozen=True, slots=True)
+class CheckType(_Node):
+    """`check`, or `check of career_check`: a check rolled with that mechanic (or the only check one)."""
+
+    mechanic: Name | None
+    pos: Position
+
+
+TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | CheckType
 
 
 @dataclass(frozen=True, slots=True)

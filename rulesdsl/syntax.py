@@ -33,7 +33,7 @@ _CONTINUES = frozenset(
         *("COMMA", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
         *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "IN_SETTING"),
         *("ONE_OF", "LIST_OF", "POINTS_OF", "REF", "FIELD_APPEND", "FIELD_REMOVE", "KIND", "OVERRIDE", "PATCH"),
-        "REMOVE",
+        *("REMOVE", "CHECK"),
     }
 )
 _OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
@@ -214,6 +214,22 @@ class _ToModel(Transformer[Token, Any]):
     def list_type(self, children: list[Any]) -> m.ListType:
         low, high, _ = children[1] if len(children) == 3 else (None, None, None)
         return m.ListType(children[-1], low, high, self._span([children[0], children[-1]]))
+
+    def check_type(self, children: list[Any]) -> m.CheckType:
+        mechanic = self._name_tok(children[1]) if children[1] is not None else None
+        return m.CheckType(mechanic, self._span([c for c in children if c is not None]))
+
+    def check(self, children: list[Any]) -> m.Check | m.Name:
+        modifier, target = children[1], children[2]
+        if modifier is None:  # `style: check`: the word, not a check
+            return m.Name(str(children[0]), self._tok_pos(children[0]))
+        if target is not None:
+            return m.Check(modifier, int(str(target)[:-1]), self._span(children))
+        if isinstance(modifier, m.AtLeast):  # `check 8+`: no modifier
+            return m.Check(m.Integer(0, modifier.pos), modifier.value, self._span(children[:2]))
+        raise _Problem(
+            "E101", "a check needs a target", self._span(children[:2]), "write it after the modifier: check END 5+"
+        )
 
     def points_type(self, children: list[Any]) -> m.PointsType:
         return m.PointsType(children[1], self._span(children))

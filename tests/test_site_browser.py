@@ -3,6 +3,7 @@ network: search by keyboard, follow links, open graphs, roll tables, read grids,
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -52,6 +53,11 @@ def rules_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[C
 @pytest.fixture(scope="module")
 def rules_site(rules_build: tuple[Path, tuple[CompiledRuleset, ...]]) -> Path:
     return rules_build[0]
+
+
+@pytest.fixture(scope="module")
+def examples_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build(tmp_path_factory.mktemp("examples") / "gen", ROOT / "tests" / "examples")[0]
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +219,8 @@ def test_rolling_a_table_picks_a_row_and_a_seed_repeats_it(page: Any, rules_site
     rolled = int(match.group(1))
     hit = table.locator("tr.rolled")
     assert hit.count() == 1
-    assert int(hit.get_attribute("data-low") or 0) <= rolled <= int(hit.get_attribute("data-high") or 0)
+    low, high = json.loads(hit.get_attribute("data-k") or "")[0]
+    assert low <= rolled <= high
     assert hit.locator("td").nth(2).inner_text() in match.group(2)
     page.reload()
     table.locator(".roll-seed").fill("table night")
@@ -223,6 +230,25 @@ def test_rolling_a_table_picks_a_row_and_a_seed_repeats_it(page: Any, rules_site
         table.locator(".roll-seed").fill("")
         table.locator("button.roll-button").click()
         assert table.locator("tr.rolled").count() == 1
+
+
+def test_a_table_rolled_on_two_dice_lights_up_its_cell(page: Any, examples_site: Path) -> None:
+    page.goto(url(examples_site, "streetlife/table.html#events"))
+    table = page.locator("#events")
+    assert table.locator("table.grid th.axes").inner_text() == "Kind \u2572 Detail"
+    table.locator(".roll-seed").fill("1")
+    for _ in range(10):
+        table.locator("button.roll-button").click()
+        shown = table.locator("output.roll-result").inner_text()
+        match = re.match(r"Rolled (\d+), (\d+)", shown)
+        assert match, shown
+        cell = table.locator("td.rolled")
+        assert cell.count() == 1
+        assert cell.inner_text() in shown
+        first, second = json.loads(cell.get_attribute("data-k") or "")
+        kind, detail = int(match.group(1)), int(match.group(2))
+        assert first[0] <= kind <= first[1]
+        assert second == ("odd" if detail % 2 else "even") or second[0] <= detail <= second[1]
 
 
 def test_a_two_key_table_reads_as_a_grid(page: Any, rules_site: Path) -> None:

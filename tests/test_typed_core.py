@@ -73,7 +73,8 @@ def test_a_lookup_in_a_cell_leaves_the_document_alone(compile_rules: Callable[..
 @pytest.mark.parametrize(
     ("cell", "reason"),
     [
-        ("1d6 + 2", "dice are rolled, not computed"),
+        ("1d6 * 2", "this is dice, where a number belongs"),
+        ("if(1d6, 1, 2)", "this is dice, where a number or a bool belongs"),
         ('"Target\'s Forte"', "quoted text has no value"),
         ("3^", "a caret number"),
     ],

@@ -27,9 +27,10 @@ from markupsafe import Markup, escape
 from .. import __version__, ir
 from .. import fieldtypes as t
 from ..jsonform import schema_of, value_json
-from ..kinds import COMMON_NAMES, Kind
+from ..kinds import COMMON_NAMES, CORE_KINDS, Kind
 from ..model import Position
 from ..pipeline import CompiledRuleset
+from . import changes
 from . import html_graphs as graphs
 from .html_markdown import document, first_paragraph, markdown
 from .html_search import ALIAS, NAME, OTHER, SearchIndex, text_of
@@ -56,16 +57,17 @@ def _language_doc() -> str | None:
 
 
 def nesting(ruleset: CompiledRuleset) -> dict[str, tuple[str, str]]:
-    """kind -> (field, parent kind): the kind's first required single reference, when that kind has entries."""
+    """kind -> (field, parent kind): a kind whose first field is a required reference to another kind's
+    entries (`setting: ref setting` first in a lifepath) is shown in them. The core kinds (tables,
+    formulas, mechanics, attributes) are rules, never containers."""
     found: dict[str, tuple[str, str]] = {}
     for name, kind in ruleset.kinds.items():
-        if name not in ruleset.entities:
+        first = kind.own_fields[0] if kind.own_fields else None
+        if name not in ruleset.entities or first is None or not isinstance(first.type, t.RefType):
             continue
-        for decl in kind.own_fields:
-            target = decl.type.kind if isinstance(decl.type, t.RefType) else None
-            if target and target != name and not decl.optional and decl.default is None and target in ruleset.entities:
-                found[name] = (decl.name, target)
-                break
+        target = first.type.kind
+        if target != name and target not in CORE_KINDS and not first.optional and target in ruleset.entities:
+            found[name] = (first.name, target)
     for name in list(found):  # a loop of kinds nested in each other nests none of them
         seen, current = {name}, found[name][1]
         while current in found and current not in seen:
@@ -260,6 +262,7 @@ class RulesetSite:
         self.pages: list[Page] = []
         self.owner_texts: dict[str, tuple[str, str, dict[str, Any]]] = {}  # page -> the entity it is about
         self._came: dict[tuple[str, str], dict[str, int]] = {}
+        self.origins = changes.notes(ruleset)  # what a homebrew added or changed, said on the entity
         self.counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
 
     # ------------------------------------------------------------ entities
@@ -335,6 +338,7 @@ class RulesetSite:
             "uncertain": _text(entity, "uncertain"),
             "note": _text(entity, "note"),
             "source": _text(entity, "source"),
+            "origin": self.origins.get((kind, entity.id)),
             "description": markdown(description, heading_offset=level) if isinstance(description, str) else None,
             "summary": first_paragraph(description) if isinstance(description, str) else None,
             "backlinks": self.backlink_lines(kind, entity.id),
@@ -365,6 +369,9 @@ class RulesetSite:
         """Everything below an entity's heading and columns. Built here rather than in a template macro:
         it is called for every entity, and a macro call cost a fifth of the build."""
         parts: list[str] = []
+        if data["origin"]:
+            changed = '<a href="changes.html">What this ruleset changes</a>'
+            parts.append(f'<p class="origin">{escape(data["origin"])} {changed}</p>')
         if data["aliases"]:
             parts.append(f'<p class="aliases">Also written: {escape(", ".join(data["aliases"]))}</p>')
         if data["uncertain"]:
@@ -957,19 +964,44 @@ def _assets(files: Iterable[str]) -> dict[str, str]:
     return {f"assets/{name}": env.loader.get_source(env, f"html/{name}")[0] for name in files}
 
 
+def _changes_page(ruleset: CompiledRuleset, sites: dict[str, RulesetSite]) -> dict[str, str]:
+    """A homebrew's "what this changes" page (see changes.py), its links resolved in every ruleset."""
+
+    def link(ruleset_id: str, kind: str, id_: str) -> str:
+        site = sites.get(ruleset_id)
+        found = site.urls.get((kind, id_), f"{kind}.html") if site is not None else "index.html"
+        return found if ruleset_id == ruleset.id else f"../{ruleset_id}/{found}"
+
+    def value(owner: CompiledRuleset, kind: str, field: str, value: ir.Value) -> Markup:
+        site = sites[owner.id]
+        shown = site.resolve(str(site.values.value(owner.kinds[kind].fields[field].type, value)))
+        return Markup(shown if owner.id == ruleset.id else shown.replace('href="', f'href="../{owner.id}/'))
+
+    site = sites[ruleset.id]
+    context = {**site.common("What it changes", "changes.html"), "crumbs": site.crumbs(None)}
+    page = changes.render(ruleset, {r: s.ruleset for r, s in sites.items()}, value, link, context)
+    if page is None:
+        return {}
+    shard = f"window.rulesdslPreviews({json.dumps(ruleset.id + '/changes.html')}, {{}});\n"
+    return {f"{ruleset.id}/changes.html": site.resolve(page), f"previews/{ruleset.id}/changes.js": shard}
+
+
 def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     env = environment()
     language = _language_doc()
     files = _assets(["style.css", "site.js"])
     search = SearchIndex()
     summaries = []
+    sites: dict[str, RulesetSite] = {}
     for ruleset in rulesets:
         search.add_ruleset(ruleset.id, ruleset.title)
-        site = RulesetSite(ruleset, language is not None)
+        site = sites[ruleset.id] = RulesetSite(ruleset, language is not None)
         site.build()
         files.update(site.files(search))
         urls = {id_: site.urls.get(("stock", id_), "stock.html") for id_ in ruleset.entities.get("stock", {})}
         summaries.append({"ruleset": ruleset, "counts": site.counts, "by_stock": by_stock(ruleset), "urls": urls})
+    for ruleset in rulesets:
+        files.update(_changes_page(ruleset, sites))
     common = {"version": __version__, "root": "", "has_language": language is not None, "ruleset": None, "crumbs": []}
     files["index.html"] = env.get_template("html/index.html").render(
         common, summaries=summaries, title="Rules reference"

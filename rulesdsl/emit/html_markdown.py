@@ -11,6 +11,7 @@ import re
 from functools import cache
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from markupsafe import Markup
 
 _SAFE_LINK = re.compile(r"^(?:https?://|mailto:|#|(?![a-z][a-z0-9+.-]*:))", re.IGNORECASE)
@@ -65,12 +66,32 @@ def heading_ids(text: str) -> list[tuple[int, str, str]]:
     return found
 
 
+def _unlink_outside(tokens: list[Token]) -> None:
+    """Links to files beside the document (`../rulesdsl/prelude.rules`) are not in the site: their text
+    stays, without the link. Anchors within the document and web addresses stay links."""
+    for token in tokens:
+        kept: list[Token] = []
+        dropped = 0  # open links being dropped (links do not nest, but be safe)
+        for child in token.children or []:
+            if child.type == "link_open" and not str(child.attrGet("href") or "").startswith(
+                ("#", "http://", "https://", "mailto:")
+            ):
+                dropped += 1
+            elif child.type == "link_close" and dropped:
+                dropped -= 1
+            else:
+                kept.append(child)
+        if token.children:
+            token.children = kept
+
+
 def document(text: str) -> tuple[Markup, list[tuple[int, str, str]]]:
     """A whole Markdown document (the language reference) with an id on every heading, and its headings."""
     md = _parser()
     tokens = md.parse(text)
     headings = heading_ids(text)
     ids = iter(headings)
+    _unlink_outside(tokens)
     for token in tokens:
         if token.type == "heading_open":
             token.attrSet("id", next(ids)[1])

@@ -21,6 +21,7 @@ from .. import ir
 from ..pipeline import CompiledRuleset
 from ..runtime.core import Dice as RuntimeDice
 from ..runtime.core import DiceTerm, PoolMechanic
+from ..runtime.core import Roll as RuntimeRoll
 
 PLACEHOLDER = re.compile(r'href="@([a-z0-9_]+):([a-z0-9_]*)@"')
 _WORDS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)")
@@ -34,6 +35,11 @@ def href(kind: str, id_: str) -> str:
 
 def runtime_dice(dice: ir.Dice) -> RuntimeDice:
     return RuntimeDice(dice.text, tuple(DiceTerm(d.count, d.sides) for d in dice.terms), dice.modifier)
+
+
+def runtime_roll(roll: ir.Roll) -> RuntimeRoll:
+    low, high = (roll.modifier.low or 0, roll.modifier.high or 0) if roll.modifier else (0, 0)
+    return RuntimeRoll(roll.text, tuple(runtime_dice(d) for d in roll.dice), low, high, roll.tens_units)
 
 
 def percent(chance: Fraction) -> str:
@@ -58,7 +64,28 @@ def range_text(low: int | None, high: int | None) -> str:
 
 
 def key_text(key: ir.Key) -> str:
-    return key.text if isinstance(key, ir.NameKey) else range_text(key.low, key.high)
+    match key:
+        case ir.NameKey(text):
+            return text
+        case ir.ParityKey(odd):
+            return "odd" if odd else "even"
+        case ir.Range(low, high):
+            return range_text(low, high)
+        case _:
+            assert_never(key)
+
+
+def key_data(key: ir.Key) -> object:
+    """A key as the roll button matches numbers to it: [low, high] (None: open), "odd"/"even", or a name."""
+    match key:
+        case ir.NameKey(text):
+            return {"name": text}
+        case ir.ParityKey(odd):
+            return "odd" if odd else "even"
+        case ir.Range(low, high):
+            return [low, high]
+        case _:
+            assert_never(key)
 
 
 def stat_text(stat: ir.StatBonus) -> str:
@@ -96,6 +123,8 @@ def short_type(field_type: t.FieldType) -> bool:
             | t.StatBonusType()
             | t.ActionsType()
             | t.ObstacleType()
+            | t.RollType()
+            | t.CheckType()
         ):
             return True
         case t.ListType(item):
@@ -116,8 +145,8 @@ class TableView:
     columns: tuple[str, ...]
     rows: tuple[dict[str, Any], ...]  # keys, chance, cells, source, low/high (for the roll button)
     rolled: bool
-    dice: ir.Dice | None
-    terms: str  # the dice as JSON [[count, sides], ...], for the roll button
+    roll: ir.Roll | None
+    roll_data: str  # the dice as JSON, for the roll button: per key [[count, sides], ..., modifier]
     sourced: bool
     grid: dict[str, Any] | None  # row keys, column keys, cells[row][column]
 
@@ -200,6 +229,13 @@ class Values:
                 return escape(str(value))
             case t.WordType():
                 return escape(str(value).replace("_", " "))
+            case t.RollType():
+                assert isinstance(value, ir.Roll)
+                return escape(value.text)
+            case t.CheckType():
+                assert isinstance(value, ir.CheckSpec)
+                text = Markup("{} {}+").format(self.formula(value.modifier.text), value.target)
+                return Markup("{} ({})").format(text, self.ref(value.mechanic)) if value.mechanic else text
             case t.ColumnsType():
                 assert isinstance(value, tuple)
                 return escape(", ".join(heading(c.name) for c in value if isinstance(c, ir.Column)))
@@ -308,42 +344,53 @@ class Values:
 
     def table(self, entity: ir.Entity) -> TableView:
         roll = entity.fields.get("roll")
-        dice = roll if isinstance(roll, ir.Dice) else None
-        runtime = runtime_dice(dice) if dice is not None else None
+        rolled = roll if isinstance(roll, ir.Roll) else None
+        runtime = runtime_roll(rolled) if rolled is not None else None
         columns = [c for c in _tuple(entity.fields.get("columns")) if isinstance(c, ir.Column)]
         keys = [c for c in _tuple(entity.fields.get("keys")) if isinstance(c, ir.Column)]
         rows = []
         for row in entity.rows:
-            key = row.keys[0]
             chance = None
-            low = high = None
-            if runtime is not None and isinstance(key, ir.Range):
-                low = max(key.low if key.low is not None else runtime.minimum, runtime.minimum)
-                high = min(key.high if key.high is not None else runtime.maximum, runtime.maximum)
-                exact = runtime.chance(low, high)
+            if runtime is not None:
+                exact = Fraction(1)
+                for index, key in enumerate(row.keys[: len(runtime.dice)]):
+                    match key:
+                        case ir.ParityKey(odd):
+                            exact *= runtime.parity_chance(index, int(odd))
+                        case ir.Range(low, high):
+                            exact *= runtime.chance(index, low, high)
+                        case ir.NameKey():
+                            exact = Fraction(0)
+                        case _:
+                            assert_never(key)
                 chance = (percent(exact), f"{exact.numerator}/{exact.denominator}")
             cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
             rows.append(
                 {
                     "keys": [key_text(k) for k in row.keys],
+                    "match": json.dumps([key_data(k) for k in row.keys], ensure_ascii=False),
                     "chance": chance,
                     "cells": cells,
                     "unknown": [isinstance(v, ir.Unknown) for v in row.cells],
                     "source": row.source,
-                    "low": low,
-                    "high": high,
                 }
             )
-        key_headers = tuple(heading(k.name) for k in keys) or (dice.text if dice is not None else "Key",)
+        key_headers = tuple(heading(k.name) for k in keys) or (rolled.text if rolled is not None else "Key",)
         column_headers = tuple(heading(c.name) for c in columns)
         grid = self._grid(entity, column_headers, rows) if len(key_headers) >= 2 else None
+        roll_data = None
+        if runtime is not None:
+            dice = [[[d.count, d.sides] for d in term.terms] + [term.modifier] for term in runtime.dice]
+            roll_data = json.dumps(
+                {"dice": dice, "tens": runtime.tens_units, "low": runtime.modifier_low, "high": runtime.modifier_high}
+            )
         return TableView(
             key_headers,
             column_headers,
             tuple(rows),
-            dice is not None,
-            dice,
-            json.dumps([[d.count, d.sides] for d in dice.terms]) if dice is not None else "[]",
+            runtime is not None,
+            rolled,
+            roll_data or "",
             any(row["source"] for row in rows),
             grid,
         )
@@ -364,11 +411,19 @@ class Values:
             for rest in across:
                 found = cells.get((first, rest))
                 if found is None:
-                    line.append({"state": "missing", "parts": [], "source": None})
+                    line.append({"state": "missing", "parts": [], "source": None, "match": None, "chance": None})
                     continue
                 unknown = all(found["unknown"])
                 parts = list(zip(columns, found["cells"], found["unknown"], strict=True))
-                line.append({"state": "unknown" if unknown else "known", "parts": parts, "source": found["source"]})
+                line.append(
+                    {
+                        "state": "unknown" if unknown else "known",
+                        "parts": parts,
+                        "source": found["source"],
+                        "match": found["match"],
+                        "chance": found["chance"],
+                    }
+                )
             grid_rows.append({"key": first, "cells": line})
         return {"across": list(across), "rows": grid_rows, "single": len(columns) == 1}
 

@@ -343,36 +343,54 @@
     window.crypto.getRandomValues(buffer);
     return buffer[0] / 4294967296;
   }
+  function keyMatches(key, number) {
+    if (Array.isArray(key)) { return (key[0] === null || number >= key[0]) && (key[1] === null || number <= key[1]); }
+    if (key === "odd" || key === "even") { return number % 2 === (key === "odd" ? 1 : 0); }
+    return false;  // a named key is looked up, never rolled
+  }
   Array.prototype.forEach.call(document.querySelectorAll("p.roll"), function (box) {
     box.hidden = false;
+    var spec = JSON.parse(box.getAttribute("data-roll"));
     var button = box.querySelector("button");
     var seedField = box.querySelector(".roll-seed");
+    var modifierField = box.querySelector(".roll-modifier");
     var output = box.querySelector("output");
     var table = box.nextElementSibling.querySelector("table");
-    var terms = JSON.parse(button.getAttribute("data-terms"));
-    var modifier = parseInt(button.getAttribute("data-modifier"), 10);
     var random = null, seedUsed = null;
+    function die(sides) { return 1 + Math.floor(random() * sides); }
     button.addEventListener("click", function () {
       var seed = seedField.value.trim();
       if (seed !== seedUsed) { random = seed ? seeded(seed) : fresh; seedUsed = seed; }
-      var total = modifier, faces = [];
-      terms.forEach(function (term) {
-        for (var i = 0; i < term[0]; i++) {
-          var face = 1 + Math.floor(random() * term[1]);
-          faces.push(face);
-          total += face;
-        }
-      });
+      var modifier = modifierField ? Math.max(spec.low, Math.min(spec.high, parseInt(modifierField.value, 10) || 0)) : 0;
+      var numbers = [], faces = [];
+      if (spec.tens) {  // d66: two d6 read as tens and units
+        var tens = die(6), units = die(6);
+        faces.push(tens, units);
+        numbers.push(10 * tens + units + modifier);
+      } else {
+        spec.dice.forEach(function (term, key) {
+          var total = term[term.length - 1] + (key === 0 ? modifier : 0);
+          term.slice(0, -1).forEach(function (dice) {
+            for (var i = 0; i < dice[0]; i++) { var face = die(dice[1]); faces.push(face); total += face; }
+          });
+          numbers.push(total);
+        });
+      }
       var hit = null;
-      table.querySelectorAll("tbody tr").forEach(function (row) {
-        var low = parseInt(row.getAttribute("data-low"), 10), high = parseInt(row.getAttribute("data-high"), 10);
-        var on = total >= low && total <= high;
-        row.classList.toggle("rolled", on);
-        if (on) { hit = row; }
+      table.querySelectorAll("[data-k]").forEach(function (element) {
+        var keys = JSON.parse(element.getAttribute("data-k"));
+        var on = !hit && numbers.every(function (n, i) { return keyMatches(keys[i], n); });
+        element.classList.toggle("rolled", on);
+        if (on) { hit = element; }
       });
-      var shown = faces.length > 1 || modifier ? " (" + faces.join(" + ") + (modifier ? " + " + modifier : "") + ")" : "";
-      var cells = hit ? Array.prototype.slice.call(hit.cells, 2).map(function (c) { return c.textContent; }) : [];
-      output.textContent = "Rolled " + total + shown + (cells.length ? ": " + cells.join(", ") : "");
+      var shown = faces.length > numbers.length || modifier ? " (" + faces.join(" + ") + (modifier ? " + " + modifier : "") + ")" : "";
+      var what = "past the rows";
+      if (hit && hit.tagName === "TR") {
+        what = Array.prototype.slice.call(hit.cells, numbers.length + 1).map(function (c) { return c.textContent; }).join(", ");
+      } else if (hit) {
+        what = hit.textContent;
+      }
+      output.textContent = "Rolled " + numbers.join(", ") + shown + ": " + what;
     });
   });
 
