@@ -59,6 +59,8 @@ def _text(value: m.Value, outer: int) -> str:
             return f"{function}({', '.join(_text(a, 0) for a in args)})"
         case m.Subscript(target, index):
             return f"{_text(target, 9)}[{_text(index, 0)}]"
+        case m.Attribute(target, name):
+            return f"{_text(target, 9)}.{name.text}"
         case m.Comparison(op, left, right):
             return _wrap(f"{_text(left, 6)} {op} {_text(right, 6)}", 4, outer)
         case m.Membership(subject, within):

@@ -200,6 +200,16 @@ class Lookup:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldOf:
+    """`weapon[longsword].reach`: a number a field of an entity holds; `value` once resolved."""
+
+    entity: Ref
+    field: str
+    pos: Position
+    value: int | Fraction | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class FormulaCall:
     """`layered_sp(a, b)`: another formula, its parameters given in order."""
 
@@ -223,6 +233,7 @@ Expr = (
     | If
     | Call
     | Lookup
+    | FieldOf
     | FormulaCall
 )
 
@@ -230,7 +241,7 @@ Expr = (
 def subexpressions(expr: Expr) -> tuple[Expr, ...]:
     """The expressions directly inside one (the one place that knows each node's children)."""
     match expr:
-        case Num() | Text() | Var() | Caret() | DiceExpr():
+        case Num() | Text() | Var() | Caret() | DiceExpr() | FieldOf():
             return ()
         case BinOp(_, left, right) | Compare(_, left, right) | DiceOf(left, right):
             return (left, right)

@@ -60,6 +60,8 @@ def expr_json(expr: ir.Expr) -> Any:
             return {"if": [expr_json(condition), expr_json(then), expr_json(otherwise)]}
         case ir.Call(function, args):
             return {"call": function, "args": [expr_json(a) for a in args]}
+        case ir.FieldOf(entity, name):
+            return {"field": [entity.kind, _ref(entity), name]}
         case ir.Lookup(table, index):
             return {"lookup": _ref(table), "index": expr_json(index)}
         case ir.FormulaCall(formula, args):

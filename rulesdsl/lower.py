@@ -70,6 +70,8 @@ def describe(value: m.Value) -> str:
             return "a function call"
         case m.Subscript():
             return "a lookup"
+        case m.Attribute():
+            return "a field of an entity"
         case m.Caret():
             return "a caret number"
         case m.Comparison():
@@ -412,6 +414,8 @@ class _Reader:
                 return ir.Logic(op, tuple(self.expr(i) for i in items), value.pos)
             case m.Not(operand):
                 return ir.NotExpr(self.expr(operand), value.pos)
+            case m.Attribute(m.Subscript(m.Name(kind), m.Name() | m.String() as which), field):
+                return ir.FieldOf(self.ref(kind, which), field.text, value.pos)
             case m.Subscript(target, index):
                 if not isinstance(target, m.Name):
                     raise _fail("a table name before '['", target)

@@ -146,6 +146,15 @@ class Subscript(_Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Attribute(_Node):
+    """`weapon[longsword].reach`: a field of an entity, in a formula."""
+
+    target: Value
+    name: Name
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class Caret(_Node):
     """`4^`: Burning Wheel's 'obstacle times the stat' marker."""
 
@@ -272,6 +281,7 @@ Value = (
     | Negative
     | Call
     | Subscript
+    | Attribute
     | Caret
     | Comparison
     | Membership

@@ -108,7 +108,8 @@ def compile_paths(paths: Sequence[Path]) -> Compilation:
     in the working folder, or in `RULESDSL_PATH`), each as one ruleset, bases first."""
     found, diagnostics = discover(paths)
     sources: dict[str, str] = {}
-    parse_cache = ParseCache(cache_folder())
+    parse_cache, refused = ParseCache.open(cache_folder())
+    diagnostics += refused
     parsed: dict[str, _Parsed] = {}  # by ruleset id
     roots: set[Path] = set()
     queue = [(files, True) for files in found]

@@ -80,7 +80,7 @@ def typed(expr: ir.Expr, callees: Mapping[str, str]) -> tuple[str, list[tuple[Po
 
     def of(node: ir.Expr) -> str:
         match node:
-            case ir.Num() | ir.Var():
+            case ir.Num() | ir.Var() | ir.FieldOf():
                 return NUMBER
             case ir.Text():
                 problems.append((node.pos, "quoted text has no value to compute with"))

@@ -247,3 +247,19 @@ def test_export_is_the_serialised_ir(tmp_path: Path, cli: Callable[..., tuple[in
     assert code == 0
     mechanic = json.loads(out)["rulesets"]["demo"]["mechanic"]["three_dice"]
     assert mechanic["die"] == {"text": "3d6 + 2", "terms": [{"count": 3, "sides": 6}], "modifier": 2}
+
+
+def test_formulas_read_numbers_from_entities_of_declared_kinds(tmp_path: Path) -> None:
+    out = build(
+        tmp_path,
+        {
+            "a.rules": """
+            kind weapon "Weapons" { reach: int in 1..5 = 1  weight: number?  damage: dice }
+            weapon longsword "Longsword" { reach: 2  weight: 1.5  damage: 1d8 }
+            weapon dagger "Dagger" { damage: 1d4 }
+            formula reach_bonus { params: x  formula: x + weapon[longsword].reach * 2 + weapon[dagger].reach }
+            formula heavy { params: x  formula: x * weapon[longsword].weight }
+            """
+        },
+    )
+    assert run(out, "print(demo.reach_bonus(x=1), demo.heavy(x=2))") == ["6 3"]

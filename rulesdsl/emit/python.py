@@ -287,6 +287,9 @@ def formula_code(expr: ir.Expr, names: Names) -> tuple[str, str]:
             if function in ("floor", "ceil", "round"):
                 return code, INT
             return code, _numeric(*(k for _, k in codes))
+        case ir.FieldOf(_, _, _, value):
+            assert value is not None, "the semantic checks give every field reference its value"
+            return _number(value), INT if isinstance(value, int) else FRAC
         case ir.Lookup(table, index):
             entity = names.tables[table.target]
             column = next(c for c in entity.fields["columns"] if isinstance(c, ir.Column))  # type: ignore[union-attr]

@@ -13,6 +13,7 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 from .. import fieldtypes as t
@@ -70,7 +71,7 @@ def check_ruleset(
     for kind, group in sorted(unique.items()):
         resolved[kind] = {}
         for entity_id, entity in sorted(group.items()):
-            resolved[kind][entity_id] = _resolve(entity, indexes, diagnostics, removed or {})
+            resolved[kind][entity_id] = _resolve(entity, indexes, kinds, diagnostics, removed or {})
     resolved = _resolve_variables(resolved, diagnostics)
     resolved = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
@@ -103,15 +104,43 @@ def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
 # ---------------------------------------------------------------- references
 
 
+def _field_value(
+    node: ir.FieldOf, indexes: Mapping[str, EntityIndex], kinds: Mapping[str, Kind]
+) -> ir.FieldOf | Diagnostic:
+    """`weapon[longsword].reach` with its number, or why it has none."""
+    target = indexes[node.entity.kind].by_id[node.entity.target]
+    decl = kinds[node.entity.kind].fields.get(node.field)
+    if decl is None:
+        fields = [d.name for d in kinds[node.entity.kind].fields.values()]
+        hint = did_you_mean(node.field, fields)
+        return error("E330", f"a {node.entity.kind} has no field '{node.field}'", node.pos, hint)
+    value = target.fields.get(node.field, decl.default)
+    if value is None:
+        return error(
+            "E330", f"{target.name} gives no '{node.field}'", node.pos, "give it one, or a default in the kind"
+        )
+    if isinstance(value, bool) or not isinstance(value, int | Fraction):
+        shown = t.type_text(decl.type)
+        return error("E330", f"'{node.field}' of {target.name} is {shown}, not a number to compute with", node.pos)
+    return replace(node, value=value)
+
+
 def _resolve(
     entity: ir.Entity,
     indexes: Mapping[str, EntityIndex],
+    kinds: Mapping[str, Kind],
     diagnostics: list[Diagnostic],
     removed: Mapping[tuple[str, str], Position],
 ) -> ir.Entity:
     """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
 
     def resolve(node: Any) -> Any:
+        if isinstance(node, ir.FieldOf) and node.entity.id is not None:
+            valued = _field_value(node, indexes, kinds)
+            if isinstance(valued, Diagnostic):
+                diagnostics.append(valued)
+                return node
+            return valued
         if not isinstance(node, ir.Ref):
             return node
         index = indexes.get(node.kind) or EntityIndex(())
