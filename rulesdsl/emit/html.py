@@ -5,7 +5,7 @@ first use (fetch() fails from file://), never loaded with every page. Every text
 escaped by Jinja2's autoescape or markupsafe; descriptions are Markdown rendered without raw HTML.
 
 How entities are laid out follows their kinds' declarations, so declared kinds get the same treatment:
-- a kind whose first required reference names another kind is *nested* in it (a lifepath in its
+- a kind whose first field is a required reference to another kind is *nested* in it (a lifepath in its
   setting, a setting in its stock), and is shown on its parent's page in the book's compact columns;
 - a kind others are nested in gets a page per entity (a page per setting, a page per stock);
 - every other kind is listed alphabetically, split into pages when it is big.
