@@ -25,6 +25,7 @@ import dataclasses
 import gc
 import hashlib
 import json
+import math
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator
@@ -130,6 +131,8 @@ class Codec:
 
     def _decode_any(self, data: Any, strings: list[str]) -> Any:
         if type(data) is not list:
+            if type(data) is float and not math.isfinite(data):
+                raise CodecError("not a finite number")  # JSON has none: such data was not written by us
             if type(data) in _SCALARS:
                 return data
             raise CodecError(f"unexpected {type(data).__name__}")
@@ -340,6 +343,8 @@ def _decode_str(data: Any, strings: list[str]) -> Any:
 def _decode_number(data: Any, strings: list[str]) -> Any:
     if type(data) is not float and type(data) is not int:
         raise CodecError(f"expected a number, not {type(data).__name__}")
+    if not math.isfinite(data):
+        raise CodecError("not a finite number")
     return data
 
 

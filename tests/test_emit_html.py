@@ -242,7 +242,7 @@ def test_references_are_links_and_requirements_read_as_text(site: dict[str, str]
     village = site["mini/setting.village.html"]
     assert '<a href="setting.village.html#farmer">Farmer</a> <em>and</em> not 2 lifepaths in the ' in village
     city = site["mini/setting.city.html"]
-    assert "position 2\u20133 <em>and</em> age at entry &lt; 30" in city
+    assert "position 2-3 <em>and</em> age at entry &lt; 30" in city
 
 
 def test_long_requirements_are_nested_lists() -> None:

@@ -55,26 +55,6 @@ def percent(chance: Fraction) -> str:
     return f"{value:.2g}%" if value < 1 else f"{value:.1f}%"
 
 
-def range_text(low: int | None, high: int | None) -> str:
-    if low is None:
-        return f"≤{high}"
-    if high is None:
-        return f"{low}+"
-    return str(low) if low == high else f"{low}\u2013{high}"  # an en dash, as the books print ranges
-
-
-def key_text(key: ir.Key) -> str:
-    match key:
-        case ir.NameKey(text):
-            return text
-        case ir.ParityKey(odd):
-            return "odd" if odd else "even"
-        case ir.Range(low, high):
-            return range_text(low, high)
-        case _:
-            assert_never(key)
-
-
 def key_data(key: ir.Key) -> object:
     """A key as the roll button matches numbers to it: [low, high] (None: open), "odd"/"even", or a name."""
     match key:
@@ -205,7 +185,7 @@ class Values:
                 return escape(value.text)
             case t.RangeType():
                 assert isinstance(value, ir.Range)
-                return escape(range_text(value.low, value.high))
+                return escape(ir.range_text(value.low, value.high))
             case t.StatBonusType():
                 assert isinstance(value, ir.StatBonus)
                 return escape(stat_text(value) or "none")
@@ -321,7 +301,7 @@ class Values:
             case ir.Condition(subject, op, value):
                 return escape(f"{subject.replace('_', ' ')} {op} {value}")
             case ir.ConditionIn(subject, low, high):
-                return escape(f"{subject.replace('_', ' ')} {range_text(low, high)}")
+                return escape(f"{subject.replace('_', ' ')} {ir.range_text(low, high)}")
             case _:
                 assert_never(req)
 
@@ -367,7 +347,7 @@ class Values:
             cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
             rows.append(
                 {
-                    "keys": [key_text(k) for k in row.keys],
+                    "keys": [ir.key_text(k) for k in row.keys],
                     "match": json.dumps([key_data(k) for k in row.keys], ensure_ascii=False),
                     "chance": chance,
                     "cells": cells,
