@@ -18,4 +18,5 @@ fi
 .venv/bin/python -m ruff check rulesdsl tests benchmarks
 .venv/bin/python -m ruff format --check rulesdsl tests benchmarks
 .venv/bin/python -m mypy
+.venv/bin/rulesdsl fmt --check rules >/dev/null
 exec .venv/bin/python -m pytest "$@"
