@@ -28,6 +28,21 @@ INDENT = "  "
 _MARK = "\x1f"
 
 
+_BARE_NAME = re.compile(r"[^\W\d]\w*(?:-[^\W\d]\w*)*")
+# words the grammar gives meaning to: a name spelt like one must be quoted
+_KEYWORDS = frozenset(
+    (
+        *("or", "and", "not", "in", "of", "any", "trait", "skill", "lifepath", "lifepaths", "tagged", "setting"),
+        *("kind", "override", "patch", "remove", "ref", "unknown", "none", "yes", "no", "true", "false"),
+    )
+)
+
+
+def written_name(name: str) -> str:
+    """How a reference to `name` is written: bare when the grammar reads it as one name, else quoted."""
+    return name if _BARE_NAME.fullmatch(name) and name not in _KEYWORDS else quote(name)
+
+
 class NotFormatted(Exception):
     """The file does not parse: it is left as it is, and these say why."""
 
