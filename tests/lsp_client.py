@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import subprocess
@@ -19,7 +20,7 @@ Message = dict[str, Any]
 class LspClient:
     def __init__(self, cwd: Path) -> None:
         # the server's log goes to a file: a pipe nobody reads would fill up and stop the server
-        self.log = tempfile.TemporaryFile()
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close(), after the server has exited
         self.process = subprocess.Popen(
             [sys.executable, "-m", "rulesdsl", "lsp"],
             stdin=subprocess.PIPE,
@@ -88,10 +89,8 @@ class LspClient:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise AssertionError(f"no {method} passing the test within {timeout} s: {self.notifications[-3:]}")
-            try:
+            with contextlib.suppress(queue.Empty):
                 self._keep(self.messages.get(timeout=min(remaining, 0.5)))
-            except queue.Empty:
-                pass
 
     def stderr(self) -> str:
         self.log.seek(0)

@@ -28,9 +28,13 @@ def shape(node: object) -> object:
     if isinstance(node, tuple | list):
         return tuple(shape(n) for n in node)
     if is_dataclass(node) and not isinstance(node, m.Position):
-        return (type(node).__name__,) + tuple(
-            shape(getattr(node, f.name)) for f in fields(node) if f.name not in ("pos", "kind_pos", "text", "path")
-        ) + ((node.text,) if isinstance(node, m.Name | m.Decimal) else ())
+        return (
+            (type(node).__name__,)
+            + tuple(
+                shape(getattr(node, f.name)) for f in fields(node) if f.name not in ("pos", "kind_pos", "text", "path")
+            )
+            + ((node.text,) if isinstance(node, m.Name | m.Decimal) else ())
+        )
     return node
 
 
@@ -122,12 +126,12 @@ def test_canonical_layout() -> None:
 def test_kind_declarations_patches_and_removals() -> None:
     source = (
         'kind weapon "Weapon" {   reach: int in 1..5 = 1 "doc"\n'
-        "  hands: one of one,two, \"two or more\"\n"
+        '  hands: one of one,two, "two or more"\n'
         "  parts: list in 1..2 of ref skill?\n"
         "  cost: points of ref skill?   stack_on: int in 2..?\n"
         "}\n"
         "patch lifepath farmer { resources: 7\n  leads += x, y\n  skills -= Sing }\n"
-        "remove   spell   \"Arcane Kindness\"\n"
+        'remove   spell   "Arcane Kindness"\n'
     )
     formatted = format_text(source)
     assert format_text(formatted) == formatted
@@ -141,7 +145,7 @@ def test_kind_declarations_patches_and_removals() -> None:
 def test_a_file_that_does_not_parse_is_refused_and_left_alone(cli: Cli, tmp_path: Path) -> None:
     folder = write_ruleset(tmp_path / "r", {"a.rules": "trait A {type: die}\ntrait B { type: \n"})
     before = (folder / "a.rules").read_text()
-    code, out, err = cli("fmt", str(folder))
+    code, _out, err = cli("fmt", str(folder))
     assert code == 1
     assert "a.rules: not formatted: it does not parse" in err and "[E10" in err
     assert (folder / "a.rules").read_text() == before
@@ -151,7 +155,7 @@ def test_a_file_that_does_not_parse_is_refused_and_left_alone(cli: Cli, tmp_path
 
 def test_check_fails_on_an_unformatted_file_and_fmt_fixes_it(cli: Cli, tmp_path: Path) -> None:
     folder = write_ruleset(tmp_path / "r", {"a.rules": "trait A {type: die}\n"})
-    code, out, err = cli("fmt", "--check", str(folder))
+    code, _out, err = cli("fmt", "--check", str(folder))
     assert code == 1 and "would reformat" in err and "a.rules" in err
     assert cli("fmt", str(folder))[0] == 0
     assert (folder / "a.rules").read_text() == "trait A { type: die }\n"

@@ -25,7 +25,9 @@ def test_witcher_round_trips_through_yaml(cli: Cli, tmp_path: Path) -> None:
     kinds = sorted(data["rulesets"]["witcher"])
     assert kinds == ["formula", "mechanic", "table"]
     for kind in kinds:
-        code, _, err = cli("import", str(tmp_path / "witcher.yaml"), "--kind", kind, "--out", str(folder / f"{kind}.rules"))
+        code, _, err = cli(
+            "import", str(tmp_path / "witcher.yaml"), "--kind", kind, "--out", str(folder / f"{kind}.rules")
+        )
         assert code == 0, err
     assert cli("fmt", "--check", str(folder))[0] == 0  # what import writes is formatted
     code, before, _ = cli("export", str(ROOT / "rules" / "witcher"))

@@ -56,7 +56,9 @@ def open_file(client: LspClient, workspace: Path, relative: Path) -> tuple[str, 
     path = (workspace / relative).resolve()
     uri = uri_of(path)
     text = path.read_text(encoding="utf-8")
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "rules", "version": 1, "text": text}})
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "rules", "version": 1, "text": text}}
+    )
     return uri, text
 
 
@@ -96,7 +98,7 @@ def test_diagnostics_as_you_type(client: LspClient, workspace: Path) -> None:
 
 def test_completion_offers_fields_per_kind_and_names_of_the_declared_kind(client: LspClient, workspace: Path) -> None:
     uri, text = open_file(client, workspace, PEASANT)
-    edited = text.replace('  traits: 1 pt: Hoarding\n', '  traits: 1 pt: Hoarding\n  skills: 3 pts: \n  \n', 1)
+    edited = text.replace("  traits: 1 pt: Hoarding\n", "  traits: 1 pt: Hoarding\n  skills: 3 pts: \n  \n", 1)
     change(client, uri, edited, 10)
     where = at(edited, "skills: 3 pts: ", len("skills: 3 pts: "))
     items = client.request("textDocument/completion", doc(uri, where))["items"]
@@ -123,9 +125,7 @@ def test_definition_references_hover_and_outline(client: LspClient, workspace: P
     assert location["range"]["start"]["line"] == at(skills, 'skill "Farming"')["line"]
 
     husbandry = at(text, '"Animal Husbandry"', 3)
-    found = client.request(
-        "textDocument/references", {**doc(uri, husbandry), "context": {"includeDeclaration": True}}
-    )
+    found = client.request("textDocument/references", {**doc(uri, husbandry), "context": {"includeDeclaration": True}})
     files = {item["uri"] for item in found}
     assert uri in files and uri_of((workspace / SKILLS).resolve()) in files and len(files) > 3
     assert len(found) > 10
@@ -166,7 +166,9 @@ def apply(text: str, edits: list[dict[str, Any]]) -> str:
     spans = []
     for edit in edits:
         start, end = edit["range"]["start"], edit["range"]["end"]
-        spans.append((offsets[start["line"]] + start["character"], offsets[end["line"]] + end["character"], edit["newText"]))
+        spans.append(
+            (offsets[start["line"]] + start["character"], offsets[end["line"]] + end["character"], edit["newText"])
+        )
     for start, end, new in sorted(spans, reverse=True):
         text = text[:start] + new + text[end:]
     return text
@@ -176,10 +178,14 @@ def test_formatting_is_the_formatter(client: LspClient, workspace: Path) -> None
     uri, text = open_file(client, workspace, PEASANT)
     messy = text.replace("  time: 8 yrs  resources: 5", "  time:8 yrs   resources: 5", 1)
     change(client, uri, messy, 20)
-    edits = client.request("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}})
+    edits = client.request(
+        "textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+    )
     assert apply(messy, edits) == format_text(messy) == text
     change(client, uri, "lifepath X { time: \n", 21)
-    broken = client.request("textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}})
+    broken = client.request(
+        "textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+    )
     assert not broken  # a file that does not parse is not rewritten
     change(client, uri, text, 22)
 
