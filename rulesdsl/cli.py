@@ -167,27 +167,27 @@ def _run(args: argparse.Namespace) -> int:
             check_out(args.out, paths, writing=not args.check)
         except OutputError as exc:
             raise UsageError(str(exc)) from None
-    with _progress(args.command) as stage:
+    started = time.monotonic()
+    with _progress(args.command, started) as stage:
         from .pipeline import compile_paths  # imported here so --help and --version stay fast
 
         stage("checking")
         compilation = compile_paths(paths)
-        failed = _report(args, compilation)
-        if failed:
-            return EXIT_DIAGNOSTICS
-        if not compilation.rulesets:
-            raise UsageError("no ruleset found (a ruleset is a folder with a ruleset.rules)")
-        if args.command == "check":
-            if args.format == "text":
-                counts = ", ".join(
-                    f"{r.id}: {sum(len(d) for d in r.entities.values())} entities" for r in compilation.rulesets
-                )
-                print(f"ok ({counts})")
-            return EXIT_OK
-        if args.command == "export":
-            _export(args.format, compilation.rulesets)
-            return EXIT_OK
-        return _build(args, compilation.rulesets, stage)
+    if _report(args, compilation):
+        return EXIT_DIAGNOSTICS
+    if not compilation.rulesets:
+        raise UsageError("no ruleset found (a ruleset is a folder with a ruleset.rules)")
+    if args.command == "check":
+        if args.format == "text":
+            counts = ", ".join(
+                f"{r.id}: {sum(len(d) for d in r.entities.values())} entities" for r in compilation.rulesets
+            )
+            print(f"ok ({counts})")
+        return EXIT_OK
+    if args.command == "export":
+        _export(args.format, compilation.rulesets)
+        return EXIT_OK
+    return _build(args, compilation.rulesets, started)
 
 
 def _report(args: argparse.Namespace, compilation: Compilation) -> bool:
@@ -220,14 +220,13 @@ def _export(form: str, rulesets: tuple[CompiledRuleset, ...]) -> None:
 
 
 @contextmanager
-def _progress(command: str) -> Iterator[Stage]:
-    """After a second, say what a long run is doing: one line redrawn on a terminal, a line per stage
-    otherwise (logs); nothing at all for runs that finish sooner."""
-    started = time.monotonic()
+def _progress(command: str, started: float) -> Iterator[Stage]:
+    """Once a run has taken a second, say what it is doing: one line redrawn on a terminal (and wiped
+    before anything else is printed), a line per stage otherwise (logs). Quick runs print nothing."""
     current = [""]
     done = threading.Event()
     tty = sys.stderr.isatty()
-    shown = [False]
+    shown = [0]  # width of the line on the terminal
 
     def line() -> str:
         return f"rulesdsl {command}: {current[0]}... {time.monotonic() - started:.1f} s"
@@ -238,38 +237,44 @@ def _progress(command: str) -> Iterator[Stage]:
             print(line(), file=sys.stderr, flush=True)
 
     def tick() -> None:
-        while not done.wait(0.25 if shown[0] else 1.0):
-            if tty:
-                sys.stderr.write("\r\x1b[2K" + line())
-                sys.stderr.flush()
-                shown[0] = True
+        while not done.wait(0.25 if shown[0] else max(0.0, started + 1 - time.monotonic())):
+            text = line()
+            sys.stderr.write("\r" + text.ljust(shown[0]))
+            sys.stderr.flush()
+            shown[0] = len(text)
 
     ticker = threading.Thread(target=tick, daemon=True)
-    ticker.start()
+    if tty:
+        ticker.start()
     try:
         yield stage
     finally:
         done.set()
-        ticker.join()
+        if tty:
+            ticker.join()
         if shown[0]:
-            sys.stderr.write("\r\x1b[2K")
+            sys.stderr.write("\r" + " " * shown[0] + "\r")
             sys.stderr.flush()
 
 
-def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], stage: Stage) -> int:
+def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], started: float) -> int:
     from .build import OutputError, recover_output, render_all, stale_files, write_output
 
-    stage("rendering")
-    files = render_all(rulesets)
     out: Path = args.out
     try:
-        if args.check:
-            recover_output(out)  # a build killed mid-swap must not make the output look missing
-            return _report_stale(out, stale_files(out, files), len(files))
-        stage("writing")
-        written = write_output(out, files, notify=lambda message: print(message, file=sys.stderr))
+        with _progress(args.command, started) as stage:
+            stage("rendering")
+            files = render_all(rulesets)
+            if args.check:
+                recover_output(out)  # a build killed mid-swap must not make the output look missing
+                stale = stale_files(out, files)
+            else:
+                stage("writing")
+                written = write_output(out, files, notify=lambda message: print(message, file=sys.stderr))
     except OutputError as exc:
         raise UsageError(str(exc)) from None
+    if args.check:
+        return _report_stale(out, stale, len(files))
     if written:
         print(f"wrote {written} files to {out} ({len(files) - written} unchanged)")
     else:
