@@ -19,13 +19,13 @@ from .attributes import ATTRIBUTES
 from .burning import burn, sheet_text
 from .formulas import FORMULAS
 from .lifepaths import LIFEPATHS
+from .mechanics import MECHANICS
 from .settings import SETTINGS
 from .skills import SKILLS
 from .spells import SPELLS
 from .stocks import STOCKS
-from .traits import TRAITS
-from .mechanics import MECHANICS
 from .tables import TABLES
+from .traits import TRAITS
 
 # kind -> its registry (id -> entity), for `list`
 REGISTRIES: dict[str, Mapping[str, Any]] = {
@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `| head` stopped reading: not an error
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return 0
 
 

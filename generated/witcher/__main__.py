@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `| head` stopped reading: not an error
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return 0
 
 
