@@ -1,24 +1,52 @@
 """A per-file cache of parse results, so that re-checking a large ruleset only parses what changed.
 
-Keyed by the file's text and display path and by everything that shapes a parse (the grammar, the
-parser and model modules, the version), so a stale entry can never be returned. It lives in the user's
-cache folder (`RULESDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/rulesdsl`, else `~/.cache/rulesdsl`);
-`RULESDSL_CACHE_DIR=off` turns it off. It is only ever a shortcut: any failure to read or write it is
-ignored and the file is parsed.
+Where: the user's cache folder (`RULESDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/rulesdsl`, else
+`~/.cache/rulesdsl`); `RULESDSL_CACHE_DIR=off` turns it off. Each file's syntax tree and diagnostics are
+one entry, `parsed/<key>.entry`, keyed by the sha256 of the file's text and display path and of
+everything that shapes a parse or its encoding (the version, the grammar, the modules that parse and
+encode, the kinds): a stale entry is never even looked at.
+
+What it trusts, and why that is safe:
+- Nothing in an entry can run code. Entries are JSON read by `codec.Codec`, which makes only the syntax
+  model's classes and `Diagnostic`, with fields of their declared types. No pickle anywhere (Lark's own
+  grammar cache is a pickle, so the parser does not use it).
+- An entry is used only if its header names this format, this compiler and this key, and its payload's
+  sha256 (keyed by the entry key, so by the text, path and compiler) matches; the decoded tree must also
+  be of that very path and text. A truncated, damaged, foreign or stale entry is a miss: the file is
+  parsed and the entry rewritten. These checks catch accidents, not an attacker who can write there:
+- so the folder must be private. It is made 0700 (with the parents rulesdsl makes) and refused, with
+  one warning (W006) and no cache for the run, if it or `parsed/` is not the user's own, can be written
+  by group or others, or is a symbolic link someone else made or to something not the user's. rulesdsl
+  never falls back to a shared place such as /tmp. Entries are written 0600 to a temporary file and
+  renamed into place, so a reader sees a whole entry or none.
+- It is bounded: about 4,000 entries. The folder is listed once per run (which also tells which files
+  have no entry without asking for each) and trimmed at most once per run, down to three quarters of
+  the limit, least recently written first but never an entry the run has used; a run that fills it
+  again stops writing. Listing a large folder after every write would make a big ruleset slower to
+  check with the cache than without, and so would a ruleset larger than the cache that replaced its
+  own entries on every run.
+
+It is only ever a shortcut: failing to read or write it is not an error, the file is just parsed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
 import os
-import pickle
+import stat
+import tempfile
 from functools import cache
 from pathlib import Path
 
-from . import __version__
-from .diagnostics import Diagnostic
+from . import __version__, model
+from .codec import Codec, CodecError
+from .diagnostics import Diagnostic, warning
 from .model import SourceFile
 
+FORMAT = b"rulesdsl-parse-cache 1"  # the entry layout; the compiler digest covers what is in it
+SUFFIX = ".entry"
 _MAX_ENTRIES = 4000
 _HERE = Path(__file__).resolve().parent
 
@@ -35,57 +63,229 @@ def cache_folder() -> Path | None:
     return Path(base) / "rulesdsl"
 
 
+# All an entry may hold: the syntax model's nodes and diagnostics.
+CACHED_CLASSES: tuple[type, ...] = (
+    *(c for c in vars(model).values() if isinstance(c, type) and issubclass(c, model._Node) and c is not model._Node),
+    Diagnostic,
+)
+
+
 @cache
-def _parser_digest() -> str:
+def _codec() -> Codec:
+    return Codec(CACHED_CLASSES)  # built on first use: generating its code takes ~10 ms
+
+
+@cache
+def _compiler_digest() -> str:
     from .syntax import GRAMMAR_PATH
 
     digest = hashlib.sha256(__version__.encode())
-    for path in (GRAMMAR_PATH, _HERE / "syntax.py", _HERE / "model.py", _HERE / "diagnostics.py"):
-        digest.update(path.read_bytes())
+    for name in ("syntax.py", "model.py", "diagnostics.py", "codec.py", "cache.py", "formulas.py"):
+        digest.update((_HERE / name).read_bytes())
+    digest.update(GRAMMAR_PATH.read_bytes())
+    digest.update(_codec().fingerprint.encode())
     return digest.hexdigest()
 
 
-class ParseCache:
-    def __init__(self, folder: Path | None) -> None:
-        self.folder = folder / "parsed" if folder is not None else None
+def _key(shown: str, text: str) -> str:
+    return hashlib.sha256(f"{_compiler_digest()}\0{shown}\0{text}".encode()).hexdigest()
 
-    def _path(self, shown: str, text: str) -> Path | None:
-        if self.folder is None:
-            return None
-        key = hashlib.sha256(f"{_parser_digest()}\0{shown}\0{text}".encode()).hexdigest()
-        return self.folder / f"{key}.pickle"
+
+def _header(key: str) -> bytes:
+    """Everything before the payload's checksum: format, compiler and key, so a foreign entry is refused."""
+    return b"%s %s %s " % (FORMAT, _compiler_digest().encode(), key.encode())
+
+
+def _checksum(key: str, payload: bytes) -> bytes:
+    # Keyed by the entry key (a hash of compiler, path and text): a payload moved from another entry fails.
+    return hmac.digest(key.encode(), payload, "sha256").hex().encode()
+
+
+def pack(key: str, payload: bytes) -> bytes:
+    """An entry: one header line, then the payload."""
+    return _header(key) + _checksum(key, payload) + b"\n" + payload
+
+
+def unpack(key: str, entry: bytes) -> bytes | None:
+    """The payload of an entry made by `pack` for this key and compiler; None for anything else."""
+    header, newline, payload = entry.partition(b"\n")
+    expected = _header(key)
+    if not newline or header[: len(expected)] != expected:
+        return None
+    return payload if hmac.compare_digest(header[len(expected) :], _checksum(key, payload)) else None
+
+
+class ParseCache:
+    """Made by `open`; with no folder (turned off or refused) it finds nothing and keeps nothing."""
+
+    def __init__(self, entries: Path | None) -> None:
+        self.entries = entries
+        # The entries there are, listed once per run when first needed: a file that is not there is then
+        # known without asking the file system (a ruleset of 50,000 new files asks 50,000 times).
+        self._listed: set[str] | None = None
+        self._room = 0  # entries this run may still add
+        self._trimmed = False
+        self._in_use: set[str] = set()  # entries this run read or wrote: it never trims them
+
+    @classmethod
+    def open(cls, folder: Path | None) -> tuple[ParseCache, list[Diagnostic]]:
+        """The cache in `folder` (made private if new), or none and a warning if the folder is not private."""
+        if folder is None:
+            return cls(None), []
+        try:
+            place, problem = _private_folder(folder)
+        except OSError:  # cannot be made or looked at (a read-only home, say): no cache, as when it is off
+            return cls(None), []
+        if problem is None:
+            return cls(place), []
+        what = "it" if place == Path(os.path.abspath(folder)) else str(place)
+        return cls(None), [
+            warning(
+                "W006",
+                f"not using the parse cache in {folder}: {what} {problem}",
+                None,
+                "anyone who can write there could change what rulesdsl reads; make it a folder only you can "
+                f"write (chmod 700 {folder if what == 'it' else place}), set RULESDSL_CACHE_DIR to another "
+                "folder, or to 'off'",
+            )
+        ]
 
     def load(self, shown: str, text: str) -> Parsed | None:
-        path = self._path(shown, text)
-        if path is None:
+        if self.entries is None:
+            return None
+        key = _key(shown, text)
+        if key + SUFFIX not in self._entries():
             return None
         try:
-            with open(path, "rb") as handle:
-                parsed: Parsed = pickle.load(handle)
-            return parsed
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError, TypeError):
+            with open(self.entries / f"{key}{SUFFIX}", "rb") as handle:
+                payload = unpack(key, handle.read())
+            if payload is None:
+                return None
+            value = _codec().loads(payload)
+        except (OSError, CodecError):
             return None
+        # The codec checked every field's type; what remains is the shape at the top, and that the tree
+        # really is of this file (a second line of defence after the key and checksum).
+        if not (type(value) is tuple and len(value) == 2 and type(value[1]) is tuple):
+            return None
+        parsed, diagnostics = value
+        if type(parsed) is not SourceFile or parsed.path != shown or parsed.text != text:
+            return None
+        if not all(type(d) is Diagnostic for d in diagnostics):
+            return None
+        self._in_use.add(key + SUFFIX)
+        return parsed, list(diagnostics)
 
     def save(self, shown: str, text: str, parsed: Parsed) -> None:
-        path = self._path(shown, text)
-        if path is None:
+        if self.entries is None:
+            return
+        key = _key(shown, text)
+        if key + SUFFIX not in self._entries() and not self._make_room():  # a damaged entry needs no room
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(f".{os.getpid()}.tmp")
-            with open(partial, "wb") as handle:
-                pickle.dump(parsed, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(partial, path)
-            self._trim()
-        except (OSError, RecursionError, pickle.PicklingError):  # too deep to pickle: just not cached
+            entry = pack(key, _codec().dumps((parsed[0], tuple(parsed[1]))))
+            handle, partial = tempfile.mkstemp(SUFFIX + ".tmp", key, self.entries)  # 0600, a fresh name
+            try:
+                with open(handle, "wb") as out:
+                    out.write(entry)
+                os.replace(partial, self.entries / f"{key}{SUFFIX}")
+            except OSError:
+                os.unlink(partial)
+                raise
+            self._entries().add(key + SUFFIX)
+            self._in_use.add(key + SUFFIX)
+        except (OSError, CodecError):  # cannot write, or nested too deeply to encode: just not cached
             pass
 
-    def _trim(self) -> None:
-        """Keep the folder bounded: past the limit, forget the least recently written quarter."""
-        assert self.folder is not None
-        entries = list(self.folder.glob("*.pickle"))
-        if len(entries) <= _MAX_ENTRIES:
-            return
-        entries.sort(key=lambda p: p.stat().st_mtime)
-        for stale in entries[: len(entries) // 4]:
-            stale.unlink(missing_ok=True)
+    def _entries(self) -> set[str]:
+        """The names in the folder, listed at the first call (the only listing of the run)."""
+        if self._listed is None:
+            assert self.entries is not None
+            try:
+                self._listed = set(os.listdir(self.entries))
+                self._room = _MAX_ENTRIES - len(self._listed)
+            except OSError:  # gone meanwhile: no room and no trimming, so no cache for the rest of the run
+                self._listed, self._trimmed = set(), True
+        return self._listed
+
+    def _make_room(self) -> bool:
+        """Whether one more entry fits; the first time the folder is full, trim it."""
+        entries = self._entries()
+        if self._room <= 0 and not self._trimmed:
+            self._trimmed = True  # at most once a run: a run with more files than fit stops writing instead
+            self._trim(entries)
+            self._room = _MAX_ENTRIES - len(entries)
+        self._room -= 1
+        return self._room >= 0
+
+    def _trim(self, names: set[str]) -> None:
+        """Forget the least recently written entries, down to three quarters of the limit, but none this run
+        has used: with more files than fit, it would replace the entries of its first files by those of its
+        last, and the next run the other way round, for no gain."""
+        folder = self.entries
+        assert folder is not None
+        oldest = sorted(names - self._in_use, key=lambda name: _written(folder, name))
+        for name in oldest[: max(0, len(names) - _MAX_ENTRIES * 3 // 4)]:
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)
+            names.discard(name)
+
+
+def _written(folder: Path, name: str) -> float:
+    try:
+        return os.lstat(folder / name).st_mtime
+    except OSError:  # gone meanwhile (another run trimming too): forget it first
+        return 0.0
+
+
+def _private_folder(folder: Path) -> tuple[Path, str | None]:
+    """Make `folder` and its entries subfolder if missing; the subfolder's real path, or a folder that is
+    not private and why."""
+    folder = Path(os.path.abspath(folder))
+    for made in _make_folders(folder):
+        # Any of these that someone else made meanwhile made our mkdir fail: it is checked like the rest.
+        problem = _not_private(made)
+        if problem is not None:
+            return made, problem
+    problem = _not_private(folder)
+    if problem is not None:
+        return folder, problem
+    entries = Path(os.path.realpath(folder)) / "parsed"  # resolved once: a link changed later does not matter
+    _make_folders(entries)
+    return entries, _not_private(entries)
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Make `folder` and its missing parents, each 0700; the ones that were missing."""
+    missing = []
+    for path in (folder, *folder.parents):
+        if os.path.lexists(path):
+            break
+        missing.append(path)
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by someone else: checked by the caller
+            os.mkdir(path, 0o700)  # the umask can only take bits away
+    return missing
+
+
+def _not_private(path: Path) -> str | None:
+    """Why `path` is not a folder of this user's that only they can write, or None when it is."""
+    if not hasattr(os, "geteuid"):  # Windows: no POSIX owners or modes; the default folder is per user
+        return None
+    user = os.geteuid()
+    info = os.lstat(path)
+    linked = stat.S_ISLNK(info.st_mode)
+    if linked:
+        if info.st_uid != user:
+            return "is a symbolic link another user made"
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            return "is a symbolic link to nothing"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a folder"
+    if info.st_uid != user:
+        return "is a symbolic link to a folder of another user" if linked else "belongs to another user"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return "is a symbolic link to a folder others can write" if linked else "can be written by other users"
+    return None

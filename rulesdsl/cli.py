@@ -102,6 +102,10 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "lsp", help="run the language server on standard input and output", description="run the language server"
     )
+    new = commands.add_parser("new", help="start a ruleset: a manifest and an example that builds as it is")
+    new.add_argument("name", help="the ruleset's id (snake_case; it names the Python package)")
+    new.add_argument("--extends", metavar="RULESET", help="build on this ruleset (a homebrew)")
+    new.add_argument("--in", dest="folder", type=Path, default=Path("."), help="where to create it (default: here)")
     return parser
 
 
@@ -148,6 +152,15 @@ def _run(args: argparse.Namespace) -> int:
         from .importer import run_import
 
         return run_import(args.file, args.kind, args.out, args.ruleset, as_json=args.format == "json")
+    if args.command == "new":
+        from .scaffold import create
+
+        made, why = create(args.name, args.folder, args.extends)
+        if made is None:
+            raise UsageError(why)
+        print(f"created {made}: try `rulesdsl check {made}` and `rulesdsl build {made} --out {made.name}-out`")
+        return EXIT_OK
+
     paths: list[Path] = args.paths or [Path("rules")]
     missing = [p for p in paths if not p.exists()]
     if missing and args.command != "serve":  # serve waits for a folder that comes back

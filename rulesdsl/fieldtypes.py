@@ -139,6 +139,18 @@ class ObstacleType:
 
 
 @dataclass(frozen=True, slots=True)
+class RollType:
+    """`roll`: a table's dice: `2d6`, `d66`, `1d6 + 0..1` (with the modifiers it must take), `1d10, 1d10`."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckType:
+    """`check` (or `check of career_check`): `check END 5+`, the ruleset's check dice plus END against 5."""
+
+    mechanic: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ColumnsType:
     """`columns`: a table's columns or keys, `name` or `name(type)`."""
 
@@ -167,6 +179,8 @@ FieldType = (
     | RequirementType
     | ObstacleType
     | ColumnsType
+    | RollType
+    | CheckType
 )
 
 # The type names written on their own in declarations, and in table columns (`name(type)`).
@@ -190,6 +204,8 @@ SIMPLE: dict[str, FieldType] = {
     "requirement": RequirementType(),
     "obstacle": ObstacleType(),
     "columns": ColumnsType(),
+    "roll": RollType(),
+    "check": CheckType(),
 }
 # What a table cell may be: the value types with a meaning in one cell.
 COLUMN_TYPES = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown")
@@ -220,6 +236,8 @@ def type_text(field_type: FieldType) -> str:
             return f"list{bounds} of {type_text(item)}"
         case ChoicesType(kind):
             return f"points of ref {kind}"
+        case CheckType(mechanic):
+            return "check" if mechanic is None else f"check of {mechanic}"
         case (
             TextType()
             | MarkdownType()
@@ -238,6 +256,7 @@ def type_text(field_type: FieldType) -> str:
             | RequirementType()
             | ObstacleType()
             | ColumnsType()
+            | RollType()
         ):
             return next(name for name, simple in SIMPLE.items() if simple == field_type)
         case _:

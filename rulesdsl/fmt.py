@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
+from typing import assert_never
 
 from . import model as m
 from .diagnostics import Diagnostic
@@ -170,6 +171,10 @@ class _Printer:
                 return f"list{bound} of {self.type_text(item)}"
             case m.PointsType(item):
                 return f"points of {self.type_text(item)}"
+            case m.CheckType(mechanic):
+                return "check" + (f" of {mechanic.text}" if mechanic is not None else "")
+            case _:
+                assert_never(node)
 
     def key(self, key: m.Value) -> str:
         """Row keys: `2-4` is a range there, written without spaces."""

@@ -76,6 +76,8 @@ def _text(value: m.Value, outer: int, spell: Spelling | None, clarify: bool = Fa
             return f"{function}({', '.join(sub(a, 0) for a in args)})"
         case m.Subscript(target, index):
             return f"{sub(target, 9)}[{sub(index, 0)}]"
+        case m.Attribute(target, name):
+            return f"{sub(target, 9)}.{name.text}"
         case m.Comparison(op, left, right):
             return _wrap(f"{sub(left, 6)} {op} {sub(right, 6)}", 4, outer)
         case m.Membership(subject, within):
@@ -100,6 +102,8 @@ def _text(value: m.Value, outer: int, spell: Spelling | None, clarify: bool = Fa
             return f"({sub(count, 0)})d{sides}"
         case m.RefMarker(kind):
             return f"ref {kind.text}"
+        case m.Check(modifier, target):
+            return f"check {sub(modifier, 6)} {target}+"
         case _:
             assert_never(value)
 

@@ -261,6 +261,12 @@ def value_text(field_type: t.FieldType, value: Any) -> str:
             return _requirement(value)
         case t.ColumnsType():
             return _columns(value)
+        case t.RollType():
+            return _text_of(value, "dice to roll")
+        case t.CheckType():
+            if isinstance(value, Mapping) and "target" in value:
+                return f"check {_text_of(value.get('modifier'), 'a modifier')} {value['target']}+"
+            return _text_of(value, "a check")
         case _:
             assert_never(field_type)
 
@@ -278,6 +284,8 @@ def _cell(value: Any) -> str:
             return "unknown"
         if {"num", "den"} <= value.keys():
             return _ratio(value)
+        if {"modifier", "target"} <= value.keys():
+            return value_text(t.CheckType(), value)
         return _text_of(value, "a cell")
     if isinstance(value, float):
         return _number(value)

@@ -130,6 +130,15 @@ class DiceExpr:
 
 
 @dataclass(frozen=True, slots=True)
+class DiceOf:
+    """Dice made by a formula: `(slot - 3)d6`, `dice(n, 6)`."""
+
+    count: Expr
+    sides: Expr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class BinOp:
     op: str  # + - * /
     left: Expr
@@ -191,6 +200,16 @@ class Lookup:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldOf:
+    """`weapon[longsword].reach`: a number a field of an entity holds; `value` once resolved."""
+
+    entity: Ref
+    field: str
+    pos: Position
+    value: int | Fraction | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class FormulaCall:
     """`layered_sp(a, b)`: another formula, its parameters given in order."""
 
@@ -199,15 +218,32 @@ class FormulaCall:
     pos: Position
 
 
-Expr = Num | Text | Var | Caret | DiceExpr | BinOp | Neg | Compare | Logic | NotExpr | If | Call | Lookup | FormulaCall
+Expr = (
+    Num
+    | Text
+    | Var
+    | Caret
+    | DiceExpr
+    | DiceOf
+    | BinOp
+    | Neg
+    | Compare
+    | Logic
+    | NotExpr
+    | If
+    | Call
+    | Lookup
+    | FieldOf
+    | FormulaCall
+)
 
 
 def subexpressions(expr: Expr) -> tuple[Expr, ...]:
     """The expressions directly inside one (the one place that knows each node's children)."""
     match expr:
-        case Num() | Text() | Var() | Caret() | DiceExpr():
+        case Num() | Text() | Var() | Caret() | DiceExpr() | FieldOf():
             return ()
-        case BinOp(_, left, right) | Compare(_, left, right):
+        case BinOp(_, left, right) | Compare(_, left, right) | DiceOf(left, right):
             return (left, right)
         case Neg(operand) | NotExpr(operand):
             return (operand,)
@@ -409,6 +445,43 @@ class Actions:
 
 
 @dataclass(frozen=True, slots=True)
+class Roll:
+    """A table's dice, one per key; `modifier`: the range of modifiers its rows must also cover (`+ 0..1`);
+    `tens_units`: d66, two d6 read as tens and units."""
+
+    dice: tuple[Dice, ...]
+    modifier: Range | None
+    tens_units: bool
+    text: str
+    pos: Position
+
+    def spans(self, key: int) -> list[tuple[int, int]]:
+        """The numbers key `key` can come up as, as ranges."""
+        low_mod, high_mod = (self.modifier.low or 0, self.modifier.high or 0) if self.modifier else (0, 0)
+        if self.tens_units:
+            return [(10 * t + 1 + low_mod, 10 * t + 6 + high_mod) for t in range(1, 7)]
+        dice = self.dice[key]
+        return [(dice.low + low_mod, dice.high + high_mod)]
+
+    def range_text(self, key: int) -> str:
+        spans = self.spans(key)
+        if len(spans) > 1:
+            return ", ".join(f"{lo}-{hi}" for lo, hi in spans)
+        return f"{spans[0][0]}-{spans[0][1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    """`check END 5+`: the mechanic's dice plus the modifier against the target. `mechanic` is None when
+    the kind does not name one: the semantic stage then gives it the ruleset's only check mechanic."""
+
+    modifier: Formula
+    target: int
+    mechanic: Ref | None
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class Column:
     """A table column or key: `to_hit(int)`, `next(ref table)`."""
 
@@ -426,8 +499,16 @@ class NameKey:
     pos: Position
 
 
-Key = Range | NameKey
-Cell = int | Fraction | str | bool | Unknown | NoneValue | Dice | Formula | Multiplier | Ref
+@dataclass(frozen=True, slots=True)
+class ParityKey:
+    """`odd` or `even` in a rolled table."""
+
+    odd: bool
+    pos: Position
+
+
+Key = Range | NameKey | ParityKey
+Cell = int | Fraction | str | bool | Unknown | NoneValue | Dice | Formula | Multiplier | Ref | CheckSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,6 +536,8 @@ Value = (
     | StatBonus
     | Actions
     | Column
+    | Roll
+    | CheckSpec
     | tuple["Value", ...]
 )
 

@@ -44,6 +44,8 @@ def expr_json(expr: ir.Expr) -> Any:
             return {"caret": value}
         case ir.DiceExpr(dice):
             return {"dice": value_json(dice)}
+        case ir.DiceOf(count, sides):
+            return {"dice_of": [expr_json(count), expr_json(sides)]}
         case ir.BinOp(op, left, right):
             return {"op": op, "args": [expr_json(left), expr_json(right)]}
         case ir.Neg(operand):
@@ -58,6 +60,8 @@ def expr_json(expr: ir.Expr) -> Any:
             return {"if": [expr_json(condition), expr_json(then), expr_json(otherwise)]}
         case ir.Call(function, args):
             return {"call": function, "args": [expr_json(a) for a in args]}
+        case ir.FieldOf(entity, name):
+            return {"field": [entity.kind, _ref(entity), name]}
         case ir.Lookup(table, index):
             return {"lookup": _ref(table), "index": expr_json(index)}
         case ir.FormulaCall(formula, args):
@@ -133,6 +137,19 @@ def value_json(value: ir.Value) -> Any:
             return {"count": count, "per_obstacle": per_obstacle}
         case ir.Column(name, column_type):
             return {"name": name, "type": t.type_text(column_type)}
+        case ir.Roll(dice, modifier, tens_units, text):
+            return {
+                "text": text,
+                "dice": [value_json(d) for d in dice],
+                "modifier": value_json(modifier) if modifier is not None else None,
+                "tens_units": tens_units,
+            }
+        case ir.CheckSpec(modifier, target, mechanic):
+            return {
+                "mechanic": _ref(mechanic) if mechanic else None,
+                "modifier": value_json(modifier),
+                "target": target,
+            }
         case (
             ir.TookLifepath()
             | ir.HasTrait()
@@ -151,8 +168,20 @@ def value_json(value: ir.Value) -> Any:
             assert_never(value)
 
 
+def _key_json(key: ir.Key) -> dict[str, Any]:
+    match key:
+        case ir.NameKey(text):
+            return {"name": text}
+        case ir.ParityKey(odd):
+            return {"parity": "odd" if odd else "even"}
+        case ir.Range(low, high):
+            return {"min": low, "max": high}
+        case _:
+            assert_never(key)
+
+
 def row_json(row: ir.TableRow) -> dict[str, Any]:
-    keys = [{"name": k.text} if isinstance(k, ir.NameKey) else value_json(k) for k in row.keys]
+    keys = [_key_json(k) for k in row.keys]
     result: dict[str, Any] = {"keys": keys, "cells": [value_json(c) for c in row.cells]}
     if row.source is not None:
         result["source"] = row.source
@@ -231,6 +260,10 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
             return _def("requirement")
         case t.ColumnsType():
             return {"type": "array", "minItems": 1, "items": _def("column")}
+        case t.RollType():
+            return _def("roll")
+        case t.CheckType():
+            return _def("check")
         case _:
             assert_never(field_type)
 
@@ -250,6 +283,8 @@ def schema_of(kind: Kind) -> dict[str, Any]:
     }
     for decl in kind.fields.values():
         schema = type_schema(decl.type)
+        if decl.optional or decl.default is not None:  # `none` is null, `unknown` its marker
+            schema = {"anyOf": [schema, {"type": "null"}, _def("unknown")]}
         extra: dict[str, Any] = {}
         if decl.doc:
             extra["description"] = decl.doc

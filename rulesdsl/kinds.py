@@ -73,7 +73,10 @@ class Kind:
 
 
 def plural(kind: str) -> str:
-    """`lifepath` -> `lifepaths`, `class` -> `classes`: module and registry names in packages."""
+    """`lifepath` -> `lifepaths`, `class` -> `classes`, `category` -> `categories`: module and registry
+    names in packages."""
+    if kind.endswith("y") and len(kind) > 1 and kind[-2] not in "aeiou":
+        return kind[:-1] + "ies"
     return kind + ("es" if kind.endswith(("s", "x", "ch", "sh")) else "s")
 
 

@@ -9,7 +9,7 @@ Schema's, checked on the serialised entity, and references are resolved by the s
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import assert_never
 
@@ -70,6 +70,8 @@ def describe(value: m.Value) -> str:
             return "a function call"
         case m.Subscript():
             return "a lookup"
+        case m.Attribute():
+            return "a field of an entity"
         case m.Caret():
             return "a caret number"
         case m.Comparison():
@@ -90,6 +92,8 @@ def describe(value: m.Value) -> str:
             return "a count condition"
         case m.RefMarker():
             return "a 'ref' type"
+        case m.Check():
+            return "a check"
         case _:
             assert_never(value)
 
@@ -175,6 +179,8 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             if not isinstance(inner, t.RefType):
                 raise LoweringError("points buy entities: write points of ref skill", item.pos, code="E402")
             return t.ChoicesType(inner.kind)
+        case m.CheckType(mechanic):
+            return t.CheckType(mechanic.text if mechanic is not None else None)
         case _:
             assert_never(written)
 
@@ -299,6 +305,14 @@ class _Reader:
                 return self.requirement(value)
             case t.ColumnsType():
                 return self.columns(value, path)
+            case t.RollType():
+                return roll_of(value)
+            case t.CheckType(mechanic):
+                if not isinstance(value, m.Check):
+                    raise _fail("a check (like check END 5+)", value)
+                modifier = ir.Formula(expr_text(value.modifier), self.expr(value.modifier), value.modifier.pos)
+                named = ir.Ref("mechanic", mechanic, value.pos) if mechanic is not None else None
+                return ir.CheckSpec(modifier, value.target, named, value.pos)
             case _:
                 assert_never(field_type)
 
@@ -383,6 +397,12 @@ class _Reader:
                 return ir.Caret(number, value.pos)
             case m.Dice():
                 return ir.DiceExpr(dice_of(value), value.pos)
+            case m.DiceCount(count, sides):
+                return ir.DiceOf(self.expr(count), ir.Num(sides, value.pos), value.pos)
+            case m.Call("dice", args):
+                if len(args) != 2:
+                    raise LoweringError("dice() takes 2 arguments: dice(count, sides)", value.pos)
+                return ir.DiceOf(self.expr(args[0]), self.expr(args[1]), value.pos)
             case m.Binary(op, left, right):
                 return ir.BinOp(op, self.expr(left), self.expr(right), value.pos)
             case m.Negative(operand):
@@ -394,6 +414,8 @@ class _Reader:
                 return ir.Logic(op, tuple(self.expr(i) for i in items), value.pos)
             case m.Not(operand):
                 return ir.NotExpr(self.expr(operand), value.pos)
+            case m.Attribute(m.Subscript(m.Name(kind), m.Name() | m.String() as which), field):
+                return ir.FieldOf(self.ref(kind, which), field.text, value.pos)
             case m.Subscript(target, index):
                 if not isinstance(target, m.Name):
                     raise _fail("a table name before '['", target)
@@ -483,16 +505,19 @@ class _Reader:
         result = []
         for i, item in enumerate(items_of(value)):
             self.positions[(*path, i)] = item.pos
-            if isinstance(item, m.Name):
-                result.append(ir.Column(slug(item.text), t.TextType(), item.pos))
+            if isinstance(item, m.Name | m.String):  # quoted: a name that is also a word of the language
+                result.append(ir.Column(slug(self.text(item)), t.TextType(), item.pos))
             elif isinstance(item, m.Call) and len(item.args) == 1:
                 result.append(ir.Column(slug(item.function), column_type(item.args[0]), item.pos))
             else:
                 raise _fail("a column (name or name(type))", item)
         return tuple(result)
 
-    def key(self, value: m.Value, key: ir.Column | None) -> ir.Key:
-        """A row key: a number or range, or a name; a declared key type says which."""
+    def key(self, value: m.Value, key: ir.Column | None, rolled: bool) -> ir.Key:
+        """A row key: a number or range, or a name; a declared key type says which. In a rolled table
+        `odd` and `even` are the numbers of that parity."""
+        if rolled and isinstance(value, m.Name) and value.text.lower() in ("odd", "even"):
+            return ir.ParityKey(value.text.lower() == "odd", value.pos)
         if (key is not None and isinstance(key.type, t.TextType)) or (
             key is None and isinstance(value, m.Name | m.String)
         ):
@@ -512,12 +537,14 @@ class _Reader:
                 exc.diagnostic.pos or value.pos,
                 exc.diagnostic.hint,
             ) from None
-        assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range), cell
+        assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll), (
+            cell
+        )
         assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
         return cell
 
     def rows(
-        self, rows: tuple[m.Row, ...], keys: tuple[ir.Column, ...], columns: tuple[ir.Column, ...]
+        self, rows: tuple[m.Row, ...], keys: tuple[ir.Column, ...], columns: tuple[ir.Column, ...], rolled: bool
     ) -> tuple[list[ir.TableRow], list[Diagnostic]]:
         result: list[ir.TableRow] = []
         diagnostics: list[Diagnostic] = []
@@ -544,7 +571,7 @@ class _Reader:
                 row_keys = []
                 for j, key in enumerate(row.keys):
                     self.positions[(*path, "keys", j)] = key.pos
-                    row_keys.append(self.key(key, keys[j] if keys else None))
+                    row_keys.append(self.key(key, keys[j] if keys else None, rolled))
                 plain = ir.Column("", t.TextType(), row.pos)
                 cells = tuple(
                     self.cell(cell, columns[j] if columns else plain, (*path, "cells", j))
@@ -620,6 +647,41 @@ def dice_of(value: m.Value) -> ir.Dice:
     return ir.Dice(tuple(terms), modifier, expr_text(value), value.pos)
 
 
+def _absent(value: m.Name, declared: FieldDecl) -> ir.Unknown | ir.NoneValue:
+    """`unknown` (the source is silent or unreadable) or `none` (the rules give no value), where allowed."""
+    if declared.optional or declared.default is not None:
+        return ir.Unknown(value.pos) if value.text == "unknown" else ir.NoneValue(value.pos)
+    raise LoweringError(
+        f"'{declared.name}' must be given, so it cannot be {value.text}",
+        value.pos,
+        'give the value the sources most likely mean, and say so in uncertain: "..."',
+    )
+
+
+def roll_of(value: m.Value) -> ir.Roll:
+    """A table's roll: `2d6`, `d66`, `1d6 + 0..1`, `1d10, 1d10`."""
+    if isinstance(value, m.ValueList):
+        parts = [roll_of(item) for item in value.items]
+        if any(p.modifier is not None or p.tens_units for p in parts):
+            raise LoweringError("a table rolled on several dice takes no modifier and no d66", value.pos)
+        dice = tuple(d for p in parts for d in p.dice)
+        return ir.Roll(dice, None, False, ", ".join(d.text for d in dice), value.pos)
+    if isinstance(value, m.Dice) and value.count == 1 and value.sides == 66:
+        d66 = ir.Dice((ir.DiceTerm(1, 6), ir.DiceTerm(1, 6)), 0, "d66", value.pos)
+        return ir.Roll((d66,), None, True, "d66", value.pos)
+    if isinstance(value, m.ClosedRange) and isinstance(value.low, m.Binary) and value.low.op == "+":
+        # `1d6 + 0..1` reads as (1d6 + 0)..1: the dice, and the modifiers the rows must also take
+        low, high = value.low.right, value.high
+        if isinstance(low, m.Integer) and isinstance(high, m.Integer):
+            if low.value > high.value:
+                raise LoweringError(f"the modifiers {low.value}..{high.value} run backwards", value.pos)
+            inner = roll_of(value.low.left)
+            modifier = ir.Range(low.value, high.value, value.pos)
+            return ir.Roll(inner.dice, modifier, inner.tens_units, expr_text(value), value.pos)
+    single = dice_of(value)
+    return ir.Roll((single,), None, False, single.text, value.pos)
+
+
 def generic(value: m.Value) -> str:
     """A field no kind declares: keep something readable, the schema check reports the field itself."""
     return expr_text(value)
@@ -668,6 +730,9 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         try:
             if declared is None:
                 values[fld.key] = generic(fld.value)  # the schema reports the unknown field
+            elif isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
+                values[fld.key] = _absent(fld.value, declared)
+                reader.positions[(fld.key,)] = fld.value.pos
             else:
                 values[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
         except LoweringError as exc:
@@ -683,6 +748,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
                 block.rows,
                 tuple(k for k in keys if isinstance(k, ir.Column)),
                 tuple(c for c in columns if isinstance(c, ir.Column)),
+                isinstance(values.get("roll"), ir.Roll),
             )
             if more:
                 failed.add("rows")  # a row was dropped: coverage checks would only repeat it
@@ -715,3 +781,128 @@ def requirement_nodes(req: ir.Requirement) -> Iterator[ir.Requirement]:
     for node in ir.walk(req):
         if isinstance(node, ir.REQUIREMENT_TYPES):
             yield node
+
+
+# ---------------------------------------------------------------- patches
+
+
+def _item_key(value: ir.Value) -> object:
+    """What makes two list items the same one: a reference by the slug of what it names."""
+    if isinstance(value, ir.Ref):
+        return ("ref", slug(value.text))
+    if isinstance(value, str):
+        return ("text", slug(value))
+    return ("value", repr(value))
+
+
+def _row_key(row: ir.TableRow) -> tuple[object, ...]:
+    return tuple(
+        (
+            k.text
+            if isinstance(k, ir.NameKey)
+            else ("odd" if k.odd else "even")
+            if isinstance(k, ir.ParityKey)
+            else (k.low, k.high)
+        )
+        for k in row.keys
+    )
+
+
+def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entity, list[str], list[Diagnostic]]:
+    """`target` with the patch applied: `field: value` replaces, `field += items` appends to a list (or a
+    points list), `field -= items` removes from it; rows replace the rows with the same keys, or are added.
+    Returns the patched entity, the fields it changed, and what could not be applied."""
+    reader = _Reader()
+    diagnostics: list[Diagnostic] = []
+    fields = dict(target.fields)
+    positions = dict(target.positions)
+    changed: list[str] = []
+    for fld in patch.fields:
+        declared = kind.fields.get(fld.key)
+        if declared is None:
+            diagnostics.append(
+                error(
+                    "E210",
+                    f"a {kind.name} has no field '{fld.key}'",
+                    fld.pos,
+                    did_you_mean(fld.key, kind.fields) or "fields: " + ", ".join(kind.fields),
+                )
+            )
+            continue
+        try:
+            if fld.op == ":":
+                if isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
+                    fields[fld.key] = _absent(fld.value, declared)
+                else:
+                    fields[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
+            else:
+                fields[fld.key] = _patch_list(reader, declared, fields.get(fld.key), fld)
+        except LoweringError as exc:
+            diagnostics.append(exc.diagnostic)
+            continue
+        for path in [p for p in positions if p and p[0] == fld.key]:
+            del positions[path]
+        positions[(fld.key,)] = fld.value.pos
+        positions.update({p: pos for p, pos in reader.positions.items() if p and p[0] == fld.key})
+        changed.append(fld.key)
+    rows = list(target.rows)
+    if patch.rows:
+        if not kind.has_rows:
+            diagnostics.append(error("E203", f"a {kind.name} has no rows; rows belong in a table", patch.rows[0].pos))
+        else:
+            keys = tuple(k for k in fields.get("keys", ()) if isinstance(k, ir.Column))  # type: ignore[union-attr]
+            columns = tuple(c for c in fields.get("columns", ()) if isinstance(c, ir.Column))  # type: ignore[union-attr]
+            new_rows, more = reader.rows(patch.rows, keys, columns, isinstance(fields.get("roll"), ir.Roll))
+            diagnostics += more
+            index = {_row_key(r): i for i, r in enumerate(rows)}
+            for row in new_rows:
+                if _row_key(row) in index:
+                    rows[index[_row_key(row)]] = row
+                else:
+                    rows.append(row)
+            for i, row in enumerate(rows):  # row positions follow the merged order
+                positions[("rows", i)] = row.pos
+            changed.append("rows")
+    return replace(target, fields=fields, positions=positions, rows=tuple(rows)), changed, diagnostics
+
+
+def _patch_list(reader: _Reader, declared: FieldDecl, current: ir.Value | None, fld: m.Field) -> ir.Value:
+    """`+=` and `-=` on a list field (or a points list: its options)."""
+    if isinstance(declared.type, t.ChoicesType):
+        choices = current if isinstance(current, ir.Choices) else ir.Choices(0, (), fld.pos)
+        written = fld.value.items if isinstance(fld.value, m.Points) else items_of(fld.value)
+        change = reader.choices(declared.type.kind, m.Points(0, written, fld.value.pos))
+        if fld.op == "+=":
+            return ir.Choices(choices.points, choices.options + change.options, choices.pos)
+        gone = {_item_key(r) for option in change.options for r in option}
+        present = {_item_key(r) for option in choices.options for r in option}
+        _refuse_missing(fld, gone - present, [r.text for o in choices.options for r in o])
+        kept = tuple(tuple(r for r in option if _item_key(r) not in gone) for option in choices.options)
+        return ir.Choices(choices.points, tuple(o for o in kept if o), choices.pos)
+    if not isinstance(declared.type, t.ListType):
+        raise LoweringError(
+            f"'{fld.key}' is not a list, so it takes no {fld.op}",
+            fld.pos,
+            f"replace it: {fld.key}: ...",
+            code="E505",
+        )
+    items = current if isinstance(current, tuple) else ()
+    added = reader.read(declared.type, fld.value, (fld.key,))
+    assert isinstance(added, tuple)
+    if fld.op == "+=":
+        return items + added
+    gone = {_item_key(v) for v in added}
+    present = {_item_key(v) for v in items}
+    _refuse_missing(fld, gone - present, [v.text if isinstance(v, ir.Ref) else str(v) for v in items])
+    return tuple(v for v in items if _item_key(v) not in gone)
+
+
+def _refuse_missing(fld: m.Field, missing: set[object], present: list[str]) -> None:
+    if missing:
+        shown = sorted(str(m_[1]) for m_ in missing if isinstance(m_, tuple))
+        raise LoweringError(
+            f"'{fld.key}' has no {', '.join(shown)} to remove",
+            fld.value.pos,
+            did_you_mean(shown[0], present) or ("it holds: " + ", ".join(present) if present else "it is empty"),
+            code="E506",
+        )

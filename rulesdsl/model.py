@@ -146,6 +146,15 @@ class Subscript(_Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Attribute(_Node):
+    """`weapon[longsword].reach`: a field of an entity, in a formula."""
+
+    target: Value
+    name: Name
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class Caret(_Node):
     """`4^`: Burning Wheel's 'obstacle times the stat' marker."""
 
@@ -246,6 +255,15 @@ class RefMarker(_Node):
     pos: Position
 
 
+@dataclass(frozen=True, slots=True)
+class Check(_Node):
+    """`check END 5+`: roll the ruleset's check dice, add the modifier, meet the target."""
+
+    modifier: Value
+    target: int
+    pos: Position
+
+
 Value = (
     Integer
     | Decimal
@@ -263,6 +281,7 @@ Value = (
     | Negative
     | Call
     | Subscript
+    | Attribute
     | Caret
     | Comparison
     | Membership
@@ -274,6 +293,7 @@ Value = (
     | CountOf
     | DiceCount
     | RefMarker
+    | Check
 )
 
 
@@ -352,7 +372,15 @@ class PointsType(_Node):
     pos: Position
 
 
-TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType
+@dataclass(frozen=True, slots=True)
+class CheckType(_Node):
+    """`check`, or `check of career_check`: a check rolled with that mechanic (or the only check one)."""
+
+    mechanic: Name | None
+    pos: Position
+
+
+TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | CheckType
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,20 +6,24 @@ Everything after this (emitting Python and HTML) works on the resolved IR it ret
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import ir
+from . import ir, merge
 from . import model as m
 from .cache import ParseCache, cache_folder
 from .diagnostics import Diagnostic, deduplicate, did_you_mean, error, warning
 from .fieldtypes import referenced_kinds
+from .formulas import expr_text
 from .jsonform import document
 from .kinds import CORE_KINDS, PRELUDE_PATH, Kind
-from .lower import LoweringError, declare_kind, lower_block
+from .lower import declare_kind, lower_block
+from .merge import Changes, Layer
 from .model import Position
 from .names import slug
 from .source import MANIFEST, RulesetFiles, discover, display_path, read_source
@@ -36,6 +40,10 @@ class CompiledRuleset:
     kinds: dict[str, Kind]  # every kind the ruleset knows: the prelude's and its own, sorted
     entities: dict[str, dict[str, ir.Entity]]  # kind -> id -> resolved entity, both sorted
     source_order: dict[str, tuple[str, ...]]  # kind -> ids in the order the sources give them
+    extends: tuple[str, ...] = ()  # the rulesets it builds on, as its manifest lists them
+    origin: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, id) -> ruleset that declared it
+    changes: Changes = field(default_factory=Changes)  # what it adds to, patches in and removes from its bases
+    layer: Layer | None = field(default=None, compare=False, repr=False)  # what rulesets extending it start from
 
     @property
     def digest(self) -> str:
@@ -83,38 +91,211 @@ def prelude() -> dict[str, Kind]:
     return found
 
 
+@dataclass
+class _Parsed:
+    """A ruleset's files, parsed, before anything is lowered."""
+
+    files: RulesetFiles
+    selected: bool  # asked for, rather than found as a base of one that was
+    statements: list[tuple[Path, m.SourceFile]]
+    hashes: list[tuple[str, str]]
+    manifest: ir.Entity | None
+    extends: tuple[str, ...]
+
+
 def compile_paths(paths: Sequence[Path]) -> Compilation:
+    """Check the rulesets under `paths`, and the rulesets they extend (found beside them, under `rules/`
+    in the working folder, or in `RULESDSL_PATH`), each as one ruleset, bases first."""
     found, diagnostics = discover(paths)
     sources: dict[str, str] = {}
-    compiled: list[CompiledRuleset] = []
-    parse_cache = ParseCache(cache_folder())
-    for files in found:
-        result, more = _compile_ruleset(files, sources, parse_cache)
+    parse_cache, refused = ParseCache.open(cache_folder())
+    diagnostics += refused
+    parsed: dict[str, _Parsed] = {}  # by ruleset id
+    roots: set[Path] = set()
+    queue = [(files, True) for files in found]
+    while queue:
+        files, selected = queue.pop(0)
+        if files.root in roots:
+            continue
+        roots.add(files.root)
+        ruleset, more = _parse(files, selected, sources, parse_cache)
         diagnostics += more
-        if result is not None:
-            compiled.append(result)
-    ids: dict[str, CompiledRuleset] = {}
-    for ruleset in compiled:
-        if ruleset.id in ids:
+        if ruleset is None or ruleset.manifest is None:
+            continue
+        if ruleset.manifest.id in parsed:
             diagnostics.append(
                 error(
                     "E005",
-                    f"two rulesets have the id '{ruleset.id}'",
-                    None,
+                    f"two rulesets have the id '{ruleset.manifest.id}'",
+                    ruleset.manifest.id_pos,
                     "ruleset ids name the generated packages and must differ",
                 )
             )
-        ids[ruleset.id] = ruleset
-    return Compilation(tuple(sorted(compiled, key=lambda r: r.id)), tuple(deduplicate(diagnostics)), sources)
+            continue
+        parsed[ruleset.manifest.id] = ruleset
+        for base in ruleset.extends:
+            if base not in parsed:
+                queue += [(f, False) for f in _find_base(base, ruleset.files.root) if f.root not in roots]
+    compiled: dict[str, CompiledRuleset] = {}
+    for ruleset_id in _bases_first(parsed, diagnostics):
+        result, more = _compile(parsed[ruleset_id], compiled, parse_cache)
+        diagnostics += more
+        if result is not None:
+            compiled[ruleset_id] = result
+    return Compilation(tuple(compiled[i] for i in sorted(compiled)), tuple(deduplicate(diagnostics)), sources)
 
 
-def declare_kinds(declarations: Sequence[m.KindDecl]) -> tuple[dict[str, Kind], list[Diagnostic]]:
-    """The prelude's kinds with the ruleset's own declarations added (or replacing built-in ones)."""
+def search_path(start: Path) -> list[Path]:
+    """Where a base ruleset is looked for: beside the extending one, `rules/` here, then `RULESDSL_PATH`."""
+    folders = [start.parent, Path.cwd() / "rules"]
+    folders += [Path(p) for p in os.environ.get("RULESDSL_PATH", "").split(os.pathsep) if p]
+    return [f for f in dict.fromkeys(p.resolve() for p in folders) if f.is_dir()]
+
+
+def _find_base(ruleset_id: str, start: Path) -> list[RulesetFiles]:
+    """The first ruleset on the search path whose manifest says `ruleset ID`."""
+    for folder in search_path(start):
+        found, _ = discover([folder])
+        for files in sorted(found, key=lambda r: r.root.name != ruleset_id):  # a folder of that name first
+            if _manifest_id(files.root / MANIFEST) == ruleset_id:
+                return [files]
+    return []
+
+
+def _manifest_id(path: Path) -> str | None:
+    text, problem = read_source(path)
+    if text is None or problem is not None:
+        return None
+    parsed, _ = parser().parse_file(display_path(path), text)
+    for block in parsed.blocks:
+        if isinstance(block, m.Block) and block.kind == "ruleset":
+            return block.id.text if block.id else slug(block.name.value if block.name else "")
+    return None
+
+
+def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic]) -> list[str]:
+    """Ruleset ids with every base before the rulesets extending it; missing bases and circles reported."""
+    order: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(ruleset_id: str, chain: tuple[str, ...]) -> bool:
+        if state.get(ruleset_id) == 2:
+            return True
+        if ruleset_id in chain:
+            manifest = parsed[chain[-1]].manifest
+            assert manifest is not None
+            diagnostics.append(
+                error(
+                    "E503",
+                    "rulesets extend each other in a circle: "
+                    + " -> ".join([*chain[chain.index(ruleset_id) :], ruleset_id]),
+                    manifest.position("extends"),
+                )
+            )
+            return False
+        ok = True
+        for base in parsed[ruleset_id].extends:
+            if base not in parsed:
+                manifest = parsed[ruleset_id].manifest
+                assert manifest is not None
+                places = ", ".join(display_path(p) for p in search_path(parsed[ruleset_id].files.root))
+                diagnostics.append(
+                    error(
+                        "E502",
+                        f"no ruleset '{base}' to extend",
+                        manifest.position("extends"),
+                        f"looked in {places}; put it beside this one, or add its folder to RULESDSL_PATH",
+                    )
+                )
+                ok = False
+            elif not visit(base, (*chain, ruleset_id)):
+                ok = False
+        state[ruleset_id] = 2
+        if ok:
+            order.append(ruleset_id)
+        return ok
+
+    for ruleset_id in sorted(parsed):
+        visit(ruleset_id, ())
+    return order
+
+
+def _parse(
+    ruleset: RulesetFiles, selected: bool, sources: dict[str, str], parse_cache: ParseCache
+) -> tuple[_Parsed | None, list[Diagnostic]]:
+    diagnostics: list[Diagnostic] = []
+    statements: list[tuple[Path, m.SourceFile]] = []
+    hashes = []
+    for path in ruleset.files:
+        shown = display_path(path)
+        text, problem = read_source(path)
+        if problem is not None or text is None:
+            diagnostics += [problem] if problem is not None else []
+            if text:  # not compiled; kept only to show the line the problem points at
+                sources[shown] = text
+            continue
+        sources[shown] = text
+        hashes.append((path.relative_to(ruleset.root).as_posix(), hashlib.sha256(text.encode()).hexdigest()))
+        cached = parse_cache.load(shown, text)
+        if cached is None:
+            cached = parser().parse_file(shown, text)
+            parse_cache.save(shown, text, cached)
+        parsed, more = cached
+        diagnostics += more
+        statements.append((path, parsed))
+    manifests = []
+    for path, parsed in statements:
+        for block in parsed.blocks:
+            if isinstance(block, m.Block) and block.kind == "ruleset":
+                if path.name != MANIFEST:
+                    diagnostics.append(error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos))
+                else:
+                    manifests.append(block)
+    manifest_file = display_path(ruleset.root / MANIFEST)
+    if not manifests:
+        if any(name == MANIFEST for name, _ in hashes):  # read and parsed, yet without a ruleset block
+            diagnostics.append(
+                error(
+                    "E004",
+                    f"{manifest_file} has no 'ruleset' block",
+                    Position(manifest_file, 1, 1, 1, 2),
+                    'start it with: ruleset my_game { title: "..."  version: "0.1.0" }',
+                )
+            )
+        return None, diagnostics
+    if len(manifests) > 1:
+        diagnostics.append(error("E004", "a ruleset has exactly one 'ruleset' block", manifests[1].kind_pos))
+    kind = prelude()["ruleset"]
+    manifest, more = lower_block(manifests[0], kind, file_defaults={})
+    diagnostics += more + schema.check(manifest, kind)
+    extends = manifest.fields.get("extends", ())
+    bases = tuple(dict.fromkeys(e for e in extends if isinstance(e, str))) if isinstance(extends, tuple) else ()
+    return _Parsed(ruleset, selected, statements, hashes, manifest, bases), diagnostics
+
+
+def declare_kinds(
+    declarations: Sequence[m.KindDecl], inherited: Sequence[Mapping[str, Kind]] = ()
+) -> tuple[dict[str, Kind], list[Diagnostic]]:
+    """The prelude's kinds and those of the rulesets this one extends, with its own declarations added
+    (or replacing built-in ones)."""
     kinds = dict(prelude())
+    for base in inherited:
+        for name, kind in base.items():
+            kinds.setdefault(name, kind) if kind.builtin else kinds.__setitem__(name, kind)
     diagnostics: list[Diagnostic] = []
     declared: dict[str, m.KindDecl] = {}
     for decl in declarations:
         name = decl.name.text
+        if name in kinds and not kinds[name].builtin:
+            diagnostics.append(
+                error(
+                    "E404",
+                    f"the kind '{name}' comes from a ruleset this one extends",
+                    decl.name.pos,
+                    "patch its entities instead, or name this kind otherwise",
+                )
+            )
+            continue
         if name in declared:
             first = declared[name].pos
             diagnostics.append(
@@ -160,115 +341,149 @@ def declare_kinds(declarations: Sequence[m.KindDecl]) -> tuple[dict[str, Kind], 
     return dict(sorted(kinds.items())), diagnostics
 
 
-def _compile_ruleset(
-    ruleset: RulesetFiles, sources: dict[str, str], parse_cache: ParseCache
+def _compile(
+    ruleset: _Parsed, compiled: Mapping[str, CompiledRuleset], parse_cache: ParseCache
 ) -> tuple[CompiledRuleset | None, list[Diagnostic]]:
+    """Lower a ruleset's blocks, merge it onto its bases, and check the whole as one ruleset."""
+    manifest = ruleset.manifest
+    assert manifest is not None
     diagnostics: list[Diagnostic] = []
-    parsed_files: list[tuple[Path, m.SourceFile]] = []
-    hashes = []
-    for path in ruleset.files:
-        shown = display_path(path)
-        text, problem = read_source(path)
-        if problem is not None or text is None:
-            diagnostics += [problem] if problem is not None else []
-            if text:  # not compiled; kept only to show the line the problem points at
-                sources[shown] = text
-            continue
-        sources[shown] = text
-        hashes.append((path.relative_to(ruleset.root).as_posix(), hashlib.sha256(text.encode()).hexdigest()))
-        cached = parse_cache.load(shown, text)
-        if cached is None:
-            cached = parser().parse_file(shown, text)
-            parse_cache.save(shown, text, cached)
-        parsed, more = cached
-        diagnostics += more
-        parsed_files.append((path, parsed))
-    declarations = [s for _, parsed in parsed_files for s in parsed.blocks if isinstance(s, m.KindDecl)]
-    kinds, more = declare_kinds(declarations)
+    layers = [compiled[b].layer for b in ruleset.extends]
+    bases = tuple(layer for layer in layers if layer is not None)
+    declarations = [s for _, parsed in ruleset.statements for s in parsed.blocks if isinstance(s, m.KindDecl)]
+    kinds, more = declare_kinds(declarations, inherited=[compiled[b].kinds for b in ruleset.extends])
     diagnostics += more
-    manifests: list[m.Block] = []
-    entities: list[ir.Entity] = []
-    for path, parsed in parsed_files:
+    own: list[ir.Entity] = []
+    patches: list[m.Patch] = []
+    removals: list[m.Removal] = []
+    for _, parsed in ruleset.statements:
         defaults = _file_defaults(parsed)
         for statement in parsed.blocks:
             if isinstance(statement, m.KindDecl):
                 continue
-            if isinstance(statement, m.Patch | m.Removal):
-                diagnostics.append(
-                    error(
-                        "E501",
-                        f"{'patch' if isinstance(statement, m.Patch) else 'remove'} changes an extended ruleset, "
-                        "and this ruleset extends none",
-                        statement.pos,
-                        "say which it builds on in its manifest: extends: burning_wheel",
-                    )
-                )
+            if isinstance(statement, m.Patch):
+                patches.append(statement)
                 continue
-            block = statement
-            kind = kinds.get(block.kind)
+            if isinstance(statement, m.Removal):
+                removals.append(statement)
+                continue
+            if statement.kind == "ruleset":
+                continue
+            kind = kinds.get(statement.kind)
             if kind is None:
                 diagnostics.append(
                     error(
                         "E200",
-                        f"unknown kind '{block.kind}'",
-                        block.kind_pos,
-                        did_you_mean(block.kind, kinds) or "kinds: " + ", ".join(sorted(kinds)),
+                        f"unknown kind '{statement.kind}'",
+                        statement.kind_pos,
+                        did_you_mean(statement.kind, kinds) or "kinds: " + ", ".join(sorted(kinds)),
                     )
                 )
                 continue
-            if block.kind == "ruleset" and path.name != MANIFEST:
-                diagnostics.append(error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos))
-                continue
             try:
-                entity, more = lower_block(block, kind, file_defaults=defaults)
+                entity, more = lower_block(statement, kind, file_defaults=defaults)
                 more += schema.check(entity, kind)
             except RecursionError:  # the stages walk values recursively; absurd nesting must not crash them
                 diagnostics.append(
                     error(
                         "E204",
                         "this block nests too deeply to be read",
-                        block.kind_pos,
+                        statement.kind_pos,
                         "split long expressions; nesting is limited to a few hundred levels",
                     )
                 )
                 continue
-            except LoweringError as exc:  # pragma: no cover - lower_block reports, never raises
-                diagnostics.append(exc.diagnostic)
-                continue
             diagnostics += more
-            if block.kind == "ruleset":
-                manifests.append(block)
-            else:
-                entities.append(entity)
-    manifest_file = display_path(ruleset.root / MANIFEST)
-    if not manifests:
-        if any(name == MANIFEST for name, _ in hashes):  # read and parsed, yet without a ruleset block
+            own.append(entity)
+    if not bases and (patches or removals):
+        changes: list[m.Patch | m.Removal] = [*patches, *removals]
+        for change in changes:
             diagnostics.append(
                 error(
-                    "E004",
-                    f"{manifest_file} has no 'ruleset' block",
-                    Position(manifest_file, 1, 1, 1, 2),
-                    'start it with: ruleset my_game { title: "..."  version: "0.1.0" }',
+                    "E501",
+                    f"{'patch' if isinstance(change, m.Patch) else 'remove'} changes an extended ruleset, "
+                    "and this ruleset extends none",
+                    change.pos,
+                    "say which it builds on in its manifest: extends: burning_wheel",
                 )
             )
-        return None, diagnostics
-    if len(manifests) > 1:
-        diagnostics.append(error("E004", "a ruleset has exactly one 'ruleset' block", manifests[1].kind_pos))
-    manifest, _ = lower_block(manifests[0], kinds["ruleset"], file_defaults={})
-    resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, entities, kinds)
+        patches, removals = [], []
+    merged, more = merge.inherit(bases, manifest.position("extends"))
     diagnostics += more
+    diagnostics += merge.apply(merged, manifest.id, kinds, own, patches, removals)
+    for entity in merged.entities:  # patched entities are validated again, at the patch's positions
+        if merged.origin.get((entity.kind, entity.id)) != manifest.id and any(
+            k[:2] == (entity.kind, entity.id) for k in merged.patched
+        ):
+            diagnostics += schema.check(entity, kinds[entity.kind])
+    resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
+    diagnostics += _at_the_change(more, bases, [*removals, *patches], ruleset)
     title = manifest.fields.get("title")
     version = manifest.fields.get("version")
-    compiled = CompiledRuleset(
+    layer = merge.Layer(
+        manifest.id,
+        tuple(merged.entities),
+        dict(merged.origin),
+        dict(merged.patched),
+        tuple(dict.fromkeys(b for layer in bases for b in (*layer.bases, layer.id))),
+        frozenset((d.code, d.message) for d in more if d.code in _GRAPH_WARNINGS),
+    )
+    result = CompiledRuleset(
         manifest.id,
         title if isinstance(title, str) else manifest.name,
         version if isinstance(version, str) else "0",
-        tuple(sorted(hashes)),
+        tuple(sorted(ruleset.hashes)),
         kinds,
         resolved.entities,
-        _source_order(entities),
+        _source_order(merged.entities),
+        ruleset.extends,
+        dict(merged.origin),
+        merged.changes,
+        layer,
     )
-    return compiled, diagnostics
+    return result, diagnostics
+
+
+_GRAPH_WARNINGS = ("W341", "W342")
+
+
+def _at_the_change(
+    diagnostics: list[Diagnostic], bases: Sequence[Layer], changes: Sequence[m.Patch | m.Removal], ruleset: _Parsed
+) -> list[Diagnostic]:
+    """A lifepath of a base that only became unreachable here was made so by a removal or a patch: the
+    warning is reported there, in the homebrew, with a note of the lifepath it is about."""
+    if not bases or not changes:
+        return diagnostics
+    known = {w for base in bases for w in base.warnings}
+    own_files = {display_path(path) for path, _ in ruleset.statements}
+    result = []
+    for d in diagnostics:
+        if (
+            d.code in _GRAPH_WARNINGS
+            and d.pos is not None
+            and d.pos.file not in own_files
+            and (d.code, d.message) not in known
+        ):
+            note = f"about {d.pos.file}:{d.pos.line}; it holds in the ruleset this one extends"
+            d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint="check this change")
+        result.append(d)
+    return result
+
+
+def _culprit(warning: Diagnostic, changes: Sequence[m.Patch | m.Removal]) -> m.Patch | m.Removal:
+    """The change that cut the way to a setting (a lead patched away), else the first change."""
+    cut = re.search(r"its setting '(\w+)'", warning.message)
+    for change in changes:
+        if cut is not None and isinstance(change, m.Patch):
+            for fld in change.fields:
+                written = fld.value.items if isinstance(fld.value, m.ValueList) else (fld.value,)
+                if (
+                    fld.key == "leads"
+                    and fld.op in ("-=", ":")
+                    and cut.group(1) in (slug(expr_text(v)) for v in written)
+                ):
+                    return change
+    return changes[0]
 
 
 def _source_order(entities: list[ir.Entity]) -> dict[str, tuple[str, ...]]:

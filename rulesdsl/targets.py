@@ -7,7 +7,8 @@ emitter (which relies on it) read this module, so the two cannot drift apart.
 from __future__ import annotations
 
 import keyword
-from collections.abc import Iterator
+from collections.abc import Mapping
+from typing import assert_never
 
 from . import ir
 from .kinds import class_name, plural
@@ -58,16 +59,80 @@ def registry_name(kind: str) -> str:
 
 
 def param_name(name: str, abbr: str | None) -> str:
-    """Attributes are passed by their abbreviation as written, lower-cased (agl=6), others by their name."""
-    return identifier((abbr or name).lower())
+    """Attributes are passed by their abbreviation as the rules write it (`AGL=6`), parameters by name."""
+    return identifier(abbr or name)
 
 
-def unsupported(expr: ir.Expr) -> Iterator[tuple[Position, str]]:
-    """What in a formula the generated package cannot evaluate to a number, and why."""
-    for node in ir.expr_nodes(expr):
-        if isinstance(node, ir.Text):
-            yield node.pos, "quoted text has no value to compute with"
-        elif isinstance(node, ir.Caret):
-            yield node.pos, "a caret number (4^) is an obstacle to show, not a value to compute"
-        elif isinstance(node, ir.DiceExpr):
-            yield node.pos, "dice are rolled, not computed: use a dice field or column"
+NUMBER, BOOL, DICE = "number", "bool", "dice"
+
+
+def typed(expr: ir.Expr, callees: Mapping[str, str]) -> tuple[str, list[tuple[Position, str]]]:
+    """What a formula yields in the package (a number, a truth value or dice to roll), and what in it the
+    package cannot compute, with why. `callees`: what each named formula yields."""
+    problems: list[tuple[Position, str]] = []
+
+    def need(node: ir.Expr, *allowed: str) -> str:
+        kind = of(node)
+        if kind not in allowed:
+            wanted = " or ".join("dice" if a == DICE else f"a {a}" for a in allowed)
+            problems.append((node.pos, f"this is {'dice' if kind == DICE else 'a ' + kind}, where {wanted} belongs"))
+        return kind
+
+    def of(node: ir.Expr) -> str:
+        match node:
+            case ir.Num() | ir.Var() | ir.FieldOf():
+                return NUMBER
+            case ir.Text():
+                problems.append((node.pos, "quoted text has no value to compute with"))
+                return NUMBER
+            case ir.Caret():
+                problems.append((node.pos, "a caret number (4^) is an obstacle to show, not a value to compute"))
+                return NUMBER
+            case ir.DiceExpr():
+                return DICE
+            case ir.DiceOf(count, sides):
+                need(count, NUMBER)
+                need(sides, NUMBER)
+                return DICE
+            case ir.BinOp(op, left, right):
+                if op in ("+", "-"):
+                    kinds = (need(left, NUMBER, DICE), need(right, NUMBER, DICE) if op == "+" else need(right, NUMBER))
+                    return DICE if DICE in kinds else NUMBER
+                need(left, NUMBER)
+                need(right, NUMBER)
+                return NUMBER
+            case ir.Neg(operand):
+                need(operand, NUMBER)
+                return NUMBER
+            case ir.Compare(_, left, right):
+                need(left, NUMBER, BOOL)
+                need(right, NUMBER, BOOL)
+                return BOOL
+            case ir.Logic(_, items):
+                for item in items:
+                    need(item, NUMBER, BOOL)
+                return BOOL
+            case ir.NotExpr(operand):
+                need(operand, NUMBER, BOOL)
+                return BOOL
+            case ir.If(condition, then, otherwise):
+                need(condition, NUMBER, BOOL)
+                first, second = of(then), of(otherwise)
+                if (first == DICE) != (second == DICE):
+                    problems.append((node.pos, "one branch is dice and the other a number"))
+                return DICE if DICE in (first, second) else NUMBER
+            case ir.Call(_, args):
+                for arg in args:
+                    need(arg, NUMBER)
+                return NUMBER
+            case ir.Lookup(_, index):
+                need(index, NUMBER)
+                return NUMBER
+            case ir.FormulaCall(formula, args):
+                for arg in args:
+                    need(arg, NUMBER)
+                return callees.get(formula.id or "", NUMBER)
+            case _:
+                assert_never(node)
+
+    return of(expr), problems

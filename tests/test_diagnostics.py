@@ -66,6 +66,16 @@ def test_golden_files_that_cannot_live_in_git(tmp_path: Path, monkeypatch: pytes
     matches_golden(render([Path("rules")]), GOLDEN / "trees" / "unreadable.txt")
 
 
+def test_golden_shared_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parse cache folder others may write to is refused, with one warning, and the run goes on."""
+    monkeypatch.chdir(tmp_path)
+    write_ruleset(tmp_path / "rules" / "demo", {"ok.rules": "trait Brave { type: die }\n"})
+    (tmp_path / "shared").mkdir(mode=0o777)
+    os.chmod(tmp_path / "shared", 0o777)
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", "shared")
+    matches_golden(render([Path("rules")]), GOLDEN / "trees" / "shared_cache.txt")
+
+
 def codes_in_source() -> set[str]:
     """Every diagnostic code the compiler can report, read from its source."""
     found: set[str] = set()

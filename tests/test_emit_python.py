@@ -60,10 +60,10 @@ assert [row.source for row in weather.rows] == [None, "p. 2", None, None]
 assert weather.lookup(12).extra.text == "30 + 1d10"
 assert weather.lookup(2).gust == Fraction(1, 2)
 assert weather.roll(random.Random(1)) == weather.roll(random.Random(1))
-assert mini.grit(mgt=4, wit=5) == 4
+assert mini.grit(MGT=4, WIT=5) == 4
 assert mini.derive_attributes({"might": 4, "wit": 5})["edge"] == Fraction(17, 3)
 assert (mini.layered(a=12, b=3), mini.layered(a=20, b=15), mini.layered3(a=3, b=12, c=20)) == (15, 24, 24)
-assert mini.FORMULAS["might_check"](roll=3, mgt=4) == 7
+assert mini.FORMULAS["might_check"](roll=3, MGT=4) == 7
 check = mini.MECHANICS["open_d10"]
 assert (check.total([10, 7]), check.total([1, 7], base=13), check.total([1, 10, 4], base=13)) == (17, 6, 0)
 assert check.roll(random.Random(5)) == check.roll(random.Random(5))

@@ -71,7 +71,8 @@ def test_table_document(compile_rules: Callable[..., Compilation]) -> None:
         }
     )
     table = docs(result, "table")["loc"]
-    assert table["roll"] == {"text": "1d10", "terms": [{"count": 1, "sides": 10}], "modifier": 0}
+    dice = {"text": "1d10", "terms": [{"count": 1, "sides": 10}], "modifier": 0}
+    assert table["roll"] == {"text": "1d10", "dice": [dice], "modifier": None, "tens_units": False}
     assert table["columns"] == [
         {"name": "location", "type": "text"},
         {"name": "to_hit", "type": "int"},

@@ -13,7 +13,7 @@ from rulesdsl.pipeline import compile_paths
 
 from .conftest import ROOT, quality_command, run_python
 
-RULESETS = ("burning_wheel", "riddle_of_steel", "witcher")
+RULESETS = ("burning_wheel", "fenmark", "riddle_of_steel", "witcher")
 
 
 @pytest.fixture(scope="module")

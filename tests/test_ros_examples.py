@@ -106,7 +106,7 @@ def test_road_ambush_horses_and_the_kick(ros: ModuleType) -> None:
     kick = ros.damage(dr=horse.strength, margin=kick_margin, bonus=0)
     assert kick == 9
     vest = table(ros, "armour").lookup("Tough leather vest")
-    level = ros.wound_level(damage=kick, brn=geralt.brn, armor=vest.av)
+    level = ros.wound_level(damage=kick, BRN=geralt.brn, armor=vest.av)
     assert level == 3  # 9 - BRN 5 - AV 1: a level-three wound to the midsection
     row = table(ros, "damage_table").lookup("III", level)
     assert "narration" in row.effect
@@ -135,8 +135,8 @@ def test_road_ambush_vhord_beheads_the_crossbowman(ros: ModuleType) -> None:
     total = ros.damage(dr=dr, margin=margin, bonus=swing.damage_mod.evaluate(boost=0))
     assert total == 11
     # 11 - unarmoured BRN 5 = 6 "damage levels": past the table's top, clamped to level 5 (fatal)
-    assert ros.wound_points(damage=total, brn=bandit.brn, armor=0) == 6
-    level = ros.wound_level(damage=total, brn=bandit.brn, armor=0)
+    assert ros.wound_points(damage=total, BRN=bandit.brn, armor=0) == 6
+    level = ros.wound_level(damage=total, BRN=bandit.brn, armor=0)
     assert level == 5
     assert table(ros, "damage_table").lookup("V", level).effect == "instant death"
 
@@ -163,7 +163,7 @@ def test_duel_setup_and_taunting(ros: ModuleType) -> None:
     assert (stefan.brn, stefan.crd, stefan.pool, stefan.armoured_pool, stefan.prs) == (5, 4, 13, 9, 4)
     # The seed contradicts itself: AGL 6 and WTS 5 on the road give CRD 5, the duel says CRD 6.
     road = characters.lookup("Geralt (road)")
-    assert ros.coordination(agl=road.agl, wts=road.wts) == 5 != geralt.crd
+    assert ros.coordination(AGL=road.agl, WTS=road.wts) == 5 != geralt.crd
 
     taunt = table(ros, "combat_tests").lookup("taunt")
     # each rolls PRS against the target's PRS, needing that many successes in all
@@ -227,7 +227,7 @@ def test_the_duel_exchange_by_exchange(ros: ModuleType) -> None:
     assert (dtn, defence.successes) == (7, 1)
     margin = ros.margin(winner=attack.successes, loser=defence.successes)
     hit = ros.damage(dr=g_dr, margin=margin, bonus=maneuvers.lookup("Swing").damage_mod.evaluate(boost=0))
-    level = ros.wound_level(damage=hit, brn=stefan.brn, armor=chain)
+    level = ros.wound_level(damage=hit, BRN=stefan.brn, armor=chain)
     assert (margin, hit, level) == (3, 11, 2)
     wound = damage_table.lookup("III", level)
     pain = wound.pain.evaluate(PRS=stefan.prs)
@@ -253,7 +253,7 @@ def test_the_duel_exchange_by_exchange(ros: ModuleType) -> None:
     assert (dtn, defence.successes) == (5, 2)
     margin = ros.margin(winner=attack.successes, loser=defence.successes)
     hit = ros.damage(dr=g_dr, margin=margin, bonus=0)
-    level = ros.wound_level(damage=hit, brn=stefan.brn, armor=chain)
+    level = ros.wound_level(damage=hit, BRN=stefan.brn, armor=chain)
     assert (margin, hit, level) == (1, 9, 0)  # a scratch: no wound, no shock
     assert table(ros, "wound_levels").lookup(0).severity.startswith("no effect")
     assert (geralt.pool, stefan.pool) == (5, 2)
@@ -284,7 +284,7 @@ def test_the_duel_exchange_by_exchange(ros: ModuleType) -> None:
     margin = ros.margin(winner=attack.successes, loser=defence.successes)
     thrust_mod = maneuvers.lookup("Thrust").damage_mod.evaluate(boost=0)
     hit = ros.damage(dr=s_dr, margin=margin, bonus=thrust_mod)
-    level = ros.wound_level(damage=hit, brn=geralt.brn, armor=0)  # Geralt wears no armour
+    level = ros.wound_level(damage=hit, BRN=geralt.brn, armor=0)  # Geralt wears no armour
     assert (margin, thrust_mod, hit, level) == (1, -1, 5, 0)  # 1 + 5 = 6, one less for the Thrust
     assert (geralt.pool, stefan.pool) == (7, 2)
     # exchange 2: Stefan swings at the head with his last 2; Geralt counters: 2 CP, then parries with 5
@@ -314,7 +314,7 @@ def test_the_duel_exchange_by_exchange(ros: ModuleType) -> None:
     assert (dtn, defence.successes, defence.fumble) == (4, 2, False)
     margin = ros.margin(winner=attack.successes, loser=defence.successes)
     hit = ros.damage(dr=g_dr, margin=margin, bonus=0)
-    level = ros.wound_level(damage=hit, brn=stefan.brn, armor=helm)
+    level = ros.wound_level(damage=hit, BRN=stefan.brn, armor=helm)
     assert (margin, hit, level) == (7, 15, 5)
     assert damage_table.lookup("V", level).effect == "instant death"
     assert (geralt.pool, stefan.pool) == (5, 0)  # Geralt never needed his last 5 dice
@@ -337,16 +337,16 @@ def test_liras_two_arrows(ros: ModuleType) -> None:
 
     # Arrow 1: from the ground (0) plus nock and draw (2): 2 rounds; then two full rounds of aim
     assert bow.draw_from_ground + bow.nock_and_draw == 2
-    assert ros.missile_pool(wts=lira.wts, rounds=1, maximum=lira.pool) == 6
-    pool = ros.missile_pool(wts=lira.wts, rounds=2, maximum=lira.pool)
-    assert pool == 12 == ros.missile_pool(wts=lira.wts, rounds=5, maximum=lira.pool)  # never past the maximum
+    assert ros.missile_pool(WTS=lira.wts, rounds=1, maximum=lira.pool) == 6
+    pool = ros.missile_pool(WTS=lira.wts, rounds=2, maximum=lira.pool)
+    assert pool == 12 == ros.missile_pool(WTS=lira.wts, rounds=5, maximum=lira.pool)  # never past the maximum
     dice = pool + movement.lookup("steady").pool_mod  # the Sul'taan walks steadily: -2
     assert dice == 10
     shot = judge(ros, [1, 2, 3, 4, 5, 5, 6, 6, 8, 8], tn)
     assert (shot.successes, shot.fumble) == (2, False)  # a hit; nobody defends
     sultaan = table(ros, "characters").lookup("Sul'taan")
     hit = ros.damage(dr=bow.dr, margin=ros.margin(winner=shot.successes, loser=0), bonus=0)
-    level = ros.wound_level(damage=hit, brn=sultaan.brn, armor=0)  # unarmoured
+    level = ros.wound_level(damage=hit, BRN=sultaan.brn, armor=0)  # unarmoured
     assert (hit, level) == (7, 3)
     assert table(ros, "target_zones").lookup("IV").covers == "Chest/Shoulders"
     wound = table(ros, "damage_table").lookup("IV", level)
@@ -357,7 +357,7 @@ def test_liras_two_arrows(ros: ModuleType) -> None:
     prep = bow.draw_from_ground + bow.nock_and_draw - 1
     assert prep == 1
     dice = (
-        ros.missile_pool(wts=lira.wts, rounds=1, maximum=lira.pool)
+        ros.missile_pool(WTS=lira.wts, rounds=1, maximum=lira.pool)
         - bow.hasty_mp_per_round
         + movement.lookup("stationary").pool_mod
     )
@@ -399,7 +399,7 @@ def test_creation_examples(ros: ModuleType) -> None:
     levels = table(ros, "sorcery_realm_levels")
     assert [levels.lookup(n).creation_dice for n in (1, 2, 3)] == [ros.realm_creation_cost(level=n) for n in (1, 2, 3)]
     # Combat Pool: CRD 5 + Longsword 4 = 9; CRD 5 + Longsword 6 = 11
-    assert (ros.combat_pool(crd=5, proficiency=4), ros.combat_pool(crd=5, proficiency=6)) == (9, 11)
+    assert (ros.combat_pool(CRD=5, proficiency=4), ros.combat_pool(CRD=5, proficiency=6)) == (9, 11)
 
 
 def test_progression_examples(ros: ModuleType) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -94,9 +95,10 @@ class Cell:
 
 def test_tables_look_up_roll_and_give_each_rows_chance() -> None:
     rows = (rt.Row((rt.Key(1, 3),), Cell("low")), rt.Row((rt.Key(4, None),), Cell("high"), "p. 2"))
-    table = rt.Table("t", "T", D6, rows)
+    table = rt.Table("t", "T", rt.Roll("1d6", (D6,)), rows)
     assert table.lookup(2).x == "low" and table.lookup(6).x == "high"
-    assert table.roll(random.Random(1)) == table.roll(random.Random(1))
+    rolled = table.roll(random.Random(1))
+    assert rolled == table.roll(random.Random(1)) and rolled.row == table.lookup(*rolled.numbers)
     assert [c for _, c in table.chances()] == [Fraction(1, 2), Fraction(1, 2)]
     assert [r.key_text for r in table] == ["1-3", "4+"]
     with pytest.raises(LookupError, match="no row for 0"):
@@ -107,6 +109,100 @@ def test_tables_look_up_roll_and_give_each_rows_chance() -> None:
     for call in (lambda: named.roll(random.Random(1)), named.chances):
         with pytest.raises(TypeError):
             call()
+
+
+def test_modifiers_clamp_or_refuse() -> None:
+    """`roll: 1d6 + 0..1` covers 1-7; past the rows a clamping table takes the last row, another refuses."""
+    rows = (rt.Row((rt.Key(1, 3),), Cell("low")), rt.Row((rt.Key(4, 7),), Cell("high")))
+    roll = rt.Roll("1d6 + 0..1", (D6,), 0, 1)
+    strict = rt.Table("t", "T", roll, rows)
+    assert {strict.roll(random.Random(s), modifier=1).numbers[0] for s in range(40)} == {2, 3, 4, 5, 6, 7}
+    assert [c for _, c in strict.chances(modifier=1)] == [Fraction(2, 6), Fraction(4, 6)]
+    with pytest.raises(LookupError, match="past its rows"):
+        [strict.roll(random.Random(s), modifier=2) for s in range(40)]
+    clamping = rt.Table("c", "C", roll, rows, clamp=True)
+    results = [clamping.roll(random.Random(s), modifier=-3) for s in range(40)]
+    assert {r.row.x for r in results if r.clamped} == {"low"} and any(r.clamped for r in results)
+
+
+def test_d66_two_dice_and_parity() -> None:
+    d66 = rt.Roll("d66", (rt.Dice("d66", (rt.DiceTerm(1, 6), rt.DiceTerm(1, 6))),), tens_units=True)
+    numbers = {d66.roll(random.Random(s))[0] for s in range(400)}
+    assert numbers == {10 * t + u for t in range(1, 7) for u in range(1, 7)}
+    assert d66.chance(0, 11, 16) == Fraction(1, 6) and d66.chance(0, 17, 20) == 0
+    assert d66.parity_chance(0, 1) == Fraction(1, 2)
+    two = rt.Roll("1d10, 1d10", (rt.Dice("1d10", (rt.DiceTerm(1, 10),)),) * 2)
+    grid = rt.Table(
+        "g",
+        "G",
+        two,
+        (
+            rt.Row((rt.Key(1, 5), rt.Key(parity=1)), Cell("odd")),
+            rt.Row((rt.Key(1, 5), rt.Key(parity=0)), Cell("even")),
+            rt.Row((rt.Key(6, 10), rt.Key(1, 10)), Cell("high")),
+        ),
+    )
+    assert sum(c for _, c in grid.chances()) == 1 and len(grid.roll(random.Random(4)).numbers) == 2
+    assert rt.Key(parity=1).text == "odd" and rt.Key(parity=0).matches(4)
+
+
+def test_rolls_chain_from_table_to_table() -> None:
+    registry: dict[str, rt.Table[Any]] = {}
+    roll = rt.Roll("1d6", (D6,))
+    end = rt.Table(
+        "end", "End", roll, (rt.Row((rt.Key(1, 6),), Link("done", None)),), chains=("next",), registry=registry
+    )
+    loop = rt.Table(
+        "loop",
+        "Loop",
+        roll,
+        (rt.Row((rt.Key(1, 5),), Link("again", "loop")), rt.Row((rt.Key(6, 6),), Link("out", "end"))),
+        chains=("next",),
+        registry=registry,
+    )
+    registry.update({"end": end, "loop": loop})
+    steps = loop.roll_chain(random.Random(3))
+    assert steps[-1].table == "end" and all(s.table == "loop" for s in steps[:-1])
+    forever = rt.Table("f", "F", roll, (rt.Row((rt.Key(1, 6),), Link("x", "f")),), chains=("next",), registry=registry)
+    registry["f"] = forever
+    with pytest.raises(RuntimeError, match="still rolling"):
+        forever.roll_chain(random.Random(1))
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    x: str
+    next: str | None
+
+
+def test_dice_made_by_formulas_add_up() -> None:
+    slot = 5
+    fireball = rt.dice(8, 6) + rt.dice(slot - 3, 6)
+    assert (fireball.text, fireball.minimum, fireball.maximum) == ("10d6", 10, 60)
+    assert (rt.dice(1, 8) + 2).text == "1d8 + 2" and (3 + rt.dice(2, 4) - 5).text == "2d4 - 2"
+    assert (rt.dice(1, 6) + rt.dice(1, 8)).text == "1d6 + 1d8" and rt.dice(0, 6).text == "0"
+    assert rt.dice(Fraction(4, 2), 6).text == "2d6"
+    for bad in ((-1, 6), (Fraction(1, 2), 6), (2, 0)):
+        with pytest.raises(ValueError, match="cannot roll"):
+            rt.dice(*bad)
+
+
+def test_checks_and_contests() -> None:
+    mechanic = rt.CheckMechanic("task", "Task", TWO_D6)
+    made = mechanic.judge([4, 3], 1, 8)
+    assert (made.total, made.success, made.effect) == (8, True, 0)
+    assert mechanic.chance(0, 8) == Fraction(15, 36)
+    check = rt.Check(mechanic, rt.Formula("END", ("END",), lambda v: v["end"] // 3 - 2), 5)
+    assert check.chance(END=9) == mechanic.chance(1, 5) and str(check) == "END 5+"
+    assert check.roll(random.Random(2), END=9) == check.roll(random.Random(2), END=9)
+    halves = rt.Check(mechanic, rt.Formula("x / 2", ("x",), lambda v: Fraction(v["x"], 2)), 5)
+    with pytest.raises(ValueError, match="not a whole number"):
+        halves.chance(x=3)
+    contest = rt.ContestMechanic("duel", "Duel", TWO_D6)
+    assert contest.judge(7, 9) == rt.ContestResult(7, 9, 1, 2) and contest.judge(5, 5).winner is None
+    even = contest.chance()
+    assert even == contest.chance(1, 1) and even < Fraction(1, 2) and contest.chance(3, 0) > Fraction(1, 2)
+    assert contest.roll(random.Random(8), 1, 0) == contest.roll(random.Random(8), 1, 0)
 
 
 def test_field_values() -> None:

@@ -66,7 +66,7 @@ def test_witcher_rolls_are_reproducible(generated: None) -> None:
     first = [table.roll(random.Random(7)) for _ in range(3)]
     assert first == [table.roll(random.Random(7)) for _ in range(3)]
     rng = random.Random(42)
-    seen = {table.roll(rng).location for _ in range(500)}
+    seen = {table.roll(rng).row.location for _ in range(500)}
     assert seen == {"Head", "Torso", "R. Arm", "L. Arm", "R. Leg", "L. Leg"}
 
 
@@ -81,8 +81,8 @@ def test_riddle_of_steel_derived_attributes(
     generated: None, agl: int, brn: int, wts: int, prs: int, crd: int, res: int, mov: int
 ) -> None:
     ros = load("riddle_of_steel")
-    assert ros.coordination(agl=agl, wts=wts) == crd
-    assert ros.resistance(brn=brn, prs=prs) == res
-    assert ros.move(agl=agl, brn=brn) == mov
+    assert ros.coordination(AGL=agl, WTS=wts) == crd
+    assert ros.resistance(BRN=brn, PRS=prs) == res
+    assert ros.move(AGL=agl, BRN=brn) == mov
     derived = ros.derive_attributes({"agility": agl, "brawn": brn, "wits": wts, "presence": prs})
     assert (derived["coordination"], derived["resistance"], derived["move"]) == (crd, res, mov)

@@ -73,7 +73,8 @@ def test_a_lookup_in_a_cell_leaves_the_document_alone(compile_rules: Callable[..
 @pytest.mark.parametrize(
     ("cell", "reason"),
     [
-        ("1d6 + 2", "dice are rolled, not computed"),
+        ("1d6 * 2", "this is dice, where a number belongs"),
+        ("if(1d6, 1, 2)", "this is dice, where a number or a bool belongs"),
         ('"Target\'s Forte"', "quoted text has no value"),
         ("3^", "a caret number"),
     ],
@@ -246,3 +247,19 @@ def test_export_is_the_serialised_ir(tmp_path: Path, cli: Callable[..., tuple[in
     assert code == 0
     mechanic = json.loads(out)["rulesets"]["demo"]["mechanic"]["three_dice"]
     assert mechanic["die"] == {"text": "3d6 + 2", "terms": [{"count": 3, "sides": 6}], "modifier": 2}
+
+
+def test_formulas_read_numbers_from_entities_of_declared_kinds(tmp_path: Path) -> None:
+    out = build(
+        tmp_path,
+        {
+            "a.rules": """
+            kind weapon "Weapons" { reach: int in 1..5 = 1  weight: number?  damage: dice }
+            weapon longsword "Longsword" { reach: 2  weight: 1.5  damage: 1d8 }
+            weapon dagger "Dagger" { damage: 1d4 }
+            formula reach_bonus { params: x  formula: x + weapon[longsword].reach * 2 + weapon[dagger].reach }
+            formula heavy { params: x  formula: x * weapon[longsword].weight }
+            """
+        },
+    )
+    assert run(out, "print(demo.reach_bonus(x=1), demo.heavy(x=2))") == ["6 3"]

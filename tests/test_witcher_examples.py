@@ -246,3 +246,18 @@ def test_combat_modifiers(witcher: ModuleType) -> None:
     assert party.initiative.evaluate(LEADER=7, REF=6) == 13
     assert "no aiming" in fast.limits
     assert "unaware" in ambush.limits
+
+
+def test_damage_categories_types_and_attacks_on_every_location(witcher: ModuleType) -> None:
+    """p. 154: lethal and non-lethal damage, four damage types; p. 156: bombs hit every location."""
+    assert sorted(witcher.DAMAGE_CATEGORIES) == ["lethal", "non_lethal"]
+    assert "dying" in witcher.DAMAGE_CATEGORIES["lethal"].at_health
+    assert "unconscious" in witcher.DAMAGE_CATEGORIES["non_lethal"].at_health
+    assert witcher.damage_state(lethal=30, non_lethal=0, hp=30) == 2
+    assert witcher.damage_state(lethal=10, non_lethal=30, hp=30) == 1
+    assert witcher.damage_state(lethal=29, non_lethal=29, hp=30) == 0
+    assert sorted(witcher.DAMAGE_TYPES) == ["bludgeoning", "elemental", "piercing", "slashing"]
+    bombs = witcher.AREA_ATTACKS["bombs_and_traps"]
+    assert (bombs.hits, bombs.damage) == ("every_location", "rolled_per_location")
+    assert witcher.AREA_ATTACKS["some_spells"].damage is witcher.runtime.UNKNOWN
+    assert "next round" in witcher.COMBAT_OPTIONS["hold_action"].limit

@@ -156,9 +156,9 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "roll":
         if table.dice is None:
             raise Unknown(f"{table.name} is not rolled on dice; use: lookup {table.id} KEY")
-        total = table.dice.roll(random.Random(args.seed))
-        print(f"{table.name}: {table.dice.text} -> {total}")
-        print("\n".join(row_lines(table.lookup(total))))
+        rolled = table.roll(random.Random(args.seed))
+        print(f"{table.name}: {table.dice.text} -> {', '.join(map(str, rolled.numbers))}")
+        print("\n".join(row_lines(rolled.row)))
         return 0
     keys = [parse_key(k) for k in args.keys]
     try:

@@ -35,49 +35,49 @@ class Attribute:
     """what it is or does, in the author's own words"""
 
 
-def circles(*, wil: int, rpc: int) -> int:
+def circles(*, WIL: int, RPC: int) -> int:
     """Circles = max(1, floor(WIL / 2)) + min(1, floor(RPC / 50))"""
-    return max(1, _rt.floor(_rt.div(wil, 2))) + min(1, _rt.floor(_rt.div(rpc, 50)))
+    return max(1, _rt.floor(_rt.div(WIL, 2))) + min(1, _rt.floor(_rt.div(RPC, 50)))
 
 
-def health(*, wil: int, for_: int) -> int:
+def health(*, WIL: int, FOR: int) -> int:
     """Health = floor((WIL + FOR) / 2)"""
-    return _rt.floor(_rt.div(wil + for_, 2))
+    return _rt.floor(_rt.div(WIL + FOR, 2))
 
 
-def hesitation(*, wil: int) -> int:
+def hesitation(*, WIL: int) -> int:
     """Hesitation = 10 - WIL"""
-    return 10 - wil
+    return 10 - WIL
 
 
-def mortal_wound(*, pow: int, for_: int) -> int:
+def mortal_wound(*, POW: int, FOR: int) -> int:
     """Mortal Wound = floor((POW + FOR) / 2) + 6"""
-    return _rt.floor(_rt.div(pow + for_, 2)) + 6
+    return _rt.floor(_rt.div(POW + FOR, 2)) + 6
 
 
-def reflexes(*, per: int, agi: int, spd: int) -> int:
+def reflexes(*, PER: int, AGI: int, SPD: int) -> int:
     """Reflexes = floor((PER + AGI + SPD) / 3)"""
-    return _rt.floor(_rt.div((per + agi) + spd, 3))
+    return _rt.floor(_rt.div((PER + AGI) + SPD, 3))
 
 
-def resources(*, rpa: int) -> int:
+def resources(*, RPA: int) -> int:
     """Resources = floor(RPA / 15)"""
-    return _rt.floor(_rt.div(rpa, 15))
+    return _rt.floor(_rt.div(RPA, 15))
 
 
-def steel(*, per: int, wil: int, for_: int) -> int:
+def steel(*, PER: int, WIL: int, FOR: int) -> int:
     """Steel = 3 + min(1, max(0, PER - 5)) + min(1, max(0, WIL - 4)) + min(1, max(0, WIL - 6)) + min(1, max(0, FOR - 5))"""
-    return (((3 + min(1, max(0, per - 5))) + min(1, max(0, wil - 4))) + min(1, max(0, wil - 6))) + min(1, max(0, for_ - 5))
+    return (((3 + min(1, max(0, PER - 5))) + min(1, max(0, WIL - 4))) + min(1, max(0, WIL - 6))) + min(1, max(0, FOR - 5))
 
 
-def superficial(*, for_: int) -> int:
+def superficial(*, FOR: int) -> int:
     """Superficial Wound Tolerance = floor(FOR / 2) + 1"""
-    return _rt.floor(_rt.div(for_, 2)) + 1
+    return _rt.floor(_rt.div(FOR, 2)) + 1
 
 
-def tolerance_spacing(*, for_: int) -> int:
+def tolerance_spacing(*, FOR: int) -> int:
     """Maximum Gap Between Wound Tolerances = ceil(FOR / 2)"""
-    return _rt.ceil(_rt.div(for_, 2))
+    return _rt.ceil(_rt.div(FOR, 2))
 
 
 ATTRIBUTES: dict[str, Attribute] = {
@@ -103,15 +103,15 @@ ATTRIBUTES: dict[str, Attribute] = {
 
 def derive_attributes(values: Mapping[str, int]) -> dict[str, int | Fraction]:
     """The given attributes (by id) plus every derived one, each computed from its formula."""
-    _circles = circles(wil=values["will"], rpc=values["rp_connections"])
-    _health = health(wil=values["will"], for_=values["forte"])
-    _hesitation = hesitation(wil=values["will"])
-    _mortal_wound = mortal_wound(pow=values["power"], for_=values["forte"])
-    _reflexes = reflexes(per=values["perception"], agi=values["agility"], spd=values["speed"])
-    _resources = resources(rpa=values["rp_assets"])
-    _steel = steel(per=values["perception"], wil=values["will"], for_=values["forte"])
-    _superficial = superficial(for_=values["forte"])
-    _tolerance_spacing = tolerance_spacing(for_=values["forte"])
+    _circles = circles(WIL=values["will"], RPC=values["rp_connections"])
+    _health = health(WIL=values["will"], FOR=values["forte"])
+    _hesitation = hesitation(WIL=values["will"])
+    _mortal_wound = mortal_wound(POW=values["power"], FOR=values["forte"])
+    _reflexes = reflexes(PER=values["perception"], AGI=values["agility"], SPD=values["speed"])
+    _resources = resources(RPA=values["rp_assets"])
+    _steel = steel(PER=values["perception"], WIL=values["will"], FOR=values["forte"])
+    _superficial = superficial(FOR=values["forte"])
+    _tolerance_spacing = tolerance_spacing(FOR=values["forte"])
     return {
         **values,
         "circles": _circles,

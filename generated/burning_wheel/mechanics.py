@@ -4,5 +4,5 @@
 
 from ._runtime import core as _rt
 
-MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic] = {
+MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic | _rt.CheckMechanic | _rt.ContestMechanic] = {
 }

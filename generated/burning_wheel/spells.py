@@ -3,6 +3,7 @@
 """Spells of Burning Wheel Gold (Revised)."""
 
 from dataclasses import dataclass
+from typing import Literal
 
 from ._runtime import core as _rt
 
@@ -18,8 +19,8 @@ class Spell:
     origin: tuple[str, ...]
     duration: tuple[str, ...]
     area: tuple[str, ...]
-    element: tuple[str, ...]
-    impetus: tuple[str, ...]
+    element: tuple[Literal["anima", "arcana", "air", "earth", "fire", "heaven", "water", "white", "arneson", "gygax"], ...]
+    impetus: tuple[Literal["create", "destroy", "tax", "transmute", "control", "influence", "enhance", "evocation"], ...]
     resources: int
     length: str | None = None
     range: str | None = None

@@ -8,6 +8,9 @@ from typing import Any
 
 from ._runtime import core as _rt
 
+# Filled in below; tables whose cells name other tables roll on through it (`roll_chain`).
+TABLES: dict[str, _rt.Table[Any]] = {}
+
 
 @dataclass(frozen=True, slots=True)
 class AffiliationCostsRow:
@@ -775,31 +778,33 @@ TRAIT_COSTS: _rt.Table[TraitCostsRow] = _rt.Table(
     source="p. 89",
 )
 
-TABLES: dict[str, _rt.Table[Any]] = {
-    "affiliation_costs": AFFILIATION_COSTS,
-    "age_additions": AGE_ADDITIONS,
-    "dwarf_resources": DWARF_RESOURCES,
-    "dwarf_stat_pools": DWARF_STAT_POOLS,
-    "elf_resources": ELF_RESOURCES,
-    "elf_stat_pools": ELF_STAT_POOLS,
-    "gray_shade_costs": GRAY_SHADE_COSTS,
-    "health_questions": HEALTH_QUESTIONS,
-    "human_cost_factors": HUMAN_COST_FACTORS,
-    "human_property_limit_exemptions": HUMAN_PROPERTY_LIMIT_EXEMPTIONS,
-    "human_resources": HUMAN_RESOURCES,
-    "human_stat_pools": HUMAN_STAT_POOLS,
-    "lifepath_repeats": LIFEPATH_REPEATS,
-    "orc_resources": ORC_RESOURCES,
-    "orc_servant_resources": ORC_SERVANT_RESOURCES,
-    "orc_stat_pools": ORC_STAT_POOLS,
-    "relationship_complications": RELATIONSHIP_COMPLICATIONS,
-    "relationship_costs": RELATIONSHIP_COSTS,
-    "reputation_costs": REPUTATION_COSTS,
-    "rituals_of_blood": RITUALS_OF_BLOOD,
-    "skill_costs": SKILL_COSTS,
-    "spell_pricing": SPELL_PRICING,
-    "starting_limits": STARTING_LIMITS,
-    "steel_questions": STEEL_QUESTIONS,
-    "stride": STRIDE,
-    "trait_costs": TRAIT_COSTS,
-}
+TABLES.update(
+    {
+        "affiliation_costs": AFFILIATION_COSTS,
+        "age_additions": AGE_ADDITIONS,
+        "dwarf_resources": DWARF_RESOURCES,
+        "dwarf_stat_pools": DWARF_STAT_POOLS,
+        "elf_resources": ELF_RESOURCES,
+        "elf_stat_pools": ELF_STAT_POOLS,
+        "gray_shade_costs": GRAY_SHADE_COSTS,
+        "health_questions": HEALTH_QUESTIONS,
+        "human_cost_factors": HUMAN_COST_FACTORS,
+        "human_property_limit_exemptions": HUMAN_PROPERTY_LIMIT_EXEMPTIONS,
+        "human_resources": HUMAN_RESOURCES,
+        "human_stat_pools": HUMAN_STAT_POOLS,
+        "lifepath_repeats": LIFEPATH_REPEATS,
+        "orc_resources": ORC_RESOURCES,
+        "orc_servant_resources": ORC_SERVANT_RESOURCES,
+        "orc_stat_pools": ORC_STAT_POOLS,
+        "relationship_complications": RELATIONSHIP_COMPLICATIONS,
+        "relationship_costs": RELATIONSHIP_COSTS,
+        "reputation_costs": REPUTATION_COSTS,
+        "rituals_of_blood": RITUALS_OF_BLOOD,
+        "skill_costs": SKILL_COSTS,
+        "spell_pricing": SPELL_PRICING,
+        "starting_limits": STARTING_LIMITS,
+        "steel_questions": STEEL_QUESTIONS,
+        "stride": STRIDE,
+        "trait_costs": TRAIT_COSTS,
+    }
+)

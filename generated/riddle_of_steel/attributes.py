@@ -35,19 +35,19 @@ class Attribute:
     """what it is or does, in the author's own words"""
 
 
-def coordination(*, agl: int, wts: int) -> int:
+def coordination(*, AGL: int, WTS: int) -> int:
     """Coordination = floor((AGL + WTS) / 2)"""
-    return _rt.floor(_rt.div(agl + wts, 2))
+    return _rt.floor(_rt.div(AGL + WTS, 2))
 
 
-def move(*, agl: int, brn: int) -> int:
+def move(*, AGL: int, BRN: int) -> int:
     """Move = AGL + floor(BRN / 2)"""
-    return agl + _rt.floor(_rt.div(brn, 2))
+    return AGL + _rt.floor(_rt.div(BRN, 2))
 
 
-def resistance(*, brn: int, prs: int) -> int:
+def resistance(*, BRN: int, PRS: int) -> int:
     """Resistance = floor((BRN + PRS) / 2)"""
-    return _rt.floor(_rt.div(brn + prs, 2))
+    return _rt.floor(_rt.div(BRN + PRS, 2))
 
 
 ATTRIBUTES: dict[str, Attribute] = {
@@ -66,9 +66,9 @@ ATTRIBUTES: dict[str, Attribute] = {
 
 def derive_attributes(values: Mapping[str, int]) -> dict[str, int | Fraction]:
     """The given attributes (by id) plus every derived one, each computed from its formula."""
-    _coordination = coordination(agl=values["agility"], wts=values["wits"])
-    _move = move(agl=values["agility"], brn=values["brawn"])
-    _resistance = resistance(brn=values["brawn"], prs=values["presence"])
+    _coordination = coordination(AGL=values["agility"], WTS=values["wits"])
+    _move = move(AGL=values["agility"], BRN=values["brawn"])
+    _resistance = resistance(BRN=values["brawn"], PRS=values["presence"])
     return {
         **values,
         "coordination": _coordination,

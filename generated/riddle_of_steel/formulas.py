@@ -25,9 +25,9 @@ def buy_initiative_cost(*, opponent_wts: int) -> int:
     return opponent_wts
 
 
-def combat_pool(*, proficiency: int, crd: int) -> int:
+def combat_pool(*, proficiency: int, CRD: int) -> int:
     """Combat Pool = CRD + proficiency"""
-    return crd + proficiency
+    return CRD + proficiency
 
 
 def counter_bonus_dice(*, attacker_dice: int) -> int:
@@ -50,14 +50,14 @@ def margin(*, winner: int, loser: int) -> int:
     return winner - loser
 
 
-def missile_pool(*, rounds: int, maximum: int, wts: int) -> int:
+def missile_pool(*, rounds: int, maximum: int, WTS: int) -> int:
     """Missile Pool after some rounds of refilling = min(maximum, WTS * rounds)"""
-    return min(maximum, wts * rounds)
+    return min(maximum, WTS * rounds)
 
 
-def missile_pool_max(*, proficiency: int, crd: int) -> int:
+def missile_pool_max(*, proficiency: int, CRD: int) -> int:
     """Missile Pool (maximum) = CRD + proficiency"""
-    return crd + proficiency
+    return CRD + proficiency
 
 
 def next_round_penalty(*, shock: int, cp_left: int, pain: int) -> int:
@@ -100,14 +100,14 @@ def vocation_improvement_tn(*, vr: int) -> int:
     return 15 - vr
 
 
-def wound_level(*, damage: int, armor: int, brn: int) -> int:
+def wound_level(*, damage: int, armor: int, BRN: int) -> int:
     """Wound level = max(0, min(5, damage - BRN - armor))"""
-    return max(0, min(5, (damage - brn) - armor))
+    return max(0, min(5, (damage - BRN) - armor))
 
 
-def wound_points(*, damage: int, armor: int, brn: int) -> int:
+def wound_points(*, damage: int, armor: int, BRN: int) -> int:
     """Damage past Brawn and armour (unclamped) = damage - BRN - armor"""
-    return (damage - brn) - armor
+    return (damage - BRN) - armor
 
 
 FORMULAS: dict[str, Callable[..., int | Fraction]] = {

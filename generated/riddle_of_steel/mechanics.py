@@ -4,6 +4,8 @@
 
 from ._runtime import core as _rt
 
-MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic] = {
-    "ros_pool": _rt.PoolMechanic("ros_pool", "Dice pool", 10, stack_on=10, fumble_ones=2),
+ROS_POOL = _rt.PoolMechanic("ros_pool", "Dice pool", 10, stack_on=10, fumble_ones=2)
+
+MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic | _rt.CheckMechanic | _rt.ContestMechanic] = {
+    "ros_pool": ROS_POOL,
 }

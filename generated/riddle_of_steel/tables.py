@@ -7,6 +7,9 @@ from typing import Any
 
 from ._runtime import core as _rt
 
+# Filled in below; tables whose cells name other tables roll on through it (`roll_chain`).
+TABLES: dict[str, _rt.Table[Any]] = {}
+
 
 @dataclass(frozen=True, slots=True)
 class ArmourRow:
@@ -590,28 +593,30 @@ WOUND_LEVELS: _rt.Table[WoundLevelsRow] = _rt.Table(
     source="pp. 16, 20",
 )
 
-TABLES: dict[str, _rt.Table[Any]] = {
-    "armour": ARMOUR,
-    "attribute_creation": ATTRIBUTE_CREATION,
-    "characters": CHARACTERS,
-    "combat_tests": COMBAT_TESTS,
-    "creatures": CREATURES,
-    "damage_table": DAMAGE_TABLE,
-    "difficulty": DIFFICULTY,
-    "exchange_results": EXCHANGE_RESULTS,
-    "maneuvers": MANEUVERS,
-    "missile_weapons": MISSILE_WEAPONS,
-    "priorities": PRIORITIES,
-    "progression_costs": PROGRESSION_COSTS,
-    "shields": SHIELDS,
-    "social_classes": SOCIAL_CLASSES,
-    "sorcery_realm_levels": SORCERY_REALM_LEVELS,
-    "success_quality": SUCCESS_QUALITY,
-    "target_movement": TARGET_MOVEMENT,
-    "target_zones": TARGET_ZONES,
-    "vocation_improvement": VOCATION_IMPROVEMENT,
-    "vocation_tests": VOCATION_TESTS,
-    "vocations": VOCATIONS,
-    "weapons": WEAPONS,
-    "wound_levels": WOUND_LEVELS,
-}
+TABLES.update(
+    {
+        "armour": ARMOUR,
+        "attribute_creation": ATTRIBUTE_CREATION,
+        "characters": CHARACTERS,
+        "combat_tests": COMBAT_TESTS,
+        "creatures": CREATURES,
+        "damage_table": DAMAGE_TABLE,
+        "difficulty": DIFFICULTY,
+        "exchange_results": EXCHANGE_RESULTS,
+        "maneuvers": MANEUVERS,
+        "missile_weapons": MISSILE_WEAPONS,
+        "priorities": PRIORITIES,
+        "progression_costs": PROGRESSION_COSTS,
+        "shields": SHIELDS,
+        "social_classes": SOCIAL_CLASSES,
+        "sorcery_realm_levels": SORCERY_REALM_LEVELS,
+        "success_quality": SUCCESS_QUALITY,
+        "target_movement": TARGET_MOVEMENT,
+        "target_zones": TARGET_ZONES,
+        "vocation_improvement": VOCATION_IMPROVEMENT,
+        "vocation_tests": VOCATION_TESTS,
+        "vocations": VOCATIONS,
+        "weapons": WEAPONS,
+        "wound_levels": WOUND_LEVELS,
+    }
+)

@@ -19,6 +19,8 @@ from .. import fieldtypes as t
 from ..pipeline import CompiledRuleset
 from ..runtime.core import Dice as RuntimeDice
 from ..runtime.core import DiceTerm
+from ..runtime.core import Roll as RuntimeRoll
+from . import changes
 from .labels import labels
 from .templating import environment
 
@@ -28,6 +30,11 @@ _HIDDEN = {"source", "uncertain", "note", "aliases", "columns", "keys", "descrip
 
 def runtime_dice(dice: ir.Dice) -> RuntimeDice:
     return RuntimeDice(dice.text, tuple(DiceTerm(d.count, d.sides) for d in dice.terms), dice.modifier)
+
+
+def runtime_roll(roll: ir.Roll) -> RuntimeRoll:
+    low, high = (roll.modifier.low or 0, roll.modifier.high or 0) if roll.modifier else (0, 0)
+    return RuntimeRoll(roll.text, tuple(runtime_dice(d) for d in roll.dice), low, high, roll.tens_units)
 
 
 def percent(chance: Fraction) -> str:
@@ -44,7 +51,15 @@ def range_text(low: int | None, high: int | None) -> str:
 
 
 def key_text(key: ir.Key) -> str:
-    return key.text if isinstance(key, ir.NameKey) else range_text(key.low, key.high)
+    match key:
+        case ir.NameKey(text):
+            return text
+        case ir.ParityKey(odd):
+            return "odd" if odd else "even"
+        case ir.Range(low, high):
+            return range_text(low, high)
+        case _:
+            assert_never(key)
 
 
 def stat_text(stat: ir.StatBonus) -> str:
@@ -132,6 +147,13 @@ class _Page:
                 return escape(str(value))
             case t.WordType():
                 return escape(str(value).replace("_", " "))
+            case t.RollType():
+                assert isinstance(value, ir.Roll)
+                return escape(value.text)
+            case t.CheckType():
+                assert isinstance(value, ir.CheckSpec)
+                text = Markup("{} {}+").format(self.formula(value.modifier.text), value.target)
+                return Markup("{} ({})").format(text, self.ref(value.mechanic)) if value.mechanic else text
             case t.ColumnsType():
                 assert isinstance(value, tuple)
                 return escape(", ".join(c.name.replace("_", " ") for c in value if isinstance(c, ir.Column)))
@@ -198,7 +220,7 @@ class _Page:
 
     def table(self, entity: ir.Entity) -> dict[str, Any]:
         roll = entity.fields.get("roll")
-        dice = runtime_dice(roll) if isinstance(roll, ir.Dice) else None
+        dice = runtime_roll(roll) if isinstance(roll, ir.Roll) else None
         columns = [c for c in entity.fields.get("columns", ()) if isinstance(c, ir.Column)]  # type: ignore[union-attr]
         keys = [c for c in entity.fields.get("keys", ()) if isinstance(c, ir.Column)]  # type: ignore[union-attr]
         rows = []
@@ -206,16 +228,16 @@ class _Page:
             key = row.keys[0]
             chance = None
             if dice is not None and isinstance(key, ir.Range):
-                low = max(key.low if key.low is not None else dice.minimum, dice.minimum)
-                high = min(key.high if key.high is not None else dice.maximum, dice.maximum)
-                chance = percent(dice.chance(low, high))
+                chance = percent(dice.chance(0, key.low, key.high))
+            elif dice is not None and isinstance(key, ir.ParityKey):
+                chance = percent(dice.parity_chance(0, int(key.odd)))
             cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
             rows.append(
                 {"keys": [key_text(k) for k in row.keys], "chance": chance, "cells": cells, "source": row.source}
             )
         key_names = [k.name.replace("_", " ") for k in keys]
         return {
-            "keys": key_names or [roll.text if isinstance(roll, ir.Dice) else "Key"],
+            "keys": key_names or [roll.text if isinstance(roll, ir.Roll) else "Key"],
             "columns": [c.name.replace("_", " ") for c in columns],
             "rows": rows,
             "rolled": dice is not None,
@@ -307,8 +329,18 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     }
     search: list[dict[str, str]] = []
     summaries = []
+    by_id = {r.id: r for r in rulesets}
+    pages = {r.id: _Page(r) for r in rulesets}
+
+    def field_value(ruleset: CompiledRuleset, kind: str, field: str, value: ir.Value) -> Markup:
+        return pages[ruleset.id].value(ruleset.kinds[kind].fields[field].type, value)
+
     for ruleset in rulesets:
-        page = _Page(ruleset)
+        page = pages[ruleset.id]
+        changed = changes.render(ruleset, by_id, field_value)
+        if changed is not None:
+            files[f"{ruleset.id}/changes.html"] = changed
+        origin_notes = changes.notes(ruleset)
         referrers = page.referrers()
         required_by = page.required_by()
         counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
@@ -331,6 +363,7 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
                         "uncertain": _text(entity, "uncertain"),
                         "note": _text(entity, "note"),
                         "source": _text(entity, "source"),
+                        "origin": origin_notes.get((kind, entity.id)),
                         "fields": page.fields(entity),
                         "table": page.table(entity) if kind == "table" else None,
                         "used_by": [page.link(k, i) for k, i in referrers.get((kind, entity.id), [])],

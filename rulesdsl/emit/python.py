@@ -8,6 +8,7 @@ lifepaths. Every literal goes through `py()`, so no text from the sources can be
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -16,6 +17,7 @@ from typing import Any, assert_never
 
 from .. import __version__, ir
 from .. import fieldtypes as t
+from ..jsonform import schema_of
 from ..kinds import CORE_KINDS, FieldDecl, Kind, class_name
 from ..pipeline import CompiledRuleset
 from ..targets import (
@@ -131,6 +133,10 @@ def python_type(field_type: t.FieldType) -> str:
             return "_rt.Requirement"
         case t.ColumnsType():
             return "tuple[str, ...]"
+        case t.RollType():
+            return "_rt.Roll"
+        case t.CheckType():
+            return "_rt.Check"
         case t.ListType(item):
             return f"tuple[{python_type(item)}, ...]"
         case _:
@@ -195,6 +201,12 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = N
         case t.ListType(item):
             assert isinstance(value, tuple)
             return py_tuple([value_code(item, v, names) for v in value])
+        case t.RollType():
+            assert isinstance(value, ir.Roll)
+            return roll_code(value)
+        case t.CheckType():
+            assert isinstance(value, ir.CheckSpec)
+            return check_code(value, names or Names({}))
         case _:
             assert_never(field_type)
 
@@ -208,58 +220,89 @@ def py_tuple(codes: list[str]) -> str:
 # ---------------------------------------------------------------- formulas
 
 
+# What a formula yields in Python: always an int, always a Fraction, either, a bool, or dice.
+INT, FRAC, NUM, BOOL, DICE = "int", "Fraction", "int | Fraction", "bool", "_rt.Dice"
+
+
+def _numeric(*kinds: str) -> str:
+    """The kind of + - * (or min, max) over these: a Fraction anywhere makes a Fraction."""
+    if all(k in (INT, BOOL) for k in kinds):
+        return INT
+    if FRAC in kinds:
+        return FRAC
+    return NUM
+
+
+def _either(first: str, second: str) -> str:
+    if first == second:
+        return first
+    return _numeric(first, second) if FRAC not in (first, second) else NUM
+
+
 @dataclass(frozen=True, slots=True)
 class Names:
     """What the names in a formula become in Python."""
 
-    params: Mapping[str, tuple[str, bool]]  # name (attribute id or parameter) -> (Python code, is it an int)
+    params: Mapping[str, tuple[str, str]]  # name (attribute id or parameter) -> (Python code, kind)
     lookups: str = "_tables."  # how a table constant is reached from the module
-    callees: Mapping[str, tuple[tuple[str, ...], bool]] = field(default_factory=dict)  # formula -> (params, int)
+    callees: Mapping[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)  # formula -> (params, kind)
     calls: str = ""  # how a formula function is reached from the module
     tables: Mapping[str, ir.Entity] = field(default_factory=dict)
 
 
-def formula_code(expr: ir.Expr, names: Names) -> tuple[str, bool]:
-    """Python source for a formula, and whether it always yields an int (else a Fraction or a bool)."""
+def formula_code(expr: ir.Expr, names: Names) -> tuple[str, str]:
+    """Python source for a formula, and what it yields (INT, FRAC, NUM, BOOL or DICE)."""
     match expr:
         case ir.Num(value):
-            return _number(value), isinstance(value, int) or value.denominator == 1
+            whole = isinstance(value, int) or value.denominator == 1
+            return _number(value), INT if whole else FRAC
         case ir.Var(name, _, attribute):
             return names.params[attribute or name]
+        case ir.DiceExpr(dice):
+            return dice_code(dice), DICE
+        case ir.DiceOf(count, sides):
+            return f"_rt.dice({_bare(formula_code(count, names)[0])}, {_bare(formula_code(sides, names)[0])})", DICE
         case ir.BinOp("/", left, right):
-            return f"_rt.div({_bare(formula_code(left, names)[0])}, {_bare(formula_code(right, names)[0])})", False
+            return f"_rt.div({_bare(formula_code(left, names)[0])}, {_bare(formula_code(right, names)[0])})", FRAC
         case ir.BinOp(op, left, right):
-            (lcode, lint), (rcode, rint) = formula_code(left, names), formula_code(right, names)
-            return f"({lcode} {op} {rcode})", lint and rint
+            (lcode, lkind), (rcode, rkind) = formula_code(left, names), formula_code(right, names)
+            kind = DICE if DICE in (lkind, rkind) else _numeric(lkind, rkind)
+            return f"({lcode} {op} {rcode})", kind
         case ir.Neg(operand):
-            code, whole = formula_code(operand, names)
-            return f"-{code}", whole
+            code, kind = formula_code(operand, names)
+            return f"-{code}", kind
         case ir.Compare(op, left, right):
             python_op = "==" if op == "=" else op
-            return f"({formula_code(left, names)[0]} {python_op} {formula_code(right, names)[0]})", False
+            return f"({formula_code(left, names)[0]} {python_op} {formula_code(right, names)[0]})", BOOL
         case ir.Logic(op, items):
-            return "(" + f" {op} ".join(formula_code(i, names)[0] for i in items) + ")", False
+            return "(" + f" {op} ".join(formula_code(i, names)[0] for i in items) + ")", BOOL
         case ir.NotExpr(operand):
-            return f"(not {formula_code(operand, names)[0]})", False
+            return f"(not {formula_code(operand, names)[0]})", BOOL
         case ir.If(condition, then, otherwise):
-            (tcode, tint), (ocode, oint) = formula_code(then, names), formula_code(otherwise, names)
-            return f"({tcode} if {_bare(formula_code(condition, names)[0])} else {ocode})", tint and oint
+            (tcode, tkind), (ocode, okind) = formula_code(then, names), formula_code(otherwise, names)
+            return f"({tcode} if {_bare(formula_code(condition, names)[0])} else {ocode})", _either(tkind, okind)
         case ir.Call(function, args):
             codes = [formula_code(a, names) for a in args]
             code = f"{_FUNCTIONS[function]}({', '.join(_bare(c) for c, _ in codes)})"
-            return code, function in ("floor", "ceil", "round") or all(whole for _, whole in codes)
+            if function in ("floor", "ceil", "round"):
+                return code, INT
+            return code, _numeric(*(k for _, k in codes))
+        case ir.FieldOf(_, _, _, value):
+            assert value is not None, "the semantic checks give every field reference its value"
+            return _number(value), INT if isinstance(value, int) else FRAC
         case ir.Lookup(table, index):
             entity = names.tables[table.target]
             column = next(c for c in entity.fields["columns"] if isinstance(c, ir.Column))  # type: ignore[union-attr]
             index_code = _bare(formula_code(index, names)[0])
             code = f"{names.lookups}{constant_name(entity.id)}.lookup({index_code}).{identifier(column.name)}"
-            return code, isinstance(column.type, t.IntType)
+            kinds = {t.IntType: INT, t.MultiplierType: FRAC}
+            return code, kinds.get(type(column.type), NUM)
         case ir.FormulaCall(formula, args):
-            params, whole = names.callees[formula.target]
+            params, kind = names.callees[formula.target]
             values = [_bare(formula_code(a, names)[0]) for a in args]
             keywords = ", ".join(f"{p}={v}" for p, v in zip(params, values, strict=True))
-            return f"{names.calls}{function_name(formula.target)}({keywords})", whole
-        case ir.Text() | ir.Caret() | ir.DiceExpr():
+            return f"{names.calls}{function_name(formula.target)}({keywords})", kind
+        case ir.Text() | ir.Caret():
             raise AssertionError(f"the checks reject {type(expr).__name__} in evaluated formulas")
         case _:
             assert_never(expr)
@@ -285,7 +328,7 @@ def formula_value(formula: ir.Formula, names: Names) -> str:
     for node in ir.expr_nodes(formula.expr):
         if isinstance(node, ir.Var):
             written.setdefault(node.attribute or node.name, node.name)
-    params = {key: (f"v[{py(name.casefold())}]", False) for key, name in written.items()}
+    params = {key: (f"v[{py(name.casefold())}]", NUM) for key, name in written.items()}
     scoped = Names(params, names.lookups, names.callees, names.calls, names.tables)
     code, _ = formula_code(formula.expr, scoped)
     needed = tuple(dict.fromkeys(written.values()))
@@ -303,11 +346,17 @@ class FieldCode:
     doc: str | None
 
 
-def field_codes(kind: Kind) -> list[FieldCode]:
-    """The dataclass fields of a kind: id and name, the required ones, then those with defaults."""
+def field_codes(kind: Kind, entities: Mapping[str, ir.Entity] | None = None) -> list[FieldCode]:
+    """The dataclass fields of a kind: id and name, the required ones, then those with defaults. A
+    field some entity gives as `unknown` can also hold the runtime's UNKNOWN marker (and `none`, None)."""
     required, optional = [], []
     for decl in kind.fields.values():
         annotation = python_type(decl.type)
+        given = [e.fields.get(decl.name) for e in (entities or {}).values()]
+        if any(isinstance(v, ir.Unknown) for v in given):
+            annotation += " | _rt.Unknown"
+        if decl.default is not None and any(isinstance(v, ir.NoneValue) for v in given):
+            annotation += " | None"
         if decl.default is not None:
             optional.append(FieldCode(identifier(decl.name), annotation, value_code(decl.type, decl.default), decl.doc))
         elif not decl.optional:
@@ -340,8 +389,8 @@ def _ordered(kind: Kind) -> list[FieldDecl]:
     return required + [d for d in kind.fields.values() if d not in required]
 
 
-def _types_used(kind: Kind) -> set[str]:
-    text = " ".join(c.annotation for c in field_codes(kind))
+def _types_used(kind: Kind, entities: Mapping[str, ir.Entity]) -> set[str]:
+    text = " ".join(c.annotation for c in field_codes(kind, entities))
     return {name for name in ("Fraction", "Literal", "_rt.") if name in text}
 
 
@@ -361,7 +410,7 @@ def _isort(names: list[str]) -> list[str]:
     return sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
 
 
-def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], bool]]) -> list[dict[str, Any]]:
+def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], str]]) -> list[dict[str, Any]]:
     """Derived attributes as functions, in an order where inputs come first."""
     attributes = ruleset.entities.get("attribute", {})
 
@@ -386,24 +435,24 @@ def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str,
 
     for attr_id in sorted(uses):
         place(attr_id)
-    is_int: dict[str, bool] = {}
+    kinds: dict[str, str] = {}
     functions = []
     for attr_id in order:
         entity = attributes[attr_id]
         formula = entity.fields["formula"]
         assert isinstance(formula, ir.Formula)
-        inputs = {u: (param_name(u, abbr(u)), is_int.get(u, True)) for u in uses[attr_id]}
-        code, always_int = formula_code(formula.expr, Names(inputs, callees=callees))
-        is_int[attr_id] = always_int
+        inputs = {u: (param_name(u, abbr(u)), kinds.get(u, INT)) for u in uses[attr_id]}
+        code, kind = formula_code(formula.expr, Names(inputs, callees=callees))
+        kinds[attr_id] = kind
         functions.append(
             {
                 "name": function_name(attr_id),
                 "title": entity.name,
                 "text": formula.text,
-                "params": [(name, "int" if whole else "Fraction") for name, whole in inputs.values()],
+                "params": list(inputs.values()),
                 "args": [(inputs[u][0], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
                 "body": _bare(code),
-                "returns": "int" if always_int else "Fraction",
+                "returns": kind,
                 "calls": sorted(
                     {
                         function_name(n.formula.target)
@@ -416,13 +465,13 @@ def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str,
     return functions
 
 
-def _formulas(ruleset: CompiledRuleset) -> tuple[list[dict[str, Any]], dict[str, tuple[tuple[str, ...], bool]]]:
+def _formulas(ruleset: CompiledRuleset) -> tuple[list[dict[str, Any]], dict[str, tuple[tuple[str, ...], str]]]:
     """Named formulas as functions of their parameters (attributes they name become parameters too),
     and what a call to each needs: its parameter names and whether it returns an int."""
     formulas = ruleset.entities.get("formula", {})
     attributes = ruleset.entities.get("attribute", {})
     tables = ruleset.entities.get("table", {})
-    callees: dict[str, tuple[tuple[str, ...], bool]] = {}
+    callees: dict[str, tuple[tuple[str, ...], str]] = {}
     built: dict[str, dict[str, Any]] = {}
 
     def build(formula_id: str) -> None:  # callees first; the checks ruled out cycles
@@ -434,25 +483,25 @@ def _formulas(ruleset: CompiledRuleset) -> tuple[list[dict[str, Any]], dict[str,
         for node in ir.expr_nodes(formula.expr):
             if isinstance(node, ir.FormulaCall) and node.formula.target in formulas:
                 build(node.formula.target)
-        params: dict[str, tuple[str, bool]] = {}
+        params: dict[str, tuple[str, str]] = {}
         declared = entity.fields.get("params", ())
         for p in declared if isinstance(declared, tuple) else ():
             if isinstance(p, str):
-                params[p] = (param_name(p, None), True)
+                params[p] = (param_name(p, None), INT)
         for node in ir.expr_nodes(formula.expr):
             if isinstance(node, ir.Var) and node.attribute and node.attribute not in params:
                 abbr = attributes[node.attribute].fields.get("abbr")
-                params[node.attribute] = (param_name(node.attribute, abbr if isinstance(abbr, str) else None), True)
-        code, always_int = formula_code(formula.expr, Names(params, callees=callees, tables=tables))
+                params[node.attribute] = (param_name(node.attribute, abbr if isinstance(abbr, str) else None), INT)
+        code, kind = formula_code(formula.expr, Names(params, callees=callees, tables=tables))
         own = tuple(params[p][0] for p in declared if isinstance(p, str)) if isinstance(declared, tuple) else ()
-        callees[formula_id] = (own, always_int)
+        callees[formula_id] = (own, kind)
         built[formula_id] = {
             "name": function_name(formula_id),
             "title": entity.name,
             "text": formula.text,
-            "params": [(param, "int") for param, _ in params.values()],
+            "params": [(param, INT) for param, _ in params.values()],
             "body": _bare(code),
-            "returns": "int" if always_int else "Fraction",
+            "returns": kind,
             "uses_tables": any(isinstance(n, ir.Lookup) for n in ir.expr_nodes(formula.expr)),
         }
 
@@ -471,12 +520,33 @@ def _cell_type(column: ir.Column, cells: list[ir.Cell]) -> str:
 
 
 def _key(key: ir.Key) -> str:
-    if isinstance(key, ir.NameKey):
-        return f"_rt.Key(name={py(key.text)})"
-    return f"_rt.Key({py(key.low)}, {py(key.high)})"
+    match key:
+        case ir.NameKey(text):
+            return f"_rt.Key(name={py(text)})"
+        case ir.ParityKey(odd):
+            return f"_rt.Key(parity={int(odd)})"
+        case ir.Range(low, high):
+            return f"_rt.Key({py(low)}, {py(high)})"
+        case _:
+            assert_never(key)
 
 
-def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], bool]]) -> list[dict[str, Any]]:
+def roll_code(roll: ir.Roll) -> str:
+    dice = py_tuple([dice_code(d) for d in roll.dice])
+    extra = ""
+    if roll.modifier is not None:
+        extra += f", {roll.modifier.low or 0}, {roll.modifier.high or 0}"
+    if roll.tens_units:
+        extra += (", 0, 0" if roll.modifier is None else "") + ", tens_units=True"
+    return f"_rt.Roll({py(roll.text)}, {dice}{extra})"
+
+
+def check_code(check: ir.CheckSpec, names: Names) -> str:
+    mechanic = constant_name(check.mechanic.target) if check.mechanic else "None"
+    return f"_rt.Check(_mechanics.{mechanic}, {formula_value(check.modifier, names)}, {check.target})"
+
+
+def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], str]]) -> list[dict[str, Any]]:
     tables = ruleset.entities.get("table", {})
     names = Names({}, lookups="", callees=callees, calls="_formulas.", tables=tables)
     result = []
@@ -495,6 +565,7 @@ def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...
             rows.append({"key_code": keys, "cells": cells_code, "source": source})
         roll = entity.fields.get("roll")
         table_source = entity.fields.get("source")
+        chains = tuple(identifier(c.name) for c in columns if isinstance(c.type, t.RefType) and c.type.kind == "table")
         result.append(
             {
                 "id": table_id,
@@ -504,7 +575,9 @@ def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...
                 "row_class": row_class(table_id),
                 "columns": fields,
                 "rows": rows,
-                "dice": dice_code(roll) if isinstance(roll, ir.Dice) else "None",
+                "dice": roll_code(roll) if isinstance(roll, ir.Roll) else "None",
+                "clamp": entity.fields.get("clamp") is True,
+                "chains": chains,
                 "formulas": any(isinstance(c, ir.Formula) for r in entity.rows for c in r.cells),
                 "calls": any(
                     isinstance(n, ir.FormulaCall)
@@ -518,21 +591,26 @@ def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...
     return result
 
 
-def _mechanics(ruleset: CompiledRuleset) -> list[str]:
-    codes = []
+_MECHANIC_RULES = {
+    "pool": ("PoolMechanic", ("stack_on", "fumble_ones")),
+    "total": ("TotalMechanic", ("explode_on", "fumble_on", "floor")),
+    "check": ("CheckMechanic", ()),
+    "contest": ("ContestMechanic", ()),
+}
+
+
+def _mechanics(ruleset: CompiledRuleset) -> list[dict[str, str]]:
+    """Each mechanic as a constant of its class (checks name them: `check END 5+`)."""
+    result = []
     for mechanic_id, entity in ruleset.entities.get("mechanic", {}).items():
         die = entity.fields["die"]
         assert isinstance(die, ir.Dice)
-        if entity.fields.get("style") == "pool":
-            keywords = [f"{k}={py(entity.fields[k])}" for k in ("stack_on", "fumble_ones") if k in entity.fields]
-            head = f"_rt.PoolMechanic({py(mechanic_id)}, {py(entity.name)}, {die.terms[0].sides}"
-        else:
-            keywords = [
-                f"{k}={py(entity.fields[k])}" for k in ("explode_on", "fumble_on", "floor") if k in entity.fields
-            ]
-            head = f"_rt.TotalMechanic({py(mechanic_id)}, {py(entity.name)}, {dice_code(die)}"
-        codes.append(f"{py(mechanic_id)}: " + ", ".join([head, *keywords]) + ")")
-    return codes
+        class_, rules = _MECHANIC_RULES[str(entity.fields.get("style"))]
+        dice = str(die.terms[0].sides) if class_ == "PoolMechanic" else dice_code(die)
+        keywords = [f"{k}={py(entity.fields[k])}" for k in rules if k in entity.fields]
+        code = f"_rt.{class_}(" + ", ".join([py(mechanic_id), py(entity.name), dice, *keywords]) + ")"
+        result.append({"id": mechanic_id, "constant": constant_name(mechanic_id), "class": class_, "code": code})
+    return result
 
 
 def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, Any]]:
@@ -543,17 +621,21 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
         entities = ruleset.entities.get(kind_name, {})
         if kind.builtin and not entities:
             continue
-        used = _types_used(kind)
+        used = _types_used(kind, entities)
+        codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
+        text = " ".join(code for _, code in codes)
+        modules = [m for m in ("formulas", "mechanics", "tables") if f"_{m}." in text]
         yield {
             "kind": kind,
             "module": kind_module(kind_name),
             "registry": registry_name(kind_name),
             "class": class_name(kind_name),
-            "fields": field_codes(kind),
-            "entities": [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()],
-            "fraction": "Fraction" in used,
+            "fields": field_codes(kind, entities),
+            "entities": codes,
+            "fraction": "Fraction" in used or "Fraction(" in text,
             "literal": "Literal" in used,
-            "runtime": "_rt." in used,
+            "runtime": "_rt." in used or "_rt." in text,
+            "modules": modules,
             "doc": doc_line(kind.title),
         }
 
@@ -621,7 +703,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "kinds": kinds,
         "mechanics": _mechanics(ruleset),
         "attribute_kind": {
-            "fields": field_codes(attribute_kind),
+            "fields": field_codes(attribute_kind, ruleset.entities.get("attribute", {})),
             "entities": list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
         },
         "with_lifepaths": with_lifepaths,
@@ -645,4 +727,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     for kind in kinds:
         files[f"{kind['module']}.py"] = env.get_template("python/kind.py.j2").render(context, k=kind)
     files.update(_runtime_files(with_lifepaths, head))
+    for kind_name in (*CORE_KINDS[1:], *(str(k["kind"].name) for k in kinds)):
+        schema = json.dumps(schema_of(ruleset.kinds[kind_name]), indent=2, sort_keys=True, ensure_ascii=False)
+        files[f"schemas/{kind_name}.schema.json"] = schema + "\n"
     return files

@@ -16,15 +16,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, error
-from ..ir import Dice, Entity, NameKey, Range, TableRow
+from ..ir import Entity, NameKey, ParityKey, Range, Roll, TableRow
+from ..model import Position
 
 _OPEN = 10**18  # an open end, as a number the sweep can compare
 _MAX_REPORTED = 5  # gaps and overlaps named per table; the rest are counted
 
 
-def key_text(key: Range | NameKey) -> str:
+def key_text(key: Range | NameKey | ParityKey) -> str:
     if isinstance(key, NameKey):
         return key.text
+    if isinstance(key, ParityKey):
+        return "odd" if key.odd else "even"
     low, high = key.low, key.high
     if low is None:
         return f"<={high}"
@@ -63,9 +66,9 @@ class _Segment:
         return low if low == high else f"{low}-{high}"
 
 
-def _span(key: Range | NameKey, bounds: tuple[int, int] | None) -> tuple[int, int] | None:
+def _span(key: Range | NameKey | ParityKey, bounds: tuple[int, int] | None) -> tuple[int, int] | None:
     """A numeric key as low..high, open ends closed by the dice (or left open); None for a name."""
-    if isinstance(key, NameKey):
+    if not isinstance(key, Range):
         return None
     low = key.low if key.low is not None else (bounds[0] if bounds else -_OPEN)
     high = key.high if key.high is not None else (bounds[1] if bounds else _OPEN)
@@ -188,8 +191,52 @@ def _check_axes(
         report.gaps.append(where + missing + ", *")
 
 
-def check_coverage(entity: Entity, rolls: Sequence[Dice | None], roll_pos_field: str | None) -> list[Diagnostic]:
-    """Gaps and overlaps of a table whose rows were all read. `rolls`: the dice of each key (or None)."""
+def _pieces(row: TableRow, domains: Sequence[list[tuple[int, int]]]) -> list[TableRow]:
+    """A row with open ends closed at the edge of each axis (a `10+` row on 1d10 covers 10 only), and
+    an `odd`/`even` key cut into the numbers of that parity the axis can come up as."""
+    options: list[list[Range | NameKey]] = []
+    for key, domain in zip(row.keys, domains, strict=True):
+        if isinstance(key, ParityKey):
+            wanted = 1 if key.odd else 0
+            options.append([Range(n, n, key.pos) for lo, hi in domain for n in range(lo, hi + 1) if n % 2 == wanted])
+        elif isinstance(key, Range) and domain:
+            low = key.low if key.low is not None else min(d[0] for d in domain)
+            high = key.high if key.high is not None else max(d[1] for d in domain)
+            options.append([Range(low, high, key.pos)])
+        else:
+            options.append([key])
+    return [TableRow(tuple(keys), row.cells, row.source, row.pos) for keys in itertools.product(*options)]
+
+
+def _reachable(
+    key: Range | NameKey | ParityKey, spans: list[tuple[int, int]], roll: Roll, pos: Position
+) -> list[Diagnostic]:
+    """E311/E313: a rolled key that is a name, that can never come up, or that reaches past the dice."""
+    shown = roll.range_text(0) if len(roll.dice) == 1 else ", ".join(f"{lo}-{hi}" for lo, hi in spans)
+    if isinstance(key, NameKey):
+        return [
+            error(
+                "E311",
+                f"row '{key.text}' has a name, but the table is rolled on {roll.text}",
+                pos,
+                "rolled tables are keyed by numbers and ranges (and odd or even)",
+            )
+        ]
+    if isinstance(key, ParityKey):
+        return []
+    low, high = spans[0][0], spans[-1][1]
+    span = _span(key, (low, high))
+    assert span is not None
+    if not any(span[0] <= hi and lo <= span[1] for lo, hi in spans):
+        return [error("E313", f"row {key_text(key)} can never come up on {roll.text} ({shown})", pos)]
+    beyond = [n for n in (key.low, key.high) if n is not None and not low <= n <= high]
+    if beyond:
+        return [error("E313", f"row {key_text(key)} reaches {beyond[0]}, beyond what {roll.text} rolls ({shown})", pos)]
+    return []
+
+
+def check_coverage(entity: Entity, roll: Roll | None, roll_pos_field: str | None) -> list[Diagnostic]:
+    """Gaps and overlaps of a table whose rows were all read; `roll`: its dice (one per key, from the first)."""
     table = entity.rows
     if not table:
         return []
@@ -199,78 +246,49 @@ def check_coverage(entity: Entity, rolls: Sequence[Dice | None], roll_pos_field:
     names: list[set[str]] = []
     usable = list(range(len(table)))
     for axis in range(width):
-        dice = rolls[axis] if axis < len(rolls) else None
-        axis_names = {k.text for r in table if isinstance(k := r.keys[axis], NameKey)}
-        if dice is not None:
-            bounds = (dice.low, dice.high)
+        if roll is not None and axis < len(roll.dice):
+            spans = roll.spans(axis)
             for i, row in enumerate(table):
-                key = row.keys[axis]
-                pos = entity.position("rows", i, "keys", axis)
-                if isinstance(key, NameKey):
-                    diagnostics.append(
-                        error(
-                            "E311",
-                            f"row '{key.text}' has a name, but the table is rolled on {dice.text}",
-                            pos,
-                            "rolled tables are keyed by numbers and ranges",
-                        )
-                    )
-                    continue
-                span = _span(key, bounds)
-                assert span is not None
-                if span[1] < bounds[0] or span[0] > bounds[1]:
-                    diagnostics.append(
-                        error(
-                            "E313",
-                            f"row {key_text(key)} can never come up on {dice.text} ({bounds[0]}-{bounds[1]})",
-                            pos,
-                        )
-                    )
-                    if i in usable:
-                        usable.remove(i)
-                    continue
-                beyond = [n for n in (key.low, key.high) if n is not None and not bounds[0] <= n <= bounds[1]]
-                if beyond:
-                    diagnostics.append(
-                        error(
-                            "E313",
-                            f"row {key_text(key)} reaches {beyond[0]}, beyond what {dice.text} rolls "
-                            f"({bounds[0]}-{bounds[1]})",
-                            pos,
-                        )
-                    )
-            domains.append([bounds])
+                found = _reachable(row.keys[axis], spans, roll, entity.position("rows", i, "keys", axis))
+                diagnostics += found
+                if any(d.message.startswith("row") and "never" in d.message for d in found) and i in usable:
+                    usable.remove(i)
+            domains.append(spans)
             names.append(set())
         else:
-            spans = [s for r in table if (s := _span(r.keys[axis], None)) is not None]
-            domains.append(_merge(spans) if width > 1 else [])
-            names.append(axis_names if width > 1 else set())
+            found_spans = [s for r in table if (s := _span(_plain(r.keys[axis]), None)) is not None]
+            domains.append(_merge(found_spans) if width > 1 else [])
+            names.append({k.text for r in table if isinstance(k := r.keys[axis], NameKey)} if width > 1 else set())
     if any(d.code == "E311" for d in diagnostics):
         return diagnostics
     report = _Report(entity, [], {})
-    clipped = [_clip(table[i], domains) for i in usable]
-    _check_axes(list(range(len(clipped))), clipped, 0, domains, names, "", report)
-    for (first, second), shared in list(report.overlaps.items())[:_MAX_REPORTED]:
-        a, b = table[usable[first]], table[usable[second]]
-        code = "E312" if row_text(a) == row_text(b) else "E314"
-        message = (
-            f"two rows are keyed '{row_text(a)}'"
-            if code == "E312"
-            else f"rows {row_text(a)} and {row_text(b)} overlap on {shared}"
-        )
-        diagnostics.append(error(code, message, entity.position("rows", usable[second], "keys", 0)))
-    if len(report.overlaps) > _MAX_REPORTED:
+    pieces: list[TableRow] = []
+    origin: list[int] = []
+    for i in usable:
+        for piece in _pieces(table[i], domains):
+            pieces.append(piece)
+            origin.append(i)
+    _check_axes(list(range(len(pieces))), pieces, 0, domains, names, "", report)
+    pairs = list(dict.fromkeys((origin[a], origin[b], shared) for (a, b), shared in report.overlaps.items()))
+    for first, second, shared in pairs[:_MAX_REPORTED]:
+        a, b = table[first], table[second]
+        if row_text(a) == row_text(b):
+            diagnostics.append(
+                error("E312", f"two rows are keyed '{row_text(a)}'", entity.position("rows", second, "keys", 0))
+            )
+        else:
+            message = f"rows {row_text(a)} and {row_text(b)} overlap on {shared}"
+            diagnostics.append(error("E314", message, entity.position("rows", second, "keys", 0)))
+    if len(pairs) > _MAX_REPORTED:
         diagnostics.append(
-            error("E314", f"{len(report.overlaps) - _MAX_REPORTED} more overlapping rows", entity.position("rows"))
+            error("E314", f"{len(pairs) - _MAX_REPORTED} more overlapping rows", entity.position("rows"))
         )
     if report.gaps:
         shown = "; ".join(report.gaps[:_MAX_REPORTED]) + (
             f"; and {len(report.gaps) - _MAX_REPORTED} more" if len(report.gaps) > _MAX_REPORTED else ""
         )
-        rolled = [d for d in rolls if d is not None]
-        if width == 1 and rolled:
-            dice = rolled[0]
-            message = f"no row for {shown} ({dice.text} rolls {dice.low}-{dice.high})"
+        if width == 1 and roll is not None:
+            message = f"no row for {shown} ({roll.text} rolls {roll.range_text(0)})"
         else:
             message = f"no row for {shown}"
         diagnostics.append(
@@ -279,21 +297,13 @@ def check_coverage(entity: Entity, rolls: Sequence[Dice | None], roll_pos_field:
                 message,
                 entity.position(roll_pos_field) if roll_pos_field else entity.id_pos,
                 "add rows so that every result of the dice has exactly one row"
-                if rolled
+                if roll is not None
                 else "every combination of keys needs exactly one row",
             )
         )
     return diagnostics
 
 
-def _clip(row: TableRow, domains: Sequence[list[tuple[int, int]]]) -> TableRow:
-    """Open ends closed at the edge of the axis (a `10+` row on 1d10 covers 10 only)."""
-    keys: list[Range | NameKey] = []
-    for key, domain in zip(row.keys, domains, strict=True):
-        if isinstance(key, Range) and domain:
-            low = key.low if key.low is not None else min(d[0] for d in domain)
-            high = key.high if key.high is not None else max(d[1] for d in domain)
-            keys.append(Range(low, high, key.pos))
-        else:
-            keys.append(key)
-    return TableRow(tuple(keys), row.cells, row.source, row.pos)
+def _plain(key: Range | NameKey | ParityKey) -> Range | NameKey:
+    """Keys of unrolled axes: parity only exists on rolled ones."""
+    return key if not isinstance(key, ParityKey) else NameKey("odd" if key.odd else "even", key.pos)

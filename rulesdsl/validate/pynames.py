@@ -63,9 +63,13 @@ def check_python_names(entities: Entities, kinds: Mapping[str, Kind]) -> list[Di
         pos = kind.pos or Position("", 1, 1, 1, 2)
         if kind.name in CORE_KINDS:
             continue  # the package's own modules are theirs
-        if kind_module(kind.name) in MODULES or keyword.iskeyword(kind_module(kind.name)):
+        module = kind_module(kind.name)
+        if module in MODULES or keyword.iskeyword(module):
+            what = "a Python keyword" if keyword.iskeyword(module) else "one of the package's own modules"
             diagnostics.append(
-                error("E305", f"the kind '{kind.name}' would be the package's own module {kind_module(kind.name)}", pos)
+                error(
+                    "E305", f"the kind '{kind.name}' would be the module '{module}', {what}", pos, "choose another name"
+                )
             )
         diagnostics += _unique(
             ((identifier(f), f, (kind.fields[f].pos or pos)) for f in kind.fields), "field", "E305", frozenset()

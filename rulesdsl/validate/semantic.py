@@ -13,17 +13,19 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 from .. import fieldtypes as t
 from .. import ir
 from ..diagnostics import Diagnostic, did_you_mean, error, warning
 from ..formulas import FUNCTIONS
+from ..index import EntityIndex
 from ..kinds import Kind
 from ..lower import requirement_nodes
 from ..model import Position
 from ..names import slug
-from ..targets import unsupported
+from ..targets import BOOL, DICE, NUMBER, typed
 from .coverage import check_coverage
 from .paths import check_paths
 from .pynames import check_python_names
@@ -38,32 +40,15 @@ class Resolved:
     entities: dict[str, dict[str, ir.Entity]]
 
 
-class _Index:
-    """Entities of one kind, findable by id, by the slug of their display name, or by an alias."""
-
-    def __init__(self, entities: Sequence[ir.Entity]) -> None:
-        self.by_id = {e.id: e for e in entities}
-        self.by_name: dict[str, list[str]] = defaultdict(list)
-        for e in entities:
-            aliases = e.fields.get("aliases", ())
-            for name in (e.name, *(aliases if isinstance(aliases, tuple) else ())):
-                if isinstance(name, str):
-                    self.by_name[slug(name)].append(e.id)
-
-    def find(self, text: str) -> list[str]:
-        key = slug(text)
-        if key in self.by_id:
-            return [key]
-        return sorted(set(self.by_name.get(key, [])))
-
-    def candidates(self) -> list[str]:
-        """What to suggest: display names, and ids where they are not just the slug of the name."""
-        return sorted({e.name for e in self.by_id.values()} | {i for i, e in self.by_id.items() if i != slug(e.name)})
-
-
 def check_ruleset(
-    ruleset_id: str, manifest_pos: Position, entities: Sequence[ir.Entity], kinds: Mapping[str, Kind]
+    ruleset_id: str,
+    manifest_pos: Position,
+    entities: Sequence[ir.Entity],
+    kinds: Mapping[str, Kind],
+    removed: Mapping[tuple[str, str], Position] | None = None,
 ) -> tuple[Resolved, list[Diagnostic]]:
+    """`removed`: (kind, slug of a name) of entities a homebrew removed; references to them are reported
+    at the removal (E507), so not again where they are written."""
     diagnostics: list[Diagnostic] = []
     diagnostics += _check_package_name(ruleset_id, manifest_pos)
     unique: dict[str, dict[str, ir.Entity]] = defaultdict(dict)
@@ -81,16 +66,20 @@ def check_ruleset(
             )
         else:
             seen[entity.id] = entity
-    indexes = {kind: _Index(list(group.values())) for kind, group in unique.items()}
+    indexes = {kind: EntityIndex(list(group.values())) for kind, group in unique.items()}
     resolved: dict[str, dict[str, ir.Entity]] = {}
     for kind, group in sorted(unique.items()):
         resolved[kind] = {}
         for entity_id, entity in sorted(group.items()):
-            resolved[kind][entity_id] = _resolve(entity, indexes, diagnostics)
+            resolved[kind][entity_id] = _resolve(entity, indexes, kinds, diagnostics, removed or {})
     resolved = _resolve_variables(resolved, diagnostics)
+    resolved = _default_check_mechanics(resolved, kinds, diagnostics)
+    diagnostics += _check_chains(resolved.get("table", {}))
+    callees = formula_kinds(resolved)
     for entity in resolved.get("table", {}).values():
-        diagnostics += _check_table(entity, resolved)
-    diagnostics += _check_formulas(resolved)
+        diagnostics += _check_table(entity, resolved, callees)
+    diagnostics += _check_formulas(resolved, callees)
+    diagnostics += _check_field_formulas(resolved, kinds, callees)
     diagnostics += _check_mechanics(resolved.get("mechanic", {}))
     diagnostics += _check_requirements(resolved)
     diagnostics += check_paths(resolved)
@@ -115,13 +104,46 @@ def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
 # ---------------------------------------------------------------- references
 
 
-def _resolve(entity: ir.Entity, indexes: Mapping[str, _Index], diagnostics: list[Diagnostic]) -> ir.Entity:
+def _field_value(
+    node: ir.FieldOf, indexes: Mapping[str, EntityIndex], kinds: Mapping[str, Kind]
+) -> ir.FieldOf | Diagnostic:
+    """`weapon[longsword].reach` with its number, or why it has none."""
+    target = indexes[node.entity.kind].by_id[node.entity.target]
+    decl = kinds[node.entity.kind].fields.get(node.field)
+    if decl is None:
+        fields = [d.name for d in kinds[node.entity.kind].fields.values()]
+        hint = did_you_mean(node.field, fields)
+        return error("E330", f"a {node.entity.kind} has no field '{node.field}'", node.pos, hint)
+    value = target.fields.get(node.field, decl.default)
+    if value is None:
+        return error(
+            "E330", f"{target.name} gives no '{node.field}'", node.pos, "give it one, or a default in the kind"
+        )
+    if isinstance(value, bool) or not isinstance(value, int | Fraction):
+        shown = t.type_text(decl.type)
+        return error("E330", f"'{node.field}' of {target.name} is {shown}, not a number to compute with", node.pos)
+    return replace(node, value=value)
+
+
+def _resolve(
+    entity: ir.Entity,
+    indexes: Mapping[str, EntityIndex],
+    kinds: Mapping[str, Kind],
+    diagnostics: list[Diagnostic],
+    removed: Mapping[tuple[str, str], Position],
+) -> ir.Entity:
     """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
 
     def resolve(node: Any) -> Any:
+        if isinstance(node, ir.FieldOf) and node.entity.id is not None:
+            valued = _field_value(node, indexes, kinds)
+            if isinstance(valued, Diagnostic):
+                diagnostics.append(valued)
+                return node
+            return valued
         if not isinstance(node, ir.Ref):
             return node
-        index = indexes.get(node.kind) or _Index(())
+        index = indexes.get(node.kind) or EntityIndex(())
         found = index.find(node.text)
         if len(found) == 1:
             return replace(node, id=found[0])
@@ -134,7 +156,7 @@ def _resolve(entity: ir.Entity, indexes: Mapping[str, _Index], diagnostics: list
                     "write the id of the one you mean",
                 )
             )
-        else:
+        elif (node.kind, slug(node.text)) not in removed:
             candidates = index.candidates() + (sorted(FUNCTIONS) if node.kind == "formula" else [])
             what = "function or formula" if node.kind == "formula" else node.kind
             diagnostics.append(
@@ -210,7 +232,7 @@ def _params(entity: ir.Entity) -> tuple[str, ...]:
 # ---------------------------------------------------------------- tables
 
 
-def _check_table(entity: ir.Entity, entities: Entities) -> list[Diagnostic]:
+def _check_table(entity: ir.Entity, entities: Entities, callees: Mapping[str, str]) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     columns = _columns(entity, "columns")
     seen: dict[str, ir.Column] = {}
@@ -218,19 +240,26 @@ def _check_table(entity: ir.Entity, entities: Entities) -> list[Diagnostic]:
         if column.name in seen:
             diagnostics.append(error("E316", f"'{column.name}' is declared twice in this table", column.pos))
         seen[column.name] = column
-    for i, row in enumerate(entity.rows):
+    for row in entity.rows:
         for j, cell in enumerate(row.cells):
             if isinstance(cell, ir.Formula) and j < len(columns):
-                diagnostics += _formula_problems(cell, entity, entities, f"column '{columns[j].name}': ")
-            elif isinstance(cell, ir.Ref) and cell.kind == "table" and cell.id == entity.id:
-                diagnostics.append(error("E317", f"row {i + 1} chains back to its own table", cell.pos))
+                diagnostics += _formula_problems(cell, entities, callees, f"column '{columns[j].name}': ")
     if "rows" in entity.failed:
         return diagnostics
     roll = entity.fields.get("roll")
     keys = _columns(entity, "keys")
-    width = len(keys) or 1
-    rolls: list[ir.Dice | None] = [roll if isinstance(roll, ir.Dice) else None] + [None] * (width - 1)
-    diagnostics += check_coverage(entity, rolls, "roll" if isinstance(roll, ir.Dice) else ("keys" if keys else None))
+    if isinstance(roll, ir.Roll) and len(roll.dice) > max(len(keys), 1):
+        diagnostics.append(
+            error(
+                "E319",
+                f"the table is rolled on {len(roll.dice)} dice but has {max(len(keys), 1)} key(s)",
+                roll.pos,
+                "declare a key per die: keys: first(int), second(int)",
+            )
+        )
+        return diagnostics
+    rolled = roll if isinstance(roll, ir.Roll) else None
+    diagnostics += check_coverage(entity, rolled, "roll" if rolled else ("keys" if keys else None))
     return diagnostics
 
 
@@ -250,12 +279,58 @@ def _formulas_of(entities: Entities) -> Iterator[tuple[ir.Entity, ir.Formula]]:
                 yield entity, formula
 
 
-def _formula_problems(formula: ir.Formula, entity: ir.Entity, entities: Entities, where: str = "") -> list[Diagnostic]:
+def formula_kinds(entities: Entities) -> dict[str, str]:
+    """What each named formula yields (number, truth value or dice), callees first (post-order, without
+    recursion: chains of thousands of formulas are fine)."""
+    formulas = entities.get("formula", {})
+
+    def callees(formula_id: str) -> list[str]:
+        formula = formulas[formula_id].fields.get("formula")
+        if not isinstance(formula, ir.Formula):
+            return []
+        return [n.formula.id for n in ir.expr_nodes(formula.expr) if isinstance(n, ir.FormulaCall) and n.formula.id]
+
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in formulas:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(callees(root)))]
+        while stack:
+            node, pending = stack[-1]
+            following = next(pending, None)
+            if following is None:
+                stack.pop()
+                order.append(node)
+            elif following in formulas and following not in seen:
+                seen.add(following)
+                stack.append((following, iter(callees(following))))
+    kinds: dict[str, str] = {}
+    for formula_id in order:
+        formula = formulas[formula_id].fields.get("formula")
+        if isinstance(formula, ir.Formula):
+            kinds[formula_id] = typed(formula.expr, kinds)[0]
+    return kinds
+
+
+def _formula_problems(
+    formula: ir.Formula,
+    entities: Entities,
+    callees: Mapping[str, str],
+    where: str = "",
+    yields: tuple[str, ...] = (NUMBER, BOOL, DICE),
+) -> list[Diagnostic]:
     """What the generated package could not evaluate, lookups of unsuitable tables, and bad calls."""
+    kind, problems = typed(formula.expr, callees)
     diagnostics = [
-        error("E327", f"{where}the generated package cannot evaluate this: {reason}", pos)
-        for pos, reason in unsupported(formula.expr)
+        error("E327", f"{where}the generated package cannot evaluate this: {reason}", pos) for pos, reason in problems
     ]
+    if kind not in yields and not problems:
+        made = "dice" if kind == DICE else f"a {kind}"
+        diagnostics.append(
+            error("E327", f"{where}this formula makes {made}, and a {yields[0]} belongs here", formula.pos)
+        )
     tables = entities.get("table", {})
     formulas = entities.get("formula", {})
     for node in ir.expr_nodes(formula.expr):
@@ -309,11 +384,38 @@ def _formula_problems(formula: ir.Formula, entity: ir.Entity, entities: Entities
     return diagnostics
 
 
-def _check_formulas(entities: Entities) -> list[Diagnostic]:
+def _check_field_formulas(
+    entities: Entities, kinds: Mapping[str, Kind], callees: Mapping[str, str]
+) -> list[Diagnostic]:
+    """Formulas and checks in the fields of other kinds (a 5e spell's damage, a career's survival check)."""
+    diagnostics: list[Diagnostic] = []
+    for kind_name, group in entities.items():
+        if kind_name in ("attribute", "formula", "table"):
+            continue  # checked with their own rules above
+        kind = kinds[kind_name]
+        for entity in group.values():
+            for name, value in entity.fields.items():
+                decl = kind.fields.get(name)
+                if decl is None:
+                    continue
+                evaluated = isinstance(decl.type, t.FormulaType) or (
+                    isinstance(decl.type, t.ListType) and isinstance(decl.type.item, t.FormulaType)
+                )
+                for node in ir.walk(value):
+                    if isinstance(node, ir.CheckSpec):
+                        where = "the check's modifier: "
+                        diagnostics += _formula_problems(node.modifier, entities, callees, where, yields=(NUMBER,))
+                    elif isinstance(node, ir.Formula) and evaluated:
+                        diagnostics += _formula_problems(node, entities, callees)
+    return diagnostics
+
+
+def _check_formulas(entities: Entities, callees: Mapping[str, str]) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     attributes = entities.get("attribute", {})
     for entity, formula in _formulas_of(entities):
-        diagnostics += _formula_problems(formula, entity, entities)
+        yields = (NUMBER,) if entity.kind == "attribute" else (NUMBER, BOOL, DICE)
+        diagnostics += _formula_problems(formula, entities, callees, yields=yields)
         if entity.kind == "formula" and entity.id in attributes and "formula" in attributes[entity.id].fields:
             diagnostics.append(
                 error(
@@ -401,7 +503,80 @@ def _cycle_in(group: list[str], uses: Mapping[str, Sequence[str | None]]) -> lis
     return [start]  # pragma: no cover - a group always has a cycle through its smallest member
 
 
+def _chained(row: ir.TableRow) -> list[str]:
+    return [c.id for c in row.cells if isinstance(c, ir.Ref) and c.kind == "table" and c.id]
+
+
+def _has_checks(field_type: t.FieldType) -> bool:
+    return isinstance(field_type, t.CheckType) or (isinstance(field_type, t.ListType) and _has_checks(field_type.item))
+
+
+def _check_chains(tables: Mapping[str, ir.Entity]) -> list[Diagnostic]:
+    """Rolling on through `ref table` cells must be able to stop: a table ends when one of its rows
+    chains only to tables that end (or to none). "Roll again on this table" rows are fine."""
+    chaining = {t_id for t_id, e in tables.items() if any(_chained(r) for r in e.rows)}
+    ends = set(tables) - chaining
+    changed = True
+    while changed:
+        changed = False
+        for table_id in sorted(chaining - ends):
+            if any(all(target in ends for target in _chained(r)) for r in tables[table_id].rows):
+                ends.add(table_id)
+                changed = True
+    return [
+        error(
+            "E317",
+            f"rolling on {table_id} never ends: every row chains on to a table that goes on chaining",
+            tables[table_id].id_pos,
+            "give some row a cell that stops the chain (none, or —)",
+        )
+        for table_id in sorted(chaining - ends)
+    ]
+
+
 # ---------------------------------------------------------------- mechanics
+
+
+def _default_check_mechanics(
+    entities: dict[str, dict[str, ir.Entity]], kinds: Mapping[str, Kind], diagnostics: list[Diagnostic]
+) -> dict[str, dict[str, ir.Entity]]:
+    """A `check` that names no mechanic uses the ruleset's only check mechanic; a named one must be a check."""
+    mechanics = entities.get("mechanic", {})
+    checks = sorted(m_id for m_id, e in mechanics.items() if e.fields.get("style") == "check")
+
+    def settle(node: Any) -> Any:
+        if not isinstance(node, ir.CheckSpec):
+            return node
+        if node.mechanic is not None:
+            named = mechanics.get(node.mechanic.id or "")
+            if named is not None and named.fields.get("style") != "check":
+                diagnostics.append(
+                    error("E329", f"{named.id} is a {named.fields.get('style')} mechanic, not a check", node.pos)
+                )
+            return node
+        if len(checks) == 1:
+            return replace(node, mechanic=ir.Ref("mechanic", checks[0], node.pos, checks[0]))
+        which = f"several check mechanics ({', '.join(checks)})" if checks else "no mechanic of style check"
+        diagnostics.append(
+            error(
+                "E329",
+                f"this check needs a mechanic to roll with, and the ruleset has {which}",
+                node.pos,
+                "declare one: mechanic task { style: check  die: 2d6 }, or name it in the kind: check of task"
+                if not checks
+                else f"name one in the kind: check of {checks[0]}",
+            )
+        )
+        return node
+
+    result = dict(entities)
+    for kind, group in entities.items():
+        if not any(_has_checks(d.type) for d in kinds[kind].fields.values()):
+            continue
+        result[kind] = {
+            i: replace(e, fields={n: ir.rebuild(v, settle) for n, v in e.fields.items()}) for i, e in group.items()
+        }
+    return result
 
 
 def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
@@ -413,6 +588,12 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
             continue
         style = entity.fields.get("style")
         rerolls = [f for f in ("explode_on", "fumble_on", "stack_on") if f in entity.fields]
+        if style in ("check", "contest"):
+            rules = [f for f in (*rerolls, "fumble_ones", "floor") if f in entity.fields]
+            diagnostics += [
+                error("E328", f"{name} is not a rule of a {style} mechanic", entity.position(name)) for name in rules
+            ]
+            continue
         if style == "pool" and not die.single_die:
             diagnostics.append(
                 error(

@@ -48,8 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if table.dice is None:
                 print(f"error: {table.name} is not rolled on dice; use lookup", file=sys.stderr)
                 return 2
-            total = table.dice.roll(random.Random(args.seed))
-            print(f"{table.dice.text} -> {total}: {table.lookup(total)}")
+            rolled = table.roll(random.Random(args.seed))
+            print(f"{table.dice.text} -> {', '.join(map(str, rolled.numbers))}: {rolled.row}")
         else:
             key: int | str = int(args.key) if args.key.lstrip("-").isdigit() else args.key
             print(table.lookup(key))

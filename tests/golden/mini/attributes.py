@@ -35,14 +35,14 @@ class Attribute:
     """what it is or does, in the author's own words"""
 
 
-def grit(*, mgt: int, wit: int) -> int:
+def grit(*, MGT: int, WIT: int) -> int:
     """Grit = floor((MGT + WIT) / 2)"""
-    return _rt.floor(_rt.div(mgt + wit, 2))
+    return _rt.floor(_rt.div(MGT + WIT, 2))
 
 
-def edge(*, grt: int, mgt: int, wit: int) -> Fraction:
+def edge(*, GRT: int, MGT: int, WIT: int) -> Fraction:
     """Edge = GRT + max(MGT, WIT) / 3"""
-    return grt + _rt.div(max(mgt, wit), 3)
+    return GRT + _rt.div(max(MGT, WIT), 3)
 
 
 ATTRIBUTES: dict[str, Attribute] = {
@@ -55,8 +55,8 @@ ATTRIBUTES: dict[str, Attribute] = {
 
 def derive_attributes(values: Mapping[str, int]) -> dict[str, int | Fraction]:
     """The given attributes (by id) plus every derived one, each computed from its formula."""
-    _grit = grit(mgt=values["might"], wit=values["wit"])
-    _edge = edge(grt=_grit, mgt=values["might"], wit=values["wit"])
+    _grit = grit(MGT=values["might"], WIT=values["wit"])
+    _edge = edge(GRT=_grit, MGT=values["might"], WIT=values["wit"])
     return {
         **values,
         "grit": _grit,

@@ -20,9 +20,9 @@ def layered3(*, a: int, b: int, c: int) -> int:
     return layered(a=layered(a=a, b=b), b=c)
 
 
-def might_check(*, roll: int, mgt: int) -> int:
+def might_check(*, roll: int, MGT: int) -> int:
     """Might check = roll + MGT"""
-    return roll + mgt
+    return roll + MGT
 
 
 FORMULAS: dict[str, Callable[..., int | Fraction]] = {

@@ -4,7 +4,11 @@
 
 from ._runtime import core as _rt
 
-MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic] = {
-    "open_d10": _rt.TotalMechanic("open_d10", "Open d10", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), explode_on=10, fumble_on=1, floor=0),
-    "pool": _rt.PoolMechanic("pool", "Pool", 10, stack_on=10, fumble_ones=2),
+OPEN_D10 = _rt.TotalMechanic("open_d10", "Open d10", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), explode_on=10, fumble_on=1, floor=0)
+
+POOL = _rt.PoolMechanic("pool", "Pool", 10, stack_on=10, fumble_ones=2)
+
+MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic | _rt.CheckMechanic | _rt.ContestMechanic] = {
+    "open_d10": OPEN_D10,
+    "pool": POOL,
 }

@@ -8,6 +8,9 @@ from typing import Any
 
 from ._runtime import core as _rt
 
+# Filled in below; tables whose cells name other tables roll on through it (`roll_chain`).
+TABLES: dict[str, _rt.Table[Any]] = {}
+
 
 @dataclass(frozen=True, slots=True)
 class BonusRow:
@@ -43,7 +46,7 @@ class WeatherRow:
 WEATHER: _rt.Table[WeatherRow] = _rt.Table(
     id="weather",
     name='Weather & "Wind"',
-    dice=_rt.Dice("2d6", (_rt.DiceTerm(2, 6),), 0),
+    dice=_rt.Roll("2d6", (_rt.Dice("2d6", (_rt.DiceTerm(2, 6),), 0),)),
     rows=(
         _rt.Row((_rt.Key(2, 6),), WeatherRow("Rain {{ x }}", 3, Fraction(1, 2), _rt.Dice("1d6", (_rt.DiceTerm(1, 6),), 0), False)),
         _rt.Row((_rt.Key(7, 7),), WeatherRow("Fair", 0, Fraction(1, 1), _rt.Dice("1d4 + 1", (_rt.DiceTerm(1, 4),), 1), True), "p. 2"),
@@ -53,7 +56,9 @@ WEATHER: _rt.Table[WeatherRow] = _rt.Table(
     source=None,
 )
 
-TABLES: dict[str, _rt.Table[Any]] = {
-    "bonus": BONUS,
-    "weather": WEATHER,
-}
+TABLES.update(
+    {
+        "bonus": BONUS,
+        "weather": WEATHER,
+    }
+)

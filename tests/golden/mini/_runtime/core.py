@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 Number = int | Fraction
 
@@ -191,8 +191,40 @@ class Dice:
         low, outcomes = self.minimum, self.outcomes
         return {low + i: Fraction(w, outcomes) for i, w in enumerate(ways) if w}
 
+    def __add__(self, other: Dice | int) -> Dice:
+        """Dice made by a formula: `8d6 + (slot - 3)d6` is 10d6 at slot 5; adding a number adds it on."""
+        if isinstance(other, int):
+            return _dice(self.terms, self.modifier + other)
+        counts: dict[int, int] = {}
+        for term in (*self.terms, *other.terms):
+            counts[term.sides] = counts.get(term.sides, 0) + term.count
+        return _dice(tuple(DiceTerm(c, s) for s, c in counts.items() if c), self.modifier + other.modifier)
+
+    def __radd__(self, other: int) -> Dice:
+        return self + other
+
+    def __sub__(self, other: int) -> Dice:
+        return self + -other
+
     def __str__(self) -> str:
         return self.text
+
+
+def _dice(terms: tuple[DiceTerm, ...], modifier: int) -> Dice:
+    """Dice with their text written the usual way: `10d6 + 2`."""
+    parts = [f"{t.count}d{t.sides}" for t in terms]
+    text = " + ".join(parts) if parts else str(modifier)
+    if parts and modifier:
+        text += f" {'+' if modifier > 0 else '-'} {abs(modifier)}"
+    return Dice(text, terms, modifier)
+
+
+def dice(count: Number, sides: Number) -> Dice:
+    """`dice(n, 6)`, `(slot - 3)d6`: dice whose count (or sides) a formula computes."""
+    if Fraction(count).denominator != 1 or Fraction(sides).denominator != 1 or count < 0 or sides < 1:
+        raise ValueError(f"cannot roll {count} dice of {sides} sides")
+    count, sides = int(count), int(sides)
+    return _dice((DiceTerm(count, sides),) if count else (), 0)
 
 
 # ---------------------------------------------------------------- dice mechanics
@@ -310,6 +342,91 @@ class TotalMechanic:
         return self.total(faces, base), tuple(faces)
 
 
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    numbers: tuple[int, ...]  # the faces rolled
+    total: int  # the faces, the dice's own modifier and the check's
+    target: int
+    success: bool
+    effect: int  # by how much it made (or missed) the target: total - target
+
+
+@dataclass(frozen=True, slots=True)
+class CheckMechanic:
+    """Dice plus a modifier against a target number: made when the total reaches it; the effect is the
+    margin (`check END 5+` on 2d6: 2d6 + END, 5 or more)."""
+
+    id: str
+    name: str
+    dice: Dice
+
+    def judge(self, faces: Sequence[int], modifier: int, target: int) -> CheckResult:
+        total = sum(faces) + self.dice.modifier + modifier
+        return CheckResult(tuple(faces), total, target, total >= target, total - target)
+
+    def roll(self, rng: random.Random, modifier: int = 0, target: int = 0) -> CheckResult:
+        faces = [rng.randint(1, t.sides) for t in self.dice.terms for _ in range(t.count)]
+        return self.judge(faces, modifier, target)
+
+    def chance(self, modifier: int, target: int) -> Fraction:
+        """The exact chance of making `target` with `modifier`."""
+        return self.dice.chance(target - modifier, None)
+
+
+@dataclass(frozen=True, slots=True)
+class ContestResult:
+    first: int
+    second: int
+    winner: int | None  # 0: the first side, 1: the second, None: a tie
+    margin: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContestMechanic:
+    """Two sides each roll the dice plus their modifier; the higher total wins, by the difference."""
+
+    id: str
+    name: str
+    dice: Dice
+
+    def judge(self, first: int, second: int) -> ContestResult:
+        winner = None if first == second else (0 if first > second else 1)
+        return ContestResult(first, second, winner, abs(first - second))
+
+    def roll(self, rng: random.Random, first: int = 0, second: int = 0) -> ContestResult:
+        return self.judge(self.dice.roll(rng) + first, self.dice.roll(rng) + second)
+
+    def chance(self, first: int = 0, second: int = 0) -> Fraction:
+        """The exact chance that the first side wins outright."""
+        spread = self.dice.distribution()
+        return sum((p * self.dice.chance(None, total + first - second - 1) for total, p in spread.items()), Fraction(0))
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A check a field names (`survival: check END 5+`): its mechanic, the modifier (a formula of the
+    character's values) and the target."""
+
+    mechanic: CheckMechanic
+    modifier: Formula
+    target: int
+
+    def _modifier(self, values: Mapping[str, Number]) -> int:
+        value = self.modifier.evaluate(**values)
+        if Fraction(value).denominator != 1:
+            raise ValueError(f"the modifier {self.modifier} is {value}, not a whole number")
+        return int(value)
+
+    def roll(self, rng: random.Random, **values: Number) -> CheckResult:
+        return self.mechanic.roll(rng, self._modifier(values), self.target)
+
+    def chance(self, **values: Number) -> Fraction:
+        return self.mechanic.chance(self._modifier(values), self.target)
+
+    def __str__(self) -> str:
+        return f"{self.modifier} {self.target}+"
+
+
 # ---------------------------------------------------------------- values of fields
 
 
@@ -363,18 +480,23 @@ class Key:
     low: int | None = None
     high: int | None = None
     name: str | None = None
+    parity: int | None = None  # `odd` (1) or `even` (0) in a rolled table
 
     def matches(self, key: int | str) -> bool:
         if isinstance(key, str):
             return self.name is not None and self.name.casefold() == key.casefold()
         if self.name is not None:
             return False
+        if self.parity is not None:
+            return key % 2 == self.parity
         return (self.low is None or key >= self.low) and (self.high is None or key <= self.high)
 
     @property
     def text(self) -> str:
         if self.name is not None:
             return self.name
+        if self.parity is not None:
+            return "odd" if self.parity else "even"
         if self.low is None:
             return f"<={self.high}"
         if self.high is None:
@@ -397,12 +519,68 @@ class Row(Generic[R]):
 
 
 @dataclass(frozen=True, slots=True)
+class Roll:
+    """What a table is rolled on: a die (or dice) per key; `d66` reads two d6 as tens and units; the
+    modifiers a roll may take run from modifier_low to modifier_high (the rows cover them all)."""
+
+    text: str
+    dice: tuple[Dice, ...]
+    modifier_low: int = 0
+    modifier_high: int = 0
+    tens_units: bool = False
+
+    def roll(self, rng: random.Random, modifier: int = 0) -> tuple[int, ...]:
+        """The number for each key; the modifier goes on the first."""
+        if self.tens_units:
+            return (10 * rng.randint(1, 6) + rng.randint(1, 6) + modifier,)
+        return tuple(d.roll(rng) + (modifier if i == 0 else 0) for i, d in enumerate(self.dice))
+
+    def chance(self, key: int, low: int | None, high: int | None, modifier: int = 0) -> Fraction:
+        """The exact chance that key `key` comes up within low..high (None: open)."""
+        shift = modifier if key == 0 else 0
+        if self.tens_units:
+            hits = sum(
+                1
+                for tens in range(1, 7)
+                for units in range(1, 7)
+                if (low is None or 10 * tens + units + shift >= low)
+                and (high is None or 10 * tens + units + shift <= high)
+            )
+            return Fraction(hits, 36)
+        return self.dice[key].chance(None if low is None else low - shift, None if high is None else high - shift)
+
+    def parity_chance(self, key: int, parity: int, modifier: int = 0) -> Fraction:
+        numbers = range(11, 67) if self.tens_units else range(self.dice[key].minimum, self.dice[key].maximum + 1)
+        shift = modifier if key == 0 else 0
+        return sum((self.chance(key, n, n) for n in numbers if (n + shift) % 2 == parity), Fraction(0))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Rolled(Generic[R]):
+    """One roll on a table: the numbers rolled (modifier included) and the row they landed on."""
+
+    table: str
+    numbers: tuple[int, ...]
+    row: R
+    clamped: bool = False  # the numbers went past the rows and counted as the first or last
+
+
+MAX_CHAIN = 1000  # rolls followed before giving up on a chain that keeps going
+
+
+@dataclass(frozen=True, slots=True)
 class Table(Generic[R]):
     id: str
     name: str
-    dice: Dice | None
+    dice: Roll | None
     rows: tuple[Row[R], ...]
     source: str | None = None
+    clamp: bool = False  # a result past the rows counts as the first or last row
+    chains: tuple[str, ...] = ()  # the columns naming the table to roll on next
+    registry: Mapping[str, Table[Any]] = field(default_factory=dict, compare=False, repr=False)
 
     def lookup(self, *keys: int | str) -> R:
         """The row for a number or a name (one per key of the table: `lookup("III", 2)`)."""
@@ -412,22 +590,63 @@ class Table(Generic[R]):
         shown = ", ".join(repr(k) for k in keys)
         raise LookupError(f"{self.name}: no row for {shown}")
 
-    def roll(self, rng: random.Random) -> R:
+    def _bounds(self, key: int) -> tuple[int | None, int | None]:
+        """The lowest and highest number the rows take on `key` (None: open, or no numbered rows)."""
+        numbered = [r.keys[key] for r in self.rows if r.keys[key].name is None and r.keys[key].parity is None]
+        lows = [k.low for k in numbered if k.low is not None]
+        highs = [k.high for k in numbered if k.high is not None]
+        low = min(lows) if numbered and len(lows) == len(numbered) else None
+        high = max(highs) if numbered and len(highs) == len(numbered) else None
+        return low, high
+
+    def roll(self, rng: random.Random, modifier: int = 0) -> Rolled[R]:
+        """Roll the table's dice (plus `modifier`) and look the numbers up. A result past the rows counts
+        as the first or last row where the table clamps, and raises LookupError where it does not."""
         if self.dice is None:
             raise TypeError(f"{self.name} is not rolled on dice; use lookup()")
-        return self.lookup(self.dice.roll(rng))
+        numbers = self.dice.roll(rng, modifier)
+        try:
+            return Rolled(self.id, numbers, self.lookup(*numbers))
+        except LookupError:
+            if not self.clamp:
+                raise LookupError(
+                    f"{self.name}: {', '.join(map(str, numbers))} is past its rows (it does not clamp)"
+                ) from None
+        clamped = []
+        for key, number in enumerate(numbers):
+            low, high = self._bounds(key)
+            clamped.append(max(low, number) if low is not None else number)
+            clamped[-1] = min(high, clamped[-1]) if high is not None else clamped[-1]
+        return Rolled(self.id, numbers, self.lookup(*clamped), clamped=True)
 
-    def chances(self) -> list[tuple[Row[R], Fraction]]:
-        """Each row with the exact chance that a roll lands on it."""
-        if self.dice is None:
+    def roll_chain(self, rng: random.Random, modifier: int = 0) -> list[Rolled[Any]]:
+        """Roll here, then on every table the row names (in column order), and so on to the end."""
+        steps: list[Rolled[Any]] = []
+        pending: list[tuple[Table[Any], int]] = [(self, modifier)]
+        while pending:
+            table, extra = pending.pop(0)
+            if len(steps) >= MAX_CHAIN:
+                raise RuntimeError(f"{self.name}: still rolling after {MAX_CHAIN} tables")
+            rolled = table.roll(rng, extra)
+            steps.append(rolled)
+            following = [getattr(rolled.row, column) for column in table.chains]
+            pending[:0] = [(table.registry[t], 0) for t in following if isinstance(t, str)]
+        return steps
+
+    def chances(self, modifier: int = 0) -> list[tuple[Row[R], Fraction]]:
+        """Each row with the exact chance that a roll (with this modifier) lands on it."""
+        roll = self.dice
+        if roll is None:
             raise TypeError(f"{self.name} is not rolled on dice")
-        dice = self.dice
         result = []
         for row in self.rows:
-            key = row.keys[0]
-            low = key.low if key.low is not None else dice.minimum
-            high = key.high if key.high is not None else dice.maximum
-            result.append((row, dice.chance(max(low, dice.minimum), min(high, dice.maximum))))
+            chance = Fraction(1)
+            for index, key in enumerate(row.keys[: len(roll.dice)]):
+                if key.parity is not None:
+                    chance *= roll.parity_chance(index, key.parity, modifier)
+                else:
+                    chance *= roll.chance(index, key.low, key.high, modifier)
+            result.append((row, chance))
         return result
 
     def __iter__(self) -> Iterator[Row[R]]:
