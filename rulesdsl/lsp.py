@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import os
 import re
 import shutil
 import tempfile
@@ -212,14 +213,31 @@ class Analyser:
             if root / copy.relative_to(mirror) not in texts:
                 copy.unlink(missing_ok=True)
                 del self._written[copy]
-        compilation = compile_paths([mirror])
-        for shown in compilation.sources:
-            real_path = _real(shown, mirror, root)
-            if real_path is not None:
-                mapping[shown] = real_path
+        # the rulesets it extends are looked for beside the real folder too, not only beside the mirror
+        search = os.environ.get("RULESDSL_PATH")
+        os.environ["RULESDSL_PATH"] = os.pathsep.join(p for p in (search, str(root.parent)) if p)
+        try:
+            compilation = compile_paths([mirror])
+        finally:
+            if search is None:
+                del os.environ["RULESDSL_PATH"]
+            else:
+                os.environ["RULESDSL_PATH"] = search
+        mapping = {shown: self.real(shown) for shown in compilation.sources}
+        for shown, text in compilation.sources.items():  # the files of the rulesets it extends
+            texts.setdefault(mapping[shown], text)
         snapshot = self._snapshot(root, texts, compilation, mapping)
         self.snapshots[root] = snapshot
         return snapshot
+
+    def real(self, shown: str) -> Path:
+        """The file a display path names: a mirrored file is its original (a base ruleset may be read from
+        its mirror or from disk)."""
+        path = (Path.cwd() / shown).resolve()
+        for root, mirror in self._mirrors.items():
+            if path.is_relative_to(mirror):
+                return root / path.relative_to(mirror)
+        return path
 
     def _snapshot(
         self, root: Path, texts: dict[Path, str], compilation: Compilation, mapping: dict[str, Path]
@@ -228,7 +246,7 @@ class Analyser:
         for diagnostic in compilation.diagnostics:
             file = mapping.get(diagnostic.pos.file) if diagnostic.pos is not None else None
             per_file.setdefault(file or root / MANIFEST, []).append(diagnostic)
-        ruleset = compilation.rulesets[0] if compilation.rulesets else None
+        ruleset = _own(compilation.rulesets, mapping, root)
         previous = self.snapshots.get(root)
         if ruleset is None and previous is not None:  # keep answering from the last ruleset that compiled
             ruleset, mapping = previous.ruleset, {**previous.mapping, **mapping}
@@ -236,14 +254,18 @@ class Analyser:
         return Snapshot(root, texts, per_file, ruleset, kinds, mapping)
 
 
-def _real(shown: str, mirror: Path, root: Path) -> Path | None:
-    path = Path(shown)
-    if not path.is_absolute():
-        path = Path.cwd() / path
-    try:
-        return root / path.resolve().relative_to(mirror.resolve())
-    except ValueError:
-        return None
+def _own(rulesets: tuple[CompiledRuleset, ...], mapping: dict[str, Path], root: Path) -> CompiledRuleset | None:
+    """The ruleset of the folder analysed, among it and the rulesets it extends: the one with entities
+    written in that folder (an extending ruleset holds its bases' entities too, so it has the most)."""
+
+    def own(ruleset: CompiledRuleset) -> int:
+        files = (mapping.get(e.file) for group in ruleset.entities.values() for e in group.values())
+        return sum(1 for f in files if f is not None and f.is_relative_to(root))
+
+    ranked = sorted(rulesets, key=lambda r: (own(r), sum(len(g) for g in r.entities.values())), reverse=True)
+    if ranked and (own(ranked[0]) or len(ranked) == 1):
+        return ranked[0]
+    return None
 
 
 # ---------------------------------------------------------------- features (plain functions over a snapshot)

@@ -210,3 +210,26 @@ def test_half_typed_files_never_crash_it(client: LspClient, workspace: Path) -> 
     client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"] == [])
     assert client.process.poll() is None
     assert "Traceback" not in client.stderr() and "internal error" not in client.stderr()
+
+
+def test_a_homebrew_finds_what_it_extends(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a ruleset that extends another, references lead into the base's files, wherever the server runs."""
+    from rulesdsl.lsp import Analyser, definition
+
+    monkeypatch.chdir(tmp_path)
+    analyser = Analyser()
+    try:
+        path = (workspace / "rules" / "fenmark" / "fen_nobility.rules").resolve()
+        snapshot = analyser.analyse(path)
+        assert snapshot is not None and snapshot.ruleset is not None and snapshot.ruleset.id == "fenmark"
+        assert not [d for found in snapshot.diagnostics.values() for d in found if d.severity == "error"]
+        text = snapshot.texts[path]
+        line = next(i for i, t in enumerate(text.split("\n")) if "Etiquette" in t)
+        column = text.split("\n")[line].index("Etiquette") + 2
+        location = definition(snapshot, path, line + 1, column)
+        assert location is not None
+        skills = (workspace / SKILLS).resolve()
+        assert location.uri == uri_of(skills)
+        assert location.range.start.line == at(skills.read_text(encoding="utf-8"), 'skill "Etiquette"')["line"]
+    finally:
+        analyser.close()
