@@ -338,7 +338,7 @@ def _fmt(args: argparse.Namespace, paths: list[Path]) -> int:
             continue
         changed.append(shown)
         if args.check:
-            print(f"would reformat {shown}", file=sys.stderr if args.format == "text" else sys.stdout)
+            print(f"would reformat {shown}", file=sys.stderr)
         else:
             _write_atomically(path, formatted)
     if args.format == "json":
