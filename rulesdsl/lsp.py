@@ -532,6 +532,21 @@ class RulesServer(LanguageServer):
         self.pending[path] = loop.call_later(DEBOUNCE_SECONDS, self.publish, path)
 
     def publish(self, path: Path) -> None:
+        """Syntax errors in the edited file at once (it alone is parsed), then everything the compiler says
+        about its ruleset, which takes a while on a large one."""
+        self.pending.pop(path, None)
+        text = self.analyser.open.get(path)
+        parsed = self.safely(lambda: parser().parse_file(str(path), text)) if text is not None else None
+        if text is not None and parsed is not None and parsed[1]:
+            quick = Snapshot(path.parent, {path: text}, {path: list(parsed[1])}, None, {})
+            found = diagnostics_for(quick, path)
+            self.published[path] = found
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri_of(path), found))
+            self.pending[path] = asyncio.get_running_loop().call_later(0.01, self.publish_all, path)
+            return
+        self.publish_all(path)
+
+    def publish_all(self, path: Path) -> None:
         self.pending.pop(path, None)
         _, snapshot = self.snapshot(uri_of(path))  # analysed again only if a request has not done so already
         if snapshot is None:

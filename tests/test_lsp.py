@@ -90,9 +90,12 @@ def test_diagnostics_as_you_type(client: LspClient, workspace: Path) -> None:
     assert diagnostic["code"] == "E303" and "Farmng" in diagnostic["message"] and "Farming" in diagnostic["message"]
     start = at(broken, "Farmng")
     assert diagnostic["range"] == {"start": start, "end": {**start, "character": start["character"] + 6}}
-    # the compiler says the same, with the same code and place
-    (workspace / "typo").mkdir()
-    change(client, uri, text, 3)
+    half_typed = text.replace("skills: 8 pts: Farming,", "skills 8 pts: Farming,", 1)
+    change(client, uri, half_typed, 3)
+    published = client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"])
+    assert [d["code"] for d in published["diagnostics"]] == ["E101"]
+    assert published["diagnostics"][0]["range"]["start"]["line"] == at(half_typed, "skills 8 pts")["line"]
+    change(client, uri, text, 4)
     client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"] == [])
 
 
