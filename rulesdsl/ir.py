@@ -508,6 +508,29 @@ class ParityKey:
 
 
 Key = Range | NameKey | ParityKey
+
+
+def range_text(low: int | None, high: int | None) -> str:
+    """`3`, `2-4`, `10+`, `<=3`: a range as the rules write it."""
+    if low is None:
+        return f"<={high}"
+    if high is None:
+        return f"{low}+"
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def key_text(key: Key) -> str:
+    match key:
+        case NameKey(text):
+            return text
+        case ParityKey(odd):
+            return "odd" if odd else "even"
+        case Range(low, high):
+            return range_text(low, high)
+        case _:
+            assert_never(key)
+
+
 Cell = int | Fraction | str | bool | Unknown | NoneValue | Dice | Formula | Multiplier | Ref | CheckSpec
 
 

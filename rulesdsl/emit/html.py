@@ -42,26 +42,6 @@ def percent(chance: Fraction) -> str:
     return f"{value:.0f}%" if value == round(value) else f"{value:.1f}%"
 
 
-def range_text(low: int | None, high: int | None) -> str:
-    if low is None:
-        return f"<={high}"
-    if high is None:
-        return f"{low}+"
-    return str(low) if low == high else f"{low}-{high}"
-
-
-def key_text(key: ir.Key) -> str:
-    match key:
-        case ir.NameKey(text):
-            return text
-        case ir.ParityKey(odd):
-            return "odd" if odd else "even"
-        case ir.Range(low, high):
-            return range_text(low, high)
-        case _:
-            assert_never(key)
-
-
 def stat_text(stat: ir.StatBonus) -> str:
     parts = [f"{n:+d} {label}" for n, label in ((stat.mental, "M"), (stat.physical, "P"), (stat.either, "M/P")) if n]
     return ", ".join(parts)
@@ -124,7 +104,7 @@ class _Page:
                 return escape(value.text)
             case t.RangeType():
                 assert isinstance(value, ir.Range)
-                return escape(range_text(value.low, value.high))
+                return escape(ir.range_text(value.low, value.high))
             case t.StatBonusType():
                 assert isinstance(value, ir.StatBonus)
                 return escape(stat_text(value) or "none")
@@ -206,7 +186,7 @@ class _Page:
             case ir.Condition(subject, op, value):
                 return escape(f"{subject.replace('_', ' ')} {op} {value}")
             case ir.ConditionIn(subject, low, high):
-                return escape(f"{subject.replace('_', ' ')} {range_text(low, high)}")
+                return escape(f"{subject.replace('_', ' ')} {ir.range_text(low, high)}")
             case _:
                 assert_never(req)
 
@@ -233,7 +213,7 @@ class _Page:
                 chance = percent(dice.parity_chance(0, int(key.odd)))
             cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
             rows.append(
-                {"keys": [key_text(k) for k in row.keys], "chance": chance, "cells": cells, "source": row.source}
+                {"keys": [ir.key_text(k) for k in row.keys], "chance": chance, "cells": cells, "source": row.source}
             )
         key_names = [k.name.replace("_", " ") for k in keys]
         return {
