@@ -134,7 +134,7 @@ def test_definition_references_hover_and_outline(client: LspClient, workspace: P
     assert len(found) > 10
 
     shown = client.request("textDocument/hover", doc(uri, farming))["contents"]["value"]
-    assert "**Farming**" in shown and "- root: perception" in shown and "- tools: yes" in shown
+    assert "**Farming**" in shown and "- Root: perception" in shown and "- Tools: yes" in shown
 
     outline = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
     names = [s["name"] for s in outline]
