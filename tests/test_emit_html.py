@@ -449,6 +449,7 @@ def test_search_finds_every_word_of_every_field(rules_site: dict[str, str], rule
     assert weights["Sorcery"] == 3 and weights["Sorcerer"] == 1
     # words of tables' cells and of notes are found too
     assert "Humanoid Hit Location" in labels_found(index, "location")
+    assert "Target Zones" in labels_found(index, "location")  # by its alias, "Hit Location"
     assert "Damage Table" in labels_found(index, "lightning")
 
 
