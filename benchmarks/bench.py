@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +87,16 @@ def formula_chain(folder: Path, length: int) -> Path:
     lines = [f"formula f{i} {{ params: x  formula: f{i + 1}(x) + f{i + 1}(x) }}" for i in range(length)]
     (folder / "chain.rules").write_text("\n".join([*lines, f"formula f{length} {{ params: x  formula: x }}"]) + "\n")
     return folder
+
+
+def median_seconds(action: Callable[[], object], repeats: int, clock: Callable[[], float] = time.perf_counter) -> float:
+    """The median of `repeats` runs, by the wall clock or another (time.process_time: CPU seconds)."""
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        action()
+        times.append(clock() - start)
+    return statistics.median(times)
 
 
 # ---------------------------------------------------------------- the peers' corpora

@@ -214,7 +214,9 @@ class ParseCache:
         return value
 
     def _save(self, key: str, value: object) -> None:
-        if self.entries is None or not self._make_room():
+        if self.entries is None:
+            return
+        if key + SUFFIX not in self._entries() and not self._make_room():  # a damaged entry needs no room
             return
         try:
             entry = pack(key, _codec().dumps(value))
@@ -237,9 +239,9 @@ class ParseCache:
             assert self.entries is not None
             try:
                 self._listed = set(os.listdir(self.entries))
-            except OSError:  # gone meanwhile: no cache for the rest of the run
+                self._room = _MAX_ENTRIES - len(self._listed)
+            except OSError:  # gone meanwhile: no room and no trimming, so no cache for the rest of the run
                 self._listed, self._trimmed = set(), True
-            self._room = _MAX_ENTRIES - len(self._listed)
         return self._listed
 
     def _make_room(self) -> bool:

@@ -137,7 +137,9 @@ class Codec:
 
     def _decode_any(self, data: Any, strings: list[str]) -> Any:
         if type(data) is not list:
-            if type(data) in _SCALARS and (type(data) is not float or math.isfinite(data)):
+            if type(data) is float and not math.isfinite(data):
+                raise CodecError("not a finite number")  # JSON has none: such data was not written by us
+            if type(data) in _SCALARS:
                 return data
             raise CodecError(f"unexpected {type(data).__name__}")
         tag = _tag(data)
@@ -358,8 +360,8 @@ def _decode_str(data: Any, strings: list[str]) -> Any:
 def _decode_number(data: Any, strings: list[str]) -> Any:
     if type(data) is not float and type(data) is not int:
         raise CodecError(f"expected a number, not {type(data).__name__}")
-    if type(data) is float and not math.isfinite(data):  # not JSON: `dumps` would refuse it
-        raise CodecError("expected a finite number")
+    if not math.isfinite(data):
+        raise CodecError("not a finite number")
     return data
 
 

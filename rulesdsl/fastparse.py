@@ -32,7 +32,7 @@ from . import model as m
 from .syntax import GRAMMAR_PATH, StringEscapeError, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "887666dc47becb2328d30e2ce0d674c4c046f7b4d08d0b809c265311ecd4d749"
+GRAMMAR_SHA256 = "2a549ad9bea9ede8ebefc4b0de4d889631a4e562b46fac2d69b35511bac4d2db"
 
 
 class Fallback(Exception):
@@ -748,6 +748,12 @@ class _Parser:
         kind = tok[0]
         self.i += 1
         if kind in _PARENT_FREE:
+            if kind == "NAME" and toks[self.i][0] == "NAME":  # `career navy`: an entity of a kind, by id
+                second = toks[self.i]
+                self.i += 1
+                first = _Name(tok[1], self.pos(tok))
+                entity = _Name(second[1], self.pos(second))
+                return m.Holds(first, entity, self.span(first.pos, entity.pos))
             if kind == "INT" and toks[self.i][0] == "OF":
                 self.i += 1
                 selector = self.selector()

@@ -299,6 +299,16 @@ class HasSkill:
 
 
 @dataclass(frozen=True, slots=True)
+class Holds:
+    """`career navy`: the character holds, or has done, that entity of a kind (any kind but the
+    lifepath-shaped ones above, which keep their own meaning)."""
+
+    kind: str
+    entity: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class Previous:
     """`previous = Page`: the lifepath taken just before."""
 
@@ -370,6 +380,7 @@ Requirement = (
     TookLifepath
     | HasTrait
     | HasSkill
+    | Holds
     | Previous
     | GmPermission
     | AllOf
@@ -385,6 +396,7 @@ REQUIREMENT_TYPES = (
     TookLifepath,
     HasTrait,
     HasSkill,
+    Holds,
     Previous,
     GmPermission,
     AllOf,
@@ -508,6 +520,29 @@ class ParityKey:
 
 
 Key = Range | NameKey | ParityKey
+
+
+def range_text(low: int | None, high: int | None) -> str:
+    """`3`, `2-4`, `10+`, `<=3`: a range as the rules write it."""
+    if low is None:
+        return f"<={high}"
+    if high is None:
+        return f"{low}+"
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def key_text(key: Key) -> str:
+    match key:
+        case NameKey(text):
+            return text
+        case ParityKey(odd):
+            return "odd" if odd else "even"
+        case Range(low, high):
+            return range_text(low, high)
+        case _:
+            assert_never(key)
+
+
 Cell = int | Fraction | str | bool | Unknown | NoneValue | Dice | Formula | Multiplier | Ref | CheckSpec
 
 

@@ -88,6 +88,8 @@ def describe(value: m.Value) -> str:
             return "a trait condition"
         case m.HasSkill():
             return "a skill condition"
+        case m.Holds(kind):
+            return f"a {kind.text} condition"
         case m.CountOf():
             return "a count condition"
         case m.RefMarker():
@@ -473,6 +475,10 @@ class _Reader:
                 return ir.HasTrait(self.ref("trait", written), value.pos)
             case m.HasSkill(written):
                 return ir.HasSkill(self.ref("skill", written), value.pos)
+            case m.Holds(m.Name("lifepath"), written):
+                return ir.TookLifepath(self.ref("lifepath", written), value.pos)
+            case m.Holds(kind, written):
+                return ir.Holds(kind.text, self.ref(kind.text, written), value.pos)
             case m.CountOf(count, selector):
                 return self.count_of(count, selector, value.pos)
             case m.Comparison(op, m.Name("previous"), right) if op == "=":
@@ -832,19 +838,6 @@ def _item_key(value: ir.Value) -> object:
     return ("value", repr(value))
 
 
-def _row_key(row: ir.TableRow) -> tuple[object, ...]:
-    return tuple(
-        (
-            k.text
-            if isinstance(k, ir.NameKey)
-            else ("odd" if k.odd else "even")
-            if isinstance(k, ir.ParityKey)
-            else (k.low, k.high)
-        )
-        for k in row.keys
-    )
-
-
 def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entity, list[str], list[Diagnostic]]:
     """`target` with the patch applied: `field: value` replaces, `field += items` appends to a list (or a
     points list), `field -= items` removes from it; rows replace the rows with the same keys, or are added.
@@ -891,10 +884,10 @@ def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entit
             columns = tuple(c for c in fields.get("columns", ()) if isinstance(c, ir.Column))  # type: ignore[union-attr]
             new_rows, more = reader.rows(patch.rows, keys, columns, isinstance(fields.get("roll"), ir.Roll))
             diagnostics += more
-            index = {_row_key(r): i for i, r in enumerate(rows)}
+            index = {tuple(ir.key_text(k) for k in r.keys): i for i, r in enumerate(rows)}
             for row in new_rows:
-                if _row_key(row) in index:
-                    rows[index[_row_key(row)]] = row
+                if tuple(ir.key_text(k) for k in row.keys) in index:
+                    rows[index[tuple(ir.key_text(k) for k in row.keys)]] = row
                 else:
                     rows.append(row)
             for i, row in enumerate(rows):  # row positions follow the merged order

@@ -183,12 +183,13 @@ class _ToModel:
         if equals is not None and str(equals) != "=":
             raise _Problem("E101", f"unexpected '{equals}'", self._tok_pos(equals), "a default is written '= value'")
         key = self._key(key_tok, ":", type_expr)
+        described = self._string_token(doc) if doc is not None else None
         return m.KindField(
             key.key,
             type_expr,
             optional is not None,
             default,
-            self._string_token(doc) if doc is not None else None,
+            described,
             self._span([c for c in children if c is not None]),
         )
 
@@ -385,6 +386,9 @@ class _ToModel:
     def has_skill(self, children: list[Any]) -> m.HasSkill:
         return m.HasSkill(children[0], self._span(children))
 
+    def holds(self, children: list[Any]) -> m.Holds:
+        return m.Holds(self._name_tok(children[0]), self._name_tok(children[1]), self._span(children))
+
     def count_of(self, children: list[Any]) -> m.CountOf:
         return m.CountOf(int(children[0]), children[1], self._span(children))
 
@@ -531,6 +535,7 @@ def _token_words(tok: Token) -> str:
 
 
 _FIELD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*:[ \t]*$")
+_WORD_BEFORE = re.compile(r"(?:^|[\s(:])[^\W\d]\w*[ \t]+$")  # a bare word just before: `career "Star Navy"`
 
 
 def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, str | None]:
@@ -559,6 +564,8 @@ def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, 
             return f"unexpected {got}", "a field is written 'name: value' (is a ':' missing?)"
         if tok.type == "ARROW":
             return f"unexpected {got}", "table rows go inside a table block, one per line"
+        if tok.type == "STRING" and _WORD_BEFORE.search(before):
+            return f"unexpected {got}", "quote the whole text; a requirement names an entity by its id: career navy"
         if tok.type == "FIELD_KEY" and expected - {"RBRACE", "FIELD_KEY"}:
             return f"unexpected {got}: the previous field has no value", None
         words = sorted({_TERMINAL_WORDS.get(e, "") for e in expected} - {""})

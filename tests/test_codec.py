@@ -292,3 +292,13 @@ def test_decoding_does_not_change_its_input() -> None:
     kept = copy.deepcopy(encoded)
     CODEC.decode(encoded)
     assert encoded == kept
+
+
+def test_numbers_json_cannot_hold_are_refused() -> None:
+    """Hypothesis found it: an infinity (which `json.loads` reads as `Infinity`) decoded, then could not be
+    written back."""
+    for value in (float("inf"), float("-inf")):
+        with pytest.raises(CodecError):
+            CODEC.decode([CODEC.fingerprint, [], value])
+    with pytest.raises(CodecError):
+        CODEC.loads(b'["' + CODEC.fingerprint.encode() + b'", [], Infinity]')

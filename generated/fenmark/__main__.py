@@ -6,12 +6,97 @@ Exit codes: 0 ok, 1 the character's path breaks a rule, 2 bad input (unknown nam
 """
 
 import argparse
+import difflib
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import fields, is_dataclass
+from fractions import Fraction
+from typing import Any
 
+from ._runtime.core import slug
+from .attributes import ATTRIBUTES
 from .burning import burn, sheet_text
+from .fen_beasts import FEN_BEASTS
+from .formulas import FORMULAS
+from .lifepaths import LIFEPATHS
+from .mechanics import MECHANICS
+from .settings import SETTINGS
+from .skills import SKILLS
+from .spells import SPELLS
+from .stocks import STOCKS
 from .tables import TABLES
+from .traits import TRAITS
+
+# kind -> its registry (id -> entity), for `list`
+REGISTRIES: dict[str, Mapping[str, Any]] = {
+    "attribute": ATTRIBUTES,
+    "formula": FORMULAS,
+    "fen_beast": FEN_BEASTS,
+    "lifepath": LIFEPATHS,
+    "setting": SETTINGS,
+    "skill": SKILLS,
+    "spell": SPELLS,
+    "stock": STOCKS,
+    "trait": TRAITS,
+    "mechanic": MECHANICS,
+    "table": TABLES,
+}
+
+
+class Unknown(LookupError):
+    """A name that matches nothing: the message says what was meant, when something is close."""
+
+
+def suggest(text: str, candidates: Sequence[str]) -> str:
+    close = difflib.get_close_matches(text, candidates, n=3, cutoff=0.6)
+    if not close:
+        folded = {c.casefold(): c for c in candidates}
+        close = [folded[c] for c in difflib.get_close_matches(text.casefold(), list(folded), n=3, cutoff=0.6)]
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def find(registry: Mapping[str, Any], text: str, what: str) -> str:
+    """The id of an entry named by its id or its display name (case and punctuation aside)."""
+    if text in registry:
+        return text
+    names = {slug(str(getattr(entry, "name", key))): key for key, entry in registry.items()}
+    key = slug(text)
+    if key in registry:
+        return key
+    if key in names:
+        return names[key]
+    shown = [*registry, *(str(getattr(e, "name", "")) for e in registry.values() if getattr(e, "name", None))]
+    raise Unknown(f"no {what} named '{text}'" + suggest(text, shown))
+
+
+def shown(value: Any) -> str:
+    """A value as people read it (no Python reprs)."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Fraction):
+        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if isinstance(value, tuple | list):
+        return ", ".join(shown(v) for v in value)
+    text = getattr(value, "text", None)  # formulas and dice keep the text they were written as
+    if isinstance(text, str):
+        return text
+    name = getattr(value, "name", None)
+    if isinstance(name, str):
+        return name
+    return str(value)
+
+
+def row_lines(row: Any) -> list[str]:
+    if not is_dataclass(row):
+        return [f"  {shown(row)}"]
+    return [f"  {f.name.replace('_', ' ')}: {shown(getattr(row, f.name))}" for f in fields(row)]
+
+
+def parse_key(text: str) -> int | str:
+    return int(text) if text.lstrip("-+").isdigit() else text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -22,13 +107,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     burning.add_argument("--either", default="", help="where each +1 M/P goes, in order, e.g. M,P")
     burning.add_argument("--gender", help="the character's gender, for requirements that ask")
     burning.add_argument("--trait", action="append", default=[], help="a trait the character has (repeatable)")
+    listing = commands.add_parser("list", help="list the entries of a kind")
+    listing.add_argument("kind", help="one of: " + ", ".join(k for k, r in REGISTRIES.items() if r))
     rolling = commands.add_parser("roll", help="roll on a table")
-    rolling.add_argument("table", choices=sorted(TABLES))
+    rolling.add_argument("table", help="a table's id or name")
     rolling.add_argument("--seed", type=int, help="seed for a reproducible roll")
-    looking = commands.add_parser("lookup", help="look a number up in a table")
-    looking.add_argument("table", choices=sorted(TABLES))
-    looking.add_argument("key", help="a number, or a row name")
+    looking = commands.add_parser("lookup", help="look a row up in a table")
+    looking.add_argument("table", help="a table's id or name")
+    looking.add_argument("keys", nargs="+", metavar="key", help="a number or a row name (one per key of the table)")
     args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except Unknown as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `| head` stopped reading: not an error
+        sys.stdout = None
+        return 0
+
+
+def run(args: argparse.Namespace) -> int:
     if args.command == "burn":
         try:
             sheet = burn(
@@ -38,24 +136,43 @@ def main(argv: Sequence[str] | None = None) -> int:
                 traits=args.trait,
             )
         except LookupError as exc:
-            print(f"error: {exc.args[0]}", file=sys.stderr)
-            return 2
+            message = str(exc.args[0])
+            for name in args.lifepaths:
+                if f"'{name}'" in message and message.startswith("no "):
+                    message += suggest(name, [lp.name for lp in REGISTRIES["lifepath"].values()])
+            raise Unknown(message) from None
         sys.stdout.write(sheet_text(sheet))
         return 0 if sheet.legal else 1
-    table = TABLES[args.table]
+    if args.command == "list":
+        kinds = {k: r for k, r in REGISTRIES.items() if r}
+        kind = args.kind if args.kind in kinds else args.kind.removesuffix("s") if args.kind[:-1] in kinds else None
+        if kind is None:
+            raise Unknown(f"no kind '{args.kind}' here" + suggest(args.kind, list(kinds)))
+        registry = kinds[kind]
+        width = max(len(key) for key in registry)
+        for key, entry in registry.items():
+            name = getattr(entry, "name", None)
+            print(f"{key.ljust(width)}  {name}" if isinstance(name, str) and name else key)
+        return 0
+    table = TABLES[find(TABLES, args.table, "table")]
+    if args.command == "roll":
+        if table.dice is None:
+            raise Unknown(f"{table.name} is not rolled on dice; use: lookup {table.id} KEY")
+        rolled = table.roll(random.Random(args.seed))
+        print(f"{table.name}: {table.dice.text} -> {', '.join(map(str, rolled.numbers))}")
+        print("\n".join(row_lines(rolled.row)))
+        return 0
+    keys = [parse_key(k) for k in args.keys]
     try:
-        if args.command == "roll":
-            if table.dice is None:
-                print(f"error: {table.name} is not rolled on dice; use lookup", file=sys.stderr)
-                return 2
-            rolled = table.roll(random.Random(args.seed))
-            print(f"{table.dice.text} -> {', '.join(map(str, rolled.numbers))}: {rolled.row}")
-        else:
-            key: int | str = int(args.key) if args.key.lstrip("-").isdigit() else args.key
-            print(table.lookup(key))
-    except LookupError as exc:
-        print(f"error: {exc.args[0]}", file=sys.stderr)
-        return 2
+        row = table.lookup(*keys)
+    except LookupError:
+        names = sorted({k.name for r in table.rows for k in r.keys if k.name is not None})
+        misspelt = next((k for k in keys if isinstance(k, str)), None)
+        keys_text = ", ".join(r.key_text for r in table.rows)
+        hint = suggest(misspelt, names) if misspelt is not None and names else ""
+        raise Unknown(f"{table.name}: no row for {', '.join(args.keys)}{hint or f' (rows: {keys_text})'}") from None
+    print(f"{table.name}: {', '.join(args.keys)}")
+    print("\n".join(row_lines(row)))
     return 0
 
 

@@ -2,15 +2,15 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "127fca141492c98ad07a7eb01fa58b7ef5b5cf03296ac1f7215bc9d14394e187"
+SOURCE_SHA256 = "923dd85f370cd98f0c07b08f18aa5ddd8b1f053b1e225cd9fc7b6f4260733ffc"
 SOURCES: dict[str, str] = {
-    "attributes.rules": "d6509d860c58c0910a7c9c262044aba441ecfa319a2d7f889390a7b0e56b8b5c",
-    "combat.rules": "e165f51c4bb50ae864e4349d5ac0fe3ea9acd8d1d48dc9ba66f95c2098357166",
-    "creation.rules": "807635a293761ae3b71f1786fa1997648746aa7d9dd8c72f6ef5451fe85e76fa",
-    "damage.rules": "249f09d2742a1007b7cede5a85226d68e42ec6d86e66958d35e49b9103c87263",
-    "equipment.rules": "26ee3d80a965fbe9a1e5c7e030d738f9b024c170d1f287302e1b474fbf252a4e",
-    "mechanics.rules": "88dfb6063dac6847ca0c11b1f4a6e8b7fe7c24c8d3da54b43b8b429b731799af",
+    "attributes.rules": "f065ef44ad6167d3217e514b001da1e2f1c2f03479fe6f49073fd764fb6dba95",
+    "combat.rules": "be347c110bc6332fd55d7ac5c651c7e6bd8c8516f401a9858171329737620a17",
+    "creation.rules": "d3c0b5f3cb2176b5c7f0d2c3d8d521f4cb3821419b5c5a80d2376eee9f5bc5b6",
+    "damage.rules": "306c489314a2f19f6f76347daf0bed204182d8e71628329c33795d3ee2365ae9",
+    "equipment.rules": "c8e3d24b55c0cbc58754bf656757da4d0ddc7efdf7409f685011cd428f13ff71",
+    "mechanics.rules": "0bd259a470888d89610f0996c3fe026c5b5964ec74a2e6eb051254ce566b1544",
     "missile.rules": "6f677e86678f3ec8b9af482eeefe51021075bc3c1a478cf7478d2e3487948a13",
-    "progression.rules": "422649dc4ac6f328c61c14ed868c64ec7d36690a9e0fb41a618b6a06d3f708a1",
+    "progression.rules": "0ea351a99af3d0c9ecd682b95c78c7df5b016913277d1eba0bf19faf40356edf",
     "ruleset.rules": "443a13b83f26f13f7eaea742d3a4714d9720c36c48ca42f09eaec9a4fc91376d",
 }

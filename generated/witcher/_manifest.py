@@ -2,14 +2,14 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "b541991682d9ad5f61812819b21fa86a80eae2d31cd0e749740818cdd5e224a9"
+SOURCE_SHA256 = "7c6ce05f70e1ca649a4e80ba99295a1810ab9760a1e6f60371be7d066fd9b0c3"
 SOURCES: dict[str, str] = {
-    "actions.rules": "4a332837f065e6b6e6da90432a3d030832cb2d2ae1067bc59d754744bf1e9652",
-    "armor.rules": "8fbe25a42edee33fe63110cd4e4e6015799dc70c1e75c5c7d07ea2ddbdb782c9",
+    "actions.rules": "54c0c11372303ecba139a78e17b54dd7bf1681c3e50e6803c32267e64c22205d",
+    "armor.rules": "3b4c82f2870725139793f36c2740155a83704253f796f3c98374c82f7517334e",
     "cover.rules": "bf2a8a8dcc09b240a09df8f6f596ec0f6e7a53973cc24f262da5bed632ffc627",
-    "criticals.rules": "7a7528cd857161d270aa8ee15e88d94eb623d4b52fecb8e6880e74eaf2c066d8",
+    "criticals.rules": "9bbd9ae08b1f4216e806b027cce231c814e257669c15b718cdd1b946e5d870fd",
     "damage.rules": "d0a5bb82873e692d98f9605cc46695c1b6033fcfa61d9108b0be056cac9f49bc",
-    "hit_location.rules": "cec40b56423ab6c86d9719a0481c0bb7dd2fc1d517d9f16a4486b0d418c74745",
+    "hit_location.rules": "c79995e29609b098beb9122a20b483a86306047504e18a23be50b81c1784dd35",
     "ruleset.rules": "0be9c043f4d66374f701d2bcd44ad8fe0e8782546b16eba398556095aca15bca",
     "wounds.rules": "3e3296379a56b8eee53782e1170c9fbca70cce61571d7dc9a9c4c749e2d2469b",
 }

@@ -80,6 +80,8 @@ def requirement_code(req: ir.Requirement) -> str:
             return f"_rt.HasTrait({py(ref.target)})"
         case ir.HasSkill(ref):
             return f"_rt.HasSkill({py(ref.target)})"
+        case ir.Holds(kind, ref):
+            return f"_rt.Holds({py(kind)}, {py(ref.target)})"
         case ir.Previous(ref):
             return f"_rt.Previous({py(ref.target)})"
         case ir.GmPermission():

@@ -25,7 +25,7 @@ from ..kinds import Kind
 from ..lower import requirement_nodes
 from ..model import Position
 from ..names import slug
-from ..targets import BOOL, DICE, NUMBER, typed
+from ..targets import BOOL, DICE, INT, NUMBER, typed
 from .coverage import check_coverage
 from .paths import check_paths
 from .pynames import check_python_names
@@ -75,10 +75,11 @@ def check_ruleset(
     resolved = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
     callees = formula_kinds(resolved)
+    lookups = lookup_kinds(resolved)
     for entity in resolved.get("table", {}).values():
-        diagnostics += _check_table(entity, resolved, callees)
-    diagnostics += _check_formulas(resolved, callees)
-    diagnostics += _check_field_formulas(resolved, kinds, callees)
+        diagnostics += _check_table(entity, resolved, callees, lookups)
+    diagnostics += _check_formulas(resolved, callees, lookups)
+    diagnostics += _check_field_formulas(resolved, kinds, callees, lookups)
     diagnostics += _check_mechanics(resolved.get("mechanic", {}))
     diagnostics += _check_requirements(resolved)
     diagnostics += check_paths(resolved)
@@ -141,8 +142,20 @@ def _resolver(
                 diagnostics.append(valued)
                 return node
             return valued
+        if isinstance(node, ir.Holds) and node.kind not in kinds:
+            diagnostics.append(
+                error(
+                    "E200",
+                    f"unknown kind '{node.kind}'",
+                    node.pos,
+                    did_you_mean(node.kind, kinds) or "a requirement names a kind, then one of its entities",
+                )
+            )
+            return node
         if not isinstance(node, ir.Ref):
             return node
+        if node.kind not in kinds:
+            return node  # only a requirement names a kind this freely; reported at the requirement
         key = (node.kind, node.text)
         if key in found_ids:  # the same name written again: found the same way (or reported again, below)
             target = found_ids[key]
@@ -279,7 +292,9 @@ def _params(entity: ir.Entity) -> tuple[str, ...]:
 # ---------------------------------------------------------------- tables
 
 
-def _check_table(entity: ir.Entity, entities: Entities, callees: Mapping[str, str]) -> list[Diagnostic]:
+def _check_table(
+    entity: ir.Entity, entities: Entities, callees: Mapping[str, str], lookups: Mapping[str, str]
+) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     columns = _columns(entity, "columns")
     seen: dict[str, ir.Column] = {}
@@ -290,7 +305,7 @@ def _check_table(entity: ir.Entity, entities: Entities, callees: Mapping[str, st
     for row in entity.rows:
         for j, cell in enumerate(row.cells):
             if isinstance(cell, ir.Formula) and j < len(columns):
-                diagnostics += _formula_problems(cell, entities, callees, f"column '{columns[j].name}': ")
+                diagnostics += _formula_problems(cell, entities, callees, lookups, f"column '{columns[j].name}': ")
     if "rows" in entity.failed:
         return diagnostics
     roll = entity.fields.get("roll")
@@ -326,6 +341,15 @@ def _formulas_of(entities: Entities) -> Iterator[tuple[ir.Entity, ir.Formula]]:
                 yield entity, formula
 
 
+def lookup_kinds(entities: Entities) -> dict[str, str]:
+    """What each table a formula may look up yields: whole numbers for an int column."""
+    return {
+        table_id: INT if columns and isinstance(columns[0].type, t.IntType) else NUMBER
+        for table_id, table in entities.get("table", {}).items()
+        if len(columns := _columns(table, "columns")) == 1
+    }
+
+
 def formula_kinds(entities: Entities) -> dict[str, str]:
     """What each named formula yields (number, truth value or dice), callees first (post-order, without
     recursion: chains of thousands of formulas are fine)."""
@@ -354,10 +378,11 @@ def formula_kinds(entities: Entities) -> dict[str, str]:
                 seen.add(following)
                 stack.append((following, iter(callees(following))))
     kinds: dict[str, str] = {}
+    lookups = lookup_kinds(entities)
     for formula_id in order:
         formula = formulas[formula_id].fields.get("formula")
         if isinstance(formula, ir.Formula):
-            kinds[formula_id] = typed(formula.expr, kinds)[0]
+            kinds[formula_id] = typed(formula.expr, kinds, lookups)[0]
     return kinds
 
 
@@ -365,18 +390,20 @@ def _formula_problems(
     formula: ir.Formula,
     entities: Entities,
     callees: Mapping[str, str],
+    lookups: Mapping[str, str],
     where: str = "",
     yields: tuple[str, ...] = (NUMBER, BOOL, DICE),
 ) -> list[Diagnostic]:
     """What the generated package could not evaluate, lookups of unsuitable tables, and bad calls."""
-    kind, problems = typed(formula.expr, callees)
+    kind, problems = typed(formula.expr, callees, lookups)
     diagnostics = [
         error("E327", f"{where}the generated package cannot evaluate this: {reason}", pos) for pos, reason in problems
     ]
-    if kind not in yields and not problems:
+    if kind not in yields and not (kind == INT and NUMBER in yields) and not problems:
         made = "dice" if kind == DICE else f"a {kind}"
+        hint = "round it: floor(...), ceil(...) or round(...)" if yields == (INT,) and kind == NUMBER else None
         diagnostics.append(
-            error("E327", f"{where}this formula makes {made}, and a {yields[0]} belongs here", formula.pos)
+            error("E327", f"{where}this formula makes {made}, and a {yields[0]} belongs here", formula.pos, hint=hint)
         )
     tables = entities.get("table", {})
     formulas = entities.get("formula", {})
@@ -432,7 +459,7 @@ def _formula_problems(
 
 
 def _check_field_formulas(
-    entities: Entities, kinds: Mapping[str, Kind], callees: Mapping[str, str]
+    entities: Entities, kinds: Mapping[str, Kind], callees: Mapping[str, str], lookups: Mapping[str, str]
 ) -> list[Diagnostic]:
     """Formulas and checks in the fields of other kinds (a 5e spell's damage, a career's survival check)."""
     diagnostics: list[Diagnostic] = []
@@ -454,9 +481,11 @@ def _check_field_formulas(
                 for node in ir.walk(value):
                     if isinstance(node, ir.CheckSpec):
                         where = "the check's modifier: "
-                        diagnostics += _formula_problems(node.modifier, entities, callees, where, yields=(NUMBER,))
+                        diagnostics += _formula_problems(
+                            node.modifier, entities, callees, lookups, where, yields=(INT,)
+                        )
                     elif isinstance(node, ir.Formula) and evaluated:
-                        diagnostics += _formula_problems(node, entities, callees)
+                        diagnostics += _formula_problems(node, entities, callees, lookups)
     return diagnostics
 
 
@@ -467,12 +496,12 @@ def _holds_formulas(field_type: t.FieldType) -> bool:
     return isinstance(field_type, t.FormulaType | t.CheckType)
 
 
-def _check_formulas(entities: Entities, callees: Mapping[str, str]) -> list[Diagnostic]:
+def _check_formulas(entities: Entities, callees: Mapping[str, str], lookups: Mapping[str, str]) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     attributes = entities.get("attribute", {})
     for entity, formula in _formulas_of(entities):
         yields = (NUMBER,) if entity.kind == "attribute" else (NUMBER, BOOL, DICE)
-        diagnostics += _formula_problems(formula, entities, callees, yields=yields)
+        diagnostics += _formula_problems(formula, entities, callees, lookups, yields=yields)
         if entity.kind == "formula" and entity.id in attributes and "formula" in attributes[entity.id].fields:
             diagnostics.append(
                 error(

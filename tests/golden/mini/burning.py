@@ -2,7 +2,7 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Burning characters in Mini "Test" Rules: lifepaths in, every total and every broken rule out."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ._runtime import lifepaths as _lp
 from .lifepaths import LIFEPATHS
@@ -44,10 +44,14 @@ def requirement_met(
     age: int | None = None,
     lifepaths: int | None = None,
     gender: str | None = None,
+    held: Mapping[str, Iterable[str]] | None = None,
 ) -> bool | None:
     """Whether `lifepath` may follow the lifepaths `previous` (ids, born lifepath first): True, False,
-    or None when that depends on a fact left out (final age, total lifepaths, gender)."""
-    path = _lp.lifepath_path(CATALOG, lifepath, previous, traits=traits, age=age, lifepaths=lifepaths, gender=gender)
+    or None when that depends on a fact left out (final age, total lifepaths, gender, what the character
+    holds of other kinds: `held` maps a kind to ids)."""
+    path = _lp.lifepath_path(
+        CATALOG, lifepath, previous, traits=traits, age=age, lifepaths=lifepaths, gender=gender, held=held
+    )
     return _lp.verdict(LIFEPATHS[lifepath], path)
 
 
@@ -59,10 +63,13 @@ def unmet_requirements(
     age: int | None = None,
     lifepaths: int | None = None,
     gender: str | None = None,
+    held: Mapping[str, Iterable[str]] | None = None,
 ) -> list[str]:
     """Why `lifepath` may not follow the lifepaths `previous`; empty if it may (or if that depends on a
     fact left out: see requirement_met)."""
-    path = _lp.lifepath_path(CATALOG, lifepath, previous, traits=traits, age=age, lifepaths=lifepaths, gender=gender)
+    path = _lp.lifepath_path(
+        CATALOG, lifepath, previous, traits=traits, age=age, lifepaths=lifepaths, gender=gender, held=held
+    )
     return _lp.reasons(LIFEPATHS[lifepath], path, NAMES, False)
 
 
@@ -72,15 +79,19 @@ def burn(
     either: Sequence[str] = (),
     gender: str | None = None,
     traits: Sequence[str] = (),
+    held: Mapping[str, Iterable[str]] | None = None,
 ) -> _lp.Sheet:
     """Burn a character from lifepaths (ids, display names or aliases, born lifepath first).
 
     `either` says where each `+1 M/P` bonus goes, in path order ("M" or "P"); `traits` are traits the
-    character already has (for requirements naming a trait); `gender` is needed by some requirements.
+    character already has (for requirements naming a trait); `gender` is needed by some requirements;
+    `held` maps other kinds to the ids the character holds (for requirements such as `career navy`).
     Raises LookupError for a name that is no lifepath (or could mean several).
     """
     ids = [CATALOG.find(name) for name in lifepaths]
-    return _lp.burn(CATALOG, SETTINGS, STOCKS, TABLES, NAMES, ids, either=either, gender=gender, traits=traits)
+    return _lp.burn(
+        CATALOG, SETTINGS, STOCKS, TABLES, NAMES, ids, either=either, gender=gender, traits=traits, held=held
+    )
 
 
 def sheet_text(sheet: _lp.Sheet) -> str:
