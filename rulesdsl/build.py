@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import gc
 import json
 import os
 import re
@@ -55,6 +56,18 @@ class OutputError(Exception):
 
 def render_all(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     """Every output file, by path relative to the output folder (always with '/')."""
+    # Rendering makes many short-lived objects and no cycles next to a large compiled ruleset, which each
+    # run of the cyclic garbage collector would walk (a quarter of the time at 10,000 entities).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _render_all(rulesets)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _render_all(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     files: dict[str, str] = {MARKER: MARKER_TEXT}
     for ruleset in rulesets:
         for name, text in python.render(ruleset).items():

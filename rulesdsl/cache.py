@@ -1,15 +1,17 @@
-"""A per-file cache of parse results, so that re-checking a large ruleset only parses what changed.
+"""A per-file cache of parse and lowering results, so that re-checking a large ruleset only reads what changed.
 
 Where: the user's cache folder (`RULESDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/rulesdsl`, else
-`~/.cache/rulesdsl`); `RULESDSL_CACHE_DIR=off` turns it off. Each file's syntax tree and diagnostics are
-one entry, `parsed/<key>.entry`, keyed by the sha256 of the file's text and display path and of
-everything that shapes a parse or its encoding (the version, the grammar, the modules that parse and
-encode, the kinds): a stale entry is never even looked at.
+`~/.cache/rulesdsl`); `RULESDSL_CACHE_DIR=off` turns it off. Each file has two entries in `parsed/`:
+its outline (the statements that are not entities: kind declarations, patches, removals, the manifest)
+with its syntax diagnostics, keyed by the sha256 of the file's text and display path; and its lowered
+entities (the IR, as plain data) with their lowering and schema diagnostics, keyed also by the kinds
+they were read by. Both keys cover the compiler (every module of rulesdsl, the grammar, the prelude and
+the schemas), so a stale entry is never even looked at.
 
 What it trusts, and why that is safe:
 - Nothing in an entry can run code. Entries are JSON read by `codec.Codec`, which makes only the syntax
-  model's classes and `Diagnostic`, with fields of their declared types. No pickle anywhere (Lark's own
-  grammar cache is a pickle, so the parser does not use it).
+  model's, the IR's and the field types' classes and `Diagnostic`, with fields of their declared types.
+  No pickle anywhere (Lark's own grammar cache is a pickle, so the parser does not use it).
 - An entry is used only if its header names this format, this compiler and this key, and its payload's
   sha256 (keyed by the entry key, so by the text, path and compiler) matches; the decoded tree must also
   be of that very path and text. A truncated, damaged, foreign or stale entry is a miss: the file is
@@ -40,7 +42,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from . import __version__, model
+from . import __version__, fieldtypes, ir, model
 from .codec import Codec, CodecError
 from .diagnostics import Diagnostic, warning
 from .model import SourceFile
@@ -63,11 +65,23 @@ def cache_folder() -> Path | None:
     return Path(base) / "rulesdsl"
 
 
-# All an entry may hold: the syntax model's nodes and diagnostics.
+def _dataclasses(module: object) -> list[type]:
+    """The frozen dataclasses a module defines."""
+    return [
+        c
+        for c in vars(module).values()
+        if isinstance(c, type) and c.__module__ == getattr(module, "__name__", "") and "__dataclass_fields__" in vars(c)
+    ]
+
+
+# All an entry may hold: the syntax model's nodes, the IR's nodes and entities, field types and diagnostics.
 CACHED_CLASSES: tuple[type, ...] = (
     *(c for c in vars(model).values() if isinstance(c, type) and issubclass(c, model._Node) and c is not model._Node),
     Diagnostic,
+    *_dataclasses(ir),
+    *_dataclasses(fieldtypes),
 )
+Lowered = tuple[list[ir.Entity], list[Diagnostic]]
 
 
 @cache
@@ -80,15 +94,18 @@ def _compiler_digest() -> str:
     from .syntax import GRAMMAR_PATH
 
     digest = hashlib.sha256(__version__.encode())
-    for name in ("syntax.py", "model.py", "diagnostics.py", "codec.py", "cache.py", "formulas.py"):
-        digest.update((_HERE / name).read_bytes())
+    # Every module, the prelude and the schemas: what lowering and checking make of a file depends on them.
+    for path in sorted([*_HERE.rglob("*.py"), *_HERE.rglob("*.rules"), *_HERE.rglob("*.json")]):
+        if "__pycache__" not in path.parts:
+            digest.update(path.relative_to(_HERE).as_posix().encode() + b"\0" + path.read_bytes())
     digest.update(GRAMMAR_PATH.read_bytes())
     digest.update(_codec().fingerprint.encode())
     return digest.hexdigest()
 
 
-def _key(shown: str, text: str) -> str:
-    return hashlib.sha256(f"{_compiler_digest()}\0{shown}\0{text}".encode()).hexdigest()
+def _key(shown: str, text: str, kinds: str | None = None) -> str:
+    what = "" if kinds is None else f"lowered by {kinds}\0"
+    return hashlib.sha256(f"{_compiler_digest()}\0{what}{shown}\0{text}".encode()).hexdigest()
 
 
 def _header(key: str) -> bytes:
@@ -151,19 +168,8 @@ class ParseCache:
         ]
 
     def load(self, shown: str, text: str) -> Parsed | None:
-        if self.entries is None:
-            return None
-        key = _key(shown, text)
-        if key + SUFFIX not in self._entries():
-            return None
-        try:
-            with open(self.entries / f"{key}{SUFFIX}", "rb") as handle:
-                payload = unpack(key, handle.read())
-            if payload is None:
-                return None
-            value = _codec().loads(payload)
-        except (OSError, CodecError):
-            return None
+        """A file's outline (see the module docstring) and its syntax diagnostics."""
+        value = self._load(_key(shown, text))
         # The codec checked every field's type; what remains is the shape at the top, and that the tree
         # really is of this file (a second line of defence after the key and checksum).
         if not (type(value) is tuple and len(value) == 2 and type(value[1]) is tuple):
@@ -173,15 +179,47 @@ class ParseCache:
             return None
         if not all(type(d) is Diagnostic for d in diagnostics):
             return None
-        self._in_use.add(key + SUFFIX)
         return parsed, list(diagnostics)
 
     def save(self, shown: str, text: str, parsed: Parsed) -> None:
-        if self.entries is None or not self._make_room():
-            return
-        key = _key(shown, text)
+        self._save(_key(shown, text), (parsed[0], tuple(parsed[1])))
+
+    def load_lowered(self, shown: str, text: str, kinds: str) -> Lowered | None:
+        """A file's entities as lowered by the kinds whose digest is `kinds`, with their diagnostics."""
+        value = self._load(_key(shown, text, kinds))
+        if not (type(value) is tuple and len(value) == 4 and value[:2] == (shown, kinds)):
+            return None
+        _, _, entities, diagnostics = value
+        if type(entities) is not tuple or not all(type(e) is ir.Entity and e.file == shown for e in entities):
+            return None
+        if type(diagnostics) is not tuple or not all(type(d) is Diagnostic for d in diagnostics):
+            return None
+        return list(entities), list(diagnostics)
+
+    def save_lowered(self, shown: str, text: str, kinds: str, lowered: Lowered) -> None:
+        self._save(_key(shown, text, kinds), (shown, kinds, tuple(lowered[0]), tuple(lowered[1])))
+
+    def _load(self, key: str) -> object:
+        if self.entries is None or key + SUFFIX not in self._entries():
+            return None
         try:
-            entry = pack(key, _codec().dumps((parsed[0], tuple(parsed[1]))))
+            with open(self.entries / f"{key}{SUFFIX}", "rb") as handle:
+                payload = unpack(key, handle.read())
+            if payload is None:
+                return None
+            value = _codec().loads(payload)
+        except (OSError, CodecError):
+            return None
+        self._in_use.add(key + SUFFIX)
+        return value
+
+    def _save(self, key: str, value: object) -> None:
+        if self.entries is None:
+            return
+        if key + SUFFIX not in self._entries() and not self._make_room():  # a damaged entry needs no room
+            return
+        try:
+            entry = pack(key, _codec().dumps(value))
             handle, partial = tempfile.mkstemp(SUFFIX + ".tmp", key, self.entries)  # 0600, a fresh name
             try:
                 with open(handle, "wb") as out:
@@ -201,9 +239,9 @@ class ParseCache:
             assert self.entries is not None
             try:
                 self._listed = set(os.listdir(self.entries))
-            except OSError:  # gone meanwhile: no cache for the rest of the run
+                self._room = _MAX_ENTRIES - len(self._listed)
+            except OSError:  # gone meanwhile: no room and no trimming, so no cache for the rest of the run
                 self._listed, self._trimmed = set(), True
-            self._room = _MAX_ENTRIES - len(self._listed)
         return self._listed
 
     def _make_room(self) -> bool:

@@ -9,9 +9,11 @@ The encoding is positional and compact: `[fingerprint, strings, tree]`. The fing
 allow-list (classes, fields and their types), so data made for other classes is refused. `strings` is
 every distinct text found in `str` (or `str | None`) fields, which the tree gives by index: a source
 path repeated in every position is stored once and decodes to one shared string. In the tree an
-instance of an allowed class is `[tag, field, ...]` (its tag is its place in the allow-list plus 4), a
-tuple `[0, item, ...]`, a list `[1, ...]`, a dict `[2, key, value, ...]`, a frozenset `[3, ...]`;
-other scalars stand for themselves.
+instance of an allowed class is `[tag, field, ...]` (its tag is its place in the allow-list plus 5), a
+tuple `[0, item, ...]`, a list `[1, ...]`, a dict `[2, key, value, ...]` (keys may be tuples), a frozenset
+`[3, ...]`, a Fraction `[4, numerator, denominator]`; other scalars stand for themselves. A `Mapping` field
+is made again as a dict; a union with containers or numbers among its options takes any value the codec
+makes (the IR's `Value`), which is still only allowed classes and plain data.
 
 Each class gets its encoder and decoder generated as Python source, as `dataclasses` does for
 `__init__`, with the type checks inline: the warm parse cache decodes about a million nodes for a
@@ -25,17 +27,19 @@ import dataclasses
 import gc
 import hashlib
 import json
+import math
 import types
 import typing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from fractions import Fraction
 from typing import Any
 
 Encoder = Callable[[Any, dict[str, int]], Any]  # (value, strings seen so far -> index) -> data
 Decoder = Callable[[Any, list[str]], Any]  # (data, the strings) -> value
 
-_TUPLE, _LIST, _DICT, _FROZENSET = 0, 1, 2, 3
-_FIRST_CLASS = 4
+_TUPLE, _LIST, _DICT, _FROZENSET, _FRACTION = 0, 1, 2, 3, 4
+_FIRST_CLASS = 5
 _SCALARS = (type(None), bool, int, float, str)
 _SEQUENCE_TAGS: dict[type, int] = {tuple: _TUPLE, list: _LIST, frozenset: _FROZENSET}
 
@@ -47,8 +51,9 @@ class CodecError(ValueError):
 class Codec:
     """Encodes and decodes values made of the given frozen dataclasses, scalars and containers.
 
-    Fields may be declared as None, bool, int, float, str, an allowed class, a union of these,
-    `tuple[X, ...]`, `list[X]`, `frozenset[X]`, `dict[K, V]` or `Any` (any value the codec can encode).
+    Fields may be declared as None, bool, int, float, str, Fraction, an allowed class, a union of these,
+    `tuple[X, ...]`, `list[X]`, `frozenset[X]`, `dict[K, V]`, `Mapping[K, V]` or `Any` (any value the codec
+    can encode).
     """
 
     def __init__(self, classes: Iterable[type]) -> None:
@@ -108,7 +113,7 @@ class Codec:
     def loads(self, data: bytes) -> Any:
         with _no_collection():
             try:
-                parsed = json.loads(data)
+                parsed = json.loads(data, parse_constant=_no_constant)
             except (ValueError, RecursionError) as exc:  # not JSON or not UTF-8, an int too long, deep nesting
                 raise CodecError(f"not JSON: {exc}") from exc
             return self.decode(parsed)
@@ -124,12 +129,16 @@ class Codec:
         tag = _SEQUENCE_TAGS.get(kind)
         if tag is not None:
             return [tag, *[self._encode_any(item, strings) for item in value]]
+        if kind is Fraction:
+            return [_FRACTION, value.numerator, value.denominator]
         if kind is dict:
             return [_DICT, *[self._encode_any(part, strings) for item in value.items() for part in item]]
         raise CodecError(f"cannot encode a {kind.__qualname__}")
 
     def _decode_any(self, data: Any, strings: list[str]) -> Any:
         if type(data) is not list:
+            if type(data) is float and not math.isfinite(data):
+                raise CodecError("not a finite number")  # JSON has none: such data was not written by us
             if type(data) in _SCALARS:
                 return data
             raise CodecError(f"unexpected {type(data).__name__}")
@@ -137,6 +146,8 @@ class Codec:
         decoder = self._decoders.get(tag)
         if decoder is not None:
             return decoder(data, strings)
+        if tag == _FRACTION:
+            return _fraction(data)
         make = _MAKERS.get(tag)
         if make is None:
             raise CodecError(f"unknown tag {tag}")
@@ -153,6 +164,8 @@ class Codec:
             return _same, _decode_number
         if hint is None or hint in _SCALARS:
             return _same, _exactly(type(None) if hint is None else hint)
+        if hint is Fraction:
+            return self._encode_any, _decode_fraction
         if hint in self._tags:
             return self._encode_instance, self._instance_decoder({self._tags[hint]})
         origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -161,7 +174,7 @@ class Codec:
         if origin in _SEQUENCE_TAGS and (origin is not tuple or (len(args) == 2 and args[1] is Ellipsis)):
             tag = _SEQUENCE_TAGS[origin]
             return _sequence_coders(tag, self._coders(args[0]), _MAKERS[tag])
-        if origin is dict:
+        if origin is dict or origin is Mapping:  # a Mapping is encoded, and made again, as a dict
             return _dict_coders(self._coders(args[0]), self._coders(args[1]))
         raise TypeError(f"the codec cannot handle fields of type {hint}")
 
@@ -203,13 +216,15 @@ class Codec:
         scalars = tuple(o for o in options if o in _SCALARS)
         classes = {self._tags[o] for o in options if o in self._tags}
         if len(scalars) + len(classes) != len(options):
-            raise TypeError(f"the codec handles unions of scalars and allowed classes only, not {options}")
+            # Containers or numbers among the options (the IR's `Value`: `int | Fraction | tuple[Value, ...]
+            # | ...`): any value the codec makes may come back here. Still only allowed classes and plain data.
+            return self._encode_any, self._decode_any
         # Several kinds of scalar (`str | int`) cannot share the string table: their strings are inline.
         instance = self._instance_decoder(classes)
         allowed = (*scalars, int) if float in scalars else scalars
 
         def decode(data: Any, strings: list[str]) -> Any:
-            if type(data) in allowed:
+            if type(data) in allowed and (type(data) is not float or math.isfinite(data)):
                 return data
             return instance(data, strings)
 
@@ -300,6 +315,11 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
+def _no_constant(name: str) -> Any:
+    """NaN and infinities are not JSON, and `dumps` refuses them: `loads` must too (or a round trip fails)."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     params = getattr(cls, "__dataclass_params__", None)
     if not dataclasses.is_dataclass(cls) or params is None or not params.frozen:
@@ -340,6 +360,8 @@ def _decode_str(data: Any, strings: list[str]) -> Any:
 def _decode_number(data: Any, strings: list[str]) -> Any:
     if type(data) is not float and type(data) is not int:
         raise CodecError(f"expected a number, not {type(data).__name__}")
+    if not math.isfinite(data):
+        raise CodecError("not a finite number")
     return data
 
 
@@ -389,6 +411,22 @@ def _dict_coders(key: tuple[Encoder, Decoder], value: tuple[Encoder, Decoder]) -
         return _dict([part for k, v in zip(keys, data[2::2], strict=True) for part in (k, decode_value(v, strings))])
 
     return encode, decode
+
+
+def _fraction(data: list[Any]) -> Fraction:
+    """`[4, numerator, denominator]`, in lowest terms as `encode` writes it."""
+    if len(data) != 3 or type(data[1]) is not int or type(data[2]) is not int or data[2] <= 0:
+        raise CodecError("expected a fraction: [4, numerator, denominator]")
+    value = Fraction(data[1], data[2])
+    if value.denominator != data[2]:
+        raise CodecError("a fraction not in lowest terms")
+    return value
+
+
+def _decode_fraction(data: Any, strings: list[str]) -> Any:
+    if type(data) is not list or _tag(data) != _FRACTION:
+        raise CodecError("expected a fraction")
+    return _fraction(data)
 
 
 def _frozenset(items: list[Any]) -> frozenset[Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 import heapq
 import json
+import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -105,16 +107,45 @@ def _echo(line: str, column: int, width: int) -> tuple[str, int, int]:
     return line, caret, max(1, min(width, len(line) + 1 - caret))
 
 
-def render_text(diagnostics: Sequence[Diagnostic], sources: Mapping[str, str]) -> str:
-    """`file:line:col: severity: message`, the source line, a caret under the column, and the hint."""
+# ANSI styles: bold red errors, bold yellow warnings, bold locations, cyan hints, red carets
+_STYLE = {"error": "1;31", "warning": "1;33", "where": "1", "hint": "36", "caret": "1;31", "dim": "2"}
+
+
+def use_color(stream: object, choice: str = "auto") -> bool:
+    """Colour on a terminal, never when piped or when NO_COLOR is set (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    return f"\x1b[{_STYLE[style]}m{text}\x1b[0m" if color and text else text
+
+
+def render_text(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, str],
+    *,
+    color: bool = False,
+    max_errors: int | None = None,
+) -> str:
+    """`file:line:col: severity: message`, the source line, a caret under the column, and the hint.
+
+    With `max_errors`, only that many are shown in full; the rest are counted by code."""
+    shown = diagnostics if max_errors is None else diagnostics[:max_errors]
     out: list[str] = []
     split: dict[str, list[str]] = {}
-    for d in diagnostics:
+    for d in shown:
+        severity = paint(f"{d.severity}:", d.severity, color)
         if d.pos is None:
-            out.append(f"{d.severity}: {d.message} [{d.code}]")
+            out.append(f"{severity} {d.message} [{d.code}]")
         else:
             p = d.pos
-            out.append(f"{p.file}:{p.line}:{p.column}: {d.severity}: {d.message} [{d.code}]")
+            where = paint(f"{p.file}:{p.line}:{p.column}:", "where", color)
+            out.append(f"{where} {severity} {d.message} [{d.code}]")
             if p.file not in split:
                 text = sources.get(p.file, "")
                 split[p.file] = source_lines(text) if text else []  # nothing read: nothing to show
@@ -123,14 +154,20 @@ def render_text(diagnostics: Sequence[Diagnostic], sources: Mapping[str, str]) -
                 width = 1
                 if p.end_line == p.line and p.end_column > p.column:
                     width = p.end_column - p.column
-                shown, caret, width = _echo(lines[p.line - 1], p.column, width)
+                echoed, caret, width = _echo(lines[p.line - 1], p.column, width)
                 gutter = str(p.line)
-                out.append(f" {gutter} | {shown}")
-                out.append(f" {' ' * len(gutter)} | {' ' * (caret - 1)}{'^' * width}")
+                bar = paint("|", "dim", color)
+                out.append(f" {gutter} {bar} {echoed}")
+                out.append(f" {' ' * len(gutter)} {bar} {' ' * (caret - 1)}{paint('^' * width, 'caret', color)}")
         for note in d.notes:
             out.append(f"  note: {note}")
         if d.hint:
-            out.append(f"  hint: {d.hint}")
+            out.append(f"  {paint('hint:', 'hint', color)} {d.hint}")
+    rest = diagnostics[len(shown) :]
+    if rest:
+        counts = Counter(d.code for d in rest)
+        by_code = ", ".join(f"{code} \u00d7{n}" for code, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+        out.append(f"... and {len(rest)} more ({by_code}); --max-errors 0 shows them all")
     return "\n".join(out) + ("\n" if out else "")
 
 

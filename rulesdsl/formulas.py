@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from typing import assert_never
 
 from . import model as m
@@ -13,27 +13,44 @@ FUNCTIONS: dict[str, int | None] = {"floor": 1, "ceil": 1, "round": 1, "abs": 1,
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6, "*": 7, "/": 7, "unary": 8}
 
 
-def _quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+# The escapes the grammar reads back (syntax.unescape); other control characters as \uXXXX.
+_ESCAPED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
+
+# Lets a caller spell some nodes its own way (the formatter keeps `any lifepath` and `d6` as written).
+Spelling = Callable[[m.Value], str | None]
 
 
-def expr_text(value: m.Value) -> str:
-    """The canonical text of a value: spaces around operators, parentheses only where needed."""
-    return _text(value, 0)
+def quote(text: str) -> str:
+    """`text` as a string literal the grammar reads back as `text`."""
+    return '"' + "".join(_ESCAPED.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 32 else c) for c in text) + '"'
+
+
+def expr_text(value: m.Value, spell: Spelling | None = None, *, clarify: bool = False) -> str:
+    """The canonical text of a value: spaces around operators, parentheses only where needed (and, with
+    `clarify`, around an `and` inside an `or`, where readers look for them)."""
+    return _text(value, 0, spell, clarify)
 
 
 def _wrap(text: str, own: int, outer: int) -> str:
     return f"({text})" if own < outer else text
 
 
-def _text(value: m.Value, outer: int) -> str:
+def _text(value: m.Value, outer: int, spell: Spelling | None, clarify: bool = False) -> str:
+    if spell is not None:
+        spelt = spell(value)
+        if spelt is not None:
+            return spelt
+
+    def sub(inner: m.Value, level: int) -> str:
+        return _text(inner, level, spell, clarify)
+
     match value:
         case m.Integer(number):
             return str(number)
         case m.Decimal(text):
             return text
         case m.String(text):
-            return _quote(text)
+            return quote(text)
         case m.Name(text):
             return text
         case m.Dice(count, sides):
@@ -47,56 +64,57 @@ def _text(value: m.Value, outer: int) -> str:
         case m.Quantity(amount, unit, signed):
             return f"{'+' if signed and amount >= 0 else ''}{amount} {unit}"
         case m.OpenRange(op, operand):
-            return f"{op}{_text(operand, _PRECEDENCE['unary'])}"
+            return f"{op}{sub(operand, _PRECEDENCE['unary'])}"
         case m.ClosedRange(low, high):
-            return _wrap(f"{_text(low, 6)}..{_text(high, 6)}", 5, outer)
+            return _wrap(f"{sub(low, 6)}..{sub(high, 6)}", 5, outer)
         case m.Binary(op, left, right):
             own = _PRECEDENCE[op]
-            return _wrap(f"{_text(left, own)} {op} {_text(right, own + 1)}", own, outer)
+            return _wrap(f"{sub(left, own)} {op} {sub(right, own + 1)}", own, outer)
         case m.Negative(operand):
-            return f"-{_text(operand, _PRECEDENCE['unary'])}"
+            return f"-{sub(operand, _PRECEDENCE['unary'])}"
         case m.Call(function, args):
-            return f"{function}({', '.join(_text(a, 0) for a in args)})"
+            return f"{function}({', '.join(sub(a, 0) for a in args)})"
         case m.Subscript(target, index):
-            return f"{_text(target, 9)}[{_text(index, 0)}]"
+            return f"{sub(target, 9)}[{sub(index, 0)}]"
         case m.Attribute(target, name):
-            return f"{_text(target, 9)}.{name.text}"
+            return f"{sub(target, 9)}.{name.text}"
         case m.Comparison(op, left, right):
-            return _wrap(f"{_text(left, 6)} {op} {_text(right, 6)}", 4, outer)
+            return _wrap(f"{sub(left, 6)} {op} {sub(right, 6)}", 4, outer)
         case m.Membership(subject, within):
-            return _wrap(f"{_text(subject, 6)} in {_text(within, 5)}", 4, outer)
+            return _wrap(f"{sub(subject, 6)} in {sub(within, 5)}", 4, outer)
         case m.AnyOf(items):
-            return _wrap(" or ".join(_text(i, 2) for i in items), 1, outer)
+            return _wrap(" or ".join(sub(i, 3 if clarify else 2) for i in items), 1, outer)
         case m.AllOf(items):
-            return _wrap(" and ".join(_text(i, 3) for i in items), 2, outer)
+            return _wrap(" and ".join(sub(i, 3) for i in items), 2, outer)
         case m.Not(operand):
-            return _wrap(f"not {_text(operand, 3)}", 3, outer)
+            return _wrap(f"not {sub(operand, 3)}", 3, outer)
         case m.HasTrait(ref):
-            return f"trait {_text(ref, 10)}"
+            return f"trait {sub(ref, 10)}"
         case m.HasSkill(ref):
-            return f"skill {_text(ref, 10)}"
+            return f"skill {sub(ref, 10)}"
+        case m.Holds(kind, ref):
+            return f"{kind.text} {sub(ref, 10)}"
         case m.CountOf(count, selector):
-            return f"{count} of {_selector_text(selector)}"
+            return f"{count} of {_selector_text(selector, spell)}"
         case m.Points(amount, items):
-            return f"{amount} pt{'s' * (amount != 1)}: " + ", ".join(_text(i, 0) for i in items)
+            return f"{amount} pt{'s' * (amount != 1)}: " + ", ".join(sub(i, 0) for i in items)
         case m.ValueList(items):
-            return ", ".join(_text(i, 0) for i in items)
+            return ", ".join(sub(i, 0) for i in items)
         case m.DiceCount(count, sides):
-            return f"({_text(count, 0)})d{sides}"
+            return f"({sub(count, 0)})d{sides}"
         case m.RefMarker(kind):
             return f"ref {kind.text}"
         case m.Check(modifier, target):
-            return f"check {_text(modifier, 6)} {target}+"
+            return f"check {sub(modifier, 6)} {target}+"
         case _:
             assert_never(value)
 
 
-def _selector_text(selector: m.SelectLifepaths | m.SelectListed) -> str:
+def _selector_text(selector: m.SelectLifepaths | m.SelectListed, spell: Spelling | None) -> str:
     if isinstance(selector, m.SelectListed):
-        return "(" + ", ".join(_text(r, 0) for r in selector.refs) + ")"
+        return "(" + ", ".join(_text(r, 0, spell) for r in selector.refs) + ")"
     parts = ["lifepaths"]
     for flt in selector.filters:
-        parts.append(
-            f"in setting {_text(flt.ref, 10)}" if isinstance(flt, m.InSetting) else f"tagged {_text(flt.ref, 10)}"
-        )
+        ref = _text(flt.ref, 10, spell)
+        parts.append(f"in setting {ref}" if isinstance(flt, m.InSetting) else f"tagged {ref}")
     return " ".join(parts)

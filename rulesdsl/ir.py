@@ -299,6 +299,16 @@ class HasSkill:
 
 
 @dataclass(frozen=True, slots=True)
+class Holds:
+    """`career navy`: the character holds, or has done, that entity of a kind (any kind but the
+    lifepath-shaped ones above, which keep their own meaning)."""
+
+    kind: str
+    entity: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class Previous:
     """`previous = Page`: the lifepath taken just before."""
 
@@ -370,6 +380,7 @@ Requirement = (
     TookLifepath
     | HasTrait
     | HasSkill
+    | Holds
     | Previous
     | GmPermission
     | AllOf
@@ -385,6 +396,7 @@ REQUIREMENT_TYPES = (
     TookLifepath,
     HasTrait,
     HasSkill,
+    Holds,
     Previous,
     GmPermission,
     AllOf,
@@ -508,6 +520,29 @@ class ParityKey:
 
 
 Key = Range | NameKey | ParityKey
+
+
+def range_text(low: int | None, high: int | None) -> str:
+    """`3`, `2-4`, `10+`, `<=3`: a range as the rules write it."""
+    if low is None:
+        return f"<={high}"
+    if high is None:
+        return f"{low}+"
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def key_text(key: Key) -> str:
+    match key:
+        case NameKey(text):
+            return text
+        case ParityKey(odd):
+            return "odd" if odd else "even"
+        case Range(low, high):
+            return range_text(low, high)
+        case _:
+            assert_never(key)
+
+
 Cell = int | Fraction | str | bool | Unknown | NoneValue | Dice | Formula | Multiplier | Ref | CheckSpec
 
 
@@ -580,16 +615,14 @@ class Entity:
 
 def children(node: object) -> Iterator[object]:
     """The nodes directly inside an IR node (tuples are looked into), in field order."""
-    if isinstance(node, tuple):
+    if type(node) is tuple:
         yield from node
         return
-    if not is_dataclass(node) or isinstance(node, Position):
-        return
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, tuple):
+    for name in _node_fields(type(node)) or ():
+        value = getattr(node, name)
+        if type(value) is tuple:
             yield from value
-        elif is_dataclass(value) and not isinstance(value, Position | type):
+        elif _node_fields(type(value)) is not None:
             yield value
 
 
@@ -603,12 +636,35 @@ def walk(node: object) -> Iterator[object]:
 
 
 def refs_in(node: object) -> Iterator[Ref]:
-    for item in walk(node):
-        if isinstance(item, Ref):
-            yield item
+    """Every Ref at and below `node`, in writing order (`walk`, filtered, without making the other nodes' lists)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is Ref:
+            yield current  # type: ignore[misc]
+        elif kind is tuple:
+            stack.extend(reversed(current))  # type: ignore[call-overload]
+        else:
+            names = _node_fields(kind)
+            if names:
+                stack.extend(reversed([getattr(current, name) for name in names]))
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+_NODES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _node_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields of an IR node's class (a dataclass other than Position); None for anything else."""
+    try:
+        return _NODES[cls]
+    except KeyError:
+        names = tuple(f.name for f in fields(cls)) if is_dataclass(cls) and cls is not Position else None
+        _NODES[cls] = names
+        return names
 
 
 def _field_names(cls: type) -> tuple[str, ...]:

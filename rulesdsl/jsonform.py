@@ -78,6 +78,8 @@ def requirement_json(req: ir.Requirement) -> dict[str, Any]:
             return {"trait": _ref(trait)}
         case ir.HasSkill(skill):
             return {"skill": _ref(skill)}
+        case ir.Holds(kind, entity):
+            return {"holds": {"kind": kind, "id": _ref(entity)}}
         case ir.Previous(lifepath):
             return {"previous": _ref(lifepath)}
         case ir.GmPermission():
@@ -154,6 +156,7 @@ def value_json(value: ir.Value) -> Any:
             ir.TookLifepath()
             | ir.HasTrait()
             | ir.HasSkill()
+            | ir.Holds()
             | ir.Previous()
             | ir.GmPermission()
             | ir.AllOf()

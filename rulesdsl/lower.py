@@ -91,6 +91,8 @@ def describe(value: m.Value) -> str:
             return "a trait condition"
         case m.HasSkill():
             return "a skill condition"
+        case m.Holds(kind):
+            return f"a {kind.text} condition"
         case m.CountOf():
             return "a count condition"
         case m.RefMarker():
@@ -109,8 +111,25 @@ def items_of(value: m.Value) -> tuple[m.Value, ...]:
     return value.items if isinstance(value, m.ValueList) else (value,)
 
 
+# Every entity keeps where each of its parts was written, by path: the same few paths, shared rather than made
+# again for each of thousands of entities.
+_PATHS: dict[Path, Path] = {}
+
+
+def _path(path: Path) -> Path:
+    return _PATHS.setdefault(path, path)
+
+
+# Values with no values inside: their depth is 1, known without looking.
+_FLAT = frozenset({m.Integer, m.Decimal, m.String, m.Name, m.Dice, m.Multiplier, m.AtLeast, m.Quantity, m.Caret})
+
+
 def depth(value: object) -> int:
     """How deeply a value nests (counted without recursion, so any input is safe to measure)."""
+    if type(value) in _FLAT:
+        return 1
+    if type(value) in (m.ValueList, m.Points) and all(type(item) in _FLAT for item in value.items):  # type: ignore[attr-defined]
+        return 2
     deepest = 0
     stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
@@ -245,22 +264,38 @@ class _Reader:
     positions: dict[Path, m.Position] = field(default_factory=dict)
 
     def read(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
-        self.positions[path] = value.pos
+        self.positions[_PATHS.setdefault(path, path)] = value.pos
+        # The commonest types first: the cases are tried in order (they never overlap).
         match field_type:
-            case t.IntType():
-                return self.integer(value)
-            case t.NumberType():
-                return self.number(value)
+            case t.RefType(kind):
+                return self.ref(kind, value)
+            case t.ListType(item):
+                result = []
+                for i, element in enumerate(items_of(value)):
+                    result.append(self.read(item, element, (*path, i)))
+                return tuple(result)
             case t.TextType() | t.MarkdownType():
                 return self.text(value)
-            case t.EnumType(options):
-                written = self.text(value)
-                # `Will` is the option `will`: options match as names do, by their slug
-                return next((o for o in options if o == written or slug(o) == slug(written)), written)
+            case t.IntType():
+                return self.integer(value)
+            case t.ChoicesType(kind):
+                return self.choices(kind, value)
+            case t.YearsType():
+                return self.counted(value, _YEARS, "a number of years (like 8 yrs)")
+            case t.StatBonusType():
+                return self.stat_bonus(value)
+            case t.RequirementType():
+                return self.requirement(value)
             case t.BoolType():
                 if isinstance(value, m.Name) and value.text.lower() in _BOOLEANS:
                     return _BOOLEANS[value.text.lower()]
                 raise _fail("yes or no", value)
+            case t.EnumType(options):
+                written = self.text(value)
+                # `Will` is the option `will`: options match as names do, by their slug
+                return next((o for o in options if o == written or slug(o) == slug(written)), written)
+            case t.NumberType():
+                return self.number(value)
             case t.DiceType():
                 return dice_of(value)
             case t.FormulaType() | t.ObstacleType():
@@ -271,13 +306,6 @@ class _Reader:
                 if isinstance(value, m.Multiplier):
                     return ir.Multiplier(Fraction(value.numerator, value.denominator), value.pos)
                 raise _fail("a multiplier (like x2 or x1/2)", value)
-            case t.RefType(kind):
-                return self.ref(kind, value)
-            case t.ListType(item):
-                result = []
-                for i, element in enumerate(items_of(value)):
-                    result.append(self.read(item, element, (*path, i)))
-                return tuple(result)
             case t.WordType():
                 if isinstance(value, m.Name | m.String):
                     return slug(self.text(value))
@@ -290,22 +318,14 @@ class _Reader:
                 if isinstance(value, m.String):
                     return value.value
                 raise _fail('a version in quotes (like "0.1.0")', value)
-            case t.YearsType():
-                return self.counted(value, _YEARS, "a number of years (like 8 yrs)")
             case t.PointsType():
                 return self.counted(value, _POINTS, "points (like 2 pts)")
-            case t.StatBonusType():
-                return self.stat_bonus(value)
             case t.ActionsType():
                 if isinstance(value, m.Integer):
                     return ir.Actions(value.value, False, value.pos)
                 if isinstance(value, m.Multiplier) and value.denominator == 1:
                     return ir.Actions(value.numerator, True, value.pos)
                 raise _fail("a number of actions (10) or a multiple of the obstacle (x3)", value)
-            case t.ChoicesType(kind):
-                return self.choices(kind, value)
-            case t.RequirementType():
-                return self.requirement(value)
             case t.ColumnsType():
                 return self.columns(value, path)
             case t.RollType():
@@ -458,6 +478,10 @@ class _Reader:
                 return ir.HasTrait(self.ref("trait", written), value.pos)
             case m.HasSkill(written):
                 return ir.HasSkill(self.ref("skill", written), value.pos)
+            case m.Holds(m.Name("lifepath"), written):
+                return ir.TookLifepath(self.ref("lifepath", written), value.pos)
+            case m.Holds(kind, written):
+                return ir.Holds(kind.text, self.ref(kind.text, written), value.pos)
             case m.CountOf(count, selector):
                 return self.count_of(count, selector, value.pos)
             case m.Comparison(op, m.Name("previous"), right) if op == "=":
@@ -507,7 +531,7 @@ class _Reader:
     def columns(self, value: m.Value, path: Path) -> tuple[ir.Column, ...]:
         result = []
         for i, item in enumerate(items_of(value)):
-            self.positions[(*path, i)] = item.pos
+            self.positions[_path((*path, i))] = item.pos
             if isinstance(item, m.Name | m.String):  # quoted: a name that is also a word of the language
                 result.append(ir.Column(slug(self.text(item)), t.TextType(), item.pos))
             elif isinstance(item, m.Call) and len(item.args) == 1:
@@ -555,7 +579,7 @@ class _Reader:
         width = len(keys) or 1
         for i, row in enumerate(rows):
             path: Path = ("rows", i)
-            self.positions[path] = row.pos
+            self.positions[_path(path)] = row.pos
             try:
                 if len(row.keys) != width:
                     raise LoweringError(
@@ -574,7 +598,7 @@ class _Reader:
                     raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
                 row_keys = []
                 for j, key in enumerate(row.keys):
-                    self.positions[(*path, "keys", j)] = key.pos
+                    self.positions[_path((*path, "keys", j))] = key.pos
                     row_keys.append(self.key(key, keys[j] if keys else None, rolled))
                 plain = ir.Column("", t.TextType(), row.pos)
                 cells = tuple(
@@ -700,6 +724,20 @@ def generic(value: m.Value) -> str:
 # ---------------------------------------------------------------- entities
 
 
+_REQUIRED_REFS: dict[int, tuple[Kind, tuple[tuple[str, str], ...]]] = {}
+
+
+def _required_refs(kind: Kind) -> tuple[tuple[str, str], ...]:
+    """(field, kind it names) of a kind's required references (looked up once per kind object)."""
+    entry = _REQUIRED_REFS.get(id(kind))
+    if entry is None or entry[0] is not kind:
+        refs = tuple(
+            (d.name, d.type.kind) for d in kind.fields.values() if not d.optional and isinstance(d.type, t.RefType)
+        )
+        entry = _REQUIRED_REFS[id(kind)] = (kind, refs)
+    return entry[1]
+
+
 def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str]) -> tuple[ir.Entity, list[Diagnostic]]:
     """A block as an entity. `file_defaults`: kind -> the id of the only entity of that kind in the same
     file, which a required reference to that kind that is left out names (a lifepath's setting)."""
@@ -713,8 +751,8 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         name = block.id.text if block.id else ""
         entity_id = slug(name)
     id_pos = block.id.pos if block.id else (block.name.pos if block.name else block.kind_pos)
-    reader.positions[("id",)] = id_pos
-    reader.positions[("name",)] = block.name.pos if block.name else id_pos
+    reader.positions[_path(("id",))] = id_pos
+    reader.positions[_path(("name",))] = block.name.pos if block.name else id_pos
     values: dict[str, ir.Value] = {}
     failed: set[str] = set()
     seen: dict[str, m.Field] = {}
@@ -724,7 +762,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
             diagnostics.append(error("E202", f"field '{fld.key}' is given twice (first at line {first.line})", fld.pos))
             continue
         seen[fld.key] = fld
-        reader.positions[(fld.key,)] = fld.pos
+        reader.positions[_path((fld.key,))] = fld.pos
         if depth(fld.value) > MAX_DEPTH:
             failed.add(fld.key)
             diagnostics.append(
@@ -742,7 +780,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
                 values[fld.key] = generic(fld.value)  # the schema reports the unknown field
             elif isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
                 values[fld.key] = _absent(fld.value, declared)
-                reader.positions[(fld.key,)] = fld.value.pos
+                reader.positions[_path((fld.key,))] = fld.value.pos
             else:
                 values[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
         except LoweringError as exc:
@@ -766,11 +804,11 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
             reader.positions.setdefault(("rows",), block.rows[0].pos)
         else:
             diagnostics.append(error("E203", f"a {block.kind} has no rows; rows belong in a table", block.rows[0].pos))
-    for decl in kind.fields.values():
-        if decl.name not in values and not decl.optional and isinstance(decl.type, t.RefType):
-            default = file_defaults.get(decl.type.kind)
+    for field_name, target in _required_refs(kind):
+        if field_name not in values:
+            default = file_defaults.get(target)
             if default is not None:
-                values[decl.name] = ir.Ref(decl.type.kind, default, block.kind_pos, None)
+                values[field_name] = ir.Ref(target, default, block.kind_pos, None)
     entity = ir.Entity(
         block.kind,
         entity_id,
@@ -787,10 +825,15 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
 
 
 def requirement_nodes(req: ir.Requirement) -> Iterator[ir.Requirement]:
-    """Every node of a requirement, parents first."""
-    for node in ir.walk(req):
-        if isinstance(node, ir.REQUIREMENT_TYPES):
-            yield node
+    """Every node of a requirement, parents first, in writing order (no recursion: any depth is safe)."""
+    stack: list[ir.Requirement] = [req]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ir.AllOf | ir.AnyOf):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, ir.NotReq):
+            stack.append(node.item)
 
 
 # ---------------------------------------------------------------- patches
@@ -803,19 +846,6 @@ def _item_key(value: ir.Value) -> object:
     if isinstance(value, str):
         return ("text", slug(value))
     return ("value", repr(value))
-
-
-def _row_key(row: ir.TableRow) -> tuple[object, ...]:
-    return tuple(
-        (
-            k.text
-            if isinstance(k, ir.NameKey)
-            else ("odd" if k.odd else "even")
-            if isinstance(k, ir.ParityKey)
-            else (k.low, k.high)
-        )
-        for k in row.keys
-    )
 
 
 def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entity, list[str], list[Diagnostic]]:
@@ -864,10 +894,10 @@ def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entit
             columns = tuple(c for c in fields.get("columns", ()) if isinstance(c, ir.Column))  # type: ignore[union-attr]
             new_rows, more = reader.rows(patch.rows, keys, columns, isinstance(fields.get("roll"), ir.Roll))
             diagnostics += more
-            index = {_row_key(r): i for i, r in enumerate(rows)}
+            index = {tuple(ir.key_text(k) for k in r.keys): i for i, r in enumerate(rows)}
             for row in new_rows:
-                if _row_key(row) in index:
-                    rows[index[_row_key(row)]] = row
+                if tuple(ir.key_text(k) for k in row.keys) in index:
+                    rows[index[tuple(ir.key_text(k) for k in row.keys)]] = row
                 else:
                     rows.append(row)
             for i, row in enumerate(rows):  # row positions follow the merged order

@@ -208,6 +208,15 @@ class HasSkill(_Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Holds(_Node):
+    """`career navy` in a requirement: the character holds (or has done) that entity of that kind."""
+
+    kind: Name
+    ref: Name
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class InSetting(_Node):
     ref: Name | String
     pos: Position
@@ -290,6 +299,7 @@ Value = (
     | Not
     | HasTrait
     | HasSkill
+    | Holds
     | CountOf
     | DiceCount
     | RefMarker

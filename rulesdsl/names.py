@@ -3,6 +3,12 @@ is found the same way by the compiler and by a package at run time)."""
 
 from __future__ import annotations
 
-from .runtime.core import slug
+from functools import lru_cache
+
+from .runtime import core
 
 __all__ = ["slug"]
+
+# Memoised: every reference is looked up by the slug of what is written, and the same names come back
+# thousands of times in a large ruleset.
+slug = lru_cache(maxsize=1 << 16)(core.slug)

@@ -5,10 +5,13 @@ Everything after this (emitting Python and HTML) works on the resolved IR it ret
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -72,6 +75,19 @@ class Compilation:
         return not any(d.severity == "error" for d in self.diagnostics)
 
 
+# CPU seconds each stage took in the last `compile_paths` (what benchmarks/bench.py prints per entity).
+STAGE_SECONDS: dict[str, float] = {}
+
+
+@contextmanager
+def _stage(name: str) -> Iterator[None]:
+    start = time.process_time()
+    try:
+        yield
+    finally:
+        STAGE_SECONDS[name] = STAGE_SECONDS.get(name, 0.0) + time.process_time() - start
+
+
 @cache
 def parser() -> Parser:
     return Parser()
@@ -92,12 +108,64 @@ def prelude() -> dict[str, Kind]:
 
 
 @dataclass
+class _File:
+    """One source file: its outline (the statements that are not entities: kind declarations, patches,
+    removals, the manifest), and its whole syntax tree while this run has it (the cache keeps outlines)."""
+
+    path: Path
+    shown: str  # its display path
+    text: str
+    outline: m.SourceFile | None  # None: not parsed yet (see _parse)
+    tree: m.SourceFile | None
+    # Syntax diagnostics of an outline not yet cached: it is cached with the lowered entities, so that a
+    # full cache holds both entries of as many files as fit, rather than outlines alone.
+    unsaved: list[Diagnostic] | None = None
+
+
+def _outline(parsed: m.SourceFile) -> m.SourceFile:
+    kept = [s for s in parsed.blocks if not isinstance(s, m.Block) or s.kind == "ruleset"]
+    return m.SourceFile(parsed.path, parsed.text, tuple(kept))
+
+
+# A file can declare a kind only if the word is in it: other files are parsed when they are lowered, one at a
+# time, so that a large ruleset's syntax trees are never all in memory at once.
+_MAY_DECLARE_KINDS = re.compile(r"\bkind\b")
+
+
+def _parse_now(source: _File) -> list[Diagnostic]:
+    """Parse a file whose outline is not known yet; its syntax diagnostics, and a misplaced manifest block."""
+    tree, diagnostics = parser().parse_file(source.shown, source.text)
+    source.tree, source.outline, source.unsaved = tree, _outline(tree), list(diagnostics)
+    return [*diagnostics, *_misplaced_manifests(source)]
+
+
+def _misplaced_manifests(source: _File) -> list[Diagnostic]:
+    if source.path.name == MANIFEST or source.outline is None:
+        return []
+    return [
+        error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos)
+        for block in source.outline.blocks
+        if isinstance(block, m.Block) and block.kind == "ruleset"
+    ]
+
+
+def _parse_rest(files: Sequence[_File]) -> list[Diagnostic]:
+    """The diagnostics of files not parsed yet, for a ruleset that is not compiled (the trees are dropped)."""
+    diagnostics: list[Diagnostic] = []
+    for source in files:
+        if source.outline is None:
+            diagnostics += _parse_now(source)
+            source.tree = None
+    return diagnostics
+
+
+@dataclass
 class _Parsed:
     """A ruleset's files, parsed, before anything is lowered."""
 
     files: RulesetFiles
     selected: bool  # asked for, rather than found as a base of one that was
-    statements: list[tuple[Path, m.SourceFile]]
+    statements: list[_File]
     hashes: list[tuple[str, str]]
     manifest: ir.Entity | None
     extends: tuple[str, ...]
@@ -106,6 +174,19 @@ class _Parsed:
 def compile_paths(paths: Sequence[Path]) -> Compilation:
     """Check the rulesets under `paths`, and the rulesets they extend (found beside them, under `rules/`
     in the working folder, or in `RULESDSL_PATH`), each as one ruleset, bases first."""
+    # The cyclic garbage collector is paused: compiling makes about a hundred objects per entity and no
+    # cycles, and with a large ruleset in memory every collection walks all of it (1.3x cold, 2.9x warm).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _compile_paths(paths)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _compile_paths(paths: Sequence[Path]) -> Compilation:
+    STAGE_SECONDS.clear()
     found, diagnostics = discover(paths)
     sources: dict[str, str] = {}
     parse_cache, refused = ParseCache.open(cache_folder())
@@ -118,11 +199,13 @@ def compile_paths(paths: Sequence[Path]) -> Compilation:
         if files.root in roots:
             continue
         roots.add(files.root)
-        ruleset, more = _parse(files, selected, sources, parse_cache)
+        with _stage("read"):
+            ruleset, more = _parse(files, selected, sources, parse_cache)
         diagnostics += more
         if ruleset is None or ruleset.manifest is None:
             continue
         if ruleset.manifest.id in parsed:
+            diagnostics += _parse_rest(ruleset.statements)
             diagnostics.append(
                 error(
                     "E005",
@@ -142,6 +225,8 @@ def compile_paths(paths: Sequence[Path]) -> Compilation:
         diagnostics += more
         if result is not None:
             compiled[ruleset_id] = result
+    for ruleset in parsed.values():  # a ruleset left out (its bases missing or in a circle) is still checked
+        diagnostics += _parse_rest(ruleset.statements)
     return Compilation(tuple(compiled[i] for i in sorted(compiled)), tuple(deduplicate(diagnostics)), sources)
 
 
@@ -224,7 +309,7 @@ def _parse(
     ruleset: RulesetFiles, selected: bool, sources: dict[str, str], parse_cache: ParseCache
 ) -> tuple[_Parsed | None, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
-    statements: list[tuple[Path, m.SourceFile]] = []
+    statements: list[_File] = []
     hashes = []
     for path in ruleset.files:
         shown = display_path(path)
@@ -236,23 +321,24 @@ def _parse(
             continue
         sources[shown] = text
         hashes.append((path.relative_to(ruleset.root).as_posix(), hashlib.sha256(text.encode()).hexdigest()))
+        source = _File(path, shown, text, None, None)
         cached = parse_cache.load(shown, text)
-        if cached is None:
-            cached = parser().parse_file(shown, text)
-            parse_cache.save(shown, text, cached)
-        parsed, more = cached
-        diagnostics += more
-        statements.append((path, parsed))
-    manifests = []
-    for path, parsed in statements:
-        for block in parsed.blocks:
-            if isinstance(block, m.Block) and block.kind == "ruleset":
-                if path.name != MANIFEST:
-                    diagnostics.append(error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos))
-                else:
-                    manifests.append(block)
+        if cached is not None:
+            source.outline, more = cached
+            diagnostics += more + _misplaced_manifests(source)
+        elif path.name == MANIFEST or _MAY_DECLARE_KINDS.search(text):
+            diagnostics += _parse_now(source)
+        statements.append(source)
+    manifests = [
+        block
+        for source in statements
+        if source.path.name == MANIFEST and source.outline is not None
+        for block in source.outline.blocks
+        if isinstance(block, m.Block) and block.kind == "ruleset"
+    ]
     manifest_file = display_path(ruleset.root / MANIFEST)
     if not manifests:
+        diagnostics += _parse_rest(statements)
         if any(name == MANIFEST for name, _ in hashes):  # read and parsed, yet without a ruleset block
             diagnostics.append(
                 error(
@@ -350,51 +436,13 @@ def _compile(
     diagnostics: list[Diagnostic] = []
     layers = [compiled[b].layer for b in ruleset.extends]
     bases = tuple(layer for layer in layers if layer is not None)
-    declarations = [s for _, parsed in ruleset.statements for s in parsed.blocks if isinstance(s, m.KindDecl)]
+    declarations = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.KindDecl)]
     kinds, more = declare_kinds(declarations, inherited=[compiled[b].kinds for b in ruleset.extends])
     diagnostics += more
-    own: list[ir.Entity] = []
-    patches: list[m.Patch] = []
-    removals: list[m.Removal] = []
-    for _, parsed in ruleset.statements:
-        defaults = _file_defaults(parsed)
-        for statement in parsed.blocks:
-            if isinstance(statement, m.KindDecl):
-                continue
-            if isinstance(statement, m.Patch):
-                patches.append(statement)
-                continue
-            if isinstance(statement, m.Removal):
-                removals.append(statement)
-                continue
-            if statement.kind == "ruleset":
-                continue
-            kind = kinds.get(statement.kind)
-            if kind is None:
-                diagnostics.append(
-                    error(
-                        "E200",
-                        f"unknown kind '{statement.kind}'",
-                        statement.kind_pos,
-                        did_you_mean(statement.kind, kinds) or "kinds: " + ", ".join(sorted(kinds)),
-                    )
-                )
-                continue
-            try:
-                entity, more = lower_block(statement, kind, file_defaults=defaults)
-                more += schema.check(entity, kind)
-            except RecursionError:  # the stages walk values recursively; absurd nesting must not crash them
-                diagnostics.append(
-                    error(
-                        "E204",
-                        "this block nests too deeply to be read",
-                        statement.kind_pos,
-                        "split long expressions; nesting is limited to a few hundred levels",
-                    )
-                )
-                continue
-            diagnostics += more
-            own.append(entity)
+    own, more = _lowered(ruleset.statements, kinds, parse_cache)
+    diagnostics += more
+    patches = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.Patch)]
+    removals = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.Removal)]
     if not bases and (patches or removals):
         changes: list[m.Patch | m.Removal] = [*patches, *removals]
         for change in changes:
@@ -408,15 +456,22 @@ def _compile(
                 )
             )
         patches, removals = [], []
-    merged, more = merge.inherit(bases, manifest.position("extends"))
-    diagnostics += more
-    diagnostics += merge.apply(merged, manifest.id, kinds, own, patches, removals)
-    for entity in merged.entities:  # patched entities are validated again, at the patch's positions
-        if merged.origin.get((entity.kind, entity.id)) != manifest.id and any(
-            k[:2] == (entity.kind, entity.id) for k in merged.patched
-        ):
-            diagnostics += schema.check(entity, kinds[entity.kind])
-    resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
+    with _stage("merge"):
+        merged, more = merge.inherit(bases, manifest.position("extends"))
+        diagnostics += more
+        diagnostics += merge.apply(merged, manifest.id, kinds, own, patches, removals)
+        patched = {k[:2] for k in merged.patched}
+        # patched entities are validated again, at the patch's positions
+        diagnostics += schema.check_all(
+            [
+                e
+                for e in merged.entities
+                if (e.kind, e.id) in patched and merged.origin.get((e.kind, e.id)) != manifest.id
+            ],
+            kinds,
+        )
+    with _stage("semantic"):
+        resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
     diagnostics += _at_the_change(more, bases, [*removals, *patches], ruleset)
     title = manifest.fields.get("title")
     version = manifest.fields.get("version")
@@ -447,6 +502,101 @@ def _compile(
 _GRAPH_WARNINGS = ("W341", "W342")
 
 
+def _lowered(
+    files: Sequence[_File], kinds: Mapping[str, Kind], parse_cache: ParseCache
+) -> tuple[list[ir.Entity], list[Diagnostic]]:
+    """The files' entities in source order, with their lowering and schema diagnostics: from the cache where
+    it has them (lowered by these very kinds), else lowered and checked now, and cached."""
+    kinds_key = _kinds_key(kinds)
+    by_file: list[list[ir.Entity]] = []
+    diagnostics: list[Diagnostic] = []
+    fresh: list[tuple[_File, list[ir.Entity], list[Diagnostic]]] = []
+    for source in files:
+        if source.outline is None:  # parsed only now, and its tree dropped once lowered
+            with _stage("parse"):
+                diagnostics += _parse_now(source)
+        with _stage("cache"):
+            cached = parse_cache.load_lowered(source.shown, source.text, kinds_key)
+        if cached is None:
+            with _stage("parse"):
+                tree = source.tree or parser().parse_file(source.shown, source.text)[0]
+            source.tree = None  # lowered: the tree is no longer needed (and large)
+            with _stage("lower"):
+                entities, more = _lower_file(tree, kinds)
+            fresh.append((source, entities, more))
+        else:
+            entities, more = cached
+            diagnostics += more
+            _save_outline(source, parse_cache)
+        by_file.append(entities)
+    with _stage("schema"):
+        checked = schema.check_all([e for _, entities, _ in fresh for e in entities], kinds)
+        per_file: dict[str | None, list[Diagnostic]] = {}
+        for d in checked:
+            per_file.setdefault(d.pos.file if d.pos else None, []).append(d)
+    with _stage("cache"):
+        for source, entities, more in fresh:
+            more += per_file.get(source.shown, [])
+            diagnostics += more
+            _save_outline(source, parse_cache)
+            parse_cache.save_lowered(source.shown, source.text, kinds_key, (entities, more))
+    diagnostics += per_file.get(None, [])
+    return [e for entities in by_file for e in entities], diagnostics
+
+
+def _blocks(source: _File) -> tuple[m.Statement, ...]:
+    return source.outline.blocks if source.outline is not None else ()
+
+
+def _save_outline(source: _File, parse_cache: ParseCache) -> None:
+    if source.unsaved is not None and source.outline is not None:
+        parse_cache.save(source.shown, source.text, (source.outline, source.unsaved))
+        source.unsaved = None
+
+
+def _kinds_key(kinds: Mapping[str, Kind]) -> str:
+    """A digest of the kinds entities are read by: lowered entities are cached under it."""
+    return hashlib.sha256(repr(sorted(kinds.items())).encode()).hexdigest()
+
+
+def _lower_file(parsed: m.SourceFile, kinds: Mapping[str, Kind]) -> tuple[list[ir.Entity], list[Diagnostic]]:
+    """One file's blocks as entities (kind declarations, patches, removals and the manifest are not)."""
+    diagnostics: list[Diagnostic] = []
+    own: list[ir.Entity] = []
+    defaults = _file_defaults(parsed)
+    for statement in parsed.blocks:
+        if not isinstance(statement, m.Block) or statement.kind == "ruleset":
+            continue
+        kind = kinds.get(statement.kind)
+        if kind is None:
+            diagnostics.append(
+                error(
+                    "E200",
+                    f"unknown kind '{statement.kind}'",
+                    statement.kind_pos,
+                    did_you_mean(statement.kind, kinds) or "kinds: " + ", ".join(sorted(kinds)),
+                )
+            )
+            continue
+        try:
+            entity, more = lower_block(statement, kind, file_defaults=defaults)
+        except RecursionError:  # the stages walk values recursively; absurd nesting must not crash them
+            diagnostics.append(_too_deep(statement))
+            continue
+        diagnostics += more
+        own.append(entity)
+    return own, diagnostics
+
+
+def _too_deep(statement: m.Block) -> Diagnostic:
+    return error(
+        "E204",
+        "this block nests too deeply to be read",
+        statement.kind_pos,
+        "split long expressions; nesting is limited to a few hundred levels",
+    )
+
+
 def _at_the_change(
     diagnostics: list[Diagnostic], bases: Sequence[Layer], changes: Sequence[m.Patch | m.Removal], ruleset: _Parsed
 ) -> list[Diagnostic]:
@@ -455,7 +605,7 @@ def _at_the_change(
     if not bases or not changes:
         return diagnostics
     known = {w for base in bases for w in base.warnings}
-    own_files = {display_path(path) for path, _ in ruleset.statements}
+    own_files = {f.shown for f in ruleset.statements}
     result = []
     for d in diagnostics:
         if (

@@ -10,14 +10,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.lark import PostLex
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from . import model as m
 from .diagnostics import Diagnostic, error
+
+if TYPE_CHECKING:  # lark is imported only when a file needs it: the fast path (fastparse.py) parses most
+    from lark import Lark, Token
+    from lark.exceptions import UnexpectedInput
 
 _HERE = Path(__file__).resolve().parent
 # Inside a wheel the grammar ships in the package; in a checkout it lives in the top-level grammar/.
@@ -37,7 +37,7 @@ _CONTINUES = frozenset(
 _OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
 
 
-class _LineEnds(PostLex):
+class _LineEnds:
     """Keeps a line end only where it can end an entry: not after _CONTINUES tokens, not inside
     brackets, not twice in a row.
 
@@ -96,11 +96,16 @@ def unescape(body: str) -> str:
     return _ESCAPE_RE.sub(replace, body)
 
 
-class _ToModel(Transformer[Token, Any]):
-    """Builds model nodes while parsing. Positions are shifted by where the block starts in its file."""
+def _is_token(child: object) -> TypeGuard[Token]:
+    return isinstance(child, str)  # Lark's tokens are strings; the nodes built from them are not
+
+
+class _ToModel:
+    """Builds model nodes while parsing (Lark's inline transformer: it calls these methods by rule name).
+    Positions are shifted by where the block starts in its file. Lark's tokens are strings: a child that is a
+    `str` is a token, any other a node."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.file = ""
         self.line_offset = 0
         self.column_offset = 0
@@ -109,7 +114,7 @@ class _ToModel(Transformer[Token, Any]):
     # -- positions
     def _span(self, children: list[Any]) -> m.Position:
         """From the first child's start to the last child's end (the inline transformer has no meta)."""
-        spans = [self._tok_pos(c) if isinstance(c, Token) else c.pos for c in children if c is not None]
+        spans = [self._tok_pos(c) if _is_token(c) else c.pos for c in children if c is not None]
         first, last = spans[0], spans[-1]
         return m.Position(first.file, first.line, first.column, last.end_line, last.end_column)
 
@@ -137,9 +142,9 @@ class _ToModel(Transformer[Token, Any]):
         fields: list[m.Field] = []
         rows: list[m.Row] = []
         for child in children[1:]:
-            if isinstance(child, Token) and child.type == "NAME":
+            if _is_token(child) and child.type == "NAME":
                 block_id = m.Name(str(child), self._tok_pos(child))
-            elif isinstance(child, Token) and child.type == "STRING":
+            elif _is_token(child) and child.type == "STRING":
                 name = self._string_token(child)
             elif isinstance(child, m.Field):
                 fields.append(child)
@@ -179,7 +184,7 @@ class _ToModel(Transformer[Token, Any]):
     # -- kind declarations
     def kind_decl(self, children: list[Any]) -> m.KindDecl:
         override, keyword, name = children[0], children[1], children[2]
-        title = next((self._string_token(c) for c in children[3:] if isinstance(c, Token)), None)
+        title = next((self._string_token(c) for c in children[3:] if _is_token(c)), None)
         fields = tuple(c for c in children[3:] if isinstance(c, m.KindField))
         first = override if override is not None else keyword
         return m.KindDecl(
@@ -196,12 +201,13 @@ class _ToModel(Transformer[Token, Any]):
         if equals is not None and str(equals) != "=":
             raise _Problem("E101", f"unexpected '{equals}'", self._tok_pos(equals), "a default is written '= value'")
         key = self._key(key_tok, ":", type_expr)
+        described = self._string_token(doc) if doc is not None else None
         return m.KindField(
             key.key,
             type_expr,
             optional is not None,
             default,
-            self._string_token(doc) if doc is not None else None,
+            described,
             self._span([c for c in children if c is not None]),
         )
 
@@ -259,10 +265,10 @@ class _ToModel(Transformer[Token, Any]):
                 self._span(children),
                 "split it into several tables",
             )
-        arrow = next(i for i, c in enumerate(children) if isinstance(c, Token) and c.type == "ARROW")
+        arrow = next(i for i, c in enumerate(children) if _is_token(c) and c.type == "ARROW")
         *cells, source = children[arrow + 1 :]  # the optional `@ "..."` is None when left out
-        if isinstance(source, Token):
-            source = self._string_token(Token.new_borrow_pos("STRING", source[source.index('"') :], source))
+        if _is_token(source):
+            source = self._string_token(source.new_borrow_pos("STRING", source[source.index('"') :], source))
         return m.Row(tuple(children[:arrow]), tuple(cells), source, self._span([c for c in children if c is not None]))
 
     # -- lists
@@ -429,6 +435,9 @@ class _ToModel(Transformer[Token, Any]):
     def has_skill(self, children: list[Any]) -> m.HasSkill:
         return m.HasSkill(children[0], self._span(children))
 
+    def holds(self, children: list[Any]) -> m.Holds:
+        return m.Holds(self._name_tok(children[0]), self._name_tok(children[1]), self._span(children))
+
     def count_of(self, children: list[Any]) -> m.CountOf:
         return m.CountOf(self._int(children[0], children[0]), children[1], self._span(children))
 
@@ -466,20 +475,42 @@ class Parser:
     """
 
     def __init__(self) -> None:
-        grammar = GRAMMAR_PATH.read_text(encoding="utf-8")
         self._transformer = _ToModel()
-        self._lark = Lark(
-            grammar,
-            parser="lalr",
-            lexer="contextual",
-            postlex=_LineEnds(),
-            maybe_placeholders=True,
-            start=["start", "blocks"],
-            transformer=self._transformer,
-        )
+        self._built: Lark | None = None
+
+    @property
+    def _lark(self) -> Lark:
+        """Built on first use: a file the fast path (fastparse.py) parses never needs it."""
+        if self._built is None:
+            from lark import Lark
+
+            self._built = Lark(
+                GRAMMAR_PATH.read_text(encoding="utf-8"),
+                parser="lalr",
+                lexer="contextual",
+                postlex=_LineEnds(),
+                maybe_placeholders=True,
+                start=["start", "blocks"],
+                transformer=self._transformer,
+            )
+        return self._built
 
     def parse_file(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
-        """Parse a whole file in one go; only when that fails, parse block by block to report each mistake."""
+        """Parse a whole file in one go (by the fast path when it can, else by Lark); only when that fails,
+        parse block by block to report each mistake."""
+        from . import fastparse  # here: it imports this module
+
+        if fastparse.enabled():
+            try:
+                return fastparse.parse(path, text), []
+            except fastparse.Fallback:
+                pass
+        return self.parse_with_lark(path, text)
+
+    def parse_with_lark(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
+        """What `parse_file` gives, always by the grammar of record (the fast path's differential tests)."""
+        from lark.exceptions import UnexpectedInput
+
         self._transformer.file = path
         self._transformer.line_offset = 0
         self._transformer.column_offset = 0
@@ -517,6 +548,8 @@ class Parser:
         return m.SourceFile(path, text, tuple(blocks)), diagnostics
 
     def _syntax_error(self, path: str, chunk: Chunk, exc: UnexpectedInput) -> Diagnostic:
+        from lark.exceptions import UnexpectedEOF, UnexpectedToken
+
         line = exc.line if exc.line and exc.line > 0 else 1
         column = exc.column if exc.column and exc.column > 0 else 1
         width = 1
@@ -575,8 +608,25 @@ def field_before(before: str) -> str | None:
     return key or None
 
 
+def word_before(before: str) -> bool:
+    """Whether `before` ends in a bare word and a space (`career "Star Navy"`), read backwards from the end
+    (linear, like `field_before`)."""
+    rest = before.rstrip(" \t")
+    if len(rest) == len(before):
+        return False
+    start = len(rest)
+    while start > 0 and (rest[start - 1].isalnum() or rest[start - 1] == "_"):
+        start -= 1
+    word = rest[start:]
+    if not word or not (word[0].isalpha() or word[0] == "_"):
+        return False
+    return start == 0 or rest[start - 1].isspace() or rest[start - 1] in "(:"
+
+
 def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, str | None]:
     """The error in words; `before` is the block's text up to the error."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
     empty_field = field_before(before)
     if isinstance(exc, UnexpectedCharacters):
         char = exc.char
@@ -599,6 +649,8 @@ def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, 
             return f"unexpected {got}", "a field is written 'name: value' (is a ':' missing?)"
         if tok.type == "ARROW":
             return f"unexpected {got}", "table rows go inside a table block, one per line"
+        if tok.type == "STRING" and word_before(before):
+            return f"unexpected {got}", "quote the whole text; a requirement names an entity by its id: career navy"
         if tok.type == "FIELD_KEY" and expected - {"RBRACE", "FIELD_KEY"}:
             return f"unexpected {got}: the previous field has no value", None
         words = sorted({_TERMINAL_WORDS.get(e, "") for e in expected} - {""})

@@ -27,7 +27,9 @@ PACKAGE_NAMES = frozenset(
 BODY_NAMES = frozenset({"min", "max", "abs", "_rt", "_tables", "_formulas", "Fraction", "floor", "ceil", "round"})
 RESERVED = PACKAGE_NAMES | BODY_NAMES
 # The package's own modules: a declared kind's module must not be one of them.
-MODULES = frozenset({"tables", "formulas", "attributes", "mechanics", "burning", "_runtime", "__main__", "__init__"})
+MODULES = frozenset(
+    {"tables", "formulas", "attributes", "mechanics", "burning", "_runtime", "_manifest", "__main__", "__init__"}
+)
 
 
 def identifier(name: str) -> str:
@@ -63,25 +65,36 @@ def param_name(name: str, abbr: str | None) -> str:
     return identifier(abbr or name)
 
 
-NUMBER, BOOL, DICE = "number", "bool", "dice"
+# What a formula yields: a whole number (INT) is also a number (NUMBER, which may be a fraction).
+INT, NUMBER, BOOL, DICE = "whole number", "number", "bool", "dice"
 
 
-def typed(expr: ir.Expr, callees: Mapping[str, str]) -> tuple[str, list[tuple[Position, str]]]:
-    """What a formula yields in the package (a number, a truth value or dice to roll), and what in it the
-    package cannot compute, with why. `callees`: what each named formula yields."""
+def typed(
+    expr: ir.Expr, callees: Mapping[str, str], lookups: Mapping[str, str] | None = None
+) -> tuple[str, list[tuple[Position, str]]]:
+    """What a formula yields in the package (a whole number, a number, a truth value or dice to roll), and
+    what in it the package cannot compute, with why. `callees`: what each named formula yields;
+    `lookups`: what each table's column holds (INT or NUMBER)."""
     problems: list[tuple[Position, str]] = []
 
     def need(node: ir.Expr, *allowed: str) -> str:
         kind = of(node)
-        if kind not in allowed:
+        if kind not in allowed and not (kind == INT and NUMBER in allowed):
             wanted = " or ".join("dice" if a == DICE else f"a {a}" for a in allowed)
             problems.append((node.pos, f"this is {'dice' if kind == DICE else 'a ' + kind}, where {wanted} belongs"))
         return kind
 
+    def numeric(*kinds: str) -> str:
+        return INT if all(k in (INT, BOOL) for k in kinds) else NUMBER
+
     def of(node: ir.Expr) -> str:
         match node:
-            case ir.Num() | ir.Var() | ir.FieldOf():
-                return NUMBER
+            case ir.Num(value):
+                return INT if isinstance(value, int) or value.denominator == 1 else NUMBER
+            case ir.FieldOf(_, _, _, value):
+                return NUMBER if value is not None and not isinstance(value, int) else INT
+            case ir.Var():
+                return INT  # values given to a formula are whole numbers, as characteristics are
             case ir.Text():
                 problems.append((node.pos, "quoted text has no value to compute with"))
                 return NUMBER
@@ -91,19 +104,17 @@ def typed(expr: ir.Expr, callees: Mapping[str, str]) -> tuple[str, list[tuple[Po
             case ir.DiceExpr():
                 return DICE
             case ir.DiceOf(count, sides):
-                need(count, NUMBER)
-                need(sides, NUMBER)
+                need(count, INT)
+                need(sides, INT)
                 return DICE
             case ir.BinOp(op, left, right):
                 if op in ("+", "-"):
                     kinds = (need(left, NUMBER, DICE), need(right, NUMBER, DICE) if op == "+" else need(right, NUMBER))
-                    return DICE if DICE in kinds else NUMBER
-                need(left, NUMBER)
-                need(right, NUMBER)
-                return NUMBER
+                    return DICE if DICE in kinds else numeric(*kinds)
+                kinds = (need(left, NUMBER), need(right, NUMBER))
+                return NUMBER if op == "/" else numeric(*kinds)
             case ir.Neg(operand):
-                need(operand, NUMBER)
-                return NUMBER
+                return numeric(need(operand, NUMBER))
             case ir.Compare(_, left, right):
                 need(left, NUMBER, BOOL)
                 need(right, NUMBER, BOOL)
@@ -120,14 +131,13 @@ def typed(expr: ir.Expr, callees: Mapping[str, str]) -> tuple[str, list[tuple[Po
                 first, second = of(then), of(otherwise)
                 if (first == DICE) != (second == DICE):
                     problems.append((node.pos, "one branch is dice and the other a number"))
-                return DICE if DICE in (first, second) else NUMBER
-            case ir.Call(_, args):
-                for arg in args:
-                    need(arg, NUMBER)
-                return NUMBER
-            case ir.Lookup(_, index):
+                return DICE if DICE in (first, second) else numeric(first, second)
+            case ir.Call(function, args):
+                given = [need(arg, NUMBER) for arg in args]
+                return INT if function in ("floor", "ceil", "round") else numeric(*given)
+            case ir.Lookup(table, index):
                 need(index, NUMBER)
-                return NUMBER
+                return (lookups or {}).get(table.id or "", NUMBER)
             case ir.FormulaCall(formula, args):
                 for arg in args:
                     need(arg, NUMBER)

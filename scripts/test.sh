@@ -15,7 +15,8 @@ if ! command -v chromium >/dev/null 2>&1; then
       "the browser test will be skipped" >&2
   fi
 fi
-.venv/bin/python -m ruff check rulesdsl tests benchmarks
-.venv/bin/python -m ruff format --check rulesdsl tests benchmarks
+.venv/bin/python -m ruff check rulesdsl tests benchmarks editors
+.venv/bin/python -m ruff format --check rulesdsl tests benchmarks editors
 .venv/bin/python -m mypy
+.venv/bin/rulesdsl fmt --check rules tests/examples >/dev/null
 exec .venv/bin/python -m pytest "$@"

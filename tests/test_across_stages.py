@@ -146,7 +146,57 @@ def rulesets(draw: st.DrawFn) -> str:
             f"  leads: home, away  skills: 3 pts: Craft  traits: 1 pt: Tough  {stat}  {requirement} }}"
         )
         lifepaths.append(f"L{i}")
+    parts += draw(open_language())
     return "\n".join(parts) + "\n"
+
+
+@st.composite
+def open_language(draw: st.DrawFn) -> list[str]:
+    """Declared kinds with every field type, checks, dice formulas, rolls with modifiers, d66, two dice,
+    odd/even keys and chains of tables."""
+    parts = [
+        "mechanic task { style: check  die: 2d6 }",
+        "mechanic duel { style: contest  die: 1d20 }",
+        'kind gadget "Gadgets" {\n'
+        "  level: int in 0..9 = 1\n  weight: number?\n  label: text?\n  notes: markdown?\n  works: bool = yes\n"
+        "  damage: formula?\n  hit: dice?\n  band: range?\n  factor: multiplier?\n"
+        "  size: one of small, large = small\n  needs: ref skill?\n  parts: list of text?\n"
+        "  test: check?\n  kinds: list in 0..3 of one of a, b, c\n  requires: requirement?\n}",
+    ]
+    for i in range(draw(st.integers(1, 3))):
+        fields = [f"level: {draw(st.integers(0, 9))}"]
+        if draw(st.booleans()):
+            fields.append(f"weight: {draw(st.sampled_from(['1.5', '2', '1/3']))}")
+        if draw(st.booleans()):
+            fields.append(
+                f"damage: {draw(st.sampled_from(['8d6 + (slot - 3)d6', 'dice(slot + 1, 4) + slot', 'slot * 2']))}"
+            )
+        if draw(st.booleans()):
+            fields.append(f"test: check floor({draw(arithmetic(['END']))}) {draw(st.integers(2, 12))}+")
+        if i and draw(st.booleans()):
+            requirement = draw(st.sampled_from(["gadget g0", "not gadget g0 or age > 3", "skill Craft"]))
+            fields.append(f"requires: {requirement}")
+        label = draw(st.sampled_from(["none", "unknown", '"Lamp"']))
+        fields.append(f"label: {label}")
+        fields.append('hit: 1d6+1  band: 2..5  factor: x1/2  size: large  needs: Craft  parts: "a", "b"  kinds: a, c')
+        parts.append(f"gadget g{i} {{ {'  '.join(fields)} }}")
+    modifier = draw(st.integers(0, 2))
+    keys = draw(partition(1, 6 + modifier))
+    parts.append(
+        f"table boost {{ roll: 1d6 + 0..{modifier}  clamp: {draw(st.sampled_from(['yes', 'no']))}\n  columns: v(int)\n"
+        + "\n".join(f"  {k} -> {n}" for n, k in enumerate(keys))
+        + "\n}"
+    )
+    parts.append(
+        "table d66 { roll: d66\n  columns: v, next(ref table)\n"
+        + "\n".join(f"  {t}1-{t}6 -> r{t}, {draw(st.sampled_from(['none', 'pair', 'boost']))}" for t in range(1, 7))
+        + "\n}"
+    )
+    parts.append(
+        "table pair { roll: 1d10, 1d10\n  keys: a(int), b(int)\n  columns: v\n"
+        "  1-5, odd -> x\n  1-5, even -> y\n  6-10, 1-10 -> z\n}"
+    )
+    return parts
 
 
 EXERCISE = """
@@ -155,12 +205,18 @@ import demo
 from fractions import Fraction
 assert "rulesdsl" not in sys.modules and "lark" not in sys.modules and "jinja2" not in sys.modules
 report = {}
+def key_value(k):
+    if k.name is not None:
+        return k.name
+    if k.parity is not None:
+        return k.parity or 2
+    return k.low if k.low is not None else k.high
 for name, function in demo.FORMULAS.items():
     params = inspect.signature(function).parameters
     report[name] = str(function(**{p: 3 for p in params}))
 for table_id, table in demo.TABLES.items():
     for row in table:
-        keys = [k.name if k.name is not None else (k.low if k.low is not None else k.high) for k in row.keys]
+        keys = [key_value(k) for k in row.keys]
         assert table.lookup(*keys) == row.value, (table_id, keys)
         for value in vars(row.value).values() if hasattr(row.value, "__dict__") else [
             getattr(row.value, f) for f in row.value.__dataclass_fields__
@@ -182,6 +238,27 @@ for attribute in demo.ATTRIBUTES.values():
         assert attribute.formula.evaluate(**inputs) == derived[attribute.id]
 sheet = demo.burn(["Born", *[lp for lp in demo.LIFEPATHS if lp != "born"][:2]], either=["M"] * 9)
 assert sheet.age > 0
+for gadget in demo.GADGETS.values():
+    if gadget.damage is not None:
+        made = gadget.damage.evaluate(slot=5)
+        assert isinstance(made, (int, demo.runtime.Dice))
+    if gadget.test is not None:
+        assert 0 <= gadget.test.chance(END=7) <= 1
+        gadget.test.roll(random.Random(1), END=7)
+    assert gadget.hit.minimum == 2 and gadget.band.low == 2 and gadget.size == "large"
+    if gadget.requires is not None:
+        held = demo.runtime.Character(held={"gadget": {"g0"}}, known={"age": 5})
+        said = gadget.requires.describe({})  # no lifepaths were taken, so a skill from one is not held
+        assert gadget.requires.judge(held) is ("skill" not in said), said
+for seed in range(20):
+    demo.TABLES["d66"].roll_chain(random.Random(seed))
+    boost = demo.TABLES["boost"]
+    try:
+        boost.roll(random.Random(seed), modifier=seed % 5)
+    except LookupError:
+        assert not boost.clamp  # only a table that does not clamp refuses a result past its rows
+    assert len(demo.TABLES["pair"].roll(random.Random(seed)).numbers) == 2
+assert demo.MECHANICS["duel"].roll(random.Random(3), 1, 0).margin >= 0
 print(json.dumps(report, sort_keys=True))
 """
 

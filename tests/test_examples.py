@@ -41,10 +41,14 @@ import random
 import careers
 from careers import runtime as rt
 
+first = rt.Character(held={"career": ()})  # no career served yet
+
 def make(seed):
     rng = random.Random(seed)
     values = {a.abbr: rt.dice(2, 6).roll(rng) for a in careers.ATTRIBUTES.values()}
     for career in careers.CAREERS.values():
+        if career.requires is not None and not career.requires.judge(first):
+            continue
         if career.qualification.roll(rng, **values).success:
             break
     else:
@@ -75,6 +79,10 @@ print(navy.qualification.chance(INT=9), navy.qualification.chance(INT=2), str(na
 scout = careers.CAREERS["scout"]
 print(careers.dm(score=2), careers.dm(score=7), careers.dm(score=12), navy.max_terms, scout.max_terms)
 print(careers.TABLES["scout_service"].lookup(3).skill, careers.TABLES["navy_training"].lookup(1).skill)
+commando = careers.CAREERS["commando"].requires
+print(commando.judge(rt.Character(held={"career": {"scout"}})), commando.judge(first), commando.judge(rt.Character()))
+names = {"career": {c.id: c.name for c in careers.CAREERS.values()}}
+print(commando.describe(names), "commando" not in {m[0] for m in people})
 """,
     )
     assert lines == [
@@ -84,6 +92,8 @@ print(careers.TABLES["scout_service"].lookup(3).skill, careers.TABLES["navy_trai
         "5/6 5/12 dm(INT) 5+",
         "-2 0 2 7 5",
         "Survey None",
+        "True False None",
+        "the Star Navy career or the Survey Scouts career True",
     ]
 
 

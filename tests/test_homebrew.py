@@ -74,11 +74,13 @@ def test_the_base_package_and_pages_are_unchanged(generated_packages: Path) -> N
 def test_the_reference_says_what_the_homebrew_changes() -> None:
     site = GENERATED / "site" / "fenmark"
     changes = (site / "changes.html").read_text(encoding="utf-8")
-    assert 'href="lifepath.html#born_noble"' in changes and 'href="../burning_wheel/lifepath.html#farmer"' in changes
+    # lifepaths are shown on their setting's page, settings have pages of their own (see emit/html.py)
+    assert 'href="setting.noble.html#born_noble"' in changes
+    assert 'href="../burning_wheel/setting.peasant.html#farmer"' in changes
     assert 'href="../burning_wheel/spell.html#arcane_kindness"' in changes
-    assert 'href="setting.html#fen_nobility">Fen Nobility</a></td></tr>' in changes  # the lead it adds, as "is now"
-    lifepaths = (site / "lifepath.html").read_text(encoding="utf-8")
-    assert "Changed by Fenmark: leads." in lifepaths and "Added by Fenmark." in lifepaths
+    assert 'href="setting.fen_nobility.html">Fen Nobility</a></td></tr>' in changes  # the lead it adds, as "is now"
+    assert "Changed by Fenmark: leads." in (site / "setting.noble.html").read_text(encoding="utf-8")
+    assert "Added by Fenmark." in (site / "setting.fen_nobility.html").read_text(encoding="utf-8")
     assert 'href="changes.html"' in (site / "index.html").read_text(encoding="utf-8")
 
 
@@ -112,7 +114,7 @@ def test_homebrew_on_declared_kinds(tmp_path: Path) -> None:
         out,
     )
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == ["['belters', 'navy', 'scout'] 3 ('navy_service',)", "2 7 True"]
+    assert ran.stdout.splitlines() == ["['belters', 'commando', 'navy', 'scout'] 3 ('navy_service',)", "2 7 True"]
 
 
 def test_new_starts_a_ruleset_that_checks_and_builds(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:

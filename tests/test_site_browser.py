@@ -1,16 +1,22 @@
-"""The reference in a real browser (Debian's Chromium, headless) from file:// with no network."""
+"""The reference as a person uses it, in a real browser (Debian's Chromium, headless), from file:// with no
+network: search by keyboard, follow links, open graphs, roll tables, read grids, on a phone and on paper."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rulesdsl import ir
 from rulesdsl.build import render_all, write_output
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.pipeline import CompiledRuleset, compile_paths
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, ROOT
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -18,59 +24,356 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (scripts/test.sh installs Debian's chromium)"
 )
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def _build(out: Path, source: Path) -> tuple[Path, tuple[CompiledRuleset, ...]]:
+    rulesets = compile_paths([source]).rulesets
+    write_output(out, render_all(rulesets))
+    return out / "site", rulesets
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site") / "gen"
-    write_output(out, render_all(compile_paths([FIXTURES / "mini"]).rulesets))
-    return out / "site"
+def mini_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build(tmp_path_factory.mktemp("mini") / "gen", FIXTURES / "mini")[0]
 
 
-def test_search_and_follow_a_link_from_file_url(site: Path) -> None:
+@pytest.fixture(scope="module")
+def rules_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[CompiledRuleset, ...]]:
+    return _build(tmp_path_factory.mktemp("rules") / "gen", ROOT / "rules")
+
+
+@pytest.fixture(scope="module")
+def rules_site(rules_build: tuple[Path, tuple[CompiledRuleset, ...]]) -> Path:
+    return rules_build[0]
+
+
+@pytest.fixture(scope="module")
+def examples_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build(tmp_path_factory.mktemp("examples") / "gen", ROOT / "tests" / "examples")[0]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
     with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--disable-sync",
-            ],
-        )
-        page = browser.new_page()
-        errors: list[str] = []
-        requests: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        page.on("request", lambda req: requests.append(req.url))
-        page.goto((site / "index.html").as_uri())
-        assert page.title() == "Rules reference"
-        page.fill("#search", "épée")  # accents folded: matches "Épée Master"
-        results = page.locator("#search-results a")
-        results.first.wait_for()
-        assert results.first.inner_text() == "Épée Master"
-        page.fill("#search", "farm")
-        assert page.locator("#search-results a").all_inner_texts()[:2] == ["Farmer", "Farming"]
-        page.locator("#search-results a").first.click()
-        page.wait_for_url("**/mini/lifepath.html#farmer")
-        assert page.locator("section#farmer h3").inner_text() == "Farmer"
-        page.locator("section#farmer a", has_text="Farming").first.click()
-        page.wait_for_url("**/mini/skill.html#farming")
-        page.goto((site / "mini" / "lifepath.html").as_uri())
-        page.fill("#filter", "rustic")  # the Farmer is tagged rustic; the Épée Master requires such a lifepath
-        assert page.locator("section.entity:visible h3").all_inner_texts() == ["Épée Master", "Farmer"]
-        assert page.locator("#filter-count").inner_text() == "2 of 4"
-        page.fill("#filter", "rustic stubborn")  # every word must match
-        assert page.locator("section.entity:visible h3").all_inner_texts() == ["Épée Master", "Farmer"]
-        page.fill("#filter", "tags rustic")
-        assert page.locator("section.entity:visible h3").all_inner_texts() == ["Farmer"]
-        assert page.locator("h2.group:visible").all_inner_texts() == ["Village"]
-        assert page.locator("ol.toc li:visible").all_inner_texts() == ["Farmer"]
-        page.fill("#filter", "")
-        assert page.locator("section.entity:visible").count() == 4
-        browser.close()
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A tab that fails the test on any console error, uncaught exception or request off file://."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    tab.on("request", lambda req: None if req.url.startswith("file://") else errors.append(req.url))
+    yield tab
+    context.close()
     assert errors == []
-    assert all(url.startswith("file://") for url in requests), requests
+
+
+def url(site: Path, name: str) -> str:
+    target, _, anchor = name.partition("#")
+    return (site / target).as_uri() + (f"#{anchor}" if anchor else "")
+
+
+def page_with(site: Path, element_id: str) -> str:
+    """The page of the site that holds an element with this id (big kinds are split into pages)."""
+    for path in sorted(site.rglob("*.html")):
+        if f'id="{element_id}"' in path.read_text(encoding="utf-8"):
+            return path.relative_to(site).as_posix()
+    raise AssertionError(f"no page has #{element_id}")
+
+
+# ---------------------------------------------------------------- search
+
+
+def test_a_misspelled_lifepath_is_reached_by_keyboard(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "index.html"))
+    page.keyboard.press("/")  # the shortcut to the search box
+    box = page.locator("#rd-search")
+    assert page.evaluate("document.activeElement.id") == "rd-search"
+    box.press_sequentially("cort sorcerrer")  # two typos
+    page.locator("#rd-results [role=option]").first.wait_for()
+    assert box.get_attribute("aria-expanded") == "true"
+    first = page.locator("#rd-results [role=option]").first
+    assert first.locator(".r-name").inner_text() == "Court Sorcerer"
+    assert "Noble Court Subsetting" in first.locator(".r-where").inner_text()
+    assert re.search(r"[?&]q=cort(\+|%20)sorcerrer", page.url), page.url  # the query lives in the URL
+    box.press("ArrowDown")
+    assert box.get_attribute("aria-activedescendant") == "rd-option-0"
+    assert first.get_attribute("aria-selected") == "true"
+    box.press("Enter")
+    page.wait_for_url("**/burning_wheel/setting.court.html#court_sorcerer")
+    target = page.locator(":target")
+    assert target.get_attribute("id") == "court_sorcerer"
+    assert target.locator("h3").inner_text().startswith("Court Sorcerer")
+    assert target.is_visible()
+
+
+def test_escape_closes_the_results_and_the_url_reopens_them(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "index.html") + "?q=hit%20location")
+    options = page.locator("#rd-results [role=option] .r-name")
+    options.first.wait_for()
+    assert options.all_inner_texts()[:2] == ["Monster Hit Location", "Humanoid Hit Location"]
+    page.locator("#rd-search").press("Escape")
+    assert page.locator("#rd-results").is_hidden()
+    assert page.locator("#rd-search").input_value() == "hit location"
+    page.locator("#rd-search").press("Escape")  # a second Escape clears
+    assert page.locator("#rd-search").input_value() == ""
+    assert "q=" not in page.url
+
+
+def test_searching_sorcery_finds_the_lifepaths_that_teach_it(
+    page: Any, rules_build: tuple[Path, tuple[CompiledRuleset, ...]]
+) -> None:
+    site, rulesets = rules_build
+    burning = next(r for r in rulesets if r.id == "burning_wheel")
+    teaching = {  # the lifepaths that teach Sorcery or require it
+        e.name
+        for e in burning.entities["lifepath"].values()
+        if any(r.target == "sorcery" for value in e.fields.values() for r in ir.refs_in(value))
+    }
+    assert len(teaching) >= 5
+    page.goto(url(site, "search.html") + "?q=sorcery")
+    results = page.locator("#rd-page-results .r-name")
+    results.first.wait_for()
+    names = results.all_inner_texts()
+    assert names[0] == "Sorcery"  # the name itself first
+    assert teaching <= {n.split(" (")[0] for n in names}
+    assert "results" in page.locator("#rd-page-status").inner_text()
+
+
+# ---------------------------------------------------------------- links, previews, graphs
+
+
+def test_a_skills_backlink_leads_to_the_lifepath(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, page_with(rules_site, "sorcery") + "#sorcery"))
+    skill = page.locator("#sorcery")
+    line = skill.locator("dl.backlinks div", has_text="Lifepaths with it in skills")
+    assert line.is_visible()
+    line.locator("a", has_text="Court Sorcerer").click()
+    page.wait_for_url("**/setting.court.html#court_sorcerer")
+    assert page.locator(":target h3").inner_text().startswith("Court Sorcerer")
+
+
+def test_hovering_a_link_previews_its_entry(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.court.html#court_sorcerer"))
+    link = page.locator("#court_sorcerer a", has_text="Alchemy").first
+    link.hover()
+    preview = page.locator("#rd-preview")
+    preview.wait_for(state="visible")
+    assert preview.locator(".pv-name").inner_text().startswith("Alchemy")
+    assert "Skills" in preview.locator(".pv-kind").inner_text()
+    page.mouse.move(5, 5)
+    preview.wait_for(state="hidden")
+
+
+def test_a_node_of_the_leads_graph_opens_its_setting(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    graph = page.locator("section.leads svg.graph")
+    assert graph.is_visible()
+    assert graph.locator("a.node").count() == 10
+    graph.locator("a.node", has_text="City Dweller Setting").click()
+    page.wait_for_url("**/burning_wheel/setting.city.html")
+    assert page.locator("h1").inner_text() == "City Dweller Setting"
+
+
+def test_a_lifepaths_graph_shows_where_it_comes_from_and_leads(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.court.html#court_sorcerer"))
+    details = page.locator("#court_sorcerer details.graph")
+    details.locator("summary").click()
+    svg = details.locator("svg.graph")
+    svg.wait_for()
+    assert svg.locator("a.node.self text").text_content() == "Court Sorcerer"
+    targets = svg.locator("a.node.to text").all_text_contents()
+    assert targets == ["Noble Court Subsetting", "Outcast Subsetting (Men)", "City Dweller Setting"]
+    assert svg.locator("a.node.from").count() >= 2
+    required = svg.locator("a.node.required text").all_text_contents()
+    assert required == ["Arcane Devotee", "Rogue Wizard", "Sorcerer"]
+    svg.locator("a.node.to", has_text="City Dweller Setting").click()
+    page.wait_for_url("**/burning_wheel/setting.city.html")
+
+
+# ---------------------------------------------------------------- tables
+
+
+def test_rolling_a_table_picks_a_row_and_a_seed_repeats_it(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, page_with(rules_site, "humanoid_hit_location") + "#humanoid_hit_location"))
+    table = page.locator("#humanoid_hit_location")
+    table.locator(".roll-seed").fill("table night")
+    table.locator("button.roll-button").click()
+    shown = table.locator("output.roll-result").inner_text()
+    match = re.match(r"Rolled (\d+): (.+)", shown)
+    assert match, shown
+    rolled = int(match.group(1))
+    hit = table.locator("tr.rolled")
+    assert hit.count() == 1
+    low, high = json.loads(hit.get_attribute("data-k") or "")[0]
+    assert low <= rolled <= high
+    assert hit.locator("td").nth(2).inner_text() in match.group(2)
+    page.reload()
+    table.locator(".roll-seed").fill("table night")
+    table.locator("button.roll-button").click()
+    assert table.locator("output.roll-result").inner_text() == shown  # the same seed, the same roll
+    for _ in range(20):  # without a seed every roll lands on some row
+        table.locator(".roll-seed").fill("")
+        table.locator("button.roll-button").click()
+        assert table.locator("tr.rolled").count() == 1
+
+
+def test_a_table_rolled_on_two_dice_lights_up_its_cell(page: Any, examples_site: Path) -> None:
+    page.goto(url(examples_site, "streetlife/table.html#events"))
+    table = page.locator("#events")
+    assert table.locator("table.grid th.axes").inner_text() == "Kind \u2572 Detail"
+    table.locator(".roll-seed").fill("1")
+    for _ in range(10):
+        table.locator("button.roll-button").click()
+        shown = table.locator("output.roll-result").inner_text()
+        match = re.match(r"Rolled (\d+), (\d+)", shown)
+        assert match, shown
+        cell = table.locator("td.rolled")
+        assert cell.count() == 1
+        assert cell.inner_text() in shown
+        first, second = json.loads(cell.get_attribute("data-k") or "")
+        kind, detail = int(match.group(1)), int(match.group(2))
+        assert first[0] <= kind <= first[1]
+        assert second == ("odd" if detail % 2 else "even") or second[0] <= detail <= second[1]
+
+
+def test_a_two_key_table_reads_as_a_grid(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "riddle_of_steel/table.html#damage_table"))
+    grid = page.locator("#damage_table table.grid")
+    assert grid.is_visible()
+    assert grid.locator("th.axes").inner_text() == "Zone ╲ Level"
+    assert grid.locator("thead th").all_inner_texts()[1:] == ["1", "2", "3", "4", "5"]
+    row = grid.locator("tr", has=page.locator("th[scope=row]", has_text=re.compile(r"^III$")))
+    cells = row.locator("td")
+    assert "bleeding" in cells.nth(1).inner_text()
+    assert cells.nth(0).get_attribute("class") == "unknown"
+
+    def background(index: int) -> str:
+        return str(cells.nth(index).evaluate("c => getComputedStyle(c).backgroundColor"))
+
+    assert background(0) != background(1)  # unknown cells are greyed
+
+
+def test_pool_odds_show_one_pool_size_at_a_time(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "riddle_of_steel/mechanic.html"))
+    assert page.locator(".pool:visible").count() == 1
+    page.locator("select.pool-select").select_option("3")
+    visible = page.locator(".pool:visible")
+    assert visible.get_attribute("data-dice") == "3"
+    assert visible.locator("thead th").all_inner_texts() == ["Target", "0", "1", "2", "3"]
+
+
+# ---------------------------------------------------------------- for people: phones, filters, paper
+
+
+def _pages(site: Path) -> list[str]:
+    return [p.relative_to(site).as_posix() for p in sorted(site.rglob("*.html"))]
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser: Any, mini_site: Path, rules_site: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    wide = []
+    for site in (mini_site, rules_site):
+        for name in _pages(site):
+            tab.goto(url(site, name))
+            width = tab.evaluate("document.documentElement.scrollWidth")
+            if width > 390:
+                wide.append((name, width))
+    context.close()
+    assert wide == []
+    assert errors == []
+
+
+def test_tap_targets_are_at_least_24_pixels(page: Any, rules_site: Path) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(url(rules_site, "burning_wheel/setting.noble.html"))
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('nav a, summary, button, input, .names a')]
+             .filter(e => e.offsetParent !== null)
+             .map(e => [e.textContent.trim(), e.getBoundingClientRect().height])
+             .filter(([, h]) => h < 24)"""
+    )
+    assert small == []
+
+
+def test_skip_link_and_labelled_navigation(page: Any, mini_site: Path) -> None:
+    page.goto(url(mini_site, "mini/setting.village.html"))
+    page.keyboard.press("Tab")
+    skip = page.locator("a.skip")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    assert skip.is_visible()
+    skip.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "rd-main"
+    labels = page.locator("nav").evaluate_all("navs => navs.map(n => n.getAttribute('aria-label'))")
+    assert all(labels) and len(labels) >= 2
+
+
+def test_filter_narrows_a_settings_lifepaths(page: Any, mini_site: Path) -> None:
+    page.goto(url(mini_site, "mini/setting.village.html"))
+    page.fill(".filter-input", "rustic")  # the Farmer is tagged rustic
+    assert page.locator("tbody.entity:visible h3").all_inner_texts() == ["Farmer"]
+    assert page.locator(".filter-count").inner_text() == "1 of 3"
+    page.fill(".filter-input", "")
+    assert page.locator("tbody.entity:visible").count() == 3
+
+
+def test_escaped_names_show_as_written(page: Any, mini_site: Path) -> None:
+    page.goto(url(mini_site, "mini/setting.village.html#triple"))
+    assert page.locator("#triple h3").inner_text() == 'Say """hi""" {{ x }} {% raw %}'
+    page.fill("#rd-search", "épée")  # accents folded: matches "Épée Master"
+    first = page.locator("#rd-results [role=option] .r-name").first
+    first.wait_for()
+    assert first.inner_text() == "Épée Master"
+
+
+def test_dark_mode_follows_the_system(browser: Any, mini_site: Path) -> None:
+    context = browser.new_context(color_scheme="dark")
+    tab = context.new_page()
+    tab.goto(url(mini_site, "index.html"))
+    background = tab.evaluate("getComputedStyle(document.body).backgroundColor")
+    context.close()
+    channels = [int(c) for c in re.findall(r"\d+", background)[:3]]
+    assert max(channels) < 60, background
+
+
+def test_a_setting_prints_compactly(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.noble.html"))
+    page.emulate_media(media="print")
+    assert page.locator("header.site").is_hidden()
+    assert page.locator("p.filter").is_hidden()
+    pdf = page.pdf(format="A4")
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
+    assert 1 <= pages <= 6, pages  # 18 lifepaths; the whole lifepath list once took 146 pages
+
+
+def test_tapping_a_link_on_a_phone_previews_it_first(browser: Any, rules_site: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    tab.goto(url(rules_site, "burning_wheel/setting.court.html#court_sorcerer"))
+    before = tab.url
+    tab.locator("#court_sorcerer a", has_text="Alchemy").first.tap()
+    preview = tab.locator("#rd-preview")
+    preview.wait_for(state="visible")
+    assert tab.url == before  # the first tap only previews
+    assert preview.locator(".pv-name").inner_text().startswith("Alchemy")
+    preview.locator("a.pv-open").tap()
+    tab.wait_for_url("**/burning_wheel/skill.*.html#alchemy")
+    context.close()

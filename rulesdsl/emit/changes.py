@@ -8,11 +8,12 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .. import __version__, ir
+from .. import ir
 from ..pipeline import CompiledRuleset
 from .templating import environment
 
 Render = Callable[[CompiledRuleset, str, str, ir.Value], Markup]  # (ruleset, kind, field, value) -> HTML
+Link = Callable[[str, str, str], str]  # (ruleset id, kind, id) -> the entity's href from the ruleset's folder
 
 
 def _base_version(
@@ -35,8 +36,15 @@ def notes(ruleset: CompiledRuleset) -> dict[tuple[str, str], str]:
     return found
 
 
-def render(ruleset: CompiledRuleset, rulesets: Mapping[str, CompiledRuleset], value: Render) -> str | None:
-    """The page for a ruleset that extends others (None for one that does not)."""
+def render(
+    ruleset: CompiledRuleset,
+    rulesets: Mapping[str, CompiledRuleset],
+    value: Render,
+    link: Link,
+    context: Mapping[str, Any],
+) -> str | None:
+    """The page for a ruleset that extends others (None for one that does not). `context`: what every
+    page of the reference is given (html.py)."""
     if not ruleset.extends:
         return None
     patched: list[dict[str, Any]] = []
@@ -65,12 +73,11 @@ def render(ruleset: CompiledRuleset, rulesets: Mapping[str, CompiledRuleset], va
         environment()
         .get_template("html/changes.html")
         .render(
+            context,
             ruleset=ruleset,
             added=ruleset.changes.added,
             patched=patched,
             removed=removed,
-            version=__version__,
-            root="../",
-            counts=[],
+            link=link,
         )
     )

@@ -14,7 +14,7 @@ import math
 import random
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -672,13 +672,44 @@ class Facts(Protocol):
 
     def fact(self, subject: str) -> int | str | None: ...
 
-    def owns_trait(self, trait: str) -> bool: ...
+    def holds(self, kind: str, entity: str) -> Verdict:
+        """Whether the character holds (or has done) that entity of that kind; None if not known."""
+        ...
 
     def skills_of(self, lifepath: str) -> tuple[str, ...]: ...
 
     def setting_of(self, lifepath: str) -> str | None: ...
 
     def tags_of(self, lifepath: str) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class Character:
+    """Facts to judge requirements on where no lifepaths are walked: what the character holds of each
+    kind (ids; a kind left out is unknown, so a requirement on it is undecided) and facts by name
+    (`age`, `gender`, ...; one left out is unknown too)."""
+
+    held: Mapping[str, Collection[str]] = field(default_factory=dict)
+    known: Mapping[str, int | str] = field(default_factory=dict)
+    previous: tuple[str, ...] = ()
+
+    def fact(self, subject: str) -> int | str | None:
+        return self.known.get(subject)
+
+    def holds(self, kind: str, entity: str) -> Verdict:
+        if kind == "lifepath":
+            return entity in self.previous
+        held = self.held.get(kind)
+        return None if held is None else entity in held
+
+    def skills_of(self, lifepath: str) -> tuple[str, ...]:
+        return ()
+
+    def setting_of(self, lifepath: str) -> str | None:
+        return None
+
+    def tags_of(self, lifepath: str) -> tuple[str, ...]:
+        return ()
 
 
 def name_of(names: Names, kind: str, id_: str) -> str:
@@ -709,7 +740,7 @@ class HasTrait(Requirement):
     trait: str
 
     def judge(self, facts: Facts) -> Verdict:
-        return facts.owns_trait(self.trait)
+        return facts.holds("trait", self.trait)
 
     def describe(self, names: Names) -> str:
         return f"the {name_of(names, 'trait', self.trait)} trait"
@@ -724,6 +755,20 @@ class HasSkill(Requirement):
 
     def describe(self, names: Names) -> str:
         return f"an earlier lifepath with the {name_of(names, 'skill', self.skill)} skill"
+
+
+@dataclass(frozen=True, slots=True)
+class Holds(Requirement):
+    """`career navy`: the character holds, or has done, that entity of that kind."""
+
+    kind: str
+    entity: str
+
+    def judge(self, facts: Facts) -> Verdict:
+        return facts.holds(self.kind, self.entity)
+
+    def describe(self, names: Names) -> str:
+        return f"the {name_of(names, self.kind, self.entity)} {self.kind.replace('_', ' ')}"
 
 
 @dataclass(frozen=True, slots=True)

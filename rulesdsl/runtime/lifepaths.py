@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -105,6 +105,7 @@ class Path:
     age_at_entry: int | None = None
     lifepaths: int | None = None
     gender: str | None = None
+    held: Mapping[str, frozenset[str]] = field(default_factory=dict)  # other kinds: kind -> ids
 
     def fact(self, subject: str) -> int | str | None:
         facts: dict[str, int | str | None] = {
@@ -117,8 +118,17 @@ class Path:
         }
         return facts[subject]
 
-    def owns_trait(self, trait: str) -> bool:
-        return trait in self.chosen_traits or any(trait in self.catalog.traits.get(lp, ()) for lp in self.previous)
+    def holds(self, kind: str, entity: str) -> Verdict:
+        match kind:
+            case "lifepath":
+                return entity in self.previous
+            case "trait":
+                return entity in self.chosen_traits or any(
+                    entity in self.catalog.traits.get(lp, ()) for lp in self.previous
+                )
+            case _:
+                held = self.held.get(kind)
+                return None if held is None else entity in held
 
     def skills_of(self, lifepath: str) -> tuple[str, ...]:
         return self.catalog.skills.get(lifepath, ())
@@ -148,8 +158,10 @@ def lifepath_path(
     age: int | None = None,
     lifepaths: int | None = None,
     gender: str | None = None,
+    held: Mapping[str, Iterable[str]] | None = None,
 ) -> Path:
-    """The facts a requirement of `lifepath`, taken after `previous`, is judged on."""
+    """The facts a requirement of `lifepath`, taken after `previous`, is judged on; `held` says what
+    the character holds of other kinds (kind -> ids), for requirements such as `career navy`."""
     return Path(
         previous=tuple(previous),
         catalog=catalog,
@@ -159,6 +171,7 @@ def lifepath_path(
         age_at_entry=age_before(catalog, previous, lifepath),
         lifepaths=lifepaths,
         gender=gender,
+        held={kind: frozenset(ids) for kind, ids in (held or {}).items()},
     )
 
 
@@ -283,8 +296,10 @@ def burn(
     either: Sequence[str] = (),
     gender: str | None = None,
     traits: Sequence[str] = (),
+    held: Mapping[str, Iterable[str]] | None = None,
 ) -> Sheet:
-    """Burn a character from lifepath ids (born lifepath first). `either` places each `+1 M/P`, in order."""
+    """Burn a character from lifepath ids (born lifepath first). `either` places each `+1 M/P`, in order;
+    `held` is what the character holds of other kinds, for requirements that name them."""
     violations: list[str] = []
     undecided: list[str] = []
     path = [catalog.lifepaths[lp] for lp in lifepaths]
@@ -306,7 +321,9 @@ def burn(
     years = sum(math.floor(lp.time * f.get("years", Fraction(1))) for lp, f in zip(path, factors, strict=True))
     age = years + sum(1 for a, b in itertools.pairwise(path) if a.setting != b.setting)
     for i, lp in enumerate(path):
-        facts = lifepath_path(catalog, lp.id, lifepaths[:i], traits=traits, age=age, lifepaths=len(path), gender=gender)
+        facts = lifepath_path(
+            catalog, lp.id, lifepaths[:i], traits=traits, age=age, lifepaths=len(path), gender=gender, held=held
+        )
         violations += [f"{label(lp)} (lifepath {i + 1}) {r}" for r in reasons(lp, facts, names, False)]
         undecided += [f"{label(lp)} (lifepath {i + 1}) {r}" for r in reasons(lp, facts, names, None)]
     stock = settings[path[0].setting].stock if path and path[0].setting in settings else None

@@ -16,24 +16,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, error
-from ..ir import Entity, NameKey, ParityKey, Range, Roll, TableRow
+from ..ir import Entity, NameKey, ParityKey, Range, Roll, TableRow, key_text
 from ..model import Position
 
 _OPEN = 10**18  # an open end, as a number the sweep can compare
 _MAX_REPORTED = 5  # gaps and overlaps named per table; the rest are counted
-
-
-def key_text(key: Range | NameKey | ParityKey) -> str:
-    if isinstance(key, NameKey):
-        return key.text
-    if isinstance(key, ParityKey):
-        return "odd" if key.odd else "even"
-    low, high = key.low, key.high
-    if low is None:
-        return f"<={high}"
-    if high is None:
-        return f"{low}+"
-    return str(low) if low == high else f"{low}-{high}"
 
 
 def row_text(row: TableRow) -> str:

@@ -95,8 +95,10 @@ class _Taken:
                 return isinstance(value, int) and _some_position(op, value)
             case ir.ConditionIn("position", _, high):
                 return high is None or high >= 2
-            case ir.Condition() | ir.ConditionIn() | ir.GmPermission():
-                return True  # ages, gender, counts of lifepaths, the GM's say-so: some character can
+            case ir.Condition() | ir.ConditionIn() | ir.GmPermission() | ir.Holds():
+                # ages, gender, counts of lifepaths, the GM's say-so, what a character holds of
+                # other kinds: some character can
+                return True
             case _:
                 assert_never(req)
 

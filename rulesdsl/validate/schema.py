@@ -8,23 +8,28 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
 
 from ..diagnostics import Diagnostic, did_you_mean, error
 from ..ir import Entity
 from ..jsonform import document, schema_of
 from ..kinds import Kind
+from ..model import Position
+
+if TYPE_CHECKING:  # jsonschema (and what it imports) is loaded only to explain a failure
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 
 @cache
 def _validators(schema_text: str) -> tuple[Any, Draft202012Validator]:
     """jsonschema-rs answers valid-or-not ~100x faster; jsonschema explains each failure."""
+    from jsonschema import Draft202012Validator
+
     schema = json.loads(schema_text)
     return jsonschema_rs.Draft202012Validator(schema), Draft202012Validator(schema)
 
@@ -37,9 +42,21 @@ def validators(kind: Kind) -> tuple[Any, Draft202012Validator]:
     per kind object: the kind is kept in the entry, so its id cannot be reused while it is cached)."""
     entry = _BY_KIND.get(id(kind))
     if entry is None or entry[0] is not kind:
-        entry = (kind, *_validators(json.dumps(schema_of(kind), sort_keys=True)))
+        entry = (kind, *_validators(_schema_text(kind)))
         _BY_KIND[id(kind)] = entry
     return entry[1], entry[2]
+
+
+_TEXTS: dict[int, tuple[Kind, str]] = {}
+
+
+def _schema_text(kind: Kind) -> str:
+    """A kind's schema as canonical JSON text (looked up once per kind object, as `validators` does)."""
+    entry = _TEXTS.get(id(kind))
+    if entry is None or entry[0] is not kind:
+        entry = (kind, json.dumps(schema_of(kind), sort_keys=True))
+        _TEXTS[id(kind)] = entry
+    return entry[1]
 
 
 def _field_words(path: Iterable[str | int]) -> str:
@@ -119,11 +136,61 @@ def _pattern_hint(pattern: str) -> str | None:
     return None
 
 
+@cache
+def _fast_validator(schema_text: str) -> Any:
+    return jsonschema_rs.Draft202012Validator(json.loads(schema_text))
+
+
+@cache
+def _array_validator(schema_text: str) -> Any:
+    """jsonschema-rs for a list of documents of one kind: one call validates a whole ruleset's worth."""
+    schema = json.loads(schema_text)
+    items = {key: value for key, value in schema.items() if key not in ("$schema", "$id", "$defs")}
+    return jsonschema_rs.Draft202012Validator({"type": "array", "items": items, "$defs": schema["$defs"]})
+
+
+_BATCH = 2000  # documents validated in one call: few calls, and never every document in memory at once
+
+
+def check_all(entities: Sequence[Entity], kinds: Mapping[str, Kind]) -> list[Diagnostic]:
+    """Every entity against its kind's schema: a batch of each kind's documents per call to jsonschema-rs,
+    and only when that finds a problem, each document on its own, explained by jsonschema."""
+    diagnostics: list[Diagnostic] = []
+    by_kind: dict[str, list[Entity]] = {}
+    for entity in entities:
+        by_kind.setdefault(entity.kind, []).append(entity)
+    for kind_name, group in by_kind.items():
+        kind = kinds[kind_name]
+        validator = _array_validator(_schema_text(kind))
+        for start in range(0, len(group), _BATCH):
+            batch = []
+            for entity in group[start : start + _BATCH]:
+                try:
+                    batch.append((entity, document(entity)))
+                except RecursionError:  # absurd nesting must not crash the check
+                    pos = entity.pos
+                    diagnostics.append(
+                        error(
+                            "E204",
+                            "this block nests too deeply to be read",
+                            Position(pos.file, pos.line, pos.column, pos.line, pos.column + len(entity.kind)),
+                            "split long expressions; nesting is limited to a few hundred levels",
+                        )
+                    )
+            if not validator.is_valid([doc for _, doc in batch]):
+                for entity, doc in batch:
+                    diagnostics += _check_document(entity, doc, kind)
+    return diagnostics
+
+
 def check(entity: Entity, kind: Kind) -> list[Diagnostic]:
-    doc = document(entity)
-    fast, slow = validators(kind)
-    if fast.is_valid(doc):
+    return _check_document(entity, document(entity), kind)
+
+
+def _check_document(entity: Entity, doc: dict[str, Any], kind: Kind) -> list[Diagnostic]:
+    if _fast_validator(_schema_text(kind)).is_valid(doc):
         return []
+    _, slow = validators(kind)
     names = tuple(kind.fields)
     errors = list(slow.iter_errors(doc))
     # A misspelt field is one mistake: report the unknown name, not also the field it was meant to be.
@@ -136,6 +203,8 @@ def check(entity: Entity, kind: Kind) -> list[Diagnostic]:
     diagnostics = []
     for err in errors:
         if err.context:  # anyOf/oneOf: report the branch that came closest
+            from jsonschema.exceptions import best_match
+
             err = best_match(err.context) or err
         path = tuple(err.absolute_path)
         if path and path[0] in entity.failed:

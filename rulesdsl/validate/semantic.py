@@ -11,7 +11,7 @@ from __future__ import annotations
 import keyword
 import sys
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -25,7 +25,7 @@ from ..kinds import Kind
 from ..lower import requirement_nodes
 from ..model import Position
 from ..names import slug
-from ..targets import BOOL, DICE, NUMBER, typed
+from ..targets import BOOL, DICE, INT, NUMBER, typed
 from .coverage import check_coverage
 from .paths import check_paths
 from .pynames import check_python_names
@@ -68,18 +68,18 @@ def check_ruleset(
             seen[entity.id] = entity
     indexes = {kind: EntityIndex(list(group.values())) for kind, group in unique.items()}
     resolved: dict[str, dict[str, ir.Entity]] = {}
+    resolve = _resolver(indexes, kinds, diagnostics, removed or {})
     for kind, group in sorted(unique.items()):
-        resolved[kind] = {}
-        for entity_id, entity in sorted(group.items()):
-            resolved[kind][entity_id] = _resolve(entity, indexes, kinds, diagnostics, removed or {})
+        resolved[kind] = {entity_id: _resolve(entity, resolve) for entity_id, entity in sorted(group.items())}
     resolved = _resolve_variables(resolved, diagnostics)
     resolved = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
     callees = formula_kinds(resolved)
+    lookups = lookup_kinds(resolved)
     for entity in resolved.get("table", {}).values():
-        diagnostics += _check_table(entity, resolved, callees)
-    diagnostics += _check_formulas(resolved, callees)
-    diagnostics += _check_field_formulas(resolved, kinds, callees)
+        diagnostics += _check_table(entity, resolved, callees, lookups)
+    diagnostics += _check_formulas(resolved, callees, lookups)
+    diagnostics += _check_field_formulas(resolved, kinds, callees, lookups)
     diagnostics += _check_mechanics(resolved.get("mechanic", {}))
     diagnostics += _check_requirements(resolved)
     diagnostics += check_paths(resolved)
@@ -125,14 +125,15 @@ def _field_value(
     return replace(node, value=value)
 
 
-def _resolve(
-    entity: ir.Entity,
+def _resolver(
     indexes: Mapping[str, EntityIndex],
     kinds: Mapping[str, Kind],
     diagnostics: list[Diagnostic],
     removed: Mapping[tuple[str, str], Position],
-) -> ir.Entity:
-    """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
+) -> Callable[[Any], Any]:
+    """What resolving does to each node: a Ref gets its id (an unresolvable one is reported and left without),
+    a FieldOf its number."""
+    found_ids: dict[tuple[str, str], str | None] = {}
 
     def resolve(node: Any) -> Any:
         if isinstance(node, ir.FieldOf) and node.entity.id is not None:
@@ -141,12 +142,31 @@ def _resolve(
                 diagnostics.append(valued)
                 return node
             return valued
+        if isinstance(node, ir.Holds) and node.kind not in kinds:
+            diagnostics.append(
+                error(
+                    "E200",
+                    f"unknown kind '{node.kind}'",
+                    node.pos,
+                    did_you_mean(node.kind, kinds) or "a requirement names a kind, then one of its entities",
+                )
+            )
+            return node
         if not isinstance(node, ir.Ref):
             return node
+        if node.kind not in kinds:
+            return node  # only a requirement names a kind this freely; reported at the requirement
+        key = (node.kind, node.text)
+        if key in found_ids:  # the same name written again: found the same way (or reported again, below)
+            target = found_ids[key]
+            if target is not None:
+                return ir.Ref(node.kind, node.text, node.pos, target)
         index = indexes.get(node.kind) or EntityIndex(())
         found = index.find(node.text)
         if len(found) == 1:
-            return replace(node, id=found[0])
+            found_ids[key] = found[0]
+            return ir.Ref(node.kind, node.text, node.pos, found[0])
+        found_ids[key] = None
         if found:
             diagnostics.append(
                 error(
@@ -164,9 +184,49 @@ def _resolve(
             )
         return node
 
-    fields = {name: ir.rebuild(value, resolve) for name, value in entity.fields.items()}
-    rows = ir.rebuild(entity.rows, resolve)
-    return replace(entity, fields=fields, rows=rows)
+    return resolve
+
+
+def _resolve(entity: ir.Entity, resolve: Callable[[Any], Any]) -> ir.Entity:
+    """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
+    fields = {name: _resolved(value, resolve) for name, value in entity.fields.items()}
+    rows = tuple(_resolved(row, resolve) for row in entity.rows) if entity.rows else entity.rows
+    e = entity
+    return ir.Entity(e.kind, e.id, e.name, fields, e.positions, rows, e.failed, e.id_pos, e.pos, e.file)
+
+
+# Values that hold no reference: left as they are without looking inside.
+_NO_REFS = (int, str, bool, Fraction, ir.Dice, ir.Range, ir.StatBonus, ir.Multiplier, ir.Actions, ir.Unknown)
+_NO_REFS_TYPES = frozenset({*_NO_REFS, ir.NoneValue, ir.Roll, ir.Column, type(None)})
+_ONE_REF = {ir.TookLifepath: "lifepath", ir.HasTrait: "trait", ir.HasSkill: "skill", ir.Previous: "lifepath"}
+
+
+def _resolved(value: Any, resolve: Callable[[Any], Any]) -> Any:
+    """`ir.rebuild(value, resolve)`, with the values lifepaths are made of (references, lists, points,
+    requirements) taken apart directly: resolving is done for every reference of every entity."""
+    kind = type(value)
+    if kind in _NO_REFS_TYPES:
+        return value
+    if kind is ir.Ref:
+        return resolve(value)
+    if kind is tuple:
+        items = tuple([_resolved(item, resolve) for item in value])
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if kind is ir.Choices:
+        options = tuple([tuple([resolve(r) for r in option]) for option in value.options])
+        return ir.Choices(value.points, options, value.pos)
+    if kind in _ONE_REF:
+        ref = resolve(getattr(value, _ONE_REF[kind]))
+        return kind(ref, value.pos)
+    if kind is ir.AnyOf or kind is ir.AllOf:
+        return kind(tuple([_resolved(item, resolve) for item in value.items]), value.pos)
+    if kind is ir.NotReq:
+        return ir.NotReq(_resolved(value.item, resolve), value.pos)
+    if kind is ir.CountOf:
+        setting = resolve(value.setting) if value.setting is not None else None
+        lifepaths = tuple([resolve(r) for r in value.lifepaths])
+        return ir.CountOf(value.count, setting, value.tag, lifepaths, value.pos)
+    return ir.rebuild(value, resolve)
 
 
 def _abbreviations(attributes: Mapping[str, ir.Entity]) -> dict[str, str]:
@@ -232,7 +292,9 @@ def _params(entity: ir.Entity) -> tuple[str, ...]:
 # ---------------------------------------------------------------- tables
 
 
-def _check_table(entity: ir.Entity, entities: Entities, callees: Mapping[str, str]) -> list[Diagnostic]:
+def _check_table(
+    entity: ir.Entity, entities: Entities, callees: Mapping[str, str], lookups: Mapping[str, str]
+) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     columns = _columns(entity, "columns")
     seen: dict[str, ir.Column] = {}
@@ -243,7 +305,7 @@ def _check_table(entity: ir.Entity, entities: Entities, callees: Mapping[str, st
     for row in entity.rows:
         for j, cell in enumerate(row.cells):
             if isinstance(cell, ir.Formula) and j < len(columns):
-                diagnostics += _formula_problems(cell, entities, callees, f"column '{columns[j].name}': ")
+                diagnostics += _formula_problems(cell, entities, callees, lookups, f"column '{columns[j].name}': ")
     if "rows" in entity.failed:
         return diagnostics
     roll = entity.fields.get("roll")
@@ -279,6 +341,15 @@ def _formulas_of(entities: Entities) -> Iterator[tuple[ir.Entity, ir.Formula]]:
                 yield entity, formula
 
 
+def lookup_kinds(entities: Entities) -> dict[str, str]:
+    """What each table a formula may look up yields: whole numbers for an int column."""
+    return {
+        table_id: INT if columns and isinstance(columns[0].type, t.IntType) else NUMBER
+        for table_id, table in entities.get("table", {}).items()
+        if len(columns := _columns(table, "columns")) == 1
+    }
+
+
 def formula_kinds(entities: Entities) -> dict[str, str]:
     """What each named formula yields (number, truth value or dice), callees first (post-order, without
     recursion: chains of thousands of formulas are fine)."""
@@ -307,10 +378,11 @@ def formula_kinds(entities: Entities) -> dict[str, str]:
                 seen.add(following)
                 stack.append((following, iter(callees(following))))
     kinds: dict[str, str] = {}
+    lookups = lookup_kinds(entities)
     for formula_id in order:
         formula = formulas[formula_id].fields.get("formula")
         if isinstance(formula, ir.Formula):
-            kinds[formula_id] = typed(formula.expr, kinds)[0]
+            kinds[formula_id] = typed(formula.expr, kinds, lookups)[0]
     return kinds
 
 
@@ -318,18 +390,20 @@ def _formula_problems(
     formula: ir.Formula,
     entities: Entities,
     callees: Mapping[str, str],
+    lookups: Mapping[str, str],
     where: str = "",
     yields: tuple[str, ...] = (NUMBER, BOOL, DICE),
 ) -> list[Diagnostic]:
     """What the generated package could not evaluate, lookups of unsuitable tables, and bad calls."""
-    kind, problems = typed(formula.expr, callees)
+    kind, problems = typed(formula.expr, callees, lookups)
     diagnostics = [
         error("E327", f"{where}the generated package cannot evaluate this: {reason}", pos) for pos, reason in problems
     ]
-    if kind not in yields and not problems:
+    if kind not in yields and not (kind == INT and NUMBER in yields) and not problems:
         made = "dice" if kind == DICE else f"a {kind}"
+        hint = "round it: floor(...), ceil(...) or round(...)" if yields == (INT,) and kind == NUMBER else None
         diagnostics.append(
-            error("E327", f"{where}this formula makes {made}, and a {yields[0]} belongs here", formula.pos)
+            error("E327", f"{where}this formula makes {made}, and a {yields[0]} belongs here", formula.pos, hint=hint)
         )
     tables = entities.get("table", {})
     formulas = entities.get("formula", {})
@@ -385,7 +459,7 @@ def _formula_problems(
 
 
 def _check_field_formulas(
-    entities: Entities, kinds: Mapping[str, Kind], callees: Mapping[str, str]
+    entities: Entities, kinds: Mapping[str, Kind], callees: Mapping[str, str], lookups: Mapping[str, str]
 ) -> list[Diagnostic]:
     """Formulas and checks in the fields of other kinds (a 5e spell's damage, a career's survival check)."""
     diagnostics: list[Diagnostic] = []
@@ -393,10 +467,13 @@ def _check_field_formulas(
         if kind_name in ("attribute", "formula", "table"):
             continue  # checked with their own rules above
         kind = kinds[kind_name]
+        holding = {name for name, decl in kind.fields.items() if _holds_formulas(decl.type)}
+        if not holding:
+            continue  # no field of this kind can hold a formula or a check
         for entity in group.values():
             for name, value in entity.fields.items():
                 decl = kind.fields.get(name)
-                if decl is None:
+                if decl is None or name not in holding:
                     continue
                 evaluated = isinstance(decl.type, t.FormulaType) or (
                     isinstance(decl.type, t.ListType) and isinstance(decl.type.item, t.FormulaType)
@@ -404,18 +481,27 @@ def _check_field_formulas(
                 for node in ir.walk(value):
                     if isinstance(node, ir.CheckSpec):
                         where = "the check's modifier: "
-                        diagnostics += _formula_problems(node.modifier, entities, callees, where, yields=(NUMBER,))
+                        diagnostics += _formula_problems(
+                            node.modifier, entities, callees, lookups, where, yields=(INT,)
+                        )
                     elif isinstance(node, ir.Formula) and evaluated:
-                        diagnostics += _formula_problems(node, entities, callees)
+                        diagnostics += _formula_problems(node, entities, callees, lookups)
     return diagnostics
 
 
-def _check_formulas(entities: Entities, callees: Mapping[str, str]) -> list[Diagnostic]:
+def _holds_formulas(field_type: t.FieldType) -> bool:
+    """Whether a field of this type can hold an evaluated formula or a check (what lowering makes of it)."""
+    if isinstance(field_type, t.ListType):
+        return _holds_formulas(field_type.item)
+    return isinstance(field_type, t.FormulaType | t.CheckType)
+
+
+def _check_formulas(entities: Entities, callees: Mapping[str, str], lookups: Mapping[str, str]) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     attributes = entities.get("attribute", {})
     for entity, formula in _formulas_of(entities):
         yields = (NUMBER,) if entity.kind == "attribute" else (NUMBER, BOOL, DICE)
-        diagnostics += _formula_problems(formula, entities, callees, yields=yields)
+        diagnostics += _formula_problems(formula, entities, callees, lookups, yields=yields)
         if entity.kind == "formula" and entity.id in attributes and "formula" in attributes[entity.id].fields:
             diagnostics.append(
                 error(

@@ -1,0 +1,1 @@
+window.rulesdslPreviews("riddle_of_steel/mechanic.html", {"ros_pool":"<p class=\"pv-kind\">Dice mechanics<\/p><p class=\"pv-name\">Dice pool<\/p><dl class=\"facts\"><div><dt>Style<\/dt><dd>pool<\/dd><\/div><div><dt>Die<\/dt><dd>1d10<\/dd><\/div><div><dt>Stack on<\/dt><dd>10<\/dd><\/div><div><dt>Fumble ones<\/dt><dd>2<\/dd><\/div><\/dl>"});

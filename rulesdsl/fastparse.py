@@ -1,0 +1,856 @@
+"""The fast path of the syntax stage: a hand-written scanner and recursive-descent parser for files that parse
+cleanly, building exactly the tree Lark builds (the same `model` nodes, the same positions).
+
+Lark (grammar/rules.lark, syntax.py) stays the grammar of record and the path that explains mistakes:
+whenever this parser meets anything it does not handle exactly (a mistake, an unusual form, a word of
+the language used as a name where only Lark's contextual lexer knows what it is), it raises `Fallback`
+and the file is parsed by Lark. tests/test_fastparse.py holds the two to identical trees and diagnostics
+over every `.rules` file we have, the benchmark corpora and generated sources.
+
+Why it can use one scanner for the whole file where Lark's lexer depends on the parser state: the scanner
+tries the terminals in Lark's order (priority, then width), as Lark's contextual lexer does for the ones a
+state accepts. When the parser below accepts a token, its grammar allows that token there, so the LALR
+state accepts it too, and Lark's lexer (trying the same terminals in the same order) makes the same token.
+Where the parser wants something else, it falls back. The one exception it makes on purpose: in places
+that take only a name (a block's kind and id, `ref X`, `trait X`, ...), words of the language are names,
+as they are for Lark there (only NAME and STRING are accepted in those states).
+
+The parser was written for one version of the grammar: if grammar/rules.lark changes, the fast path turns
+itself off (every file goes to Lark) until it is brought up to date (a test says so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from functools import cache
+from sys import intern
+from typing import Any, TypeVar
+
+from . import model as m
+from .syntax import GRAMMAR_PATH, MAX_DIGITS, MAX_ROWS, MAX_STRING, StringEscapeError, unescape
+
+# sha256 of the grammar this parser implements; see the module docstring.
+GRAMMAR_SHA256 = "baa7bd2ed9dbb6e7e3c953448a822b6238bc46114051cde1da3cd656ca667ffc"
+
+
+class Fallback(Exception):
+    """This file is for Lark: it has a mistake, or a form the fast path leaves to the grammar of record."""
+
+
+@cache
+def enabled() -> bool:
+    """Whether the fast path implements the grammar in use."""
+    return hashlib.sha256(GRAMMAR_PATH.read_bytes()).hexdigest() == GRAMMAR_SHA256
+
+
+# Lark's terminals in the order its lexer tries them (priority, then width, then pattern length, then name),
+# with the words of the language (`or`, `check`, ...) matched as NAME and then renamed, as Lark does.
+# tests/test_fastparse.py checks this list against the one Lark builds from the grammar.
+TERMINALS: tuple[tuple[str, str], ...] = (
+    ("POINTS", r"\d+[ \t]+pts?[ \t]*:"),
+    (
+        "QUANTITY",
+        r"[+-]?\d+[ \t]+(?!(?:of|and|or|in|not|x\d+)\b)[^\W\d][\w]*+(?:\/[^\W\d][\w]*+)*+"
+        r"(?![\w\/]*[ \t]*(?::|\+=|-=))",
+    ),
+    ("FIELD_KEY", r"[A-Za-z_][A-Za-z0-9_]*[ \t]*:(?!:)"),
+    ("FIELD_APPEND", r"[A-Za-z_][A-Za-z0-9_]*[ \t]*\+="),
+    ("FIELD_REMOVE", r"[A-Za-z_][A-Za-z0-9_]*[ \t]*-="),
+    ("MULTIPLIER", r"x\d+(?:\/\d+)?(?![\w])"),
+    ("DICE", r"\d*d\d+(?![\w])"),
+    ("INT_PLUS", r"\d+\+(?![ \t]*(?:[(\"\d]|[^\W\d][\w-]*\b(?![ \t]*:)))"),
+    ("FUNCTION", r"[^\W\d][\w]*(?=\()"),
+    ("IN_SETTING", r"in[ \t]+setting\b"),
+    ("POINTS_OF", r"points[ \t]+of\b"),
+    ("LIST_IN", r"list[ \t]+in\b"),
+    ("LIST_OF", r"list[ \t]+of\b"),
+    ("ONE_OF", r"one[ \t]+of\b"),
+    ("DECIMAL", r"\d+\.\d+"),
+    ("NAME", r"[^\W\d][\w]*+(?:-[^\W\d][\w]*+)*+"),
+    ("ROW_SOURCE", r"@[ \t]*\"(?:[^\"\\\n]|\\.)*+\""),
+    ("STRING", r"\"(?:[^\"\\\n]|\\.)*+\""),
+    ("_NL", r"(?:\r?\n)++"),
+    ("WS", r"[ \t\f\r]+"),
+    ("COMMENT", r"#[^\n]*"),
+    ("INT", r"\d+"),
+    ("CMP", r"<=|>=|!=|==|=|<|>"),
+    ("ARROW", r"->"),
+    ("DOTS", r"\.\."),
+    ("CIRCUMFLEX", r"\^"),
+    ("COMMA", r","),
+    ("DOT", r"\."),
+    ("LBRACE", r"\{"),
+    ("LPAR", r"\("),
+    ("LSQB", r"\["),
+    ("MINUS", r"-"),
+    ("NONE_DASH", r"—"),
+    ("OPTIONAL", r"\?"),
+    ("PLUS", r"\+"),
+    ("RBRACE", r"\}"),
+    ("RPAR", r"\)"),
+    ("RSQB", r"\]"),
+    ("SLASH", r"/"),
+    ("STAR", r"\*"),
+)
+KEYWORDS = {
+    word: word.upper()
+    for word in (
+        *("lifepaths", "lifepath", "override", "remove", "tagged", "check", "patch", "skill", "trait", "kind"),
+        *("and", "any", "not", "ref", "in", "of", "or"),
+    )
+}
+# Token types after which a line end does not end an entry (syntax._LineEnds, which this must match).
+CONTINUES = frozenset(
+    {
+        *("COMMA", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
+        *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "IN_SETTING"),
+        *("ONE_OF", "LIST_OF", "POINTS_OF", "REF", "FIELD_APPEND", "FIELD_REMOVE", "KIND", "OVERRIDE", "PATCH"),
+        *("REMOVE", "CHECK", "DOT"),
+    }
+)
+_DEPTH = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
+# Whitespace and comments are skipped in front of every token: no terminal starts with either.
+_SKIP = r"[ \t\f\r]*+(?:#[^\n]*+)?+"  # possessive: no backtracking over long runs
+
+
+def _scanner() -> re.Pattern[str]:
+    """One pattern for all tokens, the same as trying TERMINALS in order, only faster.
+
+    The terminals are grouped by the characters they can start with, in Lark's order within each group:
+    terminals of different groups never match at the same place, so which group comes first makes no
+    difference, and the common ones can come first. The field keys (`x:`, `x +=`, `x -=`) are one pattern
+    (what follows the name tells them apart), and names are matched possessively (giving back characters
+    could never make them match: nothing follows them in their patterns); these only save backtracking.
+    """
+    terminals = dict(TERMINALS)
+    field = r"[A-Za-z_][A-Za-z0-9_]*+[ \t]*+(?::(?!:)|\+=|-=)"
+    function = r"[^\W\d][\w]*+(?=\()"
+    name = r"[^\W\d][\w]*+(?:-[^\W\d][\w]*+)*+"
+    word = [("FIELD", field), *[(n, terminals[n]) for n in ("MULTIPLIER", "DICE")], ("FUNCTION", function)]
+    word += [(n, terminals[n]) for n in ("IN_SETTING", "POINTS_OF", "LIST_IN", "LIST_OF", "ONE_OF")]
+    word += [("NAME", name)]
+    digit = [(n + "_", terminals[n]) for n in ("POINTS", "QUANTITY", "DICE", "INT_PLUS", "DECIMAL", "INT")]
+    # A sign starts QUANTITY (`+1 M`) and also ARROW, MINUS and PLUS, which come later in Lark's order.
+    assert terminals["QUANTITY"].startswith("[+-]?")
+    sign = [("QUANTITY__", r"[+-]" + terminals["QUANTITY"][len("[+-]?") :])]
+    sign += [(n, terminals[n]) for n in ("ARROW", "MINUS", "PLUS")]
+    other = [(n, terminals[n]) for n in ("CMP", "DOTS", "CIRCUMFLEX", "COMMA", "DOT", "LBRACE", "LPAR", "LSQB")]
+    other += [(n, terminals[n]) for n in ("NONE_DASH", "OPTIONAL", "RBRACE", "RPAR", "RSQB", "SLASH", "STAR")]
+    other += [("ROW_SOURCE", terminals["ROW_SOURCE"])]
+    groups = [  # (what each group's terminals can start with, the terminals)
+        (r"[^\W\d]", word),
+        ('"', [("STRING", terminals["STRING"])]),
+        (r"\n", [("_NL", terminals["_NL"])]),
+        (r"\d", digit),
+        (r"[+-]", sign),
+        ("", other),
+    ]
+    alternatives = "|".join(
+        (f"(?={start})" if start else "") + "(?:" + "|".join(f"(?P<{n}>{p})" for n, p in group) + ")"
+        for start, group in groups
+    )
+    return re.compile(_SKIP + "(?:" + alternatives + ")")
+
+
+_TOKEN = _scanner()
+_RENAMED = {"POINTS_": "POINTS", "QUANTITY_": "QUANTITY", "QUANTITY__": "QUANTITY", "DICE_": "DICE"}
+_RENAMED |= {"INT_PLUS_": "INT_PLUS", "DECIMAL_": "DECIMAL", "INT_": "INT"}
+_FIELDS = {":": "FIELD_KEY", "+": "FIELD_APPEND", "-": "FIELD_REMOVE"}
+# How the scanner treats a token type: 1 a line end, 2 a word (maybe of the language), 3 a field key, 4 renamed,
+# 5 a bracket; any other type is taken as it is.
+_SPECIAL = {"_NL": 1, "NAME": 2, "FIELD": 3, **dict.fromkeys(_RENAMED, 4), **dict.fromkeys(_DEPTH, 5)}
+_TRAILING = re.compile(_SKIP + r"\Z")
+
+# Types that can start an expression (an `atom`, or a unary operator in front of one).
+_ATOM_START = frozenset(
+    {
+        *("INT", "INT_PLUS", "DECIMAL", "DICE", "MULTIPLIER", "STRING", "NAME", "FUNCTION", "LPAR", "NONE_DASH"),
+        *("REF", "TRAIT", "SKILL", "ANY", "MINUS", "PLUS", "CMP", "NOT"),
+    }
+)
+
+_T = TypeVar("_T")
+Token = tuple[str, str, int, int]  # type, text, line, column (1-based); no token but line ends spans lines
+
+
+def tokens(text: str) -> tuple[list[Token], set[int]]:
+    """The file's tokens as Lark's lexer and line-end postlexer give them, and the indexes of tokens whose
+    following line end was dropped because of their type (where a word is a name after all, that line end
+    would have counted: the parser falls back there)."""
+    result: list[Token] = []
+    dropped: set[int] = set()
+    append = result.append
+    line, line_start, depth, previous = 1, 0, 0, "_NL"
+    pos = 0
+    keywords = KEYWORDS
+    continues = CONTINUES
+    special = _SPECIAL
+    for found in _TOKEN.finditer(text):
+        kind = found.lastgroup
+        assert kind is not None
+        value = found.group(kind)
+        if found.start() != pos:  # nothing matched at `pos`: the end (after a last comment), or a mistake
+            break
+        pos = found.end()
+        how = special.get(kind)
+        if how is None:  # the commonest: the token as it is
+            append((kind, value, line, pos - len(value) - line_start + 1))
+            previous = kind
+            continue
+        if how == 1:  # a line end
+            if depth <= 0 and previous != "_NL":
+                if previous in continues:
+                    dropped.add(len(result) - 1)
+                else:
+                    append(("_NL", value, line, pos - len(value) - line_start + 1))
+                    previous = "_NL"
+            line += value.count("\n")
+            line_start = pos
+            continue
+        if how == 2:
+            kind = keywords.get(value, "NAME")
+            value = intern(value)  # names come back again and again: one string each
+        elif how == 3:
+            kind = _FIELDS[value[-1] if value[-1] == ":" else value[-2]]
+        elif how == 4:
+            kind = _RENAMED[kind]
+        else:
+            depth = max(0, depth + _DEPTH[kind])
+        append((kind, value, line, pos - len(value) - line_start + 1))
+        previous = kind
+    if not _TRAILING.match(text, pos):
+        raise Fallback("no token here")
+    end = len(text)
+    append(("$END", "", line, end - line_start + 1))
+    return result, dropped
+
+
+def _maker(cls: type[_T]) -> Callable[..., _T]:
+    """A constructor for a frozen slotted node that sets its slots directly: what the dataclass `__init__`
+    does, about twice as fast (the fast path makes hundreds of thousands of nodes)."""
+    names: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    namespace.update({f"s{i}": vars(cls)[name].__set__ for i, name in enumerate(names)})
+    args = ", ".join(f"a{i}" for i in range(len(names)))
+    body = "".join(f"    s{i}(o, a{i})\n" for i in range(len(names)))
+    exec(f"def make({args}):\n    o = new(cls)\n{body}    return o\n", namespace)
+    return namespace["make"]  # type: ignore[no-any-return]
+
+
+_P = _maker(m.Position)
+_Name = _maker(m.Name)
+_String = _maker(m.String)
+_Integer = _maker(m.Integer)
+_Field = _maker(m.Field)
+_Binary = _maker(m.Binary)
+
+_PARENT_FREE = frozenset({"NAME", "STRING", "INT", "DECIMAL", "DICE", "MULTIPLIER", "INT_PLUS", "NONE_DASH"})
+# What may follow a complete value in a field: the field ends there.
+_VALUE_END = frozenset({"FIELD_KEY", "_NL", "RBRACE", "FIELD_APPEND", "FIELD_REMOVE"})
+
+
+class _Parser:
+    def __init__(self, path: str, text: str) -> None:
+        self.file = path
+        self.toks, self.dropped = tokens(text)
+        self.i = 0
+
+    # -- tokens and positions
+    def fail(self, why: str = "") -> Fallback:
+        return Fallback(why or f"token {self.toks[self.i]}")
+
+    def expect(self, kind: str) -> Token:
+        tok = self.toks[self.i]
+        if tok[0] != kind:
+            raise self.fail()
+        self.i += 1
+        return tok
+
+    def pos(self, tok: Token) -> m.Position:
+        return _P(self.file, tok[2], tok[3], tok[2], tok[3] + len(tok[1]))
+
+    def span(self, first: m.Position, last: m.Position) -> m.Position:
+        return _P(self.file, first.line, first.column, last.end_line, last.end_column)
+
+    def name_token(self) -> Token:
+        """A token where only a name (or a string) may stand: words of the language are names there."""
+        tok = self.toks[self.i]
+        if tok[0] != "NAME" and (tok[1] not in KEYWORDS or tok[0] != KEYWORDS[tok[1]] or self.i in self.dropped):
+            raise self.fail()
+        self.i += 1
+        return tok
+
+    def name(self) -> m.Name:
+        tok = self.name_token()
+        return _Name(tok[1], self.pos(tok))
+
+    def string(self, tok: Token) -> m.String:
+        if len(tok[1]) - 2 > MAX_STRING:
+            raise self.fail("a string over the limit (E105)")
+        body = intern(tok[1][1:-1])
+        if "\\" in body:
+            try:
+                body = unescape(body)
+            except StringEscapeError:
+                raise self.fail("bad escape") from None
+        return _String(body, self.pos(tok))
+
+    def ref(self) -> m.Name | m.String:
+        tok = self.toks[self.i]
+        if tok[0] == "STRING":
+            self.i += 1
+            return self.string(tok)
+        return self.name()
+
+    # -- statements
+    def source_file(self) -> tuple[m.Statement, ...]:
+        toks = self.toks
+        statements: list[m.Statement] = []
+        while True:
+            kind = toks[self.i][0]
+            if kind == "_NL":
+                self.i += 1
+            elif kind == "$END":
+                return tuple(statements)
+            elif kind == "KIND" or kind == "OVERRIDE":
+                statements.append(self.kind_decl())
+            elif kind == "PATCH":
+                statements.append(self.patch())
+            elif kind == "REMOVE":
+                statements.append(self.removal())
+            else:
+                statements.append(self.block())
+
+    def block(self) -> m.Block:
+        toks = self.toks
+        kind_tok = self.name_token()
+        kind_pos = self.pos(kind_tok)
+        last = kind_pos
+        block_id = None
+        title = None
+        if toks[self.i][0] != "STRING" and toks[self.i][0] != "LBRACE":
+            block_id = self.name()
+            last = block_id.pos
+        if toks[self.i][0] == "STRING":
+            title = self.string(toks[self.i])
+            self.i += 1
+            last = title.pos
+        self.expect("LBRACE")
+        fields, rows, end = self.body(False)
+        return m.Block(kind_tok[1], kind_pos, block_id, title, fields, rows, self.span(kind_pos, end or last))
+
+    def body(self, patch: bool) -> tuple[tuple[m.Field, ...], tuple[m.Row, ...], m.Position | None]:
+        """`{ row? (field | _NL row?)* }`, after the `{`; the position of the last field or row."""
+        toks = self.toks
+        fields: list[m.Field] = []
+        rows: list[m.Row] = []
+        last: m.Position | None = None
+        row_ok = True
+        while True:
+            tok = toks[self.i]
+            kind = tok[0]
+            if kind == "RBRACE":
+                self.i += 1
+                return tuple(fields), tuple(rows), last
+            if kind == "_NL":
+                self.i += 1
+                row_ok = True
+                continue
+            if kind == "FIELD_KEY" or (patch and (kind == "FIELD_APPEND" or kind == "FIELD_REMOVE")):
+                self.i += 1
+                value = self.value()
+                key = intern(tok[1].rstrip(":+-= \t"))
+                pos = _P(self.file, tok[2], tok[3], tok[2], tok[3] + len(key))
+                op = ":" if kind == "FIELD_KEY" else ("+=" if kind == "FIELD_APPEND" else "-=")
+                fields.append(_Field(key, value, pos, op))
+                last = pos
+                row_ok = False
+                continue
+            if not row_ok:
+                raise self.fail()
+            row = self.row()
+            rows.append(row)
+            if len(rows) > MAX_ROWS:
+                raise self.fail("a table over the limit (E107)")
+            last = row.pos
+            row_ok = False
+
+    def row(self) -> m.Row:
+        toks = self.toks
+        keys = [self.expr()]
+        while toks[self.i][0] == "COMMA":
+            self.i += 1
+            keys.append(self.expr())
+        self.expect("ARROW")
+        cells = [self.expr()]
+        while toks[self.i][0] == "COMMA":
+            self.i += 1
+            cells.append(self.expr())
+        source = None
+        last = cells[-1].pos
+        tok = toks[self.i]
+        if tok[0] == "ROW_SOURCE":
+            self.i += 1
+            at = tok[1].index('"')
+            body = self.string(("STRING", tok[1][at:], tok[2], tok[3])).value
+            source = _String(body, self.pos(tok))
+            last = source.pos
+        return m.Row(tuple(keys), tuple(cells), source, self.span(keys[0].pos, last))
+
+    def patch(self) -> m.Patch:
+        patch_tok = self.expect("PATCH")
+        kind = self.name()
+        target = self.ref()
+        self.expect("LBRACE")
+        fields, rows, end = self.body(True)
+        return m.Patch(kind, target, fields, rows, self.span(self.pos(patch_tok), end or target.pos))
+
+    def removal(self) -> m.Removal:
+        remove_tok = self.expect("REMOVE")
+        kind = self.name()
+        target = self.ref()
+        if self.toks[self.i][0] not in ("_NL", "$END"):
+            raise self.fail()
+        return m.Removal(kind, target, self.span(self.pos(remove_tok), target.pos))
+
+    # -- kind declarations
+    def kind_decl(self) -> m.KindDecl:
+        toks = self.toks
+        override = None
+        if toks[self.i][0] == "OVERRIDE":
+            override = self.pos(toks[self.i])
+            self.i += 1
+        keyword = self.pos(self.expect("KIND"))
+        name = self.name()
+        title = None
+        last = name.pos
+        if toks[self.i][0] == "STRING":
+            title = self.string(toks[self.i])
+            self.i += 1
+            last = title.pos
+        self.expect("LBRACE")
+        if toks[self.i][0] == "_NL":
+            self.i += 1
+        fields: list[m.KindField] = []
+        while toks[self.i][0] != "RBRACE":
+            fields.append(self.kind_field())
+            last = fields[-1].pos
+            if toks[self.i][0] == "_NL":
+                self.i += 1
+        self.i += 1
+        first = override if override is not None else keyword
+        return m.KindDecl(name, title, override is not None, tuple(fields), first, self.span(first, last))
+
+    def kind_field(self) -> m.KindField:
+        toks = self.toks
+        key_tok = self.expect("FIELD_KEY")
+        type_expr = self.type_term()
+        last = type_expr.pos
+        optional = False
+        if toks[self.i][0] == "OPTIONAL":
+            optional = True
+            last = self.pos(toks[self.i])
+            self.i += 1
+        default: m.Value | None = None
+        if toks[self.i][0] == "CMP":
+            if toks[self.i][1] != "=":
+                raise self.fail("a default is written '= value'")
+            self.i += 1
+            if toks[self.i][0] == "QUANTITY":
+                default = self.quantity(toks[self.i])
+                self.i += 1
+            else:
+                default = self.expr()
+            last = default.pos
+        doc = None
+        if toks[self.i][0] == "STRING":
+            doc = self.string(toks[self.i])
+            self.i += 1
+            last = doc.pos
+        key = key_tok[1].rstrip(":+-= \t")
+        return m.KindField(key, type_expr, optional, default, doc, self.span(self.pos(key_tok), last))
+
+    def type_term(self) -> m.TypeExpr:
+        toks = self.toks
+        tok = toks[self.i]
+        kind = tok[0]
+        if kind == "REF":
+            self.i += 1
+            name = self.name()
+            return m.RefType(name, self.span(self.pos(tok), name.pos))
+        if kind == "ONE_OF":
+            self.i += 1
+            options = [self.ref()]
+            while toks[self.i][0] == "COMMA":
+                self.i += 1
+                options.append(self.ref())
+            return m.EnumType(tuple(options), self.span(self.pos(tok), options[-1].pos))
+        if kind == "LIST_OF" or kind == "POINTS_OF":
+            self.i += 1
+            item = self.type_term()
+            if kind == "POINTS_OF":
+                return m.PointsType(item, self.span(self.pos(tok), item.pos))
+            return m.ListType(item, None, None, self.span(self.pos(tok), item.pos))
+        if kind == "LIST_IN":
+            self.i += 1
+            low, high, _ = self.bound()
+            self.expect("OF")
+            item = self.type_term()
+            return m.ListType(item, low, high, self.span(self.pos(tok), item.pos))
+        if kind == "CHECK":
+            self.i += 1
+            mechanic = None
+            if toks[self.i][0] == "OF":
+                self.i += 1
+                mechanic = self.name()
+            return m.CheckType(mechanic, self.span(self.pos(tok), mechanic.pos if mechanic else self.pos(tok)))
+        if kind in KEYWORDS.values() and kind != "NAME" and kind not in ("CHECK", "REF"):
+            tok = self.name_token()
+        elif kind == "NAME":
+            self.i += 1
+        else:
+            raise self.fail()
+        name = _Name(tok[1], self.pos(tok))
+        if toks[self.i][0] == "IN":
+            self.i += 1
+            low, high, last = self.bound()
+            return m.SimpleType(name, low, high, True, self.span(name.pos, last))
+        return m.SimpleType(name, None, None, False, name.pos)
+
+    def bound(self) -> tuple[m.Integer | m.Decimal | None, m.Integer | m.Decimal | None, m.Position]:
+        low = self.signed_number() if self.toks[self.i][0] != "DOTS" else None
+        dots = self.pos(self.expect("DOTS"))
+        kind = self.toks[self.i][0]
+        high = self.signed_number() if kind in ("INT", "MINUS", "DECIMAL") else None
+        return low, high, high.pos if high is not None else dots
+
+    def signed_number(self) -> m.Integer | m.Decimal:
+        tok = self.toks[self.i]
+        self.i += 1
+        if tok[0] == "INT":
+            return _Integer(int(tok[1]), self.pos(tok))
+        if tok[0] == "DECIMAL":
+            return m.Decimal(tok[1], self.pos(tok))
+        if tok[0] == "MINUS":
+            number = self.expect("INT")
+            return _Integer(-int(number[1]), self.pos(number))
+        raise self.fail()
+
+    # -- values
+    def quantity(self, tok: Token) -> m.Quantity:
+        number, unit = tok[1].split(None, 1)
+        return m.Quantity(int(number), unit.strip(), number[0] in "+-", self.pos(tok))
+
+    def value(self) -> m.Value:
+        """`items`, or `POINTS items`."""
+        toks = self.toks
+        tok = toks[self.i]
+        if tok[0] == "POINTS":
+            self.i += 1
+            rest = self.items()
+            items = rest.items if isinstance(rest, m.ValueList) else (rest,)
+            return m.Points(int(tok[1].split()[0]), items, self.span(self.pos(tok), rest.pos))
+        # The commonest value by far: one name, string or number, and the field ends.
+        following = toks[self.i + 1][0]
+        if following in _VALUE_END:
+            kind = tok[0]
+            if kind == "NAME":
+                self.i += 1
+                return _Name(tok[1], self.pos(tok))
+            if kind == "STRING":
+                self.i += 1
+                return self.string(tok)
+            if kind == "INT":
+                self.i += 1
+                return _Integer(int(tok[1]), self.pos(tok))
+            if kind == "QUANTITY":
+                self.i += 1
+                return self.quantity(tok)
+        return self.items()
+
+    def items(self) -> m.Value:
+        toks = self.toks
+        first = self.item()
+        if toks[self.i][0] != "COMMA":
+            return first
+        items = [first]
+        while toks[self.i][0] == "COMMA":
+            self.i += 1
+            items.append(self.item())
+        return m.ValueList(tuple(items), self.span(first.pos, items[-1].pos))
+
+    def item(self) -> m.Value:
+        toks = self.toks
+        tok = toks[self.i]
+        if tok[0] == "QUANTITY":
+            self.i += 1
+            return self.quantity(tok)
+        if tok[0] == "CHECK":
+            self.i += 1
+            following = toks[self.i][0]
+            if following not in _ATOM_START:
+                if following in KEYWORDS.values() or following in ("FIELD_APPEND", "FIELD_REMOVE"):
+                    raise self.fail()
+                return _Name(tok[1], self.pos(tok))  # `style: check`: the word, not a check
+            modifier = self.sum()
+            if toks[self.i][0] == "INT_PLUS":
+                target = toks[self.i]
+                self.i += 1
+                return m.Check(modifier, int(target[1][:-1]), self.span(self.pos(tok), self.pos(target)))
+            if isinstance(modifier, m.AtLeast):  # `check 8+`: no modifier
+                return m.Check(_Integer(0, modifier.pos), modifier.value, self.span(self.pos(tok), modifier.pos))
+            raise self.fail("a check needs a target")
+        return self.expr()
+
+    # -- expressions: one function per level of the grammar's precedence ladder
+    def expr(self) -> m.Value:
+        toks = self.toks
+        i = self.i
+        tok = toks[i]
+        # A lone name, string or number (most keys, cells and list items): no ladder to climb.
+        if tok[0] in _PARENT_FREE and toks[i + 1][0] in _SIMPLE_END:
+            self.i = i + 1
+            return self.atom_of(tok)
+        first = self.and_expr()
+        if toks[self.i][0] != "OR":
+            return first
+        items = [first]
+        while toks[self.i][0] == "OR":
+            self.i += 1
+            items.append(self.and_expr())
+        return m.AnyOf(tuple(items), self.span(first.pos, items[-1].pos))
+
+    def and_expr(self) -> m.Value:
+        toks = self.toks
+        first = self.not_expr()
+        if toks[self.i][0] != "AND":
+            return first
+        items = [first]
+        while toks[self.i][0] == "AND":
+            self.i += 1
+            items.append(self.not_expr())
+        return m.AllOf(tuple(items), self.span(first.pos, items[-1].pos))
+
+    def not_expr(self) -> m.Value:
+        if self.toks[self.i][0] == "NOT":
+            self.i += 1
+            operand = self.not_expr()
+            return m.Not(operand, operand.pos)
+        return self.compare()
+
+    def compare(self) -> m.Value:
+        toks = self.toks
+        left = self.sum()
+        tok = toks[self.i]
+        kind = tok[0]
+        if kind == "CMP":
+            self.i += 1
+            right = self.sum()
+            op = "=" if tok[1] == "==" else tok[1]
+            return m.Comparison(op, left, right, self.span(left.pos, right.pos))
+        if kind == "IN":
+            self.i += 1
+            low = self.sum()
+            self.expect("DOTS")
+            high = self.sum()
+            within = m.ClosedRange(low, high, self.span(low.pos, high.pos))
+            return m.Membership(left, within, self.span(left.pos, within.pos))
+        if kind == "DOTS":
+            self.i += 1
+            high = self.sum()
+            return m.ClosedRange(left, high, self.span(left.pos, high.pos))
+        return left
+
+    def sum(self) -> m.Value:
+        toks = self.toks
+        left = self.product()
+        while True:
+            kind = toks[self.i][0]
+            if kind != "PLUS" and kind != "MINUS":
+                return left
+            self.i += 1
+            right = self.product()
+            left = _Binary("+" if kind == "PLUS" else "-", left, right, self.span(left.pos, right.pos))
+
+    def product(self) -> m.Value:
+        toks = self.toks
+        left = self.unary()
+        while True:
+            kind = toks[self.i][0]
+            if kind != "STAR" and kind != "SLASH":
+                return left
+            self.i += 1
+            right = self.unary()
+            left = _Binary("*" if kind == "STAR" else "/", left, right, self.span(left.pos, right.pos))
+
+    def unary(self) -> m.Value:
+        tok = self.toks[self.i]
+        kind = tok[0]
+        if kind == "MINUS":
+            self.i += 1
+            operand = self.unary()
+            if isinstance(operand, m.Integer):
+                return _Integer(-operand.value, operand.pos)
+            return m.Negative(operand, operand.pos)
+        if kind == "PLUS":
+            self.i += 1
+            return self.unary()
+        if kind == "CMP":
+            self.i += 1
+            operand = self.unary()
+            return m.OpenRange(tok[1], operand, self.span(self.pos(tok), operand.pos))
+        return self.postfix()
+
+    def postfix(self) -> m.Value:
+        toks = self.toks
+        tok = toks[self.i]
+        if tok[0] == "INT" and toks[self.i + 1][0] == "CIRCUMFLEX":
+            self.i += 2
+            value: m.Value = m.Caret(int(tok[1]), self.pos(tok))
+        else:
+            value = self.atom()
+        while True:
+            kind = toks[self.i][0]
+            if kind == "LSQB":
+                self.i += 1
+                index = self.expr()
+                self.expect("RSQB")
+                value = m.Subscript(value, index, self.span(value.pos, index.pos))
+            elif kind == "DOT":
+                self.i += 1
+                name = self.name()
+                value = m.Attribute(value, name, self.span(value.pos, name.pos))
+            else:
+                return value
+
+    def atom_of(self, tok: Token) -> m.Value:
+        """A one-token atom."""
+        kind = tok[0]
+        if kind == "NAME" or kind == "NONE_DASH":
+            return _Name(tok[1], self.pos(tok))
+        if kind == "STRING":
+            return self.string(tok)
+        if kind == "INT":
+            return _Integer(int(tok[1]), self.pos(tok))
+        if kind == "DECIMAL":
+            return m.Decimal(tok[1], self.pos(tok))
+        if kind == "DICE":
+            count, sides = tok[1].split("d")
+            return m.Dice(int(count or 1), int(sides), self.pos(tok))
+        if kind == "MULTIPLIER":
+            num, _, den = tok[1][1:].partition("/")
+            return m.Multiplier(int(num), int(den or 1), self.pos(tok))
+        if kind == "INT_PLUS":
+            return m.AtLeast(int(tok[1][:-1]), self.pos(tok))
+        raise self.fail()
+
+    def atom(self) -> m.Value:
+        toks = self.toks
+        tok = toks[self.i]
+        kind = tok[0]
+        self.i += 1
+        if kind in _PARENT_FREE:
+            if kind == "NAME" and toks[self.i][0] == "NAME":  # `career navy`: an entity of a kind, by id
+                second = toks[self.i]
+                self.i += 1
+                first = _Name(tok[1], self.pos(tok))
+                entity = _Name(second[1], self.pos(second))
+                return m.Holds(first, entity, self.span(first.pos, entity.pos))
+            if kind == "INT" and toks[self.i][0] == "OF":
+                self.i += 1
+                selector = self.selector()
+                return m.CountOf(int(tok[1]), selector, self.span(self.pos(tok), selector.pos))
+            return self.atom_of(tok)
+        if kind == "FUNCTION":
+            self.expect("LPAR")
+            args: list[m.Value] = []
+            if toks[self.i][0] != "RPAR":
+                args.append(self.expr())
+                while toks[self.i][0] == "COMMA":
+                    self.i += 1
+                    args.append(self.expr())
+            self.expect("RPAR")
+            last = args[-1].pos if args else self.pos(tok)
+            return m.Call(tok[1], tuple(args), self.span(self.pos(tok), last))
+        if kind == "LPAR":
+            inner = self.expr()
+            self.expect("RPAR")
+            dice = toks[self.i]
+            if dice[0] != "DICE":
+                return inner
+            self.i += 1
+            written, _, sides = dice[1].partition("d")
+            if written:
+                raise self.fail("dice count after a bracket")
+            return m.DiceCount(inner, int(sides), self.span(inner.pos, self.pos(dice)))
+        if kind == "REF":
+            name = self.name()
+            return m.RefMarker(name, self.span(self.pos(tok), name.pos))
+        if kind == "TRAIT" or kind == "SKILL":
+            ref = self.ref()
+            return (m.HasTrait if kind == "TRAIT" else m.HasSkill)(ref, ref.pos)
+        if kind == "ANY":
+            selector = self.selector()
+            return m.CountOf(1, selector, selector.pos)
+        if kind in _NAMES_AT_ATOMS:  # no state that starts an atom takes these words: there they are names
+            self.i -= 1
+            return self.name()
+        raise self.fail()
+
+    def selector(self) -> m.SelectLifepaths | m.SelectListed:
+        toks = self.toks
+        kind = toks[self.i][0]
+        if kind == "LPAR":
+            self.i += 1
+            refs = [self.ref()]
+            while toks[self.i][0] == "COMMA":
+                self.i += 1
+                refs.append(self.ref())
+            self.expect("RPAR")
+            return m.SelectListed(tuple(refs), self.span(refs[0].pos, refs[-1].pos))
+        if kind != "LIFEPATH" and kind != "LIFEPATHS":
+            raise self.fail()
+        word = self.pos(toks[self.i])
+        self.i += 1
+        filters: list[m.InSetting | m.Tagged] = []
+        while True:
+            tok = toks[self.i]
+            if tok[0] == "IN_SETTING":
+                self.i += 1
+                ref = self.ref()
+                filters.append(m.InSetting(ref, self.span(self.pos(tok), ref.pos)))
+            elif tok[0] == "TAGGED":
+                self.i += 1
+                ref = self.ref()
+                filters.append(m.Tagged(ref, ref.pos))
+            else:
+                break
+        return m.SelectLifepaths(tuple(filters), self.span(word, filters[-1].pos if filters else word))
+
+
+# Words of the language that no parser state starting an atom accepts (checked against Lark's parse table by
+# tests/test_fastparse.py), so Lark's contextual lexer makes them names there: `lifepaths <= 3`. A `check`
+# that starts an item is a check (see `item`); anywhere else in an expression it is a name too.
+_NAMES_AT_ATOMS = frozenset(
+    {"LIFEPATH", "LIFEPATHS", "TAGGED", "AND", "OR", "IN", "OF", "KIND", "OVERRIDE", "PATCH", "REMOVE", "CHECK"}
+)
+
+# What may follow a lone atom for it to be a whole expression.
+_SIMPLE_END = frozenset({"COMMA", "_NL", "RBRACE", "FIELD_KEY", "RPAR", "RSQB", "ARROW", "ROW_SOURCE", "$END"})
+
+
+# More digits in a row than a number may have (E104): Lark's path reports it, wherever it is.
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
+
+
+def parse(path: str, text: str) -> m.SourceFile:
+    """The file's syntax tree, exactly as Lark makes it; `Fallback` when Lark must parse it."""
+    if _LONG_NUMBER.search(text):
+        raise Fallback("a number over the limit (E104)")
+    try:
+        statements = _Parser(path, text).source_file()
+    except (IndexError, ValueError, RecursionError) as exc:  # ran off the end, a number too long: Lark decides
+        raise Fallback(str(exc)) from None
+    return m.SourceFile(path, text, statements)

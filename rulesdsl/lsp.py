@@ -1,0 +1,649 @@
+"""The language server (`rulesdsl lsp`): the compiler's own diagnostics as you type, completion, go to
+definition, references, hover, outline, rename and formatting, over stdio with pygls.
+
+Unsaved buffers are compiled by mirroring their ruleset into a private folder (the open buffers over the
+files on disk) and running the compiler there unchanged, so what the editor shows is exactly what
+`rulesdsl check` says. Every position goes back to the real file. Nothing here may crash on a half-typed
+file: each request answers with what the last analysis knows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path
+
+from . import __version__, ir
+from . import model as m
+from .diagnostics import Diagnostic
+from .fieldtypes import RequirementType, referenced_kinds
+from .fmt import NotFormatted, format_text, written_name
+from .formulas import quote
+from .kinds import Kind
+from .names import slug
+from .pipeline import Compilation, CompiledRuleset, compile_paths, parser, prelude
+from .source import MANIFEST, SUFFIX, read_source, ruleset_root
+
+DEBOUNCE_SECONDS = 0.1
+T = TypeVar("T")
+_POINTS = re.compile(r"\d+[ \t]+pts?[ \t]*:")
+_HEADER = re.compile(r"^(?:override[ \t]+)?(?:(patch)[ \t]+)?([A-Za-z_]\w*)\b[^{}\n]*\{")
+
+
+# ---------------------------------------------------------------- positions
+
+
+def path_of(uri: str) -> Path:
+    return Path(unquote(urlparse(uri).path)).resolve()
+
+
+def uri_of(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+def _utf16(text: str, chars: int) -> int:
+    """Columns in LSP are UTF-16 code units; the compiler's are characters."""
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in text[:chars])
+
+
+def _chars(text: str, units: int) -> int:
+    count = 0
+    for index, c in enumerate(text):
+        if count >= units:
+            return index
+        count += 2 if ord(c) > 0xFFFF else 1
+    return len(text)
+
+
+def to_range(pos: m.Position, text: str) -> lsp.Range:
+    lines = text.split("\n")
+
+    def at(line: int, column: int) -> lsp.Position:
+        row = min(max(line - 1, 0), max(len(lines) - 1, 0))
+        content = lines[row] if lines else ""
+        return lsp.Position(row, _utf16(content, max(column - 1, 0)))
+
+    start = at(pos.line, pos.column)
+    end = at(pos.end_line, pos.end_column)
+    if (end.line, end.character) <= (start.line, start.character):
+        end = lsp.Position(start.line, start.character + 1)
+    return lsp.Range(start, end)
+
+
+def from_position(position: lsp.Position, text: str) -> tuple[int, int]:
+    """An LSP position as the compiler's (line, column), both from 1."""
+    lines = text.split("\n")
+    content = lines[position.line] if position.line < len(lines) else ""
+    return position.line + 1, _chars(content, position.character) + 1
+
+
+def _contains(pos: m.Position, line: int, column: int) -> bool:
+    if not pos.line <= line <= pos.end_line:
+        return False
+    if line == pos.line and column < pos.column:
+        return False
+    return not (line == pos.end_line and column > pos.end_column)  # just after a word still counts
+
+
+# ---------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Something a position names: an entity of a kind (by id), and where the name was written."""
+
+    kind: str
+    id: str
+    pos: m.Position
+    text: str  # as written
+    defining: bool  # the entity's own header
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """One ruleset as last compiled: its files' texts, diagnostics per file, and what it defines."""
+
+    root: Path
+    texts: dict[Path, str]
+    diagnostics: dict[Path, list[Diagnostic]]
+    ruleset: CompiledRuleset | None
+    kinds: dict[str, Kind]
+    mapping: dict[str, Path] = field(default_factory=dict)  # display path in the mirror -> real file
+
+    def real(self, shown: str) -> Path | None:
+        return self.mapping.get(shown)
+
+    def entities(self) -> Iterator[ir.Entity]:
+        if self.ruleset is not None:
+            for group in self.ruleset.entities.values():
+                yield from group.values()
+
+    def entity(self, kind: str, id_: str) -> ir.Entity | None:
+        return self.ruleset.entities.get(kind, {}).get(id_) if self.ruleset is not None else None
+
+    def targets(self) -> Iterator[tuple[Path, Target]]:
+        """Every name written in the ruleset that names an entity: headers, references, attributes in formulas."""
+        for entity in self.entities():
+            file = self.real(entity.file)
+            if file is None:
+                continue
+            yield file, Target(entity.kind, entity.id, entity.id_pos, "", True)
+            for node in _walk_entity(entity):
+                if isinstance(node, ir.Ref) and node.id is not None:
+                    yield file, Target(node.kind, node.id, node.pos, node.text, False)
+                elif isinstance(node, ir.Var) and node.attribute is not None:
+                    yield file, Target("attribute", node.attribute, node.pos, node.name, False)
+
+    def at(self, path: Path, line: int, column: int) -> Target | None:
+        found = [t for file, t in self.targets() if file == path and _contains(t.pos, line, column)]
+        # the innermost: a reference inside a header's span wins over the header
+        return min(found, key=lambda t: (t.pos.end_line - t.pos.line, t.pos.end_column - t.pos.column), default=None)
+
+
+def _walk_entity(entity: ir.Entity) -> Iterator[object]:
+    for value in entity.fields.values():
+        yield from ir.walk(value)
+    for row in entity.rows:
+        yield from ir.walk(row)
+
+
+class Analyser:
+    """Open buffers over the files on disk, compiled one ruleset at a time in a private mirror folder."""
+
+    def __init__(self) -> None:
+        self.open: dict[Path, str] = {}
+        self.snapshots: dict[Path, Snapshot] = {}
+        self._mirror = Path(tempfile.mkdtemp(prefix="rulesdsl-lsp-"))
+        self._written: dict[Path, str] = {}  # mirror file -> the text written there
+        self._mirrors: dict[Path, Path] = {}  # ruleset folder -> its mirror
+
+    def close(self) -> None:
+        shutil.rmtree(self._mirror, ignore_errors=True)
+
+    def root_of(self, path: Path) -> Path | None:
+        return ruleset_root(path)
+
+    def _sources(self, root: Path) -> dict[Path, str]:
+        """The ruleset's files as the editor sees them: open buffers first, else the file on disk."""
+        texts: dict[Path, str] = {}
+        if root.is_dir():
+            for file in sorted(root.rglob("*" + SUFFIX)):
+                if file.is_symlink() or not file.is_file():
+                    continue
+                nested = ruleset_root(file)
+                if nested is not None and nested.resolve() != root.resolve():
+                    continue
+                text, _ = read_source(file)
+                if text is not None:
+                    texts[file.resolve()] = text
+        for path, text in self.open.items():
+            if path.is_relative_to(root) and path.suffix == SUFFIX:
+                texts[path] = text
+        return texts
+
+    def analyse(self, path: Path) -> Snapshot | None:
+        root = self.root_of(path)
+        if root is None:
+            return None
+        root = root.resolve()
+        texts = self._sources(root)
+        if root / MANIFEST not in texts:
+            return self.snapshots.get(root)
+        mirror = self._mirrors.setdefault(root, self._mirror / f"{len(self._mirrors)}-{root.name}")
+        mapping: dict[str, Path] = {}
+        for real, text in texts.items():
+            copy = mirror / real.relative_to(root)
+            if self._written.get(copy) != text:
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_text(text, encoding="utf-8")
+                self._written[copy] = text
+        for copy in [c for c in self._written if c.is_relative_to(mirror)]:
+            if root / copy.relative_to(mirror) not in texts:
+                copy.unlink(missing_ok=True)
+                del self._written[copy]
+        # the rulesets it extends are looked for beside the real folder too, not only beside the mirror
+        search = os.environ.get("RULESDSL_PATH")
+        os.environ["RULESDSL_PATH"] = os.pathsep.join(p for p in (search, str(root.parent)) if p)
+        try:
+            compilation = compile_paths([mirror])
+        finally:
+            if search is None:
+                del os.environ["RULESDSL_PATH"]
+            else:
+                os.environ["RULESDSL_PATH"] = search
+        mapping = {shown: self.real(shown) for shown in compilation.sources}
+        for shown, text in compilation.sources.items():  # the files of the rulesets it extends
+            texts.setdefault(mapping[shown], text)
+        snapshot = self._snapshot(root, texts, compilation, mapping)
+        self.snapshots[root] = snapshot
+        return snapshot
+
+    def real(self, shown: str) -> Path:
+        """The file a display path names: a mirrored file is its original (a base ruleset may be read from
+        its mirror or from disk)."""
+        path = (Path.cwd() / shown).resolve()
+        for root, mirror in self._mirrors.items():
+            if path.is_relative_to(mirror):
+                return root / path.relative_to(mirror)
+        return path
+
+    def _snapshot(
+        self, root: Path, texts: dict[Path, str], compilation: Compilation, mapping: dict[str, Path]
+    ) -> Snapshot:
+        per_file: dict[Path, list[Diagnostic]] = {path: [] for path in texts}
+        for diagnostic in compilation.diagnostics:
+            file = mapping.get(diagnostic.pos.file) if diagnostic.pos is not None else None
+            per_file.setdefault(file or root / MANIFEST, []).append(diagnostic)
+        ruleset = _own(compilation.rulesets, mapping, root)
+        previous = self.snapshots.get(root)
+        if ruleset is None and previous is not None:  # keep answering from the last ruleset that compiled
+            ruleset, mapping = previous.ruleset, {**previous.mapping, **mapping}
+        kinds = dict(ruleset.kinds) if ruleset is not None else dict(prelude())
+        return Snapshot(root, texts, per_file, ruleset, kinds, mapping)
+
+
+def _own(rulesets: tuple[CompiledRuleset, ...], mapping: dict[str, Path], root: Path) -> CompiledRuleset | None:
+    """The ruleset of the folder analysed, among it and the rulesets it extends: the one with entities
+    written in that folder (an extending ruleset holds its bases' entities too, so it has the most)."""
+
+    def own(ruleset: CompiledRuleset) -> int:
+        files = (mapping.get(e.file) for group in ruleset.entities.values() for e in group.values())
+        return sum(1 for f in files if f is not None and f.is_relative_to(root))
+
+    ranked = sorted(rulesets, key=lambda r: (own(r), sum(len(g) for g in r.entities.values())), reverse=True)
+    if ranked and (own(ranked[0]) or len(ranked) == 1):
+        return ranked[0]
+    return None
+
+
+# ---------------------------------------------------------------- features (plain functions over a snapshot)
+
+
+def diagnostics_for(snapshot: Snapshot, path: Path) -> list[lsp.Diagnostic]:
+    text = snapshot.texts.get(path, "")
+    result = []
+    for d in snapshot.diagnostics.get(path, []):
+        pos = d.pos or m.Position(str(path), 1, 1, 1, 1)
+        message = d.message + (f"\n{d.hint}" if d.hint else "")
+        result.append(
+            lsp.Diagnostic(
+                range=to_range(pos, text),
+                message=message,
+                severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning,
+                code=d.code,
+                source="rulesdsl",
+            )
+        )
+    return result
+
+
+def _block_kind(lines: list[str], row: int) -> str | None:
+    """The kind of the block the line `row` is in: the nearest header above whose block is still open."""
+    depth = 0
+    for index in range(row, -1, -1):
+        line = re.sub(r'"(?:[^"\\\n]|\\.)*"|#.*', "", lines[index])
+        depth += line.count("}") - line.count("{") if index != row else -line.count("{") + line.count("}")
+        match = _HEADER.match(lines[index])
+        if match and depth < 0:
+            return match.group(2) if not match.group(1) else line.split()[1]
+        if match and index != row:
+            return None  # the previous block was closed before this line
+    return None
+
+
+def _field_at(lines: list[str], row: int, before: str) -> str | None:
+    """The field whose value the cursor is in: the last `key:` before it, on this line or, for a list
+    continued after a comma, on the lines above."""
+    match = None
+    plain = _POINTS.sub("", re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', before))  # `8 pts:` is a value, not a key
+    for found in re.finditer(r"([A-Za-z_]\w*)[ \t]*(?::|\+=|-=)", plain):
+        match = found
+    if match is not None:
+        return match.group(1)
+    index = row - 1
+    while index >= 0 and lines[index].rstrip().endswith(","):
+        found_above = list(re.finditer(r"([A-Za-z_]\w*)[ \t]*(?::|\+=|-=)", lines[index]))
+        if found_above:
+            return found_above[-1].group(1)
+        index -= 1
+    return None
+
+
+def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[lsp.CompletionItem]:
+    text = snapshot.texts.get(path, "")
+    lines = text.split("\n")
+    if line - 1 >= len(lines):
+        return []
+    current = lines[line - 1]
+    before = current[: column - 1]
+    kind_name = _block_kind(lines, line - 1)
+    kind = snapshot.kinds.get(kind_name or "")
+    word = re.search(r"[\w-]*$", before)
+    start = before[: len(before) - len(word.group(0))] if word else before
+    if kind is not None and (not start.strip() or start.endswith(("  ", "{ ", "{"))):
+        return [
+            lsp.CompletionItem(
+                label=f.name,
+                kind=lsp.CompletionItemKind.Field,
+                detail=f"{kind.name} field" + ("" if f.optional else " (required)"),
+                documentation=f.doc,
+                insert_text=f"{f.name}: ",
+            )
+            for f in kind.fields.values()
+        ]
+    if kind is None:
+        return []
+    field_name = _field_at(lines, line - 1, before)
+    decl = kind.fields.get(field_name or "")
+    if decl is None:
+        return []
+    wanted = list(referenced_kinds(decl.type))
+    if isinstance(decl.type, RequirementType):
+        last = re.search(r"\b(trait|skill|setting)[ \t]+[\w\"-]*$", before)
+        wanted = [last.group(1)] if last else ["lifepath"]
+    items = []
+    for target in wanted:
+        for entity in sorted(
+            (snapshot.ruleset.entities.get(target, {}) if snapshot.ruleset else {}).values(), key=lambda e: e.name
+        ):
+            items.append(
+                lsp.CompletionItem(
+                    label=entity.name,
+                    kind=lsp.CompletionItemKind.Reference,
+                    detail=f"{target} {entity.id}",
+                    insert_text=written_name(entity.name),
+                    filter_text=entity.name,
+                )
+            )
+    return items
+
+
+def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Location | None:
+    target = snapshot.at(path, line, column)
+    if target is None:
+        return None
+    entity = snapshot.entity(target.kind, target.id)
+    file = snapshot.real(entity.file) if entity is not None else None
+    if entity is None or file is None:
+        return None
+    return lsp.Location(uri_of(file), to_range(entity.id_pos, snapshot.texts.get(file, "")))
+
+
+def references(snapshot: Snapshot, path: Path, line: int, column: int, declaration: bool) -> list[lsp.Location]:
+    target = snapshot.at(path, line, column)
+    if target is None:
+        return []
+    found = []
+    for file, other in snapshot.targets():
+        if (other.kind, other.id) == (target.kind, target.id) and (declaration or not other.defining):
+            found.append(lsp.Location(uri_of(file), to_range(other.pos, snapshot.texts.get(file, ""))))
+    return found
+
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def hover(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Hover | None:
+    target = snapshot.at(path, line, column)
+    if target is None or snapshot.ruleset is None:
+        return None
+    entity = snapshot.entity(target.kind, target.id)
+    if entity is None:
+        return None
+    from .emit.html_values import Values, heading  # the reference's own rendering of field values
+    from .emit.labels import labels
+
+    lines = [f"**{entity.name}** ({entity.kind} `{entity.id}`)", ""]
+    values = Values(snapshot.ruleset, labels(snapshot.ruleset))
+    for decl in snapshot.ruleset.kinds[entity.kind].fields.values():
+        if decl.name not in entity.fields or decl.name == "description":
+            continue
+        try:
+            shown = values.value(decl.type, entity.fields[decl.name])
+        except (AssertionError, KeyError):  # a half-typed ruleset: references not yet resolved
+            continue
+        lines.append(f"- {heading(decl.name)}: {html.unescape(_TAG.sub('', str(shown)))}")
+    return lsp.Hover(
+        contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value="\n".join(lines)),
+        range=to_range(target.pos, snapshot.texts.get(path, "")),
+    )
+
+
+def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
+    """The file's outline, from its own parse (blocks that parse; the others are left out)."""
+    try:
+        parsed, _ = parser().parse_file(str(path), text)
+    except RecursionError:
+        return []
+    result = []
+    for statement in parsed.blocks:
+        match statement:
+            case m.Block(kind, kind_pos, block_id, name):
+                label = name.value if name else block_id.text if block_id else kind
+                selection = (name or block_id or m.Name(kind, kind_pos)).pos
+                detail = kind
+                symbol_kind = lsp.SymbolKind.Struct if kind == "table" else lsp.SymbolKind.Object
+            case m.KindDecl(kind_name, title):
+                label, selection, detail = kind_name.text, kind_name.pos, "kind" + (f" {title.value}" if title else "")
+                symbol_kind = lsp.SymbolKind.Class
+            case m.Patch(kind_name, target) | m.Removal(kind_name, target):
+                word = "patch" if isinstance(statement, m.Patch) else "remove"
+                label = target.value if isinstance(target, m.String) else target.text
+                selection, detail, symbol_kind = target.pos, f"{word} {kind_name.text}", lsp.SymbolKind.Event
+        whole = to_range(statement.pos, text)
+        picked = to_range(selection, text)
+        result.append(lsp.DocumentSymbol(label, symbol_kind, whole, picked, detail=detail))
+    return result
+
+
+def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str) -> lsp.WorkspaceEdit | None:
+    """Give an entity a new name: its header and every reference that names it by name (or by the id
+    the old name made) are rewritten, in every file; references by explicit id or alias still hold."""
+    target = snapshot.at(path, line, column)
+    if target is None or not new_name.strip():
+        return None
+    entity = snapshot.entity(target.kind, target.id)
+    file = snapshot.real(entity.file) if entity is not None else None
+    if entity is None or file is None:
+        return None
+    old = {slug(entity.name)}
+    header = _header_of(snapshot, entity, file)
+    explicit_id = header is not None and header.id is not None and header.name is not None
+    if not explicit_id:
+        old.add(entity.id)
+    changes: dict[str, list[lsp.TextEdit]] = {}
+    if header is not None:
+        written = header.name or header.id
+        assert written is not None
+        new_text = quote(new_name) if header.name is not None else written_name(new_name)
+        changes.setdefault(uri_of(file), []).append(lsp.TextEdit(to_range(written.pos, snapshot.texts[file]), new_text))
+    for where, other in snapshot.targets():
+        if (other.kind, other.id) != (target.kind, target.id) or other.defining or slug(other.text) not in old:
+            continue
+        edit = lsp.TextEdit(to_range(other.pos, snapshot.texts.get(where, "")), written_name(new_name))
+        changes.setdefault(uri_of(where), []).append(edit)
+    return lsp.WorkspaceEdit(changes=changes)
+
+
+def _header_of(snapshot: Snapshot, entity: ir.Entity, file: Path) -> m.Block | None:
+    parsed, _ = parser().parse_file(str(file), snapshot.texts.get(file, ""))
+    for statement in parsed.blocks:
+        if isinstance(statement, m.Block) and statement.pos.line == entity.pos.line:
+            return statement
+    return None
+
+
+def formatting(text: str) -> list[lsp.TextEdit] | None:
+    try:
+        formatted = format_text(text)
+    except NotFormatted:
+        return None  # the diagnostics already say why
+    if formatted == text:
+        return []
+    lines = text.split("\n")
+    end = lsp.Position(len(lines) - 1, _utf16(lines[-1], len(lines[-1])))
+    return [lsp.TextEdit(lsp.Range(lsp.Position(0, 0), end), formatted)]
+
+
+# ---------------------------------------------------------------- the server
+
+
+class RulesServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("rulesdsl", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        self.analyser = Analyser()
+        self.published: dict[Path, list[lsp.Diagnostic]] = {}
+        self.pending: dict[Path, asyncio.TimerHandle] = {}
+
+    def snapshot(self, uri: str) -> tuple[Path, Snapshot | None]:
+        path = path_of(uri)
+        root = ruleset_root(path)
+        snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
+        if snapshot is None or path not in self.analyser.open or snapshot.texts.get(path) != self.analyser.open[path]:
+            snapshot = self.safely(lambda: self.analyser.analyse(path)) or snapshot
+        return path, snapshot
+
+    def safely(self, work: Callable[[], T]) -> T | None:
+        """Whatever a half-typed file does to the compiler, the server answers (and says so in its log)."""
+        try:
+            return work()
+        except Exception as exc:  # a bug in rulesdsl: keep serving, report it
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"rulesdsl: internal error: {exc!r}"))
+            return None
+
+    def changed(self, uri: str, text: str | None) -> None:
+        path = path_of(uri)
+        if text is None:
+            self.analyser.open.pop(path, None)
+        else:
+            self.analyser.open[path] = text
+        waiting = self.pending.pop(path, None)
+        if waiting is not None:
+            waiting.cancel()
+        loop = asyncio.get_running_loop()
+        self.pending[path] = loop.call_later(DEBOUNCE_SECONDS, self.publish, path)
+
+    def publish(self, path: Path) -> None:
+        """Syntax errors in the edited file at once (it alone is parsed), then everything the compiler says
+        about its ruleset, which takes a while on a large one."""
+        self.pending.pop(path, None)
+        text = self.analyser.open.get(path)
+        parsed = self.safely(lambda: parser().parse_file(str(path), text)) if text is not None else None
+        if text is not None and parsed is not None and parsed[1]:
+            quick = Snapshot(path.parent, {path: text}, {path: list(parsed[1])}, None, {})
+            found = diagnostics_for(quick, path)
+            self.published[path] = found
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri_of(path), found))
+            self.pending[path] = asyncio.get_running_loop().call_later(0.01, self.publish_all, path)
+            return
+        self.publish_all(path)
+
+    def publish_all(self, path: Path) -> None:
+        self.pending.pop(path, None)
+        _, snapshot = self.snapshot(uri_of(path))  # analysed again only if a request has not done so already
+        if snapshot is None:
+            return
+        for file in sorted(set(snapshot.diagnostics) | {p for p in self.published if p.is_relative_to(snapshot.root)}):
+            found = diagnostics_for(snapshot, file)
+            if self.published.get(file) != found or file == path:
+                self.published[file] = found
+                self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri_of(file), found))
+
+
+def make_server() -> RulesServer:
+    server = RulesServer()
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RulesServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.changed(params.text_document.uri, params.text_document.text)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RulesServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        ls.changed(params.text_document.uri, document.source)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: RulesServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        ls.changed(params.text_document.uri, document.source)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RulesServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.changed(params.text_document.uri, None)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: RulesServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = path_of(change.uri)
+            if path not in ls.analyser.open:
+                ls.changed(change.uri, None)
+
+    def located(params: Any) -> tuple[Path, Snapshot | None, int, int]:
+        path, snapshot = server.snapshot(params.text_document.uri)
+        if snapshot is None:
+            return path, None, 0, 0
+        line, column = from_position(params.position, snapshot.texts.get(path, ""))
+        return path, snapshot, line, column
+
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[":", " ", ",", '"']))
+    def complete(ls: RulesServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        path, snapshot, line, column = located(params)
+        items = ls.safely(lambda: completions(snapshot, path, line, column)) if snapshot else None
+        return lsp.CompletionList(is_incomplete=False, items=items or [])
+
+    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    def go_to(ls: RulesServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+        path, snapshot, line, column = located(params)
+        return ls.safely(lambda: definition(snapshot, path, line, column)) if snapshot else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    def find_references(ls: RulesServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+        path, snapshot, line, column = located(params)
+        if snapshot is None:
+            return []
+        found = ls.safely(lambda: references(snapshot, path, line, column, params.context.include_declaration))
+        return found or []
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    def show(ls: RulesServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        path, snapshot, line, column = located(params)
+        return ls.safely(lambda: hover(snapshot, path, line, column)) if snapshot else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def outline(ls: RulesServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        return ls.safely(lambda: symbols(document.source, path_of(params.text_document.uri))) or []
+
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME)
+    def rename_entity(ls: RulesServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+        path, snapshot, line, column = located(params)
+        if snapshot is None:
+            return None
+        return ls.safely(lambda: rename(snapshot, path, line, column, params.new_name))
+
+    @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    def format_document(ls: RulesServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        return ls.safely(lambda: formatting(document.source))
+
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(ls: RulesServer, params: None) -> None:
+        ls.analyser.close()
+
+    return server
+
+
+def serve_stdio() -> None:
+    make_server().start_io()

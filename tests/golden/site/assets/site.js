@@ -1,0 +1,579 @@
+// The reference's behaviour: search (lazy index, combobox), filters, hover/tap previews, roll buttons.
+// Vanilla JS, no network: data comes from script files injected on first use (a fetched file fails
+// from file://).
+(function () {
+  "use strict";
+  var ROOT = new URL(window.SITE_ROOT || "./", location.href).href;
+
+  // ---------------------------------------------------------------- words (as html_search.py folds them)
+  function fold(text) {
+    return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  }
+  function words(text) {
+    return fold(text).match(/[\p{L}\p{N}]+/gu) || [];
+  }
+
+  // ---------------------------------------------------------------- loading data scripts once
+  var loading = {};
+  function load(src, done) {
+    if (loading[src] === true) { done(); return; }
+    if (loading[src]) { loading[src].push(done); return; }
+    loading[src] = [done];
+    var script = document.createElement("script");
+    script.src = src;
+    script.onload = function () {
+      var waiting = loading[src];
+      loading[src] = true;
+      waiting.forEach(function (f) { f(); });
+    };
+    script.onerror = function () { loading[src] = true; };
+    document.head.appendChild(script);
+  }
+
+  // ---------------------------------------------------------------- the search index
+  var index = null;
+  function withIndex(done) {
+    if (index) { done(index); return; }
+    load(ROOT + "search-index.js", function () {
+      var raw = window.SEARCH_INDEX;
+      if (!raw) { return; }
+      index = {
+        raw: raw,
+        folded: raw.e.map(function (e) { return fold(e[0]); }),
+        decoded: new Map()
+      };
+      done(index);
+    });
+  }
+
+  function postings(ix, term) {
+    var found = ix.decoded.get(term);
+    if (found) { return found; }
+    var parts = ix.raw.p[term].split(",");
+    found = new Int32Array(parts.length);
+    var value = 0;
+    for (var i = 0; i < parts.length; i++) {
+      value += parseInt(parts[i], 36);
+      found[i] = value;
+    }
+    ix.decoded.set(term, found);
+    return found;
+  }
+
+  function lowerBound(list, word) {
+    var lo = 0, hi = list.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (list[mid] < word) { lo = mid + 1; } else { hi = mid; }
+    }
+    return lo;
+  }
+
+  // Optimal string alignment distance, given up past `limit`.
+  function distance(a, b, limit) {
+    if (Math.abs(a.length - b.length) > limit) { return limit + 1; }
+    var prev2 = null, prev = [], cur;
+    for (var j = 0; j <= b.length; j++) { prev.push(j); }
+    for (var i = 1; i <= a.length; i++) {
+      cur = [i];
+      var best = i;
+      for (j = 1; j <= b.length; j++) {
+        var cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+        var d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+        if (prev2 && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+          d = Math.min(d, prev2[j - 2] + 1);
+        }
+        cur.push(d);
+        if (d < best) { best = d; }
+      }
+      if (best > limit) { return limit + 1; }
+      prev2 = prev;
+      prev = cur;
+    }
+    return prev[b.length];
+  }
+
+  // Terms a query word matches, with how well: exactly 1, as a prefix less, with a typo less again.
+  function termsFor(ix, word) {
+    var terms = ix.raw.t, found = [];
+    var at = lowerBound(terms, word);
+    for (var j = at; j < terms.length && j < at + 400 && terms[j].lastIndexOf(word, 0) === 0; j++) {
+      found.push([j, terms[j] === word ? 1 : 0.55 + 0.35 * word.length / terms[j].length]);
+    }
+    if (word.length >= 4) {
+      var limit = word.length >= 8 ? 2 : 1;
+      for (var k = 0; k < terms.length; k++) {
+        var term = terms[k];
+        if (Math.abs(term.length - word.length) > limit || term.lastIndexOf(word, 0) === 0) { continue; }
+        if (term.charCodeAt(0) !== word.charCodeAt(0) && term.charCodeAt(1) !== word.charCodeAt(1)) { continue; }
+        var d = distance(word, term, limit);
+        if (d <= limit) { found.push([k, d === 1 ? 0.5 : 0.35]); }
+      }
+    }
+    return found;
+  }
+
+  // Entries ranked: every word must match (else the closest, flagged partial); names before other fields.
+  function search(ix, query) {
+    var qwords = words(query);
+    var n = ix.raw.e.length;
+    if (!qwords.length) { return { hits: [], partial: false }; }
+    var total = new Float64Array(n), count = new Uint8Array(n);
+    qwords.forEach(function (word) {
+      var best = new Float64Array(n);
+      termsFor(ix, word).forEach(function (match) {
+        var list = postings(ix, match[0]);
+        for (var i = 0; i < list.length; i++) {
+          var entry = list[i] >> 2, score = (list[i] & 3) * match[1];
+          if (score > best[entry]) { best[entry] = score; }
+        }
+      });
+      for (var e = 0; e < n; e++) {
+        if (best[e] > 0) { total[e] += best[e]; count[e]++; }
+      }
+    });
+    var most = 0;
+    for (var e = 0; e < n; e++) { if (count[e] > most) { most = count[e]; } }
+    if (!most) { return { hits: [], partial: false }; }
+    var folded = fold(query.trim()), hits = [];
+    for (e = 0; e < n; e++) {
+      if (count[e] === most) {
+        var score = total[e];
+        if (ix.folded[e] === folded) { score += 100; } else if (ix.folded[e].lastIndexOf(folded, 0) === 0) { score += 10; }
+        hits.push([score, e]);
+      }
+    }
+    hits.sort(function (a, b) {
+      return b[0] - a[0] || ix.folded[a[1]].length - ix.folded[b[1]].length || a[1] - b[1];
+    });
+    return { hits: hits.map(function (h) { return h[1]; }), partial: most < qwords.length };
+  }
+  // For the benchmark (benchmarks/site.py): load the index, then time queries on it.
+  window.rulesdslLoadIndex = function (done) { withIndex(function () { done(); }); };
+  window.rulesdslQuery = function (query) { return index ? search(index, query).hits.length : -1; };
+
+  function entryUrl(ix, e) {
+    var entry = ix.raw.e[e];
+    return ROOT + ix.raw.g[entry[2]] + (entry[3] ? "#" + entry[3] : "");
+  }
+  function entryWhere(ix, e) {
+    var entry = ix.raw.e[e], kind = ix.raw.k[entry[1]], ruleset = ix.raw.r[kind[0]];
+    return [kind[2], entry[4], ruleset[1]].filter(Boolean).join(" · ");
+  }
+  function resultItem(ix, e, tag) {
+    var item = document.createElement(tag);
+    var link = document.createElement("a");
+    link.href = entryUrl(ix, e);
+    link.tabIndex = -1;
+    var name = document.createElement("span");
+    name.className = "r-name";
+    name.textContent = ix.raw.e[e][0];
+    var where = document.createElement("span");
+    where.className = "r-where";
+    where.textContent = entryWhere(ix, e);
+    link.appendChild(name);
+    link.appendChild(document.createTextNode(" "));
+    link.appendChild(where);
+    item.appendChild(link);
+    return item;
+  }
+
+  // ---------------------------------------------------------------- the search box: a combobox
+  var input = document.getElementById("rd-search");
+  var list = document.getElementById("rd-results");
+  var status = document.getElementById("rd-status");
+  var active = -1;
+  var LIMIT = 30;
+
+  function setActive(i) {
+    var options = list.querySelectorAll("[role=option]");
+    if (!options.length) { active = -1; input.removeAttribute("aria-activedescendant"); return; }
+    active = (i + options.length) % options.length;
+    options.forEach(function (o, k) { o.setAttribute("aria-selected", k === active ? "true" : "false"); });
+    input.setAttribute("aria-activedescendant", options[active].id);
+    options[active].scrollIntoView({ block: "nearest" });
+  }
+  function close() {
+    list.hidden = true;
+    input.setAttribute("aria-expanded", "false");
+    input.removeAttribute("aria-activedescendant");
+    active = -1;
+  }
+  function remember(query) {
+    var url = new URL(location.href);
+    if (query) { url.searchParams.set("q", query); } else { url.searchParams.delete("q"); }
+    try { history.replaceState(history.state, "", url.href); } catch (err) { /* some browsers refuse on file:// */ }
+  }
+  function show() {
+    var query = input.value;
+    remember(query.trim());
+    if (!query.trim()) { list.textContent = ""; close(); status.textContent = ""; return; }
+    withIndex(function (ix) {
+      if (input.value !== query) { return; }
+      var result = search(ix, query);
+      list.textContent = "";
+      result.hits.slice(0, LIMIT).forEach(function (e, k) {
+        var item = resultItem(ix, e, "li");
+        item.id = "rd-option-" + k;
+        item.setAttribute("role", "option");
+        item.setAttribute("aria-selected", "false");
+        list.appendChild(item);
+      });
+      var note = document.createElement("li");
+      note.className = "r-note";
+      note.setAttribute("role", "presentation");
+      if (!result.hits.length) {
+        note.textContent = "Nothing found";
+      } else {
+        var more = result.hits.length > LIMIT ? "Showing " + LIMIT + " of " + result.hits.length + ". " : "";
+        var link = document.createElement("a");
+        link.href = ROOT + "search.html?q=" + encodeURIComponent(query.trim());
+        link.textContent = "All results";
+        note.textContent = (result.partial ? "No entry has every word; closest matches. " : "") + more;
+        note.appendChild(link);
+      }
+      list.appendChild(note);
+      list.hidden = false;
+      input.setAttribute("aria-expanded", "true");
+      active = -1;
+      input.removeAttribute("aria-activedescendant");
+      status.textContent = result.hits.length + " results";
+    });
+  }
+  input.addEventListener("focus", function () { withIndex(function () {}); });
+  input.addEventListener("input", show);
+  input.addEventListener("keydown", function (event) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      if (list.hidden) { show(); return; }
+      setActive(active + (event.key === "ArrowDown" ? 1 : -1));
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      var options = list.querySelectorAll("[role=option] a");
+      if (active >= 0 && options[active]) {
+        location.href = options[active].href;
+      } else if (input.value.trim()) {
+        location.href = ROOT + "search.html?q=" + encodeURIComponent(input.value.trim());
+      }
+    } else if (event.key === "Escape") {
+      event.preventDefault();  // a search box would clear itself: the first Escape only closes the list
+      if (!list.hidden) { close(); } else { input.value = ""; show(); }
+    }
+  });
+  list.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep focus for clicks
+  list.addEventListener("click", function (event) {
+    var item = event.target.closest("[role=option]");
+    if (item) { location.href = item.querySelector("a").href; }
+  });
+  document.addEventListener("click", function (event) {
+    if (!event.target.closest(".search")) { close(); }
+  });
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    var typing = target.closest && target.closest("input, textarea, select, [contenteditable]");
+    if (event.key === "/" && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+      event.preventDefault();
+      input.focus();
+      input.select();
+    }
+  });
+
+  // The query lives in the URL: ?q= reopens the results (and fills the search page).
+  var initial = new URL(location.href).searchParams.get("q");
+  var pageQuery = document.getElementById("rd-query");
+  if (pageQuery) {
+    var pageResults = document.getElementById("rd-page-results");
+    var pageStatus = document.getElementById("rd-page-status");
+    pageQuery.value = initial || "";
+    input.value = "";
+    if (initial) {
+      pageStatus.textContent = "Searching…";
+      withIndex(function (ix) {
+        var result = search(ix, initial);
+        result.hits.slice(0, 500).forEach(function (e) { pageResults.appendChild(resultItem(ix, e, "li")); });
+        pageResults.querySelectorAll("a").forEach(function (a) { a.removeAttribute("tabindex"); });
+        pageStatus.textContent = result.hits.length
+          ? result.hits.length + " results" + (result.partial ? " (no entry has every word; closest matches)" : "")
+          : "Nothing found.";
+      });
+    }
+  } else if (initial) {
+    input.value = initial;
+    show();
+  }
+
+  // ---------------------------------------------------------------- filters on a page of entries
+  Array.prototype.forEach.call(document.querySelectorAll("p.filter"), function (box) {
+    box.hidden = false;
+    var field = box.querySelector("input");
+    var count = box.querySelector(".filter-count");
+    var scope = box.parentNode;
+    var entries = Array.prototype.slice.call(scope.querySelectorAll(".entity"));
+    var texts = null;
+    field.addEventListener("input", function () {
+      if (!texts) { texts = entries.map(function (e) { return fold(e.textContent); }); }
+      var wanted = words(field.value), shown = 0;
+      entries.forEach(function (entry, i) {
+        var match = wanted.every(function (w) { return texts[i].indexOf(w) >= 0; });
+        entry.hidden = !match;
+        if (match) { shown++; }
+      });
+      count.textContent = wanted.length ? shown + " of " + entries.length : "";
+    });
+  });
+
+  // ---------------------------------------------------------------- roll buttons (seeded or not)
+  function seeded(text) {  // mulberry32, seeded from the text
+    var h = 1779033703 ^ text.length;
+    for (var i = 0; i < text.length; i++) {
+      h = Math.imul(h ^ text.charCodeAt(i), 3432918353);
+      h = (h << 13) | (h >>> 19);
+    }
+    var state = h >>> 0;
+    return function () {
+      state = (state + 0x6D2B79F5) >>> 0;
+      var t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  function fresh() {
+    var buffer = new Uint32Array(1);
+    window.crypto.getRandomValues(buffer);
+    return buffer[0] / 4294967296;
+  }
+  function keyMatches(key, number) {
+    if (Array.isArray(key)) { return (key[0] === null || number >= key[0]) && (key[1] === null || number <= key[1]); }
+    if (key === "odd" || key === "even") { return number % 2 === (key === "odd" ? 1 : 0); }
+    return false;  // a named key is looked up, never rolled
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("p.roll"), function (box) {
+    box.hidden = false;
+    var spec = JSON.parse(box.getAttribute("data-roll"));
+    var button = box.querySelector("button");
+    var seedField = box.querySelector(".roll-seed");
+    var modifierField = box.querySelector(".roll-modifier");
+    var output = box.querySelector("output");
+    var table = box.nextElementSibling.querySelector("table");
+    var random = null, seedUsed = null;
+    function die(sides) { return 1 + Math.floor(random() * sides); }
+    button.addEventListener("click", function () {
+      var seed = seedField.value.trim();
+      if (seed !== seedUsed) { random = seed ? seeded(seed) : fresh; seedUsed = seed; }
+      var modifier = modifierField ? Math.max(spec.low, Math.min(spec.high, parseInt(modifierField.value, 10) || 0)) : 0;
+      var numbers = [], faces = [];
+      if (spec.tens) {  // d66: two d6 read as tens and units
+        var tens = die(6), units = die(6);
+        faces.push(tens, units);
+        numbers.push(10 * tens + units + modifier);
+      } else {
+        spec.dice.forEach(function (term, key) {
+          var total = term[term.length - 1] + (key === 0 ? modifier : 0);
+          term.slice(0, -1).forEach(function (dice) {
+            for (var i = 0; i < dice[0]; i++) { var face = die(dice[1]); faces.push(face); total += face; }
+          });
+          numbers.push(total);
+        });
+      }
+      var hit = null;
+      table.querySelectorAll("[data-k]").forEach(function (element) {
+        var keys = JSON.parse(element.getAttribute("data-k"));
+        var on = !hit && numbers.every(function (n, i) { return keyMatches(keys[i], n); });
+        element.classList.toggle("rolled", on);
+        if (on) { hit = element; }
+      });
+      var shown = faces.length > numbers.length || modifier ? " (" + faces.join(" + ") + (modifier ? " + " + modifier : "") + ")" : "";
+      var what = "past the rows";
+      if (hit && hit.tagName === "TR") {
+        what = Array.prototype.slice.call(hit.cells, numbers.length + 1).map(function (c) { return c.textContent; }).join(", ");
+      } else if (hit) {
+        what = hit.textContent;
+      }
+      output.textContent = "Rolled " + numbers.join(", ") + shown + ": " + what;
+    });
+  });
+
+  // ---------------------------------------------------------------- pool odds: one pool size at a time
+  Array.prototype.forEach.call(document.querySelectorAll("p.pool-pick"), function (box) {
+    box.hidden = false;
+    var select = box.querySelector("select");
+    var pools = box.parentNode.querySelectorAll(".pool");
+    function pick() {
+      pools.forEach(function (pool) { pool.hidden = pool.getAttribute("data-dice") !== select.value; });
+    }
+    select.addEventListener("change", pick);
+    pick();
+  });
+
+  // ---------------------------------------------------------------- lifepath graphs, drawn when opened
+  // Where a lifepath can come from (its setting, settings leading in, lifepaths its requirements name)
+  // and where it leads: three columns of links, in the style of the stock graphs drawn at build time.
+  var drawings = {};
+  window.rulesdslGraphs = function (page, data) { drawings[page] = data; };
+  var here = location.href.split("#")[0].split("?")[0];
+  var thisPage = here.lastIndexOf(ROOT, 0) === 0 ? here.slice(ROOT.length) : "";
+  var SVG = "http://www.w3.org/2000/svg";
+  function svgElement(name, attributes) {
+    var element = document.createElementNS(SVG, name);
+    Object.keys(attributes).forEach(function (k) { element.setAttribute(k, attributes[k]); });
+    return element;
+  }
+  function short(label) { return label.length <= 30 ? label : label.slice(0, 29) + "…"; }
+  function drawGraph(data, entry, key) {
+    var nodes = data.nodes, BOX = 26, GAP = 10, CHAR = 7, PAD = 10;
+    var columns = [
+      entry[1].map(function (f) { return { at: f[0], css: "from", weight: f[1] }; })
+        .concat(entry[2].map(function (r) { return { at: r, css: "required", weight: 1 }; })),
+      [{ at: entry[0], css: "self", weight: 1 }],
+      entry[3].map(function (t) { return { at: t, css: "to", weight: 1 }; })
+    ];
+    var tallest = Math.max.apply(null, columns.map(function (c) { return c.length; }));
+    var x = PAD, placed = [];
+    columns.forEach(function (column) {
+      var widest = Math.max.apply(null, column.map(function (n) { return short(nodes[n.at][0]).length * CHAR + 2 * PAD; }));
+      var offset = (tallest - column.length) * (BOX + GAP) / 2;
+      placed.push(column.map(function (n, i) {
+        return { n: n, x: x + widest / 2, y: PAD + BOX / 2 + offset + i * (BOX + GAP),
+                 w: short(nodes[n.at][0]).length * CHAR + 2 * PAD };
+      }));
+      x += widest + 70;
+    });
+    var width = x - 70 + PAD, height = tallest * (BOX + GAP) + 2 * PAD;
+    var svg = svgElement("svg", { "class": "graph", viewBox: "0 0 " + width + " " + height, width: width,
+      height: height, role: "img" });
+    svg.setAttribute("aria-label", "Where " + nodes[entry[0]][0] + " can come from and lead to");
+    var marker = "rd-arrow-lp-" + key;
+    var defs = svgElement("defs", {});
+    var head = svgElement("marker", { id: marker, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7,
+      markerHeight: 7, orient: "auto-start-reverse" });
+    head.appendChild(svgElement("path", { d: "M0,0L10,5L0,10z", "class": "arrowhead" }));
+    defs.appendChild(head);
+    svg.appendChild(defs);
+    var me = placed[1][0];
+    function line(a, b, dashed, weight) {
+      svg.appendChild(svgElement("line", { "class": dashed ? "edge dashed" : "edge", x1: a.x + a.w / 2 + 2, y1: a.y,
+        x2: b.x - b.w / 2 - 2, y2: b.y, "stroke-width": Math.min(1 + Math.floor(weight / 3), 4),
+        "marker-end": "url(#" + marker + ")" }));
+    }
+    placed[0].forEach(function (p) { line(p, me, p.n.css === "required", p.n.weight); });
+    placed[2].forEach(function (p) { line(me, p, false, 1); });
+    placed.forEach(function (column) {
+      column.forEach(function (p) {
+        var link = svgElement("a", { href: new URL(nodes[p.n.at][1], ROOT + thisPage).href, "class": "node " + p.n.css });
+        var title = svgElement("title", {});
+        title.textContent = nodes[p.n.at][0] + { from: " (a lifepath there can lead here)",
+          required: " (named in its requirements)", self: "", to: " (it leads there)" }[p.n.css];
+        link.appendChild(title);
+        link.appendChild(svgElement("rect", { x: p.x - p.w / 2, y: p.y - BOX / 2, width: p.w, height: BOX, rx: 5 }));
+        var text = svgElement("text", { x: p.x, y: p.y + 4, "text-anchor": "middle" });
+        text.textContent = short(nodes[p.n.at][0]);
+        link.appendChild(text);
+        svg.appendChild(link);
+      });
+    });
+    return svg;
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("details.graph"), function (box) {
+    box.hidden = false;
+    box.addEventListener("toggle", function () {
+      if (!box.open || box.querySelector("svg")) { return; }
+      load(ROOT + "previews/" + thisPage.replace(/\.html$/, ".graphs.js"), function () {
+        var data = drawings[thisPage], id = box.closest(".entity").id;
+        if (!data || !data.graphs[id] || box.querySelector("svg")) { return; }
+        var holder = document.createElement("div");
+        holder.className = "scroll";
+        holder.appendChild(drawGraph(data, data.graphs[id], id));
+        box.appendChild(holder);
+      });
+    });
+  });
+
+  // ---------------------------------------------------------------- previews of linked entries
+  var preview = document.getElementById("rd-preview");
+  var shards = window.rulesdslShards = {};
+  window.rulesdslPreviews = function (page, entries) { shards[page] = entries; };
+  var shownFor = null, timer = null, touch = false;
+
+  function target(link) {
+    var href = link.getAttribute("href");
+    if (!href || href.charAt(0) === "#" && !link.closest("main")) { return null; }
+    var url = new URL(href, location.href);
+    var path = url.href.split("#")[0].split("?")[0];
+    if (path.lastIndexOf(ROOT, 0) !== 0) { return null; }
+    var page = path.slice(ROOT.length);
+    if (!/^[^/]+\/[^/]+\.html$/.test(page)) { return null; }
+    return { page: page, key: decodeURIComponent(url.hash.slice(1)), url: url.href };
+  }
+  function place(link) {
+    var box = link.getBoundingClientRect();
+    preview.style.left = "0px";
+    preview.style.top = "0px";
+    preview.hidden = false;
+    var width = preview.offsetWidth, height = preview.offsetHeight;
+    var left = Math.max(8, Math.min(box.left, document.documentElement.clientWidth - width - 8));
+    var top = box.bottom + 6;
+    if (top + height > window.innerHeight && box.top - height - 6 > 0) { top = box.top - height - 6; }
+    preview.style.left = left + window.scrollX + "px";
+    preview.style.top = top + window.scrollY + "px";
+  }
+  function open(link, done) {
+    var where = target(link);
+    if (!where) { return; }
+    load(ROOT + "previews/" + where.page.replace(/\.html$/, ".js"), function () {
+      var html = (shards[where.page] || {})[where.key];
+      if (html === undefined) { if (done) { done(false, where); } return; }
+      preview.innerHTML = html;  // built at build time from escaped text; links are relative to that page
+      preview.querySelectorAll("a[href]").forEach(function (a) {
+        a.setAttribute("href", new URL(a.getAttribute("href"), ROOT + where.page).href);
+      });
+      preview.querySelectorAll(".roll").forEach(function (p) { p.remove(); });
+      if (touch) {
+        var go = document.createElement("a");
+        go.href = where.url;
+        go.className = "pv-open";
+        go.textContent = "Open";
+        preview.appendChild(go);
+      }
+      shownFor = link;
+      place(link);
+      if (done) { done(true, where); }
+    });
+  }
+  function hide() {
+    preview.hidden = true;
+    shownFor = null;
+  }
+  document.addEventListener("pointerdown", function (event) { touch = event.pointerType === "touch"; }, true);
+  document.addEventListener("mouseover", function (event) {
+    var link = event.target.closest && event.target.closest("main a[href], .preview a[href]");
+    if (!link || touch || link.closest(".preview")) { return; }
+    clearTimeout(timer);
+    timer = setTimeout(function () { open(link); }, 300);
+  });
+  document.addEventListener("mouseout", function (event) {
+    var link = event.target.closest && event.target.closest("main a[href]");
+    if (!link || touch) { return; }
+    clearTimeout(timer);
+    timer = setTimeout(function () {
+      if (!preview.matches(":hover")) { hide(); }
+    }, 300);
+  });
+  preview.addEventListener("mouseleave", function () { if (!touch) { hide(); } });
+  document.addEventListener("focusin", function (event) {
+    var link = event.target.closest && event.target.closest("main a[href]");
+    if (link && !touch) { open(link); } else if (!preview.contains(event.target)) { hide(); }
+  });
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("main a[href]");
+    if (!link || !touch || shownFor === link || !target(link)) {
+      if (!preview.contains(event.target)) { hide(); }
+      return;
+    }
+    event.preventDefault();  // first tap: preview; a second tap (or "Open") follows the link
+    open(link, function (found, where) { if (!found) { location.href = where.url; } });
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && !preview.hidden) { hide(); }
+  });
+})();

@@ -1,0 +1,1 @@
+window.rulesdslGraphs("mini/setting.city.html", {"graphs":{"epee_master":[0,[[1,1],[2,2]],[],[1,2]]},"nodes":[["\u00c9p\u00e9e Master","setting.city.html#epee_master"],["Cit\u00e9 \u00dcn\u00efcode","setting.city.html"],["Village","setting.village.html"]]});

@@ -1,0 +1,1 @@
+window.rulesdslPreviews("mini/stock.folk.html", {"":"<p class=\"pv-kind\">Stocks<\/p><p class=\"pv-name\">Folk<\/p><dl class=\"facts\"><div><dt>Common traits<\/dt><dd><a href=\"trait.html#stubborn\">Stubborn<\/a><\/dd><\/div><\/dl>"});

@@ -1,0 +1,1 @@
+window.rulesdslPreviews("mini/trait.html", {"stubborn":"<p class=\"pv-kind\">Traits<\/p><p class=\"pv-name\">Stubborn<\/p><dl class=\"facts\"><div><dt>Type<\/dt><dd>character<\/dd><\/div><div><dt>Cost<\/dt><dd>1<\/dd><\/div><\/dl>"});

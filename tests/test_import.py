@@ -1,0 +1,124 @@
+"""`rulesdsl import` and `export --format yaml`: data in and out of the language."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+
+from .conftest import ROOT, write_ruleset
+
+Cli = Callable[..., tuple[int, str, str]]
+
+
+def kind_declarations(folder: Path) -> str:
+    """The ruleset's own kind declarations, as written (an export holds entities, not kinds)."""
+    found = []
+    for path in sorted(folder.rglob("*.rules")):
+        found += re.findall(r"^(?:override )?kind .*?^\}\n", path.read_text(encoding="utf-8"), re.M | re.S)
+    return "\n".join(found)
+
+
+def test_witcher_round_trips_through_yaml(cli: Cli, tmp_path: Path) -> None:
+    """export -> YAML -> import (every kind) -> export gives the same documents."""
+    witcher = ROOT / "rules" / "witcher"
+    code, exported, _ = cli("export", "--format", "yaml", str(witcher))
+    assert code == 0
+    data = yaml.safe_load(exported)
+    (tmp_path / "witcher.yaml").write_text(exported, encoding="utf-8")
+    folder = tmp_path / "new" / "witcher"
+    folder.mkdir(parents=True)
+    (folder / "ruleset.rules").write_text((witcher / "ruleset.rules").read_text())
+    (folder / "kinds.rules").write_text(kind_declarations(witcher))
+    kinds = sorted(data["rulesets"]["witcher"])
+    assert {"formula", "mechanic", "table"} <= set(kinds)
+    for kind in kinds:
+        out = folder / f"{kind}.rules"
+        code, _, err = cli(
+            "import", str(tmp_path / "witcher.yaml"), "--kind", kind, "--out", str(out), "--ruleset", str(witcher)
+        )
+        assert code == 0, err
+    assert cli("fmt", "--check", str(folder))[0] == 0  # what import writes is formatted
+    code, before, _ = cli("export", str(witcher))
+    code, after, err = cli("export", str(folder))
+    assert code == 0, err
+    assert json.loads(after) == json.loads(before) and after == before
+
+
+SPELLS = """
+- name: Fire Dart
+  obstacle: 3
+  actions: 2
+  origin: presence
+  duration: instantaneous
+  area: single target
+  element: [fire]
+  impetus: destroy
+  resources: 10
+- name: Bad Spell
+  obstacle: 2
+  colour: red
+- just a string
+- name: Slow Ward
+  obstacle: "4^"
+  actions: x3
+  origin: personal
+  duration: sustained
+  area: caster
+  element: [anima, heaven]
+  impetus: [enhance, control]
+  resources: twelve
+"""
+
+
+def test_a_list_of_records_with_every_bad_record_reported_and_nothing_written(cli: Cli, tmp_path: Path) -> None:
+    source = tmp_path / "spells.yaml"
+    source.write_text(SPELLS, encoding="utf-8")
+    out = tmp_path / "spells.rules"
+    code, _, err = cli("import", str(source), "--kind", "spell", "--out", str(out))
+    assert code == 1
+    assert "record 1: spell has no field 'colour'" in err
+    assert "record 2: a record is a mapping of fields" in err
+    assert "record 3:" in err and "resources" in err
+    assert "record 0" not in err
+    assert not out.exists() and list(tmp_path.iterdir()) == [source]  # no partial file, no leftover
+
+
+def test_good_records_become_formatted_blocks_that_check(cli: Cli, tmp_path: Path) -> None:
+    records = [
+        {"name": "Fire Dart", "obstacle": 3, "actions": 2, "origin": "presence", "duration": "instantaneous",
+         "area": "single target", "element": ["fire"], "impetus": "destroy", "resources": 10},
+        {"id": "ward", "name": "Slow Ward", "obstacle": "4^", "actions": "x3", "origin": "personal",
+         "duration": "sustained", "area": "caster", "element": ["anima", "heaven"], "impetus": ["enhance"],
+         "resources": 12, "source": "p. 1"},
+    ]  # fmt: skip
+    source = tmp_path / "spells.json"
+    source.write_text(json.dumps(records), encoding="utf-8")
+    code, text, err = cli("import", str(source), "--kind", "spell")
+    assert code == 0, err
+    assert text.startswith('spell "Fire Dart" {\n  obstacle: 3\n  actions: 2\n')
+    assert 'spell ward "Slow Ward" {' in text and "  element: anima, heaven\n" in text
+    folder = write_ruleset(tmp_path / "r", {"spells.rules": text})
+    code, _, err = cli("check", str(folder))
+    assert code == 0, err
+
+
+def test_yaml_is_loaded_safely(cli: Cli, tmp_path: Path) -> None:
+    source = tmp_path / "evil.yaml"
+    marker = tmp_path / "ran"
+    source.write_text(f"- !!python/object/apply:os.system ['touch {marker}']\n", encoding="utf-8")
+    code, _, err = cli("import", str(source), "--kind", "skill")
+    assert (code == 1 and "not YAML" in err) or "could not determine a constructor" in err
+    assert not marker.exists()
+
+
+def test_unknown_kind_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
+    source = tmp_path / "x.yaml"
+    source.write_text("- name: A\n", encoding="utf-8")
+    code, _, err = cli("import", str(source), "--kind", "spel")
+    assert code == 2 and "did you mean 'spell'" in err
+    code, out, _ = cli("import", str(source), "--kind", "spel", "--format", "json")
+    assert code == 2 and json.loads(out)["diagnostics"][0]["code"] == "usage"

@@ -1,0 +1,238 @@
+"""The language server, driven through the protocol as an editor would, against a copy of rules/."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rulesdsl.fmt import format_text
+from rulesdsl.lsp import uri_of
+from rulesdsl.pipeline import compile_paths
+
+from .conftest import ROOT
+from .lsp_client import LspClient
+from .test_properties import _PIECES
+
+PEASANT = Path("rules/burning_wheel/human/peasant.rules")
+SKILLS = Path("rules/burning_wheel/skills.rules")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("lsp")
+    shutil.copytree(ROOT / "rules", folder / "rules")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def client(workspace: Path) -> Iterator[LspClient]:
+    client = LspClient(workspace)
+    result = client.request(
+        "initialize",
+        {"processId": None, "rootUri": uri_of(workspace), "capabilities": {}, "workspaceFolders": None},
+    )
+    capabilities = result["capabilities"]
+    for provider in (
+        "completionProvider",
+        "definitionProvider",
+        "referencesProvider",
+        "hoverProvider",
+        "documentSymbolProvider",
+        "renameProvider",
+        "documentFormattingProvider",
+    ):
+        assert capabilities.get(provider), provider
+    client.notify("initialized", {})
+    yield client
+    client.close()
+
+
+def open_file(client: LspClient, workspace: Path, relative: Path) -> tuple[str, str]:
+    path = (workspace / relative).resolve()
+    uri = uri_of(path)
+    text = path.read_text(encoding="utf-8")
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "rules", "version": 1, "text": text}}
+    )
+    return uri, text
+
+
+def change(client: LspClient, uri: str, text: str, version: int) -> None:
+    client.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]},
+    )
+
+
+def at(text: str, needle: str, offset: int = 0) -> dict[str, int]:
+    """The LSP position of `needle` (plus `offset` characters) in `text`."""
+    index = text.index(needle) + offset
+    line = text.count("\n", 0, index)
+    return {"line": line, "character": index - (text.rfind("\n", 0, index) + 1)}
+
+
+def doc(uri: str, position: dict[str, int]) -> dict[str, Any]:
+    return {"textDocument": {"uri": uri}, "position": position}
+
+
+def test_diagnostics_as_you_type(client: LspClient, workspace: Path) -> None:
+    uri, text = open_file(client, workspace, PEASANT)
+    client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"] == [])
+    broken = text.replace("skills: 8 pts: Farming,", "skills: 8 pts: Farmng,", 1)
+    change(client, uri, broken, 2)
+    published = client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"])
+    [diagnostic] = published["diagnostics"]
+    assert diagnostic["code"] == "E303" and "Farmng" in diagnostic["message"] and "Farming" in diagnostic["message"]
+    start = at(broken, "Farmng")
+    assert diagnostic["range"] == {"start": start, "end": {**start, "character": start["character"] + 6}}
+    half_typed = text.replace("skills: 8 pts: Farming,", "skills 8 pts: Farming,", 1)
+    change(client, uri, half_typed, 3)
+    published = client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"])
+    assert [d["code"] for d in published["diagnostics"]] == ["E101"]
+    assert published["diagnostics"][0]["range"]["start"]["line"] == at(half_typed, "skills 8 pts")["line"]
+    change(client, uri, text, 4)
+    client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"] == [])
+
+
+def test_completion_offers_fields_per_kind_and_names_of_the_declared_kind(client: LspClient, workspace: Path) -> None:
+    uri, text = open_file(client, workspace, PEASANT)
+    edited = text.replace("  traits: 1 pt: Hoarding\n", "  traits: 1 pt: Hoarding\n  skills: 3 pts: \n  \n", 1)
+    change(client, uri, edited, 10)
+    where = at(edited, "skills: 3 pts: ", len("skills: 3 pts: "))
+    items = client.request("textDocument/completion", doc(uri, where))["items"]
+    labels = {i["label"] for i in items}
+    assert {"Farming", "Animal Husbandry", "Sword"} <= labels
+    assert "Hoarding" not in labels  # a trait, not a skill
+    assert {i["insertText"] for i in items if i["label"] == "Animal Husbandry"} == {'"Animal Husbandry"'}
+    blank = at(edited, "skills: 3 pts: \n  \n", len("skills: 3 pts: \n  "))
+    fields = {i["label"] for i in client.request("textDocument/completion", doc(uri, blank))["items"]}
+    assert {"skills", "traits", "resources", "leads", "requires", "source"} <= fields
+    assert "root" not in fields  # a skill's field
+    traits_at = at(edited, "traits: 1 pt: ", len("traits: 1 pt: "))
+    traits = {i["label"] for i in client.request("textDocument/completion", doc(uri, traits_at))["items"]}
+    assert "Hoarding" in traits and "Farming" not in traits
+    change(client, uri, text, 11)
+
+
+def test_definition_references_hover_and_outline(client: LspClient, workspace: Path) -> None:
+    uri, text = open_file(client, workspace, PEASANT)
+    farming = at(text, "Farming, Mending", 2)
+    location = client.request("textDocument/definition", doc(uri, farming))
+    skills = (workspace / SKILLS).read_text(encoding="utf-8")
+    assert location["uri"] == uri_of((workspace / SKILLS).resolve())
+    assert location["range"]["start"]["line"] == at(skills, 'skill "Farming"')["line"]
+
+    husbandry = at(text, '"Animal Husbandry"', 3)
+    found = client.request("textDocument/references", {**doc(uri, husbandry), "context": {"includeDeclaration": True}})
+    files = {item["uri"] for item in found}
+    assert uri in files and uri_of((workspace / SKILLS).resolve()) in files and len(files) > 3
+    assert len(found) > 10
+
+    shown = client.request("textDocument/hover", doc(uri, farming))["contents"]["value"]
+    assert "**Farming**" in shown and "- Root: perception" in shown and "- Tools: yes" in shown
+
+    outline = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    names = [s["name"] for s in outline]
+    assert names[:3] == ["Peasant Setting", "Born Peasant", "Farmer"]
+    assert all(s["selectionRange"]["start"]["line"] >= s["range"]["start"]["line"] for s in outline)
+
+
+def test_rename_an_entity_across_files(client: LspClient, workspace: Path, tmp_path: Path) -> None:
+    uri, text = open_file(client, workspace, PEASANT)
+    husbandry = at(text, '"Animal Husbandry"', 3)
+    edit = client.request("textDocument/rename", {**doc(uri, husbandry), "newName": "Herding"})
+    changes = edit["changes"]
+    assert uri_of((workspace / SKILLS).resolve()) in changes and len(changes) > 3
+    copy = tmp_path / "rules"
+    shutil.copytree(workspace / "rules", copy)
+    for changed_uri, edits in changes.items():
+        path = copy / Path(changed_uri.removeprefix("file://")).relative_to((workspace / "rules").resolve())
+        path.write_text(apply(path.read_text(encoding="utf-8"), edits), encoding="utf-8")
+    compilation = compile_paths([copy / "burning_wheel"])
+    assert compilation.ok, [d.message for d in compilation.diagnostics][:3]
+    [ruleset] = compilation.rulesets
+    assert "herding" in ruleset.entities["skill"] and "animal_husbandry" not in ruleset.entities["skill"]
+    farmer = ruleset.entities["lifepath"]["farmer"].fields["skills"]
+    assert "herding" in {ref.id for option in farmer.options for ref in option}  # type: ignore[union-attr]
+
+
+def apply(text: str, edits: list[dict[str, Any]]) -> str:
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    spans = []
+    for edit in edits:
+        start, end = edit["range"]["start"], edit["range"]["end"]
+        spans.append(
+            (offsets[start["line"]] + start["character"], offsets[end["line"]] + end["character"], edit["newText"])
+        )
+    for start, end, new in sorted(spans, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def test_formatting_is_the_formatter(client: LspClient, workspace: Path) -> None:
+    uri, text = open_file(client, workspace, PEASANT)
+    messy = text.replace("  time: 8 yrs  resources: 5", "  time:8 yrs   resources: 5", 1)
+    change(client, uri, messy, 20)
+    edits = client.request(
+        "textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+    )
+    assert apply(messy, edits) == format_text(messy) == text
+    change(client, uri, "lifepath X { time: \n", 21)
+    broken = client.request(
+        "textDocument/formatting", {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+    )
+    assert not broken  # a file that does not parse is not rewritten
+    change(client, uri, text, 22)
+
+
+def test_half_typed_files_never_crash_it(client: LspClient, workspace: Path) -> None:
+    """The compiler's fuzzing pieces, typed into an open file: every request still answers."""
+    uri, text = open_file(client, workspace, Path("rules/witcher/armor.rules"))
+    rng = random.Random(7)
+    for version in range(30, 60):
+        pieces = " ".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 40)))
+        cut = rng.randint(0, len(text))
+        edited = text[:cut] + pieces + text[cut:]
+        change(client, uri, edited, version)
+        lines = edited.split("\n")
+        line = rng.randrange(len(lines))
+        position = {"line": line, "character": rng.randint(0, len(lines[line]))}
+        client.request("textDocument/completion", doc(uri, position))
+        client.request("textDocument/hover", doc(uri, position))
+        client.request("textDocument/definition", doc(uri, position))
+        client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    change(client, uri, text, 100)
+    client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"] == [])
+    assert client.process.poll() is None
+    assert "Traceback" not in client.stderr() and "internal error" not in client.stderr()
+
+
+def test_a_homebrew_finds_what_it_extends(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a ruleset that extends another, references lead into the base's files, wherever the server runs."""
+    from rulesdsl.lsp import Analyser, definition
+
+    monkeypatch.chdir(tmp_path)
+    analyser = Analyser()
+    try:
+        path = (workspace / "rules" / "fenmark" / "fen_nobility.rules").resolve()
+        snapshot = analyser.analyse(path)
+        assert snapshot is not None and snapshot.ruleset is not None and snapshot.ruleset.id == "fenmark"
+        assert not [d for found in snapshot.diagnostics.values() for d in found if d.severity == "error"]
+        text = snapshot.texts[path]
+        line = next(i for i, t in enumerate(text.split("\n")) if "Etiquette" in t)
+        column = text.split("\n")[line].index("Etiquette") + 2
+        location = definition(snapshot, path, line + 1, column)
+        assert location is not None
+        skills = (workspace / SKILLS).resolve()
+        assert location.uri == uri_of(skills)
+        assert location.range.start.line == at(skills.read_text(encoding="utf-8"), 'skill "Etiquette"')["line"]
+    finally:
+        analyser.close()
