@@ -1,6 +1,6 @@
 """Benchmark: what hostile input costs (issue 8), so that "nothing runs for ever" stays measured.
 
-Not a test: run it by hand (`.venv/bin/python benchmarks/hostile.py`, add `--big` for 16 MiB files, which
+Not a test: run it by hand (`.venv/bin/python benchmarks/hostile.py`, add `--big` for 4 MiB files, which
 takes several minutes) and read the medians. Each case is one ruleset of one file; `check` runs in this
 process with the parser built, `--big` runs `rulesdsl check` in a fresh process and reports its peak memory.
 """
@@ -115,7 +115,7 @@ def small_cases(scratch: Path) -> dict[str, Callable[[], object]]:
     return cases
 
 
-# 16 MiB files (just under the file limit) of the shapes that cost most per byte.
+# 4 MiB files (just under the file limit) of the shapes that cost most per byte.
 BIG = {
     "one string": ('trait T { type: die  description: "', "a", '" }\n'),
     "one hyphenated name": ("trait T { type: die  description: ", "a-", "a }\n"),
@@ -142,7 +142,7 @@ def big_case(scratch: Path, head: str, unit: str, tail: str) -> tuple[float, int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the median is shown (default 3)")
-    parser.add_argument("--big", action="store_true", help="also check 16 MiB files (minutes), once each")
+    parser.add_argument("--big", action="store_true", help="also check 4 MiB files (minutes), once each")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         compile_paths([ruleset(Path(scratch) / "warm" / "demo", "trait T { type: die }\n")])  # build the parser
@@ -151,7 +151,7 @@ def main() -> None:
         if args.big:
             for label, (head, unit, tail) in BIG.items():
                 seconds, peak = big_case(Path(scratch), head, unit, tail)
-                print(f"check, 16 MiB: {label:<40} {seconds:>7.1f} s {peak / 2**20:>8,.0f} MiB", flush=True)
+                print(f"check, 4 MiB: {label:<40} {seconds:>7.1f} s {peak / 2**20:>8,.0f} MiB", flush=True)
 
 
 if __name__ == "__main__":

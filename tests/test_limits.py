@@ -30,7 +30,7 @@ def test_the_limits_are_generous() -> None:
     rows, its longest text a few thousand characters."""
     assert (MAX_DIGITS, MAX_STRING, MAX_DICE, MAX_SIDES, MAX_ROWS) == (15, 100_000, 100, 1000, 10_000)
     assert MAX_SYNTAX_ERRORS == 100
-    assert MAX_SOURCE_BYTES == 16 * 1024 * 1024
+    assert MAX_SOURCE_BYTES == 4 * 1024 * 1024
 
 
 def test_the_schema_bounds_dice_as_lowering_does() -> None:

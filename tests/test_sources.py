@@ -141,7 +141,7 @@ def test_a_huge_file_is_refused(demo: Path) -> None:
         handle.truncate(100 * 1024 * 1024)  # sparse: costs no disk
     result = compile_paths([Path("rules")])
     problem = the("E007", result)
-    assert codes(result) == ["E007"] and "100.0 MiB" in problem.message and "16 MiB" in problem.message
+    assert codes(result) == ["E007"] and "100.0 MiB" in problem.message and "4 MiB" in problem.message
     assert problem.pos is not None and problem.pos.file == "rules/demo/dump.rules"
 
 
