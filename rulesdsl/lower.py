@@ -121,6 +121,14 @@ def _path(path: Path) -> Path:
 
 
 # Values with no values inside: their depth is 1, known without looking.
+def multiplier_fraction(value: m.Multiplier) -> Fraction:
+    """What `x3/2` multiplies by; a zero below the line is a mistake, not a number."""
+    if value.denominator == 0:
+        number = value.numerator
+        raise LoweringError(f"x{number}/0 divides by zero", value.pos, f"write x{number} or x{number}/2", "E201")
+    return Fraction(value.numerator, value.denominator)
+
+
 _FLAT = frozenset({m.Integer, m.Decimal, m.String, m.Name, m.Dice, m.Multiplier, m.AtLeast, m.Quantity, m.Caret})
 
 
@@ -304,7 +312,7 @@ class _Reader:
                 return range_of(value, allow_dash=False)
             case t.MultiplierType():
                 if isinstance(value, m.Multiplier):
-                    return ir.Multiplier(Fraction(value.numerator, value.denominator), value.pos)
+                    return ir.Multiplier(multiplier_fraction(value), value.pos)
                 raise _fail("a multiplier (like x2 or x1/2)", value)
             case t.WordType():
                 if isinstance(value, m.Name | m.String):
@@ -410,8 +418,8 @@ class _Reader:
                 return ir.Num(number, value.pos)
             case m.Decimal(text):
                 return ir.Num(Fraction(text), value.pos)
-            case m.Multiplier(num, den):
-                return ir.Num(Fraction(num, den), value.pos)
+            case m.Multiplier():
+                return ir.Num(multiplier_fraction(value), value.pos)
             case m.Name(text):
                 return ir.Var(text, value.pos)
             case m.String(text):

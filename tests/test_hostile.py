@@ -55,6 +55,14 @@ def test_or_over_a_fraction_in_a_requirement_is_reported(compile_rules: Compile)
     assert codes(result) == ["E201"]
 
 
+def test_a_multiplier_over_zero_is_reported(compile_rules: Compile) -> None:
+    """Found by the long fuzz run: `x11/0` was a ZeroDivisionError (exit 3)."""
+    kind = "kind gear { bonus: multiplier }\ngear g { bonus: x11/0 }\n"
+    result = compile_rules({"a.rules": kind + "formula f { formula: 2 * x3/0 }\n"})
+    assert codes(result) == ["E201", "E201"]
+    assert [d.message for d in result.diagnostics] == ["x11/0 divides by zero", "x3/0 divides by zero"]
+
+
 def test_calling_a_formula_without_a_formula_field_is_reported(compile_rules: Compile) -> None:
     result = compile_rules(
         {
