@@ -61,8 +61,12 @@ class Explanation:
         return "\n".join(lines) + "\n"
 
 
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
 def _plain(markdown: str) -> str:
-    return markdown.replace("`", "")
+    """Markdown as a terminal shows it: no backquotes, a link as its words (`see [Limits](#limits)`)."""
+    return _LINK.sub(r"\1", markdown).replace("`", "")
 
 
 @cache

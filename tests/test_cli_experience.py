@@ -53,6 +53,8 @@ def test_explain_prints_meaning_and_examples(cli: Cli) -> None:
     assert "Wrong:\n" in out and "skills: 2 pts: Farmng" in out and "Right:\n" in out
     code, out, _ = cli("explain", "E303", "--format", "json")
     assert json.loads(out)["right"].count("Farming") == 2
+    code, out, _ = cli("explain", "E104")
+    assert code == 0 and "(see Limits)" in out and "](#" not in out  # a Markdown link reads as its words
     code, _, err = cli("explain", "E999")
     assert code == 2 and "no diagnostic code 'E999'" in err
 
