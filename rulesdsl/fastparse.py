@@ -513,6 +513,13 @@ class _Parser:
         else:
             raise self.fail()
         name = _Name(tok[1], self.pos(tok))
+        if toks[self.i][0] == "OF":
+            self.i += 1
+            names = [self.name()]
+            while toks[self.i][0] == "COMMA":
+                self.i += 1
+                names.append(self.name())
+            return m.NamedType(name, tuple(names), self.span(name.pos, names[-1].pos))
         if toks[self.i][0] == "IN":
             self.i += 1
             low, high, last = self.bound()

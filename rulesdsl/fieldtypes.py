@@ -50,7 +50,10 @@ class DiceType:
 
 @dataclass(frozen=True, slots=True)
 class FormulaType:
-    """A formula the generated package can evaluate."""
+    """A formula the generated package can evaluate; `formula of slot, level` names the free names its
+    formulas may use besides attributes (every other name is an error)."""
+
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +241,8 @@ def type_text(field_type: FieldType) -> str:
             return f"points of ref {kind}"
         case CheckType(mechanic):
             return "check" if mechanic is None else f"check of {mechanic}"
+        case FormulaType(names) if names:
+            return "formula of " + ", ".join(names)
         case (
             TextType()
             | MarkdownType()

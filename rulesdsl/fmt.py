@@ -173,6 +173,8 @@ class _Printer:
                 return f"points of {self.type_text(item)}"
             case m.CheckType(mechanic):
                 return "check" + (f" of {mechanic.text}" if mechanic is not None else "")
+            case m.NamedType(name, names):
+                return f"{name.text} of {', '.join(n.text for n in names)}"
             case _:
                 assert_never(node)
 

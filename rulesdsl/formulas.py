@@ -7,7 +7,7 @@ from typing import assert_never
 
 from . import model as m
 
-# name -> number of arguments (None: one or more)
+# name -> number of arguments (None: two or more: the least or greatest of one value is a mistake)
 FUNCTIONS: dict[str, int | None] = {"floor": 1, "ceil": 1, "round": 1, "abs": 1, "min": None, "max": None}
 
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6, "*": 7, "/": 7, "unary": 8}

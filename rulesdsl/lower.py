@@ -211,6 +211,19 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             return t.ChoicesType(inner.kind)
         case m.CheckType(mechanic):
             return t.CheckType(mechanic.text if mechanic is not None else None)
+        case m.NamedType(name, names):
+            if name.text != "formula":
+                raise LoweringError(
+                    f"only a formula names what it is computed from, not {name.text}",
+                    written.pos,
+                    "write formula of slot, level",
+                    code="E402",
+                )
+            texts = [n.text for n in names]
+            if len(set(texts)) != len(texts):
+                repeated = next(x for x in texts if texts.count(x) > 1)
+                raise LoweringError(f"'{repeated}' is listed twice", written.pos, code="E402")
+            return t.FormulaType(tuple(slug(x) for x in texts))
         case _:
             assert_never(written)
 
@@ -464,8 +477,12 @@ class _Reader:
                 arity = FUNCTIONS[function]
                 if arity is not None and len(args) != arity:
                     raise LoweringError(f"{function}() takes {arity} argument{'s' * (arity != 1)}", value.pos)
-                if not args:
-                    raise LoweringError(f"{function}() needs arguments", value.pos)
+                if arity is None and len(args) < 2:
+                    raise LoweringError(
+                        f"{function}() takes two or more arguments",
+                        value.pos,
+                        f"{function}(a, b): the {function}imum of them",
+                    )
                 return ir.Call(function, tuple(self.expr(a) for a in args), value.pos)
         raise _fail("a formula", value)
 

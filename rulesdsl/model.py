@@ -390,7 +390,16 @@ class CheckType(_Node):
     pos: Position
 
 
-TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | CheckType
+@dataclass(frozen=True, slots=True)
+class NamedType(_Node):
+    """`formula of slot, level`: a formula and the free names it may use besides attributes."""
+
+    name: Name
+    names: tuple[Name, ...]
+    pos: Position
+
+
+TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | CheckType | NamedType
 
 
 @dataclass(frozen=True, slots=True)

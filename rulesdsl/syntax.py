@@ -241,6 +241,10 @@ class _ToModel:
         mechanic = self._name_tok(children[1]) if children[1] is not None else None
         return m.CheckType(mechanic, self._span([c for c in children if c is not None]))
 
+    def named_type(self, children: list[Any]) -> m.NamedType:
+        names = tuple(self._name_tok(c) for c in children[1:])
+        return m.NamedType(self._name_tok(children[0]), names, self._span(children))
+
     def check(self, children: list[Any]) -> m.Check | m.Name:
         modifier, target = children[1], children[2]
         if modifier is None:  # `style: check`: the word, not a check

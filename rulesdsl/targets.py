@@ -7,12 +7,8 @@ emitter (which relies on it) read this module, so the two cannot drift apart.
 from __future__ import annotations
 
 import keyword
-from collections.abc import Mapping
-from typing import assert_never
 
-from . import ir
 from .kinds import class_name, plural
-from .model import Position
 
 # Names the generated modules use themselves: a formula, table or kind named like one would shadow it.
 PACKAGE_NAMES = frozenset(
@@ -63,86 +59,3 @@ def registry_name(kind: str) -> str:
 def param_name(name: str, abbr: str | None) -> str:
     """Attributes are passed by their abbreviation as the rules write it (`AGL=6`), parameters by name."""
     return identifier(abbr or name)
-
-
-# What a formula yields: a whole number (INT) is also a number (NUMBER, which may be a fraction).
-INT, NUMBER, BOOL, DICE = "whole number", "number", "bool", "dice"
-
-
-def typed(
-    expr: ir.Expr, callees: Mapping[str, str], lookups: Mapping[str, str] | None = None
-) -> tuple[str, list[tuple[Position, str]]]:
-    """What a formula yields in the package (a whole number, a number, a truth value or dice to roll), and
-    what in it the package cannot compute, with why. `callees`: what each named formula yields;
-    `lookups`: what each table's column holds (INT or NUMBER)."""
-    problems: list[tuple[Position, str]] = []
-
-    def need(node: ir.Expr, *allowed: str) -> str:
-        kind = of(node)
-        if kind not in allowed and not (kind == INT and NUMBER in allowed):
-            wanted = " or ".join("dice" if a == DICE else f"a {a}" for a in allowed)
-            problems.append((node.pos, f"this is {'dice' if kind == DICE else 'a ' + kind}, where {wanted} belongs"))
-        return kind
-
-    def numeric(*kinds: str) -> str:
-        return INT if all(k in (INT, BOOL) for k in kinds) else NUMBER
-
-    def of(node: ir.Expr) -> str:
-        match node:
-            case ir.Num(value):
-                return INT if isinstance(value, int) or value.denominator == 1 else NUMBER
-            case ir.FieldOf(_, _, _, value):
-                return NUMBER if value is not None and not isinstance(value, int) else INT
-            case ir.Var():
-                return INT  # values given to a formula are whole numbers, as characteristics are
-            case ir.Text():
-                problems.append((node.pos, "quoted text has no value to compute with"))
-                return NUMBER
-            case ir.Caret():
-                problems.append((node.pos, "a caret number (4^) is an obstacle to show, not a value to compute"))
-                return NUMBER
-            case ir.DiceExpr():
-                return DICE
-            case ir.DiceOf(count, sides):
-                need(count, INT)
-                need(sides, INT)
-                return DICE
-            case ir.BinOp(op, left, right):
-                if op in ("+", "-"):
-                    kinds = (need(left, NUMBER, DICE), need(right, NUMBER, DICE) if op == "+" else need(right, NUMBER))
-                    return DICE if DICE in kinds else numeric(*kinds)
-                kinds = (need(left, NUMBER), need(right, NUMBER))
-                return NUMBER if op == "/" else numeric(*kinds)
-            case ir.Neg(operand):
-                return numeric(need(operand, NUMBER))
-            case ir.Compare(_, left, right):
-                need(left, NUMBER, BOOL)
-                need(right, NUMBER, BOOL)
-                return BOOL
-            case ir.Logic(_, items):
-                for item in items:
-                    need(item, NUMBER, BOOL)
-                return BOOL
-            case ir.NotExpr(operand):
-                need(operand, NUMBER, BOOL)
-                return BOOL
-            case ir.If(condition, then, otherwise):
-                need(condition, NUMBER, BOOL)
-                first, second = of(then), of(otherwise)
-                if (first == DICE) != (second == DICE):
-                    problems.append((node.pos, "one branch is dice and the other a number"))
-                return DICE if DICE in (first, second) else numeric(first, second)
-            case ir.Call(function, args):
-                given = [need(arg, NUMBER) for arg in args]
-                return INT if function in ("floor", "ceil", "round") else numeric(*given)
-            case ir.Lookup(table, index):
-                need(index, NUMBER)
-                return (lookups or {}).get(table.id or "", NUMBER)
-            case ir.FormulaCall(formula, args):
-                for arg in args:
-                    need(arg, NUMBER)
-                return callees.get(formula.id or "", NUMBER)
-            case _:
-                assert_never(node)
-
-    return of(expr), problems

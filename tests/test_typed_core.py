@@ -20,7 +20,7 @@ table bonus { columns: b(int)
   5+  -> 2
 }
 formula layered_sp { params: a, b  formula: max(a, b) + bonus[abs(a - b)] }
-table cells { columns: x(formula)
+table cells { params: a, b, PRS  columns: x(formula)
   call -> layered_sp(a, b)
   look -> bonus[a] + 1
   both -> if(a > b, layered_sp(a, b), 0)

@@ -2,15 +2,15 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "923dd85f370cd98f0c07b08f18aa5ddd8b1f053b1e225cd9fc7b6f4260733ffc"
+SOURCE_SHA256 = "0b77be96515980d77f911695354bc102c7548bf8880354eb0b0773d258aef8f6"
 SOURCES: dict[str, str] = {
     "attributes.rules": "f065ef44ad6167d3217e514b001da1e2f1c2f03479fe6f49073fd764fb6dba95",
-    "combat.rules": "be347c110bc6332fd55d7ac5c651c7e6bd8c8516f401a9858171329737620a17",
-    "creation.rules": "d3c0b5f3cb2176b5c7f0d2c3d8d521f4cb3821419b5c5a80d2376eee9f5bc5b6",
+    "combat.rules": "5980920808c7707f81fb4741e42a1f57252d93760132e33ae145af96b428af85",
+    "creation.rules": "589d9bc195fd71b96e235b79f21d3857add28c5db482dfb9a569a9020d4475f8",
     "damage.rules": "306c489314a2f19f6f76347daf0bed204182d8e71628329c33795d3ee2365ae9",
     "equipment.rules": "c8e3d24b55c0cbc58754bf656757da4d0ddc7efdf7409f685011cd428f13ff71",
     "mechanics.rules": "0bd259a470888d89610f0996c3fe026c5b5964ec74a2e6eb051254ce566b1544",
     "missile.rules": "6f677e86678f3ec8b9af482eeefe51021075bc3c1a478cf7478d2e3487948a13",
-    "progression.rules": "0ea351a99af3d0c9ecd682b95c78c7df5b016913277d1eba0bf19faf40356edf",
+    "progression.rules": "b1296031bd77fb4352c98255732e3b3886116fbed7468bb1e85cd60d90c0be0c",
     "ruleset.rules": "443a13b83f26f13f7eaea742d3a4714d9720c36c48ca42f09eaec9a4fc91376d",
 }

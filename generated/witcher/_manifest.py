@@ -2,9 +2,9 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "7c6ce05f70e1ca649a4e80ba99295a1810ab9760a1e6f60371be7d066fd9b0c3"
+SOURCE_SHA256 = "9d6c3298077757398c034a311bb4df53527d291b4ff67864428dfea47da37fe0"
 SOURCES: dict[str, str] = {
-    "actions.rules": "54c0c11372303ecba139a78e17b54dd7bf1681c3e50e6803c32267e64c22205d",
+    "actions.rules": "c3dff47970e92e981fde74755539f4528a1617888b00a3a393c408b2233e3b40",
     "armor.rules": "3b4c82f2870725139793f36c2740155a83704253f796f3c98374c82f7517334e",
     "cover.rules": "bf2a8a8dcc09b240a09df8f6f596ec0f6e7a53973cc24f262da5bed632ffc627",
     "criticals.rules": "9bbd9ae08b1f4216e806b027cce231c814e257669c15b718cdd1b946e5d870fd",

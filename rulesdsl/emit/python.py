@@ -9,16 +9,18 @@ lifepaths. Every literal goes through `py()`, so no text from the sources can be
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, assert_never
 
 from .. import __version__, ir
 from .. import fieldtypes as t
+from .. import formula_types as ft
 from ..jsonform import schema_of
 from ..kinds import CORE_KINDS, FieldDecl, Kind, class_name
+from ..names import slug
 from ..pipeline import CompiledRuleset
 from ..targets import (
     constant_name,
@@ -29,6 +31,8 @@ from ..targets import (
     registry_name,
     row_class,
 )
+from ..validate.formulas import attribute_types
+from ..validate.formulas import environment as environment_of
 from .labels import labels
 from .templating import doc_line, environment, py
 
@@ -41,6 +45,9 @@ _FUNCTIONS = {
     "min": "min",
     "max": "max",
 }
+
+
+_MIXED = {"min": "_rt.least", "max": "_rt.greatest"}
 
 
 def header(ruleset: CompiledRuleset) -> str:
@@ -108,8 +115,9 @@ def requirement_code(req: ir.Requirement) -> str:
             assert_never(req)
 
 
-def python_type(field_type: t.FieldType) -> str:
-    """The annotation a field of this type gets in the generated dataclass."""
+def python_type(field_type: t.FieldType, yields: str = "int | Fraction") -> str:
+    """The annotation a field of this type gets in the generated dataclass; `yields`: what its formulas
+    yield (the type checker's types of the formulas it holds)."""
     match field_type:
         case t.IntType() | t.YearsType() | t.PointsType():
             return "int"
@@ -134,7 +142,7 @@ def python_type(field_type: t.FieldType) -> str:
         case t.DiceType():
             return "_rt.Dice"
         case t.FormulaType():
-            return "_rt.Formula"
+            return f"_rt.Formula[{yields}]"
         case t.RangeType():
             return "_rt.Range"
         case t.StatBonusType():
@@ -152,7 +160,7 @@ def python_type(field_type: t.FieldType) -> str:
         case t.CheckType():
             return "_rt.Check"
         case t.ListType(item):
-            return f"tuple[{python_type(item)}, ...]"
+            return f"tuple[{python_type(item, yields)}, ...]"
         case _:
             assert_never(field_type)
 
@@ -234,88 +242,70 @@ def py_tuple(codes: list[str]) -> str:
 # ---------------------------------------------------------------- formulas
 
 
-# What a formula yields in Python: always an int, always a Fraction, either, a bool, or dice.
-INT, FRAC, NUM, BOOL, DICE = "int", "Fraction", "int | Fraction", "bool", "_rt.Dice"
-
-
-def _numeric(*kinds: str) -> str:
-    """The kind of + - * (or min, max) over these: a Fraction anywhere makes a Fraction."""
-    if all(k in (INT, BOOL) for k in kinds):
-        return INT
-    if FRAC in kinds:
-        return FRAC
-    return NUM
-
-
-def _either(first: str, second: str) -> str:
-    if first == second:
-        return first
-    return _numeric(first, second) if FRAC not in (first, second) else NUM
+# What each formula type is in Python (the type checker's types: formula_types.py).
+PY_TYPES = {ft.INT: "int", ft.FRACTION: "Fraction", ft.NUMBER: "int | Fraction", ft.BOOL: "bool", ft.DICE: "_rt.Dice"}
 
 
 @dataclass(frozen=True, slots=True)
 class Names:
-    """What the names in a formula become in Python."""
+    """What the names in a formula become in Python, and what its calls and lookups yield."""
 
-    params: Mapping[str, tuple[str, str]]  # name (attribute id or parameter) -> (Python code, kind)
+    params: Mapping[str, str]  # name (attribute id or parameter) -> Python code
+    env: ft.Env = field(default_factory=ft.Env)
     lookups: str = "_tables."  # how a table constant is reached from the module
-    callees: Mapping[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)  # formula -> (params, kind)
     calls: str = ""  # how a formula function is reached from the module
-    tables: Mapping[str, ir.Entity] = field(default_factory=dict)
 
 
 def formula_code(expr: ir.Expr, names: Names) -> tuple[str, str]:
-    """Python source for a formula, and what it yields (INT, FRAC, NUM, BOOL or DICE)."""
+    """Python source for a formula, and its annotation (the type checker's type of it)."""
+    typing = ft.check(expr, names.env)
+    return _code(expr, names, typing), PY_TYPES[typing.returns]
+
+
+def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
+    def sub(node: ir.Expr) -> str:
+        return _code(node, names, typing)
+
     match expr:
         case ir.Num(value):
-            whole = isinstance(value, int) or value.denominator == 1
-            return _number(value), INT if whole else FRAC
+            return _number(value)
         case ir.Var(name, _, attribute):
-            return names.params[attribute or name]
+            return names.params[attribute or slug(name)]  # a parameter as declared (a word: its slug)
         case ir.DiceExpr(dice):
-            return dice_code(dice), DICE
+            return dice_code(dice)
         case ir.DiceOf(count, sides):
-            return f"_rt.dice({_bare(formula_code(count, names)[0])}, {_bare(formula_code(sides, names)[0])})", DICE
+            return f"_rt.dice({_bare(sub(count))}, {_bare(sub(sides))})"
         case ir.BinOp("/", left, right):
-            return f"_rt.div({_bare(formula_code(left, names)[0])}, {_bare(formula_code(right, names)[0])})", FRAC
+            return f"_rt.div({_bare(sub(left))}, {_bare(sub(right))})"
         case ir.BinOp(op, left, right):
-            (lcode, lkind), (rcode, rkind) = formula_code(left, names), formula_code(right, names)
-            kind = DICE if DICE in (lkind, rkind) else _numeric(lkind, rkind)
-            return f"({lcode} {op} {rcode})", kind
+            return f"({sub(left)} {op} {sub(right)})"
         case ir.Neg(operand):
-            code, kind = formula_code(operand, names)
-            return f"-{code}", kind
+            return f"-{sub(operand)}"
         case ir.Compare(op, left, right):
-            python_op = "==" if op == "=" else op
-            return f"({formula_code(left, names)[0]} {python_op} {formula_code(right, names)[0]})", BOOL
+            return f"({sub(left)} {'==' if op == '=' else op} {sub(right)})"
         case ir.Logic(op, items):
-            return "(" + f" {op} ".join(formula_code(i, names)[0] for i in items) + ")", BOOL
+            # `a or b` is a truth value, never one of the numbers (Python's `or` would give the number)
+            truths = [sub(i) if typing.of(i) == ft.BOOL else f"bool({_bare(sub(i))})" for i in items]
+            return "(" + f" {op} ".join(truths) + ")"
         case ir.NotExpr(operand):
-            return f"(not {formula_code(operand, names)[0]})", BOOL
+            return f"(not {sub(operand)})"
         case ir.If(condition, then, otherwise):
-            (tcode, tkind), (ocode, okind) = formula_code(then, names), formula_code(otherwise, names)
-            return f"({tcode} if {_bare(formula_code(condition, names)[0])} else {ocode})", _either(tkind, okind)
+            return f"({sub(then)} if {_bare(sub(condition))} else {sub(otherwise)})"
         case ir.Call(function, args):
-            codes = [formula_code(a, names) for a in args]
-            code = f"{_FUNCTIONS[function]}({', '.join(_bare(c) for c, _ in codes)})"
-            if function in ("floor", "ceil", "round"):
-                return code, INT
-            return code, _numeric(*(k for _, k in codes))
+            # min/max over values that may be either int or Fraction: the runtime's, typed over both
+            called = _MIXED.get(function) if typing.of(expr) == ft.NUMBER else None
+            return f"{called or _FUNCTIONS[function]}({', '.join(_bare(sub(a)) for a in args)})"
         case ir.FieldOf(_, _, _, value):
             assert value is not None, "the semantic checks give every field reference its value"
-            return _number(value), INT if isinstance(value, int) else FRAC
+            return _number(value)
         case ir.Lookup(table, index):
-            entity = names.tables[table.target]
-            column = next(c for c in entity.fields["columns"] if isinstance(c, ir.Column))  # type: ignore[union-attr]
-            index_code = _bare(formula_code(index, names)[0])
-            code = f"{names.lookups}{constant_name(entity.id)}.lookup({index_code}).{identifier(column.name)}"
-            kinds = {t.IntType: INT, t.MultiplierType: FRAC}
-            return code, kinds.get(type(column.type), NUM)
+            column = names.env.tables[table.target].column
+            assert column is not None, "the checks let formulas look up only tables with one number column"
+            return f"{names.lookups}{constant_name(table.target)}.lookup({_bare(sub(index))}).{identifier(column)}"
         case ir.FormulaCall(formula, args):
-            params, kind = names.callees[formula.target]
-            values = [_bare(formula_code(a, names)[0]) for a in args]
-            keywords = ", ".join(f"{p}={v}" for p, v in zip(params, values, strict=True))
-            return f"{names.calls}{function_name(formula.target)}({keywords})", kind
+            params = names.env.callees[formula.target].params
+            keywords = ", ".join(f"{param_name(p, None)}={_bare(sub(a))}" for p, a in zip(params, args, strict=True))
+            return f"{names.calls}{function_name(formula.target)}({keywords})"
         case ir.Text() | ir.Caret():
             raise AssertionError(f"the checks reject {type(expr).__name__} in evaluated formulas")
         case _:
@@ -334,6 +324,36 @@ def _bare(code: str) -> str:
     return code
 
 
+def formula_yields(values: Iterable[object], env: ft.Env) -> str:
+    """The Python type of what the formulas among `values` yield, together (`int | _rt.Dice`); a number
+    where there are none."""
+    found = []
+    for value in values:
+        for node in ir.walk(value):
+            if isinstance(node, ir.Formula):
+                found.append(PY_TYPES[ft.check(node.expr, env).returns])
+    return _union(found)
+
+
+def _union(annotations: list[str]) -> str:
+    """Formula annotations joined into one (`int`, `int | Fraction` and `_rt.Dice`: `int | Fraction | _rt.Dice`);
+    a number where there are none."""
+    atoms = {atom for annotation in annotations for atom in annotation.split(" | ")}
+    if not atoms:
+        return PY_TYPES[ft.NUMBER]
+    if "int" in atoms:
+        atoms.discard("bool")  # a bool is an int
+    return " | ".join(a for a in ("int", "Fraction", "bool", "_rt.Dice") if a in atoms)
+
+
+def _writes_fraction(formula: ir.Formula) -> bool:
+    """Whether a formula's code holds a Fraction literal (`1.5`, `x1/2`, a field holding a fraction)."""
+    for node in ir.expr_nodes(formula.expr):
+        if isinstance(node, ir.Num | ir.FieldOf) and isinstance(node.value, Fraction) and node.value.denominator != 1:
+            return True
+    return False
+
+
 def formula_value(formula: ir.Formula, names: Names) -> str:
     """A formula kept as data, evaluated by name: `_rt.Formula("6 - PRS", ("PRS",), lambda v: 6 - v["prs"])`.
 
@@ -341,10 +361,9 @@ def formula_value(formula: ir.Formula, names: Names) -> str:
     written: dict[str, str] = {}
     for node in ir.expr_nodes(formula.expr):
         if isinstance(node, ir.Var):
-            written.setdefault(node.attribute or node.name, node.name)
-    params = {key: (f"v[{py(name.casefold())}]", NUM) for key, name in written.items()}
-    scoped = Names(params, names.lookups, names.callees, names.calls, names.tables)
-    code, _ = formula_code(formula.expr, scoped)
+            written.setdefault(node.attribute or slug(node.name), node.name)
+    params = {key: f"v[{py(name.casefold())}]" for key, name in written.items()}
+    code, _ = formula_code(formula.expr, replace(names, params=params))
     needed = tuple(dict.fromkeys(written.values()))
     return f"_rt.Formula({py(formula.text)}, {py(needed)}, lambda v: {_bare(code)})"
 
@@ -360,13 +379,15 @@ class FieldCode:
     doc: str | None
 
 
-def field_codes(kind: Kind, entities: Mapping[str, ir.Entity] | None = None) -> list[FieldCode]:
+def field_codes(
+    kind: Kind, entities: Mapping[str, ir.Entity] | None = None, env: ft.Env | None = None
+) -> list[FieldCode]:
     """The dataclass fields of a kind: id and name, the required ones, then those with defaults. A
     field some entity gives as `unknown` can also hold the runtime's UNKNOWN marker (and `none`, None)."""
     required, optional = [], []
     for decl in kind.fields.values():
-        annotation = python_type(decl.type)
         given = [e.fields.get(decl.name) for e in (entities or {}).values()]
+        annotation = python_type(decl.type, formula_yields(given, env or ft.Env()))
         if any(isinstance(v, ir.Unknown) for v in given):
             annotation += " | _rt.Unknown"
         if decl.default is not None and any(isinstance(v, ir.NoneValue) for v in given):
@@ -403,8 +424,8 @@ def _ordered(kind: Kind) -> list[FieldDecl]:
     return required + [d for d in kind.fields.values() if d not in required]
 
 
-def _types_used(kind: Kind, entities: Mapping[str, ir.Entity]) -> set[str]:
-    text = " ".join(c.annotation for c in field_codes(kind, entities))
+def _types_used(kind: Kind, entities: Mapping[str, ir.Entity], env: ft.Env) -> set[str]:
+    text = " ".join(c.annotation for c in field_codes(kind, entities, env))
     return {name for name in ("Fraction", "Literal", "_rt.") if name in text}
 
 
@@ -424,7 +445,7 @@ def _isort(names: list[str]) -> list[str]:
     return sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
 
 
-def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], str]]) -> list[dict[str, Any]]:
+def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
     """Derived attributes as functions, in an order where inputs come first."""
     attributes = ruleset.entities.get("attribute", {})
 
@@ -449,83 +470,65 @@ def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str,
 
     for attr_id in sorted(uses):
         place(attr_id)
-    kinds: dict[str, str] = {}
+    derived = replace(env, variables=attribute_types(attributes, env))
     functions = []
     for attr_id in order:
         entity = attributes[attr_id]
         formula = entity.fields["formula"]
         assert isinstance(formula, ir.Formula)
-        inputs = {u: (param_name(u, abbr(u)), kinds.get(u, INT)) for u in uses[attr_id]}
-        code, kind = formula_code(formula.expr, Names(inputs, callees=callees))
-        kinds[attr_id] = kind
+        inputs = {u: param_name(u, abbr(u)) for u in uses[attr_id]}
+        code, returns = formula_code(formula.expr, Names(inputs, derived, calls=""))
+        nodes = list(ir.expr_nodes(formula.expr))
         functions.append(
             {
                 "name": function_name(attr_id),
                 "title": entity.name,
                 "text": formula.text,
-                "params": list(inputs.values()),
-                "args": [(inputs[u][0], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
+                "params": [(inputs[u], PY_TYPES[derived.variables.get(u, ft.INT)]) for u in uses[attr_id]],
+                "args": [(inputs[u], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
                 "body": _bare(code),
-                "returns": kind,
-                "calls": sorted(
-                    {
-                        function_name(n.formula.target)
-                        for n in ir.expr_nodes(formula.expr)
-                        if isinstance(n, ir.FormulaCall)
-                    }
-                ),
+                "returns": returns,
+                "calls": sorted({function_name(n.formula.target) for n in nodes if isinstance(n, ir.FormulaCall)}),
+                "uses_tables": any(isinstance(n, ir.Lookup) for n in nodes),
             }
         )
     return functions
 
 
-def _formulas(ruleset: CompiledRuleset) -> tuple[list[dict[str, Any]], dict[str, tuple[tuple[str, ...], str]]]:
-    """Named formulas as functions of their parameters (attributes they name become parameters too),
-    and what a call to each needs: its parameter names and whether it returns an int."""
-    formulas = ruleset.entities.get("formula", {})
+def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
+    """Named formulas as functions of their parameters (attributes they name become parameters too)."""
     attributes = ruleset.entities.get("attribute", {})
-    tables = ruleset.entities.get("table", {})
-    callees: dict[str, tuple[tuple[str, ...], str]] = {}
-    built: dict[str, dict[str, Any]] = {}
-
-    def build(formula_id: str) -> None:  # callees first; the checks ruled out cycles
-        if formula_id in built:
-            return
-        entity = formulas[formula_id]
+    built = []
+    for formula_id, entity in ruleset.entities.get("formula", {}).items():
         formula = entity.fields["formula"]
         assert isinstance(formula, ir.Formula)
-        for node in ir.expr_nodes(formula.expr):
-            if isinstance(node, ir.FormulaCall) and node.formula.target in formulas:
-                build(node.formula.target)
-        params: dict[str, tuple[str, str]] = {}
+        params: dict[str, str] = {}
         declared = entity.fields.get("params", ())
         for p in declared if isinstance(declared, tuple) else ():
             if isinstance(p, str):
-                params[p] = (param_name(p, None), INT)
-        for node in ir.expr_nodes(formula.expr):
+                params[p] = param_name(p, None)
+        nodes = list(ir.expr_nodes(formula.expr))
+        for node in nodes:
             if isinstance(node, ir.Var) and node.attribute and node.attribute not in params:
                 abbr = attributes[node.attribute].fields.get("abbr")
-                params[node.attribute] = (param_name(node.attribute, abbr if isinstance(abbr, str) else None), INT)
-        code, kind = formula_code(formula.expr, Names(params, callees=callees, tables=tables))
-        own = tuple(params[p][0] for p in declared if isinstance(p, str)) if isinstance(declared, tuple) else ()
-        callees[formula_id] = (own, kind)
-        built[formula_id] = {
-            "name": function_name(formula_id),
-            "title": entity.name,
-            "text": formula.text,
-            "params": [(param, INT) for param, _ in params.values()],
-            "body": _bare(code),
-            "returns": kind,
-            "uses_tables": any(isinstance(n, ir.Lookup) for n in ir.expr_nodes(formula.expr)),
-        }
-
-    for formula_id in formulas:
-        build(formula_id)
-    return [built[f] for f in formulas], callees
+                params[node.attribute] = param_name(node.attribute, abbr if isinstance(abbr, str) else None)
+        code, returns = formula_code(formula.expr, Names(params, env))
+        built.append(
+            {
+                "name": function_name(formula_id),
+                "title": entity.name,
+                "text": formula.text,
+                "params": [(param, "int") for param in params.values()],
+                "body": _bare(code),
+                "returns": returns,
+                "uses_tables": any(isinstance(n, ir.Lookup) for n in nodes),
+            }
+        )
+    return built
 
 
-def _cell_type(column: ir.Column, cells: list[ir.Cell]) -> str:
-    annotation = python_type(column.type)
+def _cell_type(column: ir.Column, cells: list[ir.Cell], env: ft.Env) -> str:
+    annotation = python_type(column.type, formula_yields(cells, env))
     if any(isinstance(c, ir.Unknown) for c in cells):
         annotation += " | _rt.Unknown"  # the source leaves some of these cells unknown
     if any(isinstance(c, ir.NoneValue) for c in cells):
@@ -560,9 +563,9 @@ def check_code(check: ir.CheckSpec, names: Names) -> str:
     return f"_rt.Check(_mechanics.{mechanic}, {formula_value(check.modifier, names)}, {check.target})"
 
 
-def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], str]]) -> list[dict[str, Any]]:
+def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
     tables = ruleset.entities.get("table", {})
-    names = Names({}, lookups="", callees=callees, calls="_formulas.", tables=tables)
+    names = Names({}, env, lookups="", calls="_formulas.")
     result = []
     for table_id, entity in tables.items():
         columns_value = entity.fields.get("columns", ())
@@ -570,7 +573,7 @@ def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...
         fields = []
         for index, column in enumerate(columns):
             cells = [row.cells[index] for row in entity.rows]
-            fields.append((identifier(column.name), _cell_type(column, cells)))
+            fields.append((identifier(column.name), _cell_type(column, cells, env)))
         rows = []
         for row in entity.rows:
             cells_code = ", ".join(value_code(c.type, v, names) for v, c in zip(row.cells, columns, strict=True))
@@ -593,6 +596,9 @@ def _tables(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...
                 "clamp": entity.fields.get("clamp") is True,
                 "chains": chains,
                 "formulas": any(isinstance(c, ir.Formula) for r in entity.rows for c in r.cells),
+                "fraction_literals": any(
+                    _writes_fraction(c) for r in entity.rows for c in r.cells if isinstance(c, ir.Formula)
+                ),
                 "calls": any(
                     isinstance(n, ir.FormulaCall)
                     for r in entity.rows
@@ -635,7 +641,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
         entities = ruleset.entities.get(kind_name, {})
         if kind.builtin and not entities:
             continue
-        used = _types_used(kind, entities)
+        used = _types_used(kind, entities, names.env)
         codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
         text = " ".join(code for _, code in codes)
         modules = [m for m in ("formulas", "mechanics", "tables") if f"_{m}." in text]
@@ -644,7 +650,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
             "module": kind_module(kind_name),
             "registry": registry_name(kind_name),
             "class": class_name(kind_name),
-            "fields": field_codes(kind, entities),
+            "fields": field_codes(kind, entities, names.env),
             "entities": codes,
             "fraction": "Fraction" in used or "Fraction(" in text,
             "literal": "Literal" in used,
@@ -667,12 +673,11 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     """Every file of the package, by path relative to the package folder."""
     env = environment()
     head = header(ruleset)
-    formulas, callees = _formulas(ruleset)
-    functions = _attributes(ruleset, callees)
-    tables = _tables(ruleset, callees)
-    cell_names = Names(
-        {}, lookups="_tables.", callees=callees, calls="_formulas.", tables=ruleset.entities.get("table", {})
-    )
+    formula_env = environment_of(ruleset.entities)
+    formulas = _formulas(ruleset, formula_env)
+    functions = _attributes(ruleset, formula_env)
+    tables = _tables(ruleset, formula_env)
+    cell_names = Names({}, formula_env, lookups="_tables.", calls="_formulas.")
     kinds = list(_kind_modules(ruleset, cell_names))
     with_lifepaths = bool(ruleset.entities.get("lifepath"))
     attribute_kind = ruleset.kinds["attribute"]
@@ -705,7 +710,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         import_line("tables", ["TABLES"]),
     ]
     attribute_entities = [
-        entity_code(attribute_kind, e, Names({}, callees=callees))
+        entity_code(attribute_kind, e, replace(cell_names, calls=""))
         for e in ruleset.entities.get("attribute", {}).values()
     ]
     context: dict[str, Any] = {
@@ -717,7 +722,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "kinds": kinds,
         "mechanics": _mechanics(ruleset),
         "attribute_kind": {
-            "fields": field_codes(attribute_kind, ruleset.entities.get("attribute", {})),
+            "fields": field_codes(attribute_kind, ruleset.entities.get("attribute", {}), formula_env),
             "entities": list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
         },
         "with_lifepaths": with_lifepaths,
@@ -725,14 +730,18 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "imports": sorted(imports, key=lambda line: line.split()[1]),
         "attribute_exports": attribute_exports,
         "formula_exports": formula_exports,
+        "formulas_yield": _union([str(f["returns"]) for f in formulas]),
         "package_exports": package_exports,
         "kind_names": sorted(ruleset.entities),
-        "uses_fraction": any("Fraction" in c[1] for tbl in tables for c in tbl["columns"]),
+        "uses_fraction": any(
+            tbl["fraction_literals"] or any("Fraction" in c[1] for c in tbl["columns"]) for tbl in tables
+        ),
         "table_formulas": any(tbl["formulas"] for tbl in tables),
         "table_calls": any(tbl["calls"] for tbl in tables),
     }
     called = sorted({c for f in functions for c in f["calls"]})
     context["attribute_calls"] = import_line("formulas", called) if called else ""
+    context["attribute_tables"] = any(f["uses_tables"] for f in functions)
     files = {"py.typed": ""}
     for name in ("__init__", "__main__", "formulas", "mechanics", "tables", "attributes"):
         files[f"{name}.py"] = env.get_template(f"python/{name}.py.j2").render(context)

@@ -12,7 +12,7 @@ import keyword
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -25,7 +25,7 @@ from ..kinds import Kind
 from ..lower import requirement_nodes
 from ..model import Position
 from ..names import slug
-from ..targets import BOOL, DICE, INT, NUMBER, typed
+from . import formulas
 from .coverage import check_coverage
 from .paths import check_paths
 from .pynames import check_python_names
@@ -71,15 +71,13 @@ def check_ruleset(
     resolve = _resolver(indexes, kinds, diagnostics, removed or {})
     for kind, group in sorted(unique.items()):
         resolved[kind] = {entity_id: _resolve(entity, resolve) for entity_id, entity in sorted(group.items())}
-    resolved = _resolve_variables(resolved, diagnostics)
+    resolved = formulas.resolve_names(resolved, kinds, diagnostics)
     resolved = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
-    callees = formula_kinds(resolved)
-    lookups = lookup_kinds(resolved)
     for entity in resolved.get("table", {}).values():
-        diagnostics += _check_table(entity, resolved, callees, lookups)
-    diagnostics += _check_formulas(resolved, callees, lookups)
-    diagnostics += _check_field_formulas(resolved, kinds, callees, lookups)
+        diagnostics += _check_table(entity)
+    diagnostics += formulas.check_formulas(resolved, kinds)
+    diagnostics += _check_formula_graph(resolved)
     diagnostics += _check_mechanics(resolved.get("mechanic", {}))
     diagnostics += _check_requirements(resolved)
     diagnostics += check_paths(resolved)
@@ -136,6 +134,9 @@ def _resolver(
     found_ids: dict[tuple[str, str], str | None] = {}
 
     def resolve(node: Any) -> Any:
+        if isinstance(node, ir.FieldOf) and node.entity.kind not in kinds:
+            diagnostics.append(formulas.unknown_kind(node, kinds, node.entity.pos))
+            return node
         if isinstance(node, ir.FieldOf) and node.entity.id is not None:
             valued = _field_value(node, indexes, kinds)
             if isinstance(valued, Diagnostic):
@@ -229,72 +230,10 @@ def _resolved(value: Any, resolve: Callable[[Any], Any]) -> Any:
     return ir.rebuild(value, resolve)
 
 
-def _abbreviations(attributes: Mapping[str, ir.Entity]) -> dict[str, str]:
-    """How formulas may name attributes: by abbreviation or by id."""
-    names = {attr_id: attr_id for attr_id in attributes}
-    for attr_id, attribute in attributes.items():
-        abbr = attribute.fields.get("abbr")
-        if isinstance(abbr, str):
-            names[abbr] = attr_id
-    return names
-
-
-def _resolve_variables(
-    entities: dict[str, dict[str, ir.Entity]], diagnostics: list[Diagnostic]
-) -> dict[str, dict[str, ir.Entity]]:
-    """Names in attribute and named formulas resolved: a parameter stays a name, an attribute gets its id."""
-    by_name = _abbreviations(entities.get("attribute", {}))
-    result = dict(entities)
-    for kind in ("attribute", "formula"):
-        if kind not in entities:
-            continue
-        updated = {}
-        for entity_id, entity in entities[kind].items():
-            formula = entity.fields.get("formula")
-            if isinstance(formula, ir.Formula):
-                namer = _Namer(kind, _params(entity), by_name, diagnostics)
-                entity = replace(entity, fields={**entity.fields, "formula": ir.rebuild(formula, namer)})
-            updated[entity_id] = entity
-        result[kind] = updated
-    return result
-
-
-@dataclass
-class _Namer:
-    """Gives each attribute named in a formula its id; reports each unknown name once."""
-
-    kind: str
-    params: tuple[str, ...]
-    by_name: Mapping[str, str]
-    diagnostics: list[Diagnostic]
-    reported: set[str] = field(default_factory=set)
-
-    def __call__(self, node: Any) -> Any:
-        if not isinstance(node, ir.Var) or node.name in self.params:
-            return node
-        target = self.by_name.get(node.name)
-        if target is not None:
-            return replace(node, attribute=target)
-        if node.name not in self.reported:
-            self.reported.add(node.name)
-            what = "parameter or attribute" if self.kind == "formula" else "attribute"
-            known = sorted({*self.params, *self.by_name})
-            hint = did_you_mean(node.name, known) or ("list it in params: ..." if self.kind == "formula" else None)
-            self.diagnostics.append(error("E321", f"formula names '{node.name}', which is no {what}", node.pos, hint))
-        return node
-
-
-def _params(entity: ir.Entity) -> tuple[str, ...]:
-    params = entity.fields.get("params", ())
-    return tuple(p for p in params if isinstance(p, str)) if isinstance(params, tuple) else ()
-
-
 # ---------------------------------------------------------------- tables
 
 
-def _check_table(
-    entity: ir.Entity, entities: Entities, callees: Mapping[str, str], lookups: Mapping[str, str]
-) -> list[Diagnostic]:
+def _check_table(entity: ir.Entity) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     columns = _columns(entity, "columns")
     seen: dict[str, ir.Column] = {}
@@ -302,10 +241,6 @@ def _check_table(
         if column.name in seen:
             diagnostics.append(error("E316", f"'{column.name}' is declared twice in this table", column.pos))
         seen[column.name] = column
-    for row in entity.rows:
-        for j, cell in enumerate(row.cells):
-            if isinstance(cell, ir.Formula) and j < len(columns):
-                diagnostics += _formula_problems(cell, entities, callees, lookups, f"column '{columns[j].name}': ")
     if "rows" in entity.failed:
         return diagnostics
     roll = entity.fields.get("roll")
@@ -333,176 +268,12 @@ def _columns(entity: ir.Entity, name: str) -> tuple[ir.Column, ...]:
 # ---------------------------------------------------------------- formulas
 
 
-def _formulas_of(entities: Entities) -> Iterator[tuple[ir.Entity, ir.Formula]]:
-    for kind in ("attribute", "formula"):
-        for entity in entities.get(kind, {}).values():
-            formula = entity.fields.get("formula")
-            if isinstance(formula, ir.Formula):
-                yield entity, formula
-
-
-def lookup_kinds(entities: Entities) -> dict[str, str]:
-    """What each table a formula may look up yields: whole numbers for an int column."""
-    return {
-        table_id: INT if columns and isinstance(columns[0].type, t.IntType) else NUMBER
-        for table_id, table in entities.get("table", {}).items()
-        if len(columns := _columns(table, "columns")) == 1
-    }
-
-
-def formula_kinds(entities: Entities) -> dict[str, str]:
-    """What each named formula yields (number, truth value or dice), callees first (post-order, without
-    recursion: chains of thousands of formulas are fine)."""
-    formulas = entities.get("formula", {})
-
-    def callees(formula_id: str) -> list[str]:
-        formula = formulas[formula_id].fields.get("formula")
-        if not isinstance(formula, ir.Formula):
-            return []
-        return [n.formula.id for n in ir.expr_nodes(formula.expr) if isinstance(n, ir.FormulaCall) and n.formula.id]
-
-    order: list[str] = []
-    seen: set[str] = set()
-    for root in formulas:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(callees(root)))]
-        while stack:
-            node, pending = stack[-1]
-            following = next(pending, None)
-            if following is None:
-                stack.pop()
-                order.append(node)
-            elif following in formulas and following not in seen:
-                seen.add(following)
-                stack.append((following, iter(callees(following))))
-    kinds: dict[str, str] = {}
-    lookups = lookup_kinds(entities)
-    for formula_id in order:
-        formula = formulas[formula_id].fields.get("formula")
-        if isinstance(formula, ir.Formula):
-            kinds[formula_id] = typed(formula.expr, kinds, lookups)[0]
-    return kinds
-
-
-def _formula_problems(
-    formula: ir.Formula,
-    entities: Entities,
-    callees: Mapping[str, str],
-    lookups: Mapping[str, str],
-    where: str = "",
-    yields: tuple[str, ...] = (NUMBER, BOOL, DICE),
-) -> list[Diagnostic]:
-    """What the generated package could not evaluate, lookups of unsuitable tables, and bad calls."""
-    kind, problems = typed(formula.expr, callees, lookups)
-    diagnostics = [
-        error("E327", f"{where}the generated package cannot evaluate this: {reason}", pos) for pos, reason in problems
-    ]
-    if kind not in yields and not (kind == INT and NUMBER in yields) and not problems:
-        made = "dice" if kind == DICE else f"a {kind}"
-        hint = "round it: floor(...), ceil(...) or round(...)" if yields == (INT,) and kind == NUMBER else None
-        diagnostics.append(
-            error("E327", f"{where}this formula makes {made}, and a {yields[0]} belongs here", formula.pos, hint=hint)
-        )
-    tables = entities.get("table", {})
-    formulas = entities.get("formula", {})
-    for node in ir.expr_nodes(formula.expr):
-        if isinstance(node, ir.Lookup) and node.table.id is not None and node.table.id in tables:
-            table = tables[node.table.id]
-            columns, keys = _columns(table, "columns"), _columns(table, "keys")
-            if len(columns) != 1 or len(keys) > 1:
-                diagnostics.append(
-                    error(
-                        "E324",
-                        f"formulas look up tables with one key and one column; '{table.id}' has "
-                        f"{max(len(keys), 1)} key(s) and {len(columns)} column(s)",
-                        node.pos,
-                    )
-                )
-            elif not isinstance(columns[0].type, t.IntType | t.NumberType | t.MultiplierType):
-                diagnostics.append(
-                    error(
-                        "E324",
-                        f"'{table.id}' holds {t.type_text(columns[0].type)}, not numbers to compute with",
-                        node.pos,
-                    )
-                )
-        if isinstance(node, ir.FormulaCall) and node.formula.id is not None and node.formula.id in formulas:
-            called = formulas[node.formula.id]
-            own = _params(called)
-            callee_formula = called.fields.get("formula")
-            if not isinstance(callee_formula, ir.Formula):
-                continue  # its missing formula is reported on it
-            extra = sorted(
-                {n.name for n in ir.expr_nodes(callee_formula.expr) if isinstance(n, ir.Var) and n.name not in own}
-            )
-            if extra:
-                diagnostics.append(
-                    error(
-                        "E326",
-                        f"{called.id}() names {', '.join(extra)} besides its params, so it cannot be called",
-                        node.pos,
-                        f"add them to the params of {called.id}",
-                    )
-                )
-            elif len(node.args) != len(own):
-                diagnostics.append(
-                    error(
-                        "E325",
-                        f"{called.id}() takes {len(own)} argument{'s' * (len(own) != 1)} ({', '.join(sorted(own))}), "
-                        f"not {len(node.args)}",
-                        node.pos,
-                    )
-                )
-    return diagnostics
-
-
-def _check_field_formulas(
-    entities: Entities, kinds: Mapping[str, Kind], callees: Mapping[str, str], lookups: Mapping[str, str]
-) -> list[Diagnostic]:
-    """Formulas and checks in the fields of other kinds (a 5e spell's damage, a career's survival check)."""
-    diagnostics: list[Diagnostic] = []
-    for kind_name, group in entities.items():
-        if kind_name in ("attribute", "formula", "table"):
-            continue  # checked with their own rules above
-        kind = kinds[kind_name]
-        holding = {name for name, decl in kind.fields.items() if _holds_formulas(decl.type)}
-        if not holding:
-            continue  # no field of this kind can hold a formula or a check
-        for entity in group.values():
-            for name, value in entity.fields.items():
-                decl = kind.fields.get(name)
-                if decl is None or name not in holding:
-                    continue
-                evaluated = isinstance(decl.type, t.FormulaType) or (
-                    isinstance(decl.type, t.ListType) and isinstance(decl.type.item, t.FormulaType)
-                )
-                for node in ir.walk(value):
-                    if isinstance(node, ir.CheckSpec):
-                        where = "the check's modifier: "
-                        diagnostics += _formula_problems(
-                            node.modifier, entities, callees, lookups, where, yields=(INT,)
-                        )
-                    elif isinstance(node, ir.Formula) and evaluated:
-                        diagnostics += _formula_problems(node, entities, callees, lookups)
-    return diagnostics
-
-
-def _holds_formulas(field_type: t.FieldType) -> bool:
-    """Whether a field of this type can hold an evaluated formula or a check (what lowering makes of it)."""
-    if isinstance(field_type, t.ListType):
-        return _holds_formulas(field_type.item)
-    return isinstance(field_type, t.FormulaType | t.CheckType)
-
-
-def _check_formulas(entities: Entities, callees: Mapping[str, str], lookups: Mapping[str, str]) -> list[Diagnostic]:
+def _check_formula_graph(entities: Entities) -> list[Diagnostic]:
+    """Formulas that use one another in a circle, and a formula named like a derived attribute."""
     diagnostics: list[Diagnostic] = []
     attributes = entities.get("attribute", {})
-    for entity, formula in _formulas_of(entities):
-        yields = (NUMBER,) if entity.kind == "attribute" else (NUMBER, BOOL, DICE)
-        diagnostics += _formula_problems(formula, entities, callees, lookups, yields=yields)
-        if entity.kind == "formula" and entity.id in attributes and "formula" in attributes[entity.id].fields:
+    for entity in entities.get("formula", {}).values():
+        if entity.id in attributes and "formula" in attributes[entity.id].fields:
             diagnostics.append(
                 error(
                     "E323",
@@ -511,20 +282,24 @@ def _check_formulas(entities: Entities, callees: Mapping[str, str], lookups: Map
                     "give one of them another id",
                 )
             )
-    attribute_uses = {
-        entity.id: [n.attribute for n in ir.expr_nodes(f.expr) if isinstance(n, ir.Var) and n.attribute]
-        for entity, f in _formulas_of({"attribute": attributes})
-    }
-    formula_uses = {
-        entity.id: [n.formula.id for n in ir.expr_nodes(f.expr) if isinstance(n, ir.FormulaCall) and n.formula.id]
-        for entity, f in _formulas_of({"formula": entities.get("formula", {})})
-    }
-    for kind, uses in (("attribute", attribute_uses), ("formula", formula_uses)):
+    for kind, node_type in (("attribute", ir.Var), ("formula", ir.FormulaCall)):
+        uses = {}
+        for entity in entities.get(kind, {}).values():
+            formula = entity.fields.get("formula")
+            if isinstance(formula, ir.Formula):
+                uses[entity.id] = [_used(n) for n in ir.expr_nodes(formula.expr) if isinstance(n, node_type)]
         for cycle in cycles(uses):
             entity = entities[kind][cycle[0]]
             message = "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]])
             diagnostics.append(error("E322", message, entity.position("formula")))
     return diagnostics
+
+
+def _used(node: ir.Expr) -> str | None:
+    """The attribute or formula a name or call uses (None: unresolved)."""
+    if isinstance(node, ir.Var):
+        return node.attribute
+    return node.formula.id if isinstance(node, ir.FormulaCall) else None
 
 
 def cycles(uses: Mapping[str, Sequence[str | None]]) -> list[list[str]]:

@@ -77,21 +77,36 @@ def round_half_up(x: Number) -> int:
     return math.floor(Fraction(x) + Fraction(1, 2))
 
 
-Values = Mapping[str, Number]
+def least(first: Number, *rest: Number) -> Number:
+    """`min` over whole numbers and fractions together: typed as one union, where the builtin called on an int
+    and a Fraction is typed only as a comparison protocol."""
+    return min(first, *rest)
+
+
+def greatest(first: Number, *rest: Number) -> Number:
+    """`max` over whole numbers and fractions together."""
+    return max(first, *rest)
+
+
+# The values a formula is computed from are whole numbers, as characteristics are.
+Values = Mapping[str, int]
+# What a formula kept as data yields: a whole number, a fraction, either, a truth value or dice.
+Y_co = TypeVar("Y_co", covariant=True)
 
 
 @dataclass(frozen=True, slots=True)
-class Formula:
+class Formula(Generic[Y_co]):
     """A formula kept as data (a table cell such as `6 - PRS`): `evaluate(PRS=4)` computes it.
 
-    `names` are the values it needs, as written; `evaluate` takes them in any case.
+    `names` are the values it needs, as written; `evaluate` takes them in any case. `Formula[int]` yields
+    whole numbers; the compiler's type checker gives each field the type its formulas yield.
     """
 
     text: str
     names: tuple[str, ...]
-    compute: Callable[[Values], Number] = field(repr=False, compare=False)
+    compute: Callable[[Values], Y_co] = field(repr=False, compare=False)
 
-    def evaluate(self, **values: Number) -> Number:
+    def evaluate(self, **values: int) -> Y_co:
         given = {k.casefold(): v for k, v in values.items()}
         missing = [n for n in self.names if n.casefold() not in given]
         if missing:
@@ -413,19 +428,19 @@ class Check:
     character's values) and the target."""
 
     mechanic: CheckMechanic
-    modifier: Formula
+    modifier: Formula[int]
     target: int
 
-    def _modifier(self, values: Mapping[str, Number]) -> int:
+    def _modifier(self, values: Mapping[str, int]) -> int:
         value = self.modifier.evaluate(**values)
         if Fraction(value).denominator != 1:
             raise ValueError(f"the modifier {self.modifier} is {value}, not a whole number")
         return int(value)
 
-    def roll(self, rng: random.Random, **values: Number) -> CheckResult:
+    def roll(self, rng: random.Random, **values: int) -> CheckResult:
         return self.mechanic.roll(rng, self._modifier(values), self.target)
 
-    def chance(self, **values: Number) -> Fraction:
+    def chance(self, **values: int) -> Fraction:
         return self.mechanic.chance(self._modifier(values), self.target)
 
     def __str__(self) -> str:

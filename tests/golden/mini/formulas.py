@@ -25,7 +25,7 @@ def might_check(*, roll: int, MGT: int) -> int:
     return roll + MGT
 
 
-FORMULAS: dict[str, Callable[..., int | Fraction]] = {
+FORMULAS: dict[str, Callable[..., int]] = {
     "layered": layered,
     "layered3": layered3,
     "might_check": might_check,

@@ -1,0 +1,265 @@
+"""The one type checker for formulas, wherever a formula stands.
+
+Formula entities, derived attributes, the formula fields of declared kinds, check modifiers, table cells
+and dice counts are all checked here, by one function over the resolved IR: what each node yields (a whole
+number, a fraction, a number that may be either, a truth value, dice), and what in it the generated package
+could not compute, with why. The semantic checks report the problems; the Python emitter reads the same
+types for the generated annotations, so a formula's declared return type is what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Final, Literal, assert_never
+
+from . import ir
+from .model import Position
+
+# What a formula yields. INT and FRACTION are both NUMBERs (a NUMBER may be either); a BOOL computes as 0 or 1.
+Type = Literal["int", "fraction", "number", "bool", "dice"]
+INT: Final = "int"
+FRACTION: Final = "fraction"
+NUMBER: Final = "number"
+BOOL: Final = "bool"
+DICE: Final = "dice"
+
+# How a type reads in a message.
+SHOWN: Mapping[str, str] = {
+    INT: "a whole number",
+    FRACTION: "a number",
+    NUMBER: "a number",
+    BOOL: "a truth value",
+    DICE: "dice",
+}
+
+
+TRUTH = "a number or a bool"  # what a condition may be: a number counts as true unless 0
+
+
+def fits(given: str, wanted: str) -> bool:
+    """Whether a value of type `given` may stand where `wanted` is expected."""
+    if given == wanted:
+        return True
+    if wanted == NUMBER:
+        return given in (INT, FRACTION, BOOL)
+    return wanted == INT and given == BOOL
+
+
+@dataclass(frozen=True, slots=True)
+class Callee:
+    """A named formula, as a call sees it: its parameters in order, what it yields, and the names it uses
+    besides its parameters (a formula that names attributes cannot be called with arguments alone)."""
+
+    params: tuple[str, ...]
+    returns: str
+    extra: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table as a lookup sees it: what its one column yields, or why it cannot be looked up."""
+
+    returns: str | None
+    column: str | None = None  # the column a lookup reads
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Env:
+    """What the names in a formula are: `variables` by attribute id or parameter name (INT when absent),
+    the formulas it may call and the tables it may look up, by id."""
+
+    variables: Mapping[str, str] = field(default_factory=dict)
+    callees: Mapping[str, Callee] = field(default_factory=dict)
+    tables: Mapping[str, Table] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    code: str
+    pos: Position
+    message: str
+    hint: str | None = None
+
+
+@dataclass(slots=True)
+class Typing:
+    """A formula, typed: what it yields, each node's type (by node identity) and its problems."""
+
+    returns: str
+    types: dict[int, str]
+    problems: list[Problem]
+
+    def of(self, node: ir.Expr) -> str:
+        return self.types[id(node)]
+
+
+def _numeric(*kinds: str) -> str:
+    """What + - * yield over these: whole numbers stay whole, a fraction anywhere makes a fraction."""
+    if all(k in (INT, BOOL) for k in kinds):
+        return INT
+    return FRACTION if FRACTION in kinds else NUMBER
+
+
+def _one_of(*kinds: str) -> str:
+    """What yields one of these values unchanged (`if`, `min`, `max`): their common type."""
+    if all(k in (INT, BOOL) for k in kinds):
+        return BOOL if all(k == BOOL for k in kinds) else INT
+    return kinds[0] if all(k == kinds[0] for k in kinds) else NUMBER
+
+
+def constant(expr: ir.Expr) -> Fraction | None:
+    """The value of a formula made of numbers alone (`2 - 2`), or None."""
+    match expr:
+        case ir.Num(value):
+            return Fraction(value)
+        case ir.Neg(operand):
+            inner = constant(operand)
+            return None if inner is None else -inner
+        case ir.BinOp(op, left, right):
+            a, b = constant(left), constant(right)
+            if a is None or b is None:
+                return None
+            if op == "/":
+                return None if b == 0 else a / b
+            return a + b if op == "+" else a - b if op == "-" else a * b
+        case _:
+            return None
+
+
+def check(expr: ir.Expr, env: Env) -> Typing:
+    """Type a formula bottom-up (no recursion: any depth is safe)."""
+    types: dict[int, str] = {}
+    problems: list[Problem] = []
+    order = list(ir.expr_nodes(expr))
+    for node in reversed(order):  # children before parents
+        types[id(node)] = _type(node, types, env, problems)
+    problems.sort(key=lambda p: (p.pos.line, p.pos.column))
+    return Typing(types[id(expr)], types, problems)
+
+
+def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Problem]) -> str:
+    def of(child: ir.Expr) -> str:
+        return types[id(child)]
+
+    def need(child: ir.Expr, wanted: str, what: str = "") -> str:
+        given = of(child)
+        if not fits(given, wanted):
+            what = what or ("a whole number" if wanted == INT else "a number")
+            shown = "dice" if given == DICE else f"a {'bool' if given == BOOL else 'number'}"
+            problems.append(Problem("E327", child.pos, f"this is {shown}, where {what} belongs"))
+        return given
+
+    match node:
+        case ir.Num(value):
+            return INT if isinstance(value, int) or value.denominator == 1 else FRACTION
+        case ir.Var(name, _, attribute):
+            return env.variables.get(attribute or name, INT)
+        case ir.FieldOf(_, _, _, value):
+            return FRACTION if isinstance(value, Fraction) and value.denominator != 1 else INT
+        case ir.Text():
+            problems.append(Problem("E327", node.pos, "quoted text has no value to compute with"))
+            return NUMBER
+        case ir.Caret():
+            problems.append(
+                Problem("E327", node.pos, "a caret number (4^) is an obstacle to show, not a value to compute")
+            )
+            return NUMBER
+        case ir.DiceExpr():
+            return DICE
+        case ir.DiceOf(count, sides):
+            need(count, INT, "a whole number of dice")
+            need(sides, INT, "a whole number of sides")
+            return DICE
+        case ir.BinOp("/", left, right):
+            need(left, NUMBER)
+            need(right, NUMBER)
+            if constant(right) == 0:
+                problems.append(Problem("E327", right.pos, "this divides by zero"))
+            return FRACTION
+        case ir.BinOp("+" | "-" as op, left, right) if DICE in (of(left), of(right)):
+            return _dice_arithmetic(op, left, right, of(left), of(right), problems)
+        case ir.BinOp(_, left, right):
+            return _numeric(need(left, NUMBER), need(right, NUMBER))
+        case ir.Neg(operand):
+            return _numeric(need(operand, NUMBER))
+        case ir.Compare(_, left, right):
+            need(left, NUMBER, TRUTH)
+            need(right, NUMBER, TRUTH)
+            return BOOL
+        case ir.Logic(_, items):
+            for item in items:
+                need(item, NUMBER, TRUTH)
+            return BOOL
+        case ir.NotExpr(operand):
+            need(operand, NUMBER, TRUTH)
+            return BOOL
+        case ir.If(condition, then, otherwise):
+            need(condition, NUMBER, TRUTH)
+            first, second = of(then), of(otherwise)
+            if (first == DICE) != (second == DICE):
+                problems.append(Problem("E327", node.pos, "one branch is dice and the other a number"))
+            return DICE if DICE in (first, second) else _one_of(first, second)
+        case ir.Call(function, args):
+            given = [need(arg, NUMBER) for arg in args]
+            if function in ("floor", "ceil", "round"):
+                return INT
+            if function == "abs":
+                return _numeric(*given)
+            return _one_of(*given)  # min, max: one of their arguments
+        case ir.Lookup(table, index):
+            need(index, INT, "a whole number to look up (round it: floor(...))")
+            found = env.tables.get(table.id or "")
+            if found is None:
+                return NUMBER  # an unresolved name: reported where it is resolved
+            if found.problem is not None:
+                problems.append(Problem("E324", node.pos, found.problem))
+            return found.returns or NUMBER
+        case ir.FormulaCall(formula, args):
+            for arg in args:
+                need(arg, NUMBER)
+            callee = env.callees.get(formula.id or "")
+            if callee is None:
+                return NUMBER  # unresolved, or a formula that could not be read: reported there
+            if callee.extra:
+                problems.append(
+                    Problem(
+                        "E326",
+                        node.pos,
+                        f"{formula.id}() names {', '.join(callee.extra)} besides its params, so it cannot be called",
+                        f"add them to the params of {formula.id}",
+                    )
+                )
+            elif len(args) != len(callee.params):
+                own = callee.params
+                problems.append(
+                    Problem(
+                        "E325",
+                        node.pos,
+                        f"{formula.id}() takes {len(own)} argument{'s' * (len(own) != 1)} "
+                        f"({', '.join(sorted(own))}), not {len(args)}",
+                    )
+                )
+            return callee.returns
+        case _:
+            assert_never(node)
+
+
+def _dice_arithmetic(op: str, left: ir.Expr, right: ir.Expr, first: str, second: str, problems: list[Problem]) -> str:
+    """Dice add dice and whole numbers, and take whole numbers away; nothing else computes on them (yet)."""
+    if op == "+" or (op == "-" and first == DICE):
+        for node, kind in ((left, first), (right, second)):
+            if kind not in (DICE, INT, BOOL):
+                problems.append(
+                    Problem("E327", node.pos, f"this is {SHOWN[kind]}: dice add only dice and whole numbers")
+                )
+        if op == "-" and second == DICE:
+            problems.append(Problem("E327", right.pos, "dice cannot be taken away from dice"))
+        return DICE
+    problems.append(Problem("E327", left.pos if first == DICE else right.pos, f"dice cannot be {_VERB.get(op, op)}"))
+    return DICE
+
+
+_VERB = {"*": "multiplied", "-": "taken away from a number"}
