@@ -106,7 +106,7 @@ def rulesets(draw: st.DrawFn) -> str:
             empty = draw(st.sampled_from(["unknown", "none", f'"word {n}"']))
             rows.append(f"  {key} -> {cell}, {n}, x{n + 1}/2, 1d{sides}+{n}, {'yes' if n % 2 else 'no'}, {empty}")
         parts.append(
-            f'table t{i} "Table {i}" {{\n  roll: {roll}\n'
+            f'table t{i} "Table {i}" {{\n  roll: {roll}\n  params: X, y\n'
             "  columns: f(formula), n(int), m(multiplier), d(dice), b(bool), t\n" + "\n".join(rows) + "\n}"
         )
     # a two-key grid
@@ -156,10 +156,11 @@ def open_language(draw: st.DrawFn) -> list[str]:
     odd/even keys and chains of tables."""
     parts = [
         "mechanic task { style: check  die: 2d6 }",
+        'attribute endurance "Endurance" { abbr: END  group: base }',
         "mechanic duel { style: contest  die: 1d20 }",
         'kind gadget "Gadgets" {\n'
         "  level: int in 0..9 = 1\n  weight: number?\n  label: text?\n  notes: markdown?\n  works: bool = yes\n"
-        "  damage: formula?\n  hit: dice?\n  band: range?\n  factor: multiplier?\n"
+        "  damage: formula of slot?\n  hit: dice?\n  band: range?\n  factor: multiplier?\n"
         "  size: one of small, large = small\n  needs: ref skill?\n  parts: list of text?\n"
         "  test: check?\n  kinds: list in 0..3 of one of a, b, c\n  requires: requirement?\n}",
     ]
