@@ -679,6 +679,10 @@ def dice_of(value: m.Value) -> ir.Dice:
             case m.Dice(count, sides):
                 if sign < 0:
                     raise LoweringError("dice cannot be subtracted", node.pos)
+                if count < 1:
+                    raise LoweringError(f"a roll of {count} dice; a roll has at least 1", node.pos)
+                if sides < 2:
+                    raise LoweringError(f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2", node.pos)
                 if sides > MAX_SIDES:
                     raise LoweringError(
                         f"a die of {sides:,} sides; a die has at most {MAX_SIDES:,}", node.pos, code="E206"
