@@ -272,13 +272,11 @@ class _Reader:
         return "E402" if self.defaults else "E210"
 
     def about(self, path: Path) -> str:
-        """Who a constraint is about, in words: a field, an item of it, a table cell, a default."""
+        """Who a constraint is about, in words: a field (or an item of it: the caret says which), a table cell,
+        a default."""
         if path[0] == "rows":
             return "the cell"  # `cell` says which column
-        name = f"'{path[0]}'"
-        if len(path) > 1:
-            name = f"an item of {name}"
-        return f"the default of {name}" if self.defaults else name
+        return f"the default of '{path[0]}'" if self.defaults else f"'{path[0]}'"
 
     def shape(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
         """The value read by its type: its shape, not yet its constraints."""
