@@ -988,7 +988,7 @@ def _patch_list(reader: _Reader, declared: FieldDecl, current: ir.Value | None, 
         result = tuple(v for v in items if _item_key(v) not in gone)
     problem = t.constraint_problem(declared.type, result)
     if problem is not None:
-        raise LoweringError(f"'{fld.key}' {problem[0]} once patched", fld.value.pos, problem[1], "E210")
+        raise LoweringError(f"once patched, '{fld.key}' {problem[0]}", fld.value.pos, problem[1], "E210")
     return result
 
 
