@@ -297,6 +297,10 @@ def _items(count: int) -> str:
     return f"{count} item{'s' * (count != 1)}"
 
 
+# The types that declare constraints (`constraint_problem`'s cases): a reader asks of no other type's values.
+CONSTRAINED = frozenset({IntType, NumberType, TextType, MarkdownType, EnumType, ListType})
+
+
 def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str | None] | None:
     """What of its type's declared constraints a value breaks, as the end of a sentence about it ("must be at
     most 5, not 9") and a hint; None when it keeps them all. The one place bounds, text lengths, options and

@@ -262,6 +262,8 @@ class _Reader:
     def read(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
         """The value as its type reads it, keeping every constraint its type declares."""
         result = self.shape(field_type, value, path)
+        if type(field_type) not in t.CONSTRAINED:  # most values: references, dice, formulas, requirements
+            return result
         problem = t.constraint_problem(field_type, result)
         if problem is not None:
             raise LoweringError(f"{self.about(path)} {problem[0]}", value.pos, problem[1], self.code)
