@@ -320,7 +320,7 @@ def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str |
             if not value:
                 return "must not be empty", None
             if len(value) > limit:
-                hint = "keep it to one short line in your own words" if limit == TEXT_LIMIT else "keep it shorter"
+                hint = "keep it to one short line in your own words" if limit == TEXT_LIMIT else "split it up"
                 return f"is too long ({len(value):,} characters, at most {limit:,})", hint
         case EnumType(options) if isinstance(value, str) and value not in options:
             return "must be one of: " + ", ".join(options), did_you_mean(value, options)

@@ -892,6 +892,8 @@ def _item_text(value: ir.Value) -> str:
             return text
         case ir.Range(low, high):
             return ir.range_text(low, high)
+        case bool():
+            return "yes" if value else "no"
         case int() | Fraction():
             return t.number_text(value)
         case _:
