@@ -104,9 +104,9 @@ def describe(err: ValidationError, kind: Kind, field: str | None = None) -> tupl
             str(instance), map(str, expected)
         )
     if v == "const":
-        return f"'{where}' must be {expected!r}", None
+        return f"'{where}' must be '{expected}'", None
     if v == "pattern":
-        return f"'{where}' is not well formed: {instance!r}", _pattern_hint(str(expected))
+        return f"'{where}' is not well formed: '{instance}'", _pattern_hint(str(expected))
     if v == "type":
         return f"'{where}' must be {_type_words(expected)}", None
     if v in ("minimum", "maximum"):
