@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import assert_never
 
+from .diagnostics import did_you_mean
+
 
 @dataclass(frozen=True, slots=True)
 class IntType:
@@ -277,3 +279,59 @@ def referenced_kinds(field_type: FieldType) -> tuple[str, ...]:
             return referenced_kinds(item)
         case _:
             return ()
+
+
+def number_text(value: int | Fraction) -> str:
+    """A number as people write it: `3`, `0.25`, and `1/3` where no decimal is exact."""
+    if isinstance(value, int) or value.denominator == 1:
+        return str(int(value))
+    den = value.denominator
+    while den % 2 == 0:
+        den //= 2
+    while den % 5 == 0:
+        den //= 5
+    if den != 1:
+        return f"{value.numerator}/{value.denominator}"
+    digits = 0
+    while (value * 10**digits).denominator != 1:
+        digits += 1
+    return f"{float(value):.{digits}f}" if digits <= 15 else f"{value.numerator}/{value.denominator}"
+
+
+def _items(count: int) -> str:
+    return f"{count} item{'s' * (count != 1)}"
+
+
+# The types that declare constraints (`constraint_problem`'s cases): a reader asks of no other type's values.
+CONSTRAINED = frozenset({IntType, NumberType, TextType, MarkdownType, EnumType, ListType})
+
+
+def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str | None] | None:
+    """What of its type's declared constraints a value breaks, as the end of a sentence about it ("must be at
+    most 5, not 9") and a hint; None when it keeps them all. The one place bounds, text lengths, options and
+    list lengths are checked: lowering asks it of every value it reads, wherever the value is written (fields,
+    defaults, list items, table cells, patches). Values of another shape (`unknown`, `none`) are not its
+    business. A list's items are checked as they are read; here only its length."""
+    match field_type:
+        case IntType(low, high) | NumberType(low, high) if isinstance(value, int | Fraction) and not isinstance(
+            value, bool
+        ):
+            if low is not None and value < low:
+                return f"must be at least {number_text(low)}, not {number_text(value)}", None
+            if high is not None and value > high:
+                return f"must be at most {number_text(high)}, not {number_text(value)}", None
+        case TextType() | MarkdownType() if isinstance(value, str):
+            limit = TEXT_LIMIT if isinstance(field_type, TextType) else MARKDOWN_LIMIT
+            if not value:
+                return "must not be empty", None
+            if len(value) > limit:
+                hint = "keep it to one short line in your own words" if limit == TEXT_LIMIT else "split it up"
+                return f"is too long ({len(value):,} characters, at most {limit:,})", hint
+        case EnumType(options) if isinstance(value, str) and value not in options:
+            return "must be one of: " + ", ".join(options), did_you_mean(value, options)
+        case ListType(_, low, high) if isinstance(value, tuple):
+            if len(value) < low:
+                return f"needs at least {_items(low)}, not {len(value)}", None
+            if high is not None and len(value) > high:
+                return f"holds {_items(len(value))}, at most {high}", None
+    return None

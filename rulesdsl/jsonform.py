@@ -8,6 +8,7 @@ derived from its declaration, so the two can never disagree about a kind's field
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -218,8 +219,8 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
             if high is not None:
                 schema["maximum"] = high
             return schema
-        case t.NumberType():
-            return {"anyOf": [{"type": "integer"}, _def("ratio")]}  # bounds: checked when read (fractions)
+        case t.NumberType(low, high):
+            return _number_schema(low, high)
         case t.TextType():
             return {"type": "string", "minLength": 1, "maxLength": t.TEXT_LIMIT}
         case t.MarkdownType():
@@ -269,6 +270,28 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
             return _def("check")
         case _:
             assert_never(field_type)
+
+
+def _number_schema(low: Fraction | None, high: Fraction | None) -> dict[str, Any]:
+    """A number is serialised as an integer when it is whole, else as a ratio in lowest terms (den >= 2).
+
+    The whole numbers in bounds are said exactly (`number in 0.5..2.5`: 1 to 2). JSON Schema cannot compare
+    a ratio with a bound (num/den against p/q is arithmetic across two properties), so of a ratio it says
+    only the sign its bounds require: exact for the usual bound 0 (`number in 0..1` refuses -1/2), and never
+    narrower than the bounds. Lowering checks every bound exactly (`fieldtypes.constraint_problem`)."""
+    whole: dict[str, Any] = {"type": "integer"}
+    num: dict[str, Any] = {"type": "integer"}
+    if low is not None:
+        whole["minimum"] = math.ceil(low)
+        if low >= 0:
+            num["minimum"] = 0 if low == 0 else 1
+    if high is not None:
+        whole["maximum"] = math.floor(high)
+        if high <= 0:
+            num["maximum"] = 0 if high == 0 else -1
+    if len(num) == 1:
+        return {"anyOf": [whole, _def("ratio")]}
+    return {"anyOf": [whole, {"allOf": [_def("ratio"), {"properties": {"num": num}}]}]}
 
 
 @cache

@@ -2,13 +2,15 @@
 
 A `kind` declaration becomes a `kinds.Kind`; every other block becomes an `ir.Entity` whose fields are
 read by the type its kind declares for them (one `match` over the field types). Lowering checks shapes
-(a number where a number belongs); constraints (bounds, enumerations, required fields) are the JSON
-Schema's, checked on the serialised entity, and references are resolved by the semantic stage.
+(a number where a number belongs) and every constraint a type declares, wherever a value is written
+(bounds, text lengths, options, list lengths: `fieldtypes.constraint_problem`); which fields a block must
+and may have is the JSON Schema's, and references are resolved by the semantic stage.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import assert_never
@@ -18,6 +20,7 @@ from . import ir
 from . import model as m
 from .diagnostics import Diagnostic, did_you_mean, error
 from .formulas import FUNCTIONS, expr_text
+from .jsonform import value_json
 from .kinds import COMMON_FIELDS, FieldDecl, Kind
 from .names import slug
 
@@ -228,22 +231,6 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             assert_never(written)
 
 
-def _check_default(field_type: t.FieldType, value: ir.Value, pos: m.Position) -> None:
-    """A default must be a value the field could be given: within its bounds, one of its options."""
-    match field_type:
-        case t.IntType(low, high) | t.NumberType(low, high) if isinstance(value, int | Fraction):
-            if (low is not None and value < low) or (high is not None and value > high):
-                shown = f"{'' if low is None else low}..{'' if high is None else high}"
-                raise LoweringError(f"the default {value} is outside {shown}", pos, code="E402")
-        case t.EnumType(options) if value not in options:
-            raise LoweringError(
-                f"the default '{value}' is not one of: {', '.join(options)}",
-                pos,
-                did_you_mean(str(value), options),
-                code="E402",
-            )
-
-
 def declare_kind(decl: m.KindDecl, *, builtin: bool) -> tuple[Kind, list[Diagnostic]]:
     """A kind declaration as a Kind; fields that cannot be read are reported and left out."""
     diagnostics: list[Diagnostic] = []
@@ -263,8 +250,8 @@ def declare_kind(decl: m.KindDecl, *, builtin: bool) -> tuple[Kind, list[Diagnos
             declared = field_type(written.type)
             default = None
             if written.default is not None:
-                default = _Reader().read(declared, written.default, (written.key,))
-                _check_default(declared, default, written.default.pos)
+                # a default must be a value the field could be given: the reader keeps its constraints
+                default = _Reader(defaults=True).read(declared, written.default, (written.key,))
         except LoweringError as exc:
             diagnostics.append(exc.diagnostic)
             continue
@@ -283,8 +270,31 @@ class _Reader:
     """Reads written values by their field type, remembering where each part was written."""
 
     positions: dict[Path, m.Position] = field(default_factory=dict)
+    defaults: bool = False  # reading the defaults of a kind declaration: a broken constraint is E402 there
 
     def read(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
+        """The value as its type reads it, keeping every constraint its type declares."""
+        result = self.shape(field_type, value, path)
+        if type(field_type) not in t.CONSTRAINED:  # most values: references, dice, formulas, requirements
+            return result
+        problem = t.constraint_problem(field_type, result)
+        if problem is not None:
+            raise LoweringError(f"{self.about(path)} {problem[0]}", value.pos, problem[1], self.code)
+        return result
+
+    @property
+    def code(self) -> str:
+        return "E402" if self.defaults else "E210"
+
+    def about(self, path: Path) -> str:
+        """Who a constraint is about, in words: a field (or an item of it: the caret says which), a table cell,
+        a default."""
+        if path[0] == "rows":
+            return "the cell"  # `cell` says which column
+        return f"the default of '{path[0]}'" if self.defaults else f"'{path[0]}'"
+
+    def shape(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
+        """The value read by its type: its shape, not yet its constraints."""
         self.positions[_PATHS.setdefault(path, path)] = value.pos
         # The commonest types first: the cases are tried in order (they never overlap).
         match field_type:
@@ -686,6 +696,10 @@ def dice_of(value: m.Value) -> ir.Dice:
             case m.Dice(count, sides):
                 if sign < 0:
                     raise LoweringError("dice cannot be subtracted", node.pos)
+                if count < 1:
+                    raise LoweringError(f"a roll of {count} dice; a roll has at least 1", node.pos)
+                if sides < 2:
+                    raise LoweringError(f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2", node.pos)
                 if sides > MAX_SIDES:
                     raise LoweringError(
                         f"a die of {sides:,} sides; a die has at most {MAX_SIDES:,}", node.pos, code="E206"
@@ -865,12 +879,42 @@ def requirement_nodes(req: ir.Requirement) -> Iterator[ir.Requirement]:
 
 
 def _item_key(value: ir.Value) -> object:
-    """What makes two list items the same one: a reference by the slug of what it names."""
-    if isinstance(value, ir.Ref):
-        return ("ref", slug(value.text))
-    if isinstance(value, str):
-        return ("text", slug(value))
-    return ("value", repr(value))
+    """What makes two list items the same one, by meaning and never by where they were written: a reference
+    by the slug of what it names, dice by their dice and modifier (`1d6+1d6` is `2d6`), a formula by its
+    canonical text, a range by its bounds; anything else by its JSON form (which holds no positions)."""
+    match value:
+        case ir.Ref(_, text):
+            return ("ref", slug(text))
+        case str():
+            return ("text", slug(value))
+        case ir.Dice(terms, modifier):
+            sides = sorted({term.sides for term in terms})
+            return ("dice", tuple((s, sum(term.count for term in terms if term.sides == s)) for s in sides), modifier)
+        case ir.Formula(text):
+            return ("formula", text)
+        case ir.Range(low, high):
+            return ("range", low, high)
+        case _:
+            return ("value", json.dumps(value_json(value), sort_keys=True))
+
+
+def _item_text(value: ir.Value) -> str:
+    """A list item as it is written, for messages."""
+    match value:
+        case ir.Ref(_, text):
+            return text
+        case str():
+            return value
+        case ir.Dice(text=text) | ir.Formula(text=text):
+            return text
+        case ir.Range(low, high):
+            return ir.range_text(low, high)
+        case bool():
+            return "yes" if value else "no"
+        case int() | Fraction():
+            return t.number_text(value)
+        case _:
+            return json.dumps(value_json(value), sort_keys=True)
 
 
 def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entity, list[str], list[Diagnostic]]:
@@ -939,9 +983,10 @@ def _patch_list(reader: _Reader, declared: FieldDecl, current: ir.Value | None, 
         change = reader.choices(declared.type.kind, m.Points(0, written, fld.value.pos))
         if fld.op == "+=":
             return ir.Choices(choices.points, choices.options + change.options, choices.pos)
-        gone = {_item_key(r) for option in change.options for r in option}
         present = {_item_key(r) for option in choices.options for r in option}
-        _refuse_missing(fld, gone - present, [r.text for o in choices.options for r in o])
+        held = [r.text for option in choices.options for r in option]
+        _refuse_missing(fld, [r.text for o in change.options for r in o if _item_key(r) not in present], held)
+        gone = {_item_key(r) for option in change.options for r in option}
         kept = tuple(tuple(r for r in option if _item_key(r) not in gone) for option in choices.options)
         return ir.Choices(choices.points, tuple(o for o in kept if o), choices.pos)
     if not isinstance(declared.type, t.ListType):
@@ -952,22 +997,28 @@ def _patch_list(reader: _Reader, declared: FieldDecl, current: ir.Value | None, 
             code="E505",
         )
     items = current if isinstance(current, tuple) else ()
-    added = reader.read(declared.type, fld.value, (fld.key,))
+    # the items alone (the length bounds are the whole list's, once changed)
+    added = reader.read(replace(declared.type, min_items=0, max_items=None), fld.value, (fld.key,))
     assert isinstance(added, tuple)
     if fld.op == "+=":
-        return items + added
-    gone = {_item_key(v) for v in added}
-    present = {_item_key(v) for v in items}
-    _refuse_missing(fld, gone - present, [v.text if isinstance(v, ir.Ref) else str(v) for v in items])
-    return tuple(v for v in items if _item_key(v) not in gone)
+        result = items + added
+    else:
+        present = {_item_key(v) for v in items}
+        _refuse_missing(fld, [_item_text(v) for v in added if _item_key(v) not in present], map(_item_text, items))
+        gone = {_item_key(v) for v in added}
+        result = tuple(v for v in items if _item_key(v) not in gone)
+    problem = t.constraint_problem(declared.type, result)
+    if problem is not None:
+        raise LoweringError(f"once patched, '{fld.key}' {problem[0]}", fld.value.pos, problem[1], "E210")
+    return result
 
 
-def _refuse_missing(fld: m.Field, missing: set[object], present: list[str]) -> None:
+def _refuse_missing(fld: m.Field, missing: list[str], present: Iterable[str]) -> None:
     if missing:
-        shown = sorted(str(m_[1]) for m_ in missing if isinstance(m_, tuple))
+        held = list(present)
         raise LoweringError(
-            f"'{fld.key}' has no {', '.join(shown)} to remove",
+            f"'{fld.key}' has no {', '.join(missing)} to remove",
             fld.value.pos,
-            did_you_mean(shown[0], present) or ("it holds: " + ", ".join(present) if present else "it is empty"),
+            did_you_mean(missing[0], held) or ("it holds: " + ", ".join(held) if held else "it is empty"),
             code="E506",
         )

@@ -627,6 +627,9 @@ def word_before(before: str) -> bool:
     return start == 0 or rest[start - 1].isspace() or rest[start - 1] in "(:"
 
 
+_DICE_HINT = "dice are written like 2d6, d66 or 1d6+1"
+
+
 def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, str | None]:
     """The error in words; `before` is the block's text up to the error."""
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
@@ -649,6 +652,12 @@ def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, 
             return f"'{empty_field}' has no value", "write a value after the ':', or leave the field out"
         if tok.type == "$END" and "RBRACE" in expected:
             return "the block is not closed", "add '}' at its end"
+        dangling = before.rstrip()[-1:]
+        if dangling in ("+", "-") and tok.type in {"RBRACE", "FIELD_KEY", "_NL", "$END"}:
+            what = "adds (like 1d6+1)" if dangling == "+" else "takes away (like 1d6-1)"
+            return f"'{dangling}' has nothing after it", f"write what it {what}, or leave the '{dangling}' out"
+        if tok.type == "NAME" and before[-1:].isdigit():  # `2d`, `2D6`, `2e6`: dice misspelt
+            return f"unexpected {got}", _DICE_HINT
         if tok.type in {"QUANTITY", "INT", "NAME", "STRING", "DICE"} and "ARROW" in expected:
             return f"unexpected {got}", "a field is written 'name: value' (is a ':' missing?)"
         if tok.type == "ARROW":

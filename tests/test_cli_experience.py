@@ -42,8 +42,11 @@ def test_the_wrong_example_gives_the_code_and_the_right_one_does_not(
     monkeypatch.chdir(tmp_path)
     for name, text, expected in (("wrong", wrong, True), ("right", right, False)):
         folder = write_ruleset(tmp_path / name / "demo", {"a.rules": text + "\n"})
-        found = {d.code for d in compile_paths([folder]).diagnostics}
+        diagnostics = compile_paths([folder]).diagnostics
+        found = {d.code for d in diagnostics}
         assert (code in found) == expected, f"{name}: {sorted(found)}"
+        if not expected:  # the right example is right: it checks clean of every error, not only of this one
+            assert [d.message for d in diagnostics if d.severity == "error"] == []
 
 
 def test_explain_prints_meaning_and_examples(cli: Cli) -> None:

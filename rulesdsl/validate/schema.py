@@ -64,26 +64,38 @@ def _field_words(path: Iterable[str | int]) -> str:
     return ".".join(parts) or "value"
 
 
-def describe(err: ValidationError, kind: Kind) -> tuple[str, str | None]:
-    """A schema error in words (message, hint)."""
+def fields_named(err: ValidationError) -> list[str]:
+    """The fields an `additionalProperties` error (those not allowed) or a `required` one (those missing) is
+    about, every one of them; [] for other errors."""
+    instance: Any = err.instance
+    if err.validator == "additionalProperties":
+        schema: Any = err.schema
+        return sorted(set(instance) - set(schema.get("properties", {})))
+    if err.validator == "required":
+        expected: Any = err.validator_value
+        return [f for f in expected if f not in instance]
+    return []
+
+
+def describe(err: ValidationError, kind: Kind, field: str | None = None) -> tuple[str, str | None]:
+    """A schema error in words (message, hint); `field`: which of the fields it names (`fields_named`), the
+    first when not given."""
     where = _field_words(err.absolute_path)
     # jsonschema's attributes are loosely typed; read them once as plain values
     v: Any = err.validator
     expected: Any = err.validator_value
     schema: Any = err.schema
     instance: Any = err.instance
+    if field is None:
+        field = next(iter(fields_named(err)), "?")
     if v == "additionalProperties":
         allowed = list(schema.get("properties", {}))
-        extra = sorted(set(instance) - set(allowed))
-        field = extra[0] if extra else "?"
         if not err.absolute_path:
             return f"a {kind.name} has no field '{field}'", did_you_mean(field, allowed) or (
                 "fields: " + ", ".join(f for f in allowed if f not in ("kind", "id", "name"))
             )
         return f"'{where}' has no part '{field}'", did_you_mean(field, allowed)
     if v == "required":
-        missing = [f for f in expected if f not in instance]
-        field = missing[0] if missing else "?"
         if not err.absolute_path:
             return f"a {kind.name} needs a '{field}' field", None
         return f"'{where}' needs '{field}'", None
@@ -92,9 +104,9 @@ def describe(err: ValidationError, kind: Kind) -> tuple[str, str | None]:
             str(instance), map(str, expected)
         )
     if v == "const":
-        return f"'{where}' must be {expected!r}", None
+        return f"'{where}' must be '{expected}'", None
     if v == "pattern":
-        return f"'{where}' is not well formed: {instance!r}", _pattern_hint(str(expected))
+        return f"'{where}' is not well formed: '{instance}'", _pattern_hint(str(expected))
     if v == "type":
         return f"'{where}' must be {_type_words(expected)}", None
     if v in ("minimum", "maximum"):
@@ -203,24 +215,34 @@ def _check_document(entity: Entity, doc: dict[str, Any], kind: Kind) -> list[Dia
     diagnostics = []
     for err in errors:
         if err.context:  # anyOf/oneOf: report the branch that came closest
-            from jsonschema.exceptions import best_match
-
-            err = best_match(err.context) or err
+            err = _closest(err)
         path = tuple(err.absolute_path)
         if path and path[0] in entity.failed:
             continue  # the value could not be read; that was already reported
-        required: Any = err.validator_value
-        if (
-            err.validator == "required"
-            and not path
-            and any(f in entity.failed or f in misspelt for f in required if f not in doc)
-        ):
+        if err.validator in ("required", "additionalProperties") and not path:
+            # every missing and every unknown field, each at its own place (a missing one at the header)
+            for field in fields_named(err):
+                if field in entity.failed or field in misspelt:
+                    continue  # reported where it was written (a misspelt field is reported as unknown)
+                message, hint = describe(err, kind, field)
+                pos = entity.position(field) if err.validator == "additionalProperties" else entity.position()
+                diagnostics.append(error("E210", message, pos, hint))
             continue
         message, hint = describe(err, kind)
-        pos = entity.position(*path)
-        if err.validator == "additionalProperties" and not path:
-            instance: Any = err.instance
-            extra = sorted(set(instance) - set(names) - {"kind", "id", "name", "rows"})
-            pos = entity.position(extra[0]) if extra else pos
-        diagnostics.append(error("E210", message, pos, hint))
+        diagnostics.append(error("E210", message, entity.position(*path), hint))
     return diagnostics
+
+
+_MARKERS = ({"type": "null"}, {"$ref": "#/$defs/unknown"})  # `none` and `unknown`, which an optional field may be
+
+
+def _closest(err: ValidationError) -> ValidationError:
+    """The error of an anyOf's branch that came closest. The markers of an optional field (`none`, `unknown`)
+    are never what was meant by a value that is neither: a bounded optional field out of its bounds is
+    told its bounds, not that it must be nothing."""
+    from jsonschema.exceptions import best_match
+
+    branches: Any = err.validator_value if err.validator == "anyOf" else ()
+    markers = {i for i, branch in enumerate(branches) if branch in _MARKERS}
+    meant = [e for e in err.context if not (e.relative_schema_path and e.relative_schema_path[0] in markers)]
+    return best_match(meant or err.context) or err
