@@ -51,7 +51,12 @@ def entities():  # type: ignore[no-untyped-def]
     compilation = compile_paths([ROOT / "rules"])
     assert [d for d in compilation.diagnostics if d.severity == "error"] == []
     # every ruleset's entities, Fenmark's inherited copies of Burning Wheel included (as issue 23 counts them)
-    return [(ruleset.id, entity) for ruleset in compilation.rulesets for entity in ruleset.layer.entities]
+    return [
+        (ruleset.id, entity)
+        for ruleset in compilation.rulesets
+        for group in ruleset.entities.values()
+        for entity in group.values()
+    ]
 
 
 @pytest.fixture(scope="module")
