@@ -66,7 +66,7 @@ def test_a_lookup_in_a_cell_leaves_the_document_alone(compile_rules: Callable[..
     result = compile_rules({"a.rules": FORMULA_CELLS})
     assert result.ok, messages(result)
     doc = result.rulesets[0].documents()["table"]["cells"]
-    assert sorted(doc) == ["columns", "id", "kind", "name", "rows"]
+    assert sorted(doc) == ["columns", "id", "kind", "name", "params", "rows"]
     assert doc["rows"][1]["cells"][0]["expr"]["args"][0] == {"lookup": "bonus", "index": {"var": "a"}}
 
 

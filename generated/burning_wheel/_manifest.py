@@ -2,7 +2,7 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "c44d375847b649f8826457ce2ee63ca86900db41dd77541f740bd681e8c4eeea"
+SOURCE_SHA256 = "2f4e26158c0626d4e25136772b068c4f8711e3baf59a934403582ae761577d2e"
 SOURCES: dict[str, str] = {
     "burning/attributes.rules": "53fa0c0cd095fb18a23cb4b0ecf65328eadcbb9fc04b30f49e6ce71745a4af4d",
     "burning/burning.rules": "b734875e27ec3fc91a12bdf4aaf929657a51f05f99c2f4f169cff136f3266f67",
@@ -37,11 +37,11 @@ SOURCES: dict[str, str] = {
     "orc/dark_blood.rules": "c6c9b7d2deca62a9527b8a15049e62432cb8108e6af267eae491049241e1c389",
     "orc/great_and_black.rules": "3244f1e818f2aa2a3fdc5a7a5c9ac229ceccb05b9b86943086cc2c5390868528",
     "orc/rituals.rules": "239823bd06a6adcd1020b1251bb9b089c07938ead2dce13c27764a97567b65c2",
-    "orc/spells.rules": "024ebe052d015bd8bf089352327ce8c55b73ff2eb5c3f8474790b9717224698c",
+    "orc/spells.rules": "a34066eb150b85680b703c113d68be99f84734790c56599bf61477189f3ad7ee",
     "orc/stock.rules": "9887707a88e936296a2ecca47f762434335bf9b0fef18c3f8a8a251fce2e1b1b",
     "ruleset.rules": "be13d381bf3dfbce03276206119eed7e9e64da3b3cd299fa28cf91a11a0927d2",
-    "skills.rules": "271654a085650bfdd404464457e51626a49e42e95741643fa3151b9e97ebd8aa",
-    "spells.rules": "048d338dfc93c02ccac04af1fab8362fe86ac2fe63e63377e421254d508d8f03",
+    "skills.rules": "35c47d694e854691715292f788513fdca04e2074145716816091c586ae801350",
+    "spells.rules": "cfd44c4c94dd38628f8ce02cae1d659690ae176817aeb427bb3341b672f6d6d4",
     "stocks.rules": "ab3adef212249dcb5e1a9f71e25e8fa46b60dcce5a9f110e609cc9288a31eac6",
-    "traits.rules": "ac420de8c3b5788e38dc80a6f698c24f3c0dbff7191f5ef8e066004e1ef77ac8",
+    "traits.rules": "7700848444a93fcdad5f93c2a34e65167fc378aee9fa349df5516eeea7e4ce69",
 }

@@ -3,7 +3,6 @@
 """Formulas of Fenmark: each a function of its parameters."""
 
 from collections.abc import Callable
-from fractions import Fraction
 
 __all__ = ["FORMULAS"]
 

@@ -2,15 +2,15 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "0b77be96515980d77f911695354bc102c7548bf8880354eb0b0773d258aef8f6"
+SOURCE_SHA256 = "26713f42c33e0ae205195a4bf3cb43aeab19c1fc8972341b42e0601af8e4305d"
 SOURCES: dict[str, str] = {
-    "attributes.rules": "f065ef44ad6167d3217e514b001da1e2f1c2f03479fe6f49073fd764fb6dba95",
-    "combat.rules": "5980920808c7707f81fb4741e42a1f57252d93760132e33ae145af96b428af85",
-    "creation.rules": "589d9bc195fd71b96e235b79f21d3857add28c5db482dfb9a569a9020d4475f8",
-    "damage.rules": "306c489314a2f19f6f76347daf0bed204182d8e71628329c33795d3ee2365ae9",
-    "equipment.rules": "c8e3d24b55c0cbc58754bf656757da4d0ddc7efdf7409f685011cd428f13ff71",
-    "mechanics.rules": "0bd259a470888d89610f0996c3fe026c5b5964ec74a2e6eb051254ce566b1544",
-    "missile.rules": "6f677e86678f3ec8b9af482eeefe51021075bc3c1a478cf7478d2e3487948a13",
-    "progression.rules": "b1296031bd77fb4352c98255732e3b3886116fbed7468bb1e85cd60d90c0be0c",
+    "attributes.rules": "2ee9326fa4bd42efaa3ea8b5928e6cae641680b165a8f445ad08f5145c492e4b",
+    "combat.rules": "4ff07aae15bd0df9117d05677b36bdd4a9bfb85388ef1dca4d6498ae15a3fc5c",
+    "creation.rules": "6131319cbfc2b997c8d2994d3cbe9e732b4e5feb55a768c9e287ee92b969a4ce",
+    "damage.rules": "add118556925b281debea8ef2091e9a685667d5c5aae0f613c22006a6c83a648",
+    "equipment.rules": "5265e34bc1c3d0b567870dd4baa2eed8a167c4990861918f1fea03dd1a72bbfc",
+    "mechanics.rules": "99a1b53dc580fe047d11f70d91b307477759744b9aad9f02e8e86d08687ee3fc",
+    "missile.rules": "0fdb6b15a3201f30b9ba607d0cb1577c7010c72916b28ff076e85df1cdf4fea1",
+    "progression.rules": "871aa2c4ad02cd68613e64e1171acb70df8687e54fbd8eb21abfe2a851ecf2ce",
     "ruleset.rules": "443a13b83f26f13f7eaea742d3a4714d9720c36c48ca42f09eaec9a4fc91376d",
 }

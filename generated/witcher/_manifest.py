@@ -2,14 +2,14 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "9d6c3298077757398c034a311bb4df53527d291b4ff67864428dfea47da37fe0"
+SOURCE_SHA256 = "257ea3df4387ecc216de3e64b835e0ad38cdfe4d25efe64507d6ce2fa037f536"
 SOURCES: dict[str, str] = {
-    "actions.rules": "c3dff47970e92e981fde74755539f4528a1617888b00a3a393c408b2233e3b40",
-    "armor.rules": "3b4c82f2870725139793f36c2740155a83704253f796f3c98374c82f7517334e",
-    "cover.rules": "bf2a8a8dcc09b240a09df8f6f596ec0f6e7a53973cc24f262da5bed632ffc627",
-    "criticals.rules": "9bbd9ae08b1f4216e806b027cce231c814e257669c15b718cdd1b946e5d870fd",
-    "damage.rules": "d0a5bb82873e692d98f9605cc46695c1b6033fcfa61d9108b0be056cac9f49bc",
-    "hit_location.rules": "c79995e29609b098beb9122a20b483a86306047504e18a23be50b81c1784dd35",
+    "actions.rules": "4551542be5146ec51108005fb8da34409051bb35c7b7e38e5c9363dbaac9ed6f",
+    "armor.rules": "e4326228d25878db363b57a88f255b41867c1970f70b35b7ef6d6c95818808c3",
+    "cover.rules": "d8fb5c2a3342d07c875a74e697558f7dbd54df561414ab54b2d961433c5f2b3e",
+    "criticals.rules": "792cd7acd918eb82c6bba9ca9f10369ed3c39dacd3731d0ccc4880dfdd475dfa",
+    "damage.rules": "f01f37c01261549e2e0cd5688b34407b449f0a3d3063879063880b2636e38b18",
+    "hit_location.rules": "57695795b32725a293a50469bb76fd4b496e7816c9a1320af3ac0c9b911d09d8",
     "ruleset.rules": "0be9c043f4d66374f701d2bcd44ad8fe0e8782546b16eba398556095aca15bca",
-    "wounds.rules": "3e3296379a56b8eee53782e1170c9fbca70cce61571d7dc9a9c4c749e2d2469b",
+    "wounds.rules": "ae0d49c453f9f2c32024aa2a43f0d7c0de16bdd5376e34c026aecf6a9f857f77",
 }

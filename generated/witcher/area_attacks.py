@@ -30,6 +30,6 @@ class AreaAttack:
 
 
 AREA_ATTACKS: dict[str, AreaAttack] = {
-    "bombs_and_traps": AreaAttack("bombs_and_traps", "Bombs and explosive traps", "every_location", damage="rolled_per_location", source="p. 156", note="full dice damage is worked out for each location on its own, then its location multiplier"),
-    "some_spells": AreaAttack("some_spells", "Some spells", "several_locations", damage=_rt.UNKNOWN, source="p. 156", uncertain="the excerpt names spells among such attacks but not which ones or how their damage is rolled"),
+    "bombs_and_traps": AreaAttack("bombs_and_traps", "Bombs and explosive traps", "every_location", damage="rolled_per_location", source="p. 155", note="full dice damage is worked out for each location on its own, then its location multiplier", description="Bombs and explosive traps strike every body location: the full damage dice are rolled for each location separately."),
+    "some_spells": AreaAttack("some_spells", "Some spells", "several_locations", damage=_rt.UNKNOWN, source="p. 155", uncertain="the excerpt names spells among such attacks but not which ones or how their damage is rolled", description="Some spells, like bombs, strike several locations at once. The excerpt does not say which spells or how their damage is rolled."),
 }

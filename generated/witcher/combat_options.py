@@ -26,5 +26,5 @@ class CombatOption:
 
 
 COMBAT_OPTIONS: dict[str, CombatOption] = {
-    "hold_action": CombatOption("hold_action", "Hold your action", "act at any point until the very end of the round", limit="at the end of the round use the turn or lose it; it cannot be carried into the next round", source="p. 154"),
+    "hold_action": CombatOption("hold_action", "Hold your action", "act at any point until the very end of the round", limit="at the end of the round use the turn or lose it; it cannot be carried into the next round", source="p. 154", description="You may wait and act at any moment up to the end of the round; then you must act or lose the turn, since it cannot be saved for the next round."),
 }

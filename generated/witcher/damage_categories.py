@@ -28,6 +28,6 @@ class DamageCategory:
 
 
 DAMAGE_CATEGORIES: dict[str, DamageCategory] = {
-    "lethal": DamageCategory("lethal", "Lethal", "Death State: you begin dying", examples="any wound that brings you closer to death", source="p. 154"),
-    "non_lethal": DamageCategory("non_lethal", "Non-lethal", "unconscious, treated as stunned until 20 HP are recovered by recovery actions and a Stun save is made", examples="temporary harm such as concussion or shock", source="p. 154"),
+    "lethal": DamageCategory("lethal", "Lethal", "Death State: you begin dying", examples="any wound that brings you closer to death", source="p. 154", description="Damage that brings you nearer death; when lethal damage taken equals your Health Points you enter the Death State and start dying."),
+    "non_lethal": DamageCategory("non_lethal", "Non-lethal", "unconscious, treated as stunned until 20 HP are recovered by recovery actions and a Stun save is made", examples="temporary harm such as concussion or shock", source="p. 154", description="Temporary harm such as concussion or shock; when it equals your Health Points you fall unconscious and count as stunned until you regain 20 HP through recovery actions and pass a Stun save."),
 }

@@ -26,8 +26,8 @@ class DamageType:
 
 
 DAMAGE_TYPES: dict[str, DamageType] = {
-    "bludgeoning": DamageType("bludgeoning", "Bludgeoning", "the damage is halved before armour SP", source="pp. 154-155"),
-    "elemental": DamageType("elemental", "Elemental", "the damage is halved before armour SP", source="pp. 154-155"),
-    "piercing": DamageType("piercing", "Piercing", "the damage is halved before armour SP", source="pp. 154-155"),
-    "slashing": DamageType("slashing", "Slashing", "the damage is halved before armour SP", source="pp. 154-155"),
+    "bludgeoning": DamageType("bludgeoning", "Bludgeoning", "the damage is halved before armour SP", source="pp. 154-155", description="One of the four damage types a weapon deals. Resistance to it halves bludgeoning damage before armour SP; the excerpt gives no other bludgeoning-specific rule."),
+    "elemental": DamageType("elemental", "Elemental", "the damage is halved before armour SP", source="pp. 154-155", description="One of the four damage types a weapon deals. Resistance to it halves elemental damage before armour SP; the excerpt gives no other elemental-specific rule."),
+    "piercing": DamageType("piercing", "Piercing", "the damage is halved before armour SP", source="pp. 154-155", description="One of the four damage types a weapon deals. Resistance to it halves piercing damage before armour SP; the excerpt gives no other piercing-specific rule."),
+    "slashing": DamageType("slashing", "Slashing", "the damage is halved before armour SP", source="pp. 154-155", description="One of the four damage types a weapon deals. Resistance to it halves slashing damage before armour SP; the excerpt gives no other slashing-specific rule."),
 }

@@ -522,6 +522,8 @@ def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
                 "body": _bare(code),
                 "returns": returns,
                 "uses_tables": any(isinstance(n, ir.Lookup) for n in nodes),
+                # what the module imports follows from what it writes: a Fraction in a type or a literal
+                "fraction": "Fraction" in returns or _writes_fraction(formula),
             }
         )
     return built
@@ -731,6 +733,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         "attribute_exports": attribute_exports,
         "formula_exports": formula_exports,
         "formulas_yield": _union([str(f["returns"]) for f in formulas]),
+        "formulas_fraction": any(f["fraction"] for f in formulas),
         "package_exports": package_exports,
         "kind_names": sorted(ruleset.entities),
         "uses_fraction": any(

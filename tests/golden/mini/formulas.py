@@ -3,7 +3,6 @@
 """Formulas of Mini "Test" Rules: each a function of its parameters."""
 
 from collections.abc import Callable
-from fractions import Fraction
 
 from . import tables as _tables
 
