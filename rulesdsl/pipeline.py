@@ -267,43 +267,55 @@ def _manifest_id(path: Path) -> str | None:
 
 
 def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic]) -> list[str]:
-    """Ruleset ids with every base before the rulesets extending it; missing bases and circles reported."""
+    """Ruleset ids with every base before the rulesets extending it; missing bases and circles reported,
+    and a ruleset left out because a base of its cannot be compiled says so."""
     order: list[str] = []
-    state: dict[str, int] = {}
+    done: dict[str, bool] = {}  # visited: whether it can be compiled (one on or over a circle cannot)
+    circled: set[str] = set()  # on a circle: reported there once, not again as over one
+
+    def extends_pos(ruleset_id: str) -> Position:
+        manifest = parsed[ruleset_id].manifest
+        assert manifest is not None
+        return manifest.position("extends")
 
     def visit(ruleset_id: str, chain: tuple[str, ...]) -> bool:
-        if state.get(ruleset_id) == 2:
-            return True
+        if ruleset_id in done:
+            return done[ruleset_id]
         if ruleset_id in chain:
-            manifest = parsed[chain[-1]].manifest
-            assert manifest is not None
-            diagnostics.append(
-                error(
-                    "E503",
-                    "rulesets extend each other in a circle: "
-                    + " -> ".join([*chain[chain.index(ruleset_id) :], ruleset_id]),
-                    manifest.position("extends"),
-                )
+            circle = [*chain[chain.index(ruleset_id) :], ruleset_id]
+            circled.update(circle)
+            message = (
+                f"the ruleset {ruleset_id} extends itself"
+                if len(circle) == 2
+                else "rulesets extend each other in a circle: " + " -> ".join(circle)
             )
+            diagnostics.append(error("E503", message, extends_pos(chain[-1])))
             return False
         ok = True
         for base in parsed[ruleset_id].extends:
             if base not in parsed:
-                manifest = parsed[ruleset_id].manifest
-                assert manifest is not None
                 places = ", ".join(display_path(p) for p in search_path(parsed[ruleset_id].files.root))
                 diagnostics.append(
                     error(
                         "E502",
                         f"no ruleset '{base}' to extend",
-                        manifest.position("extends"),
+                        extends_pos(ruleset_id),
                         f"looked in {places}; put it beside this one, or add its folder to RULESDSL_PATH",
                     )
                 )
                 ok = False
             elif not visit(base, (*chain, ruleset_id)):
                 ok = False
-        state[ruleset_id] = 2
+                if ruleset_id not in circled:
+                    diagnostics.append(
+                        error(
+                            "E503",
+                            f"{ruleset_id} extends {base}, which cannot be compiled (see its errors)",
+                            extends_pos(ruleset_id),
+                            f"fix {base}'s extends first",
+                        )
+                    )
+        done[ruleset_id] = ok
         if ok:
             order.append(ruleset_id)
         return ok

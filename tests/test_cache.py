@@ -169,6 +169,24 @@ def test_a_truncated_entry_is_ignored_and_written_again(
     assert {p: p.read_bytes() for p in entries(cache)} == originals
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero") or not hasattr(os, "mkfifo"), reason="POSIX devices and pipes")
+def test_an_entry_that_is_a_link_to_a_device_or_a_pipe_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read as a file, /dev/zero never ends (the run exhausted memory) and a pipe waits for a writer."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
+    paths = mini_copy(tmp_path)
+    expected = compile_paths(paths)
+    found = entries(cache)
+    for i, path in enumerate(found):
+        path.unlink()
+        if i % 2:
+            os.mkfifo(path, 0o600)
+        else:
+            path.symlink_to("/dev/zero")
+    assert same_result(compile_paths(paths), expected)
+    assert all(p.is_file() and not p.is_symlink() for p in entries(cache))  # written again, as entries
+
+
 def test_an_entry_of_another_file_is_not_taken_for_this_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
     monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
