@@ -31,7 +31,7 @@ from .model import Position
 from .names import slug
 from .source import MANIFEST, RulesetFiles, discover, display_path, read_source
 from .syntax import Parser
-from .validate import schema, semantic
+from .validate import schema, semantic, uses
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,6 +492,9 @@ def _compile(
         )
     with _stage("semantic"):
         resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
+        dangling, explained = uses.check_uses(resolved.entities, merged.gone)
+        # a formula naming an attribute the homebrew took away is reported at the change (E507), not again here
+        more = [d for d in more if not (d.code == "E321" and d.pos in explained)] + dangling
     diagnostics += _at_the_change(more, bases, [*removals, *patches], ruleset)
     title = manifest.fields.get("title")
     version = manifest.fields.get("version")

@@ -170,7 +170,9 @@ def test_a_truncated_entry_is_ignored_and_written_again(
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero") or not hasattr(os, "mkfifo"), reason="POSIX devices and pipes")
-def test_an_entry_that_is_a_link_to_a_device_or_a_pipe_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_entry_that_is_a_link_to_a_device_or_a_pipe_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Read as a file, /dev/zero never ends (the run exhausted memory) and a pipe waits for a writer."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))

@@ -1,0 +1,87 @@
+"""Homebrew checked against every use: a name a `remove` or `patch` took away that something still names.
+
+One walk over the resolved entities, after the semantic checks resolved what they could: every `Ref`
+left without an id (in any field, row, cell, formula, requirement, lead, chain, mechanic, ...) and every
+formula name left without an attribute is a use; the ones of a name a change took away are reported at
+the change (E507), naming each use by file and line, rather than where they are written, in a base the
+homebrew's author may not even have at hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+from .. import ir
+from ..diagnostics import Diagnostic, error
+from ..merge import Gone
+from ..model import Position
+from ..names import slug
+
+_SHOWN = 8  # entities named in one message; the rest are counted
+
+
+def check_uses(
+    entities: Mapping[str, Mapping[str, ir.Entity]], gone: Sequence[Gone]
+) -> tuple[list[Diagnostic], set[Position]]:
+    """E507 at each change whose names are still used, and the positions of those uses (what the other
+    checks reported there, a formula naming no attribute, is said here instead)."""
+    if not gone:
+        return [], set()
+    by_name = {(g.kind, name): g for g in gone for name in g.names}
+    by_word = {word: g for g in gone for word in g.words}
+    users: dict[Gone, dict[tuple[str, str], list[Position]]] = {}
+    named: dict[tuple[str, str], ir.Entity] = {}
+    for group in entities.values():
+        for entity in group.values():
+            for change, pos in _uses(entity, by_name, by_word):
+                users.setdefault(change, {}).setdefault((entity.kind, entity.id), []).append(pos)
+                named[(entity.kind, entity.id)] = entity
+    diagnostics = []
+    for change in gone:
+        if change not in users:
+            continue
+        found = sorted(users[change].items(), key=lambda item: _first(item[1]))
+        shown = [_user(named[key], positions) for key, positions in found[:_SHOWN]]
+        more = f" and {len(found) - _SHOWN} more" if len(found) > _SHOWN else ""
+        diagnostics.append(
+            error(
+                "E507",
+                f"{change.what}, but {', '.join(shown)}{more} still name{'s' * (len(found) == 1)} it",
+                change.pos,
+                "change them too, or keep it",
+            )
+        )
+    return diagnostics, {pos for found in users.values() for positions in found.values() for pos in positions}
+
+
+def _uses(
+    entity: ir.Entity, by_name: Mapping[tuple[str, str], Gone], by_word: Mapping[str, Gone]
+) -> Iterator[tuple[Gone, Position]]:
+    for ref in ir.refs_in((tuple(entity.fields.values()), entity.rows)):
+        if ref.id is None:
+            change = by_name.get((ref.kind, slug(ref.text)))
+            if change is not None:
+                yield change, ref.pos
+    formula = entity.fields.get("formula")
+    if by_word and entity.kind in ("attribute", "formula") and isinstance(formula, ir.Formula):
+        params = entity.fields.get("params", ())
+        own = set(params) if isinstance(params, tuple) else set()
+        for node in ir.expr_nodes(formula.expr):
+            if isinstance(node, ir.Var) and node.attribute is None and node.name not in own:
+                change = by_word.get(node.name)
+                if change is not None:
+                    yield change, node.pos
+
+
+def _first(positions: list[Position]) -> tuple[str, int, int]:
+    first = min(positions, key=lambda p: (p.file, p.line, p.column))
+    return first.file, first.line, first.column
+
+
+def _user(entity: ir.Entity, positions: list[Position]) -> str:
+    """`table mods (rules/base/things.rules:9, 10)`: where an entity names it (a patch may be elsewhere)."""
+    lines: dict[str, set[int]] = {}
+    for pos in positions:
+        lines.setdefault(pos.file, set()).add(pos.line)
+    where = "; ".join(f"{file}:{', '.join(map(str, sorted(found)))}" for file, found in sorted(lines.items()))
+    return f"{entity.kind} {entity.name} ({where})"
