@@ -495,6 +495,7 @@ def _compile(
         dangling, explained = uses.check_uses(resolved.entities, merged.gone)
         # a formula naming an attribute the homebrew took away is reported at the change (E507), not again here
         more = [d for d in more if not (d.code == "E321" and d.pos in explained)] + dangling
+        more += uses.check_tables(resolved.entities.get("table", {}), kinds)
     diagnostics += _at_the_change(more, bases, [*removals, *patches], ruleset)
     title = manifest.fields.get("title")
     version = manifest.fields.get("version")

@@ -1,4 +1,5 @@
-"""Homebrew checked against every use: a name a `remove` or `patch` took away that something still names.
+"""Checked against every use: a name a homebrew's `remove` or `patch` took away that something still
+names; what a table column names, and what a chain of rolls rolls on.
 
 One walk over the resolved entities, after the semantic checks resolved what they could: every `Ref`
 left without an id (in any field, row, cell, formula, requirement, lead, chain, mechanic, ...) and every
@@ -11,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
+from .. import fieldtypes as t
 from .. import ir
-from ..diagnostics import Diagnostic, error
+from ..diagnostics import Diagnostic, did_you_mean, error
+from ..kinds import Kind
 from ..merge import Gone
 from ..model import Position
 from ..names import slug
@@ -85,3 +88,40 @@ def _user(entity: ir.Entity, positions: list[Position]) -> str:
         lines.setdefault(pos.file, set()).add(pos.line)
     where = "; ".join(f"{file}:{', '.join(map(str, sorted(found)))}" for file, found in sorted(lines.items()))
     return f"{entity.kind} {entity.name} ({where})"
+
+
+def check_tables(tables: Mapping[str, ir.Entity], kinds: Mapping[str, Kind]) -> list[Diagnostic]:
+    """A table's keys and columns name kinds there are (E407, as in a kind's fields); a rolled table's
+    `ref table` cells, which `roll_chain` rolls on next, name tables that have a roll (E318)."""
+    diagnostics: list[Diagnostic] = []
+    for table in tables.values():
+        columns = _columns(table, "columns")
+        for column in (*_columns(table, "keys"), *columns):
+            for named in t.referenced_kinds(column.type):
+                if named not in kinds:
+                    hint = did_you_mean(named, kinds)
+                    diagnostics.append(error("E407", f"'ref {named}' names no kind", column.pos, hint))
+        if not isinstance(table.fields.get("roll"), ir.Roll):
+            continue  # never rolled, so never rolled on from: its `ref table` cells are plain references
+        chains = {j for j, c in enumerate(columns) if isinstance(c.type, t.RefType) and c.type.kind == "table"}
+        for row in table.rows:
+            for j, cell in enumerate(row.cells):
+                if j not in chains or not isinstance(cell, ir.Ref) or cell.id is None or cell.id not in tables:
+                    continue
+                target = tables[cell.id]
+                if not isinstance(target.fields.get("roll"), ir.Roll):
+                    diagnostics.append(
+                        error(
+                            "E318",
+                            f"rolling on {table.id} goes on to {target.id}, which has no roll",
+                            cell.pos,
+                            f"give {target.id} a roll (roll: 1d6): a rolled table's '{columns[j].name}' "
+                            "(ref table) is rolled on next",
+                        )
+                    )
+    return diagnostics
+
+
+def _columns(entity: ir.Entity, name: str) -> tuple[ir.Column, ...]:
+    value = entity.fields.get(name, ())
+    return tuple(c for c in value if isinstance(c, ir.Column)) if isinstance(value, tuple) else ()
