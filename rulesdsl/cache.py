@@ -269,12 +269,15 @@ class ParseCache:
 def _read_entry(path: Path) -> bytes:
     """An entry's bytes, if it is a regular file: rulesdsl writes nothing else there, and a link to a device
     (`/dev/zero`) or a pipe would be read for ever (OSError: a miss)."""
-    # Not following a link, and not waiting on a pipe's writer, even to find out what it is.
-    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    with open(handle, "rb") as entry:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
+    with open(path, "rb", opener=_open_entry) as entry:
+        if not stat.S_ISREG(os.fstat(entry.fileno()).st_mode):
             raise OSError(f"{path} is not a regular file")
         return entry.read()
+
+
+def _open_entry(path: str, flags: int) -> int:
+    # Not following a link, and not waiting on a pipe's writer, even to find out what it is.
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
 
 
 def _written(folder: Path, name: str) -> float:
