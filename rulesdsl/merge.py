@@ -34,7 +34,7 @@ class Layer:
     origin: Mapping[Key, str]  # which ruleset declared each entity
     patched: Mapping[tuple[str, str, str], Position]  # (kind, id, field) -> the patch that last set it
     bases: tuple[str, ...]  # every ruleset below this one
-    warnings: frozenset[tuple[str, str]] = frozenset()  # (code, message) of its lifepath-graph warnings
+    reported: frozenset[tuple[str, str]] = frozenset()  # (code, message) of what its checks found
 
 
 @dataclass(frozen=True, slots=True)

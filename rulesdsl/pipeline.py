@@ -496,7 +496,7 @@ def _compile(
         # a formula naming an attribute the homebrew took away is reported at the change (E507), not again here
         more = [d for d in more if not (d.code == "E321" and d.pos in explained)] + dangling
         more += uses.check_tables(resolved.entities.get("table", {}), kinds)
-    diagnostics += _at_the_change(more, bases, [*removals, *patches], ruleset)
+    diagnostics += _at_the_change(more, bases, [*removals, *patches], merged.changes, ruleset)
     title = manifest.fields.get("title")
     version = manifest.fields.get("version")
     layer = merge.Layer(
@@ -505,7 +505,7 @@ def _compile(
         dict(merged.origin),
         dict(merged.patched),
         tuple(dict.fromkeys(b for layer in bases for b in (*layer.bases, layer.id))),
-        frozenset((d.code, d.message) for d in more if d.code in _GRAPH_WARNINGS),
+        frozenset((d.code, d.message) for d in more),
     )
     result = CompiledRuleset(
         manifest.id,
@@ -622,26 +622,59 @@ def _too_deep(statement: m.Block) -> Diagnostic:
 
 
 def _at_the_change(
-    diagnostics: list[Diagnostic], bases: Sequence[Layer], changes: Sequence[m.Patch | m.Removal], ruleset: _Parsed
+    diagnostics: list[Diagnostic],
+    bases: Sequence[Layer],
+    changes: Sequence[m.Patch | m.Removal],
+    made: Changes,
+    ruleset: _Parsed,
 ) -> list[Diagnostic]:
-    """A lifepath of a base that only became unreachable here was made so by a removal or a patch: the
-    warning is reported there, in the homebrew, with a note of the lifepath it is about."""
-    if not bases or not changes:
+    """What is new in a base's files, that its own check did not report, was made so by this ruleset: a
+    lifepath only its removals or patches made unreachable, a formula whose callee a patch gave another
+    parameter. It is reported at the change (the patch, removal or added entity it names), with a note of
+    where it shows; an error naming no change stays where it shows."""
+    if not bases:
         return diagnostics
-    known = {w for base in bases for w in base.warnings}
+    known = {w for base in bases for w in base.reported}
     own_files = {f.shown for f in ruleset.statements}
     result = []
     for d in diagnostics:
-        if (
-            d.code in _GRAPH_WARNINGS
-            and d.pos is not None
-            and d.pos.file not in own_files
-            and (d.code, d.message) not in known
-        ):
-            note = f"about {d.pos.file}:{d.pos.line}; it holds in the ruleset this one extends"
-            d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint="check this change")
+        shows = d.pos
+        if shows is None or shows.file in own_files or (d.code, d.message) in known:
+            result.append(d)
+            continue
+        if d.code in _GRAPH_WARNINGS:
+            if changes:
+                note = f"about {shows.file}:{shows.line}; it holds in the ruleset this one extends"
+                d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint="check this change")
+        elif d.severity == "error":
+            change = _named_change(d, made)
+            if change is not None and change.pos is not None:
+                note = f"it shows at {shows.file}:{shows.line}, which checks clean in the ruleset this one extends"
+                d = replace(d, pos=change.pos, notes=(*d.notes, note), hint=d.hint or "check this change")
         result.append(d)
-    return result
+    return _notes_together(result)
+
+
+def _notes_together(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic a change, with a note for each place it shows (in the order of those places)."""
+    merged: dict[tuple[object, ...], Diagnostic] = {}
+    for d in diagnostics:
+        key = (d.severity, d.code, d.message, d.pos, d.hint)
+        first = merged.get(key)
+        merged[key] = d if first is None else replace(first, notes=tuple(sorted({*first.notes, *d.notes})))
+    return list(merged.values())
+
+
+def _named_change(found: Diagnostic, made: Changes) -> merge.Change | None:
+    """The change an error names: a patched, removed or added entity's id among its words, else the only
+    change of a kind it names (a patch that left the ruleset with "no mechanic of style check")."""
+    words = set(re.findall(r"\w+", found.message))
+    everything = (*made.patched, *made.removed, *made.added)
+    for change in everything:
+        if change.id in words:
+            return change
+    of_kind = [c for c in (*made.patched, *made.removed) if c.kind in words]
+    return of_kind[0] if len(of_kind) == 1 else None
 
 
 def _culprit(warning: Diagnostic, changes: Sequence[m.Patch | m.Removal]) -> m.Patch | m.Removal:

@@ -45,11 +45,13 @@ def check_uses(
             continue
         found = sorted(users[change].items(), key=lambda item: _first(item[1]))
         shown = [_user(named[key], positions) for key, positions in found[:_SHOWN]]
-        more = f" and {len(found) - _SHOWN} more" if len(found) > _SHOWN else ""
+        if len(found) > _SHOWN:
+            shown.append(f"{len(found) - _SHOWN} more")
+        listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
         diagnostics.append(
             error(
                 "E507",
-                f"{change.what}, but {', '.join(shown)}{more} still name{'s' * (len(found) == 1)} it",
+                f"{change.what}, but {listed} still name{'s' * (len(found) == 1)} it",
                 change.pos,
                 "change them too, or keep it",
             )
