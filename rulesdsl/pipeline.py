@@ -636,11 +636,11 @@ def _at_the_change(
         return diagnostics
     known = {w for base in bases for w in base.reported}
     own_files = {f.shown for f in ruleset.statements}
-    result = []
+    result: list[tuple[Diagnostic, tuple[str, int, int]]] = []  # each with where it shows
     for d in diagnostics:
         shows = d.pos
         if shows is None or shows.file in own_files or (d.code, d.message) in known:
-            result.append(d)
+            result.append((d, d.sort_key[:3]))
             continue
         if d.code in _GRAPH_WARNINGS:
             if changes:
@@ -651,17 +651,17 @@ def _at_the_change(
             if change is not None and change.pos is not None:
                 note = f"it shows at {shows.file}:{shows.line}, which checks clean in the ruleset this one extends"
                 d = replace(d, pos=change.pos, notes=(*d.notes, note), hint=d.hint or "check this change")
-        result.append(d)
+        result.append((d, (shows.file, shows.line, shows.column)))
     return _notes_together(result)
 
 
-def _notes_together(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+def _notes_together(placed: list[tuple[Diagnostic, tuple[str, int, int]]]) -> list[Diagnostic]:
     """One diagnostic a change, with a note for each place it shows (in the order of those places)."""
     merged: dict[tuple[object, ...], Diagnostic] = {}
-    for d in diagnostics:
+    for d, _ in sorted(placed, key=lambda item: item[1]):
         key = (d.severity, d.code, d.message, d.pos, d.hint)
         first = merged.get(key)
-        merged[key] = d if first is None else replace(first, notes=tuple(sorted({*first.notes, *d.notes})))
+        merged[key] = d if first is None else replace(first, notes=tuple(dict.fromkeys((*first.notes, *d.notes))))
     return list(merged.values())
 
 
