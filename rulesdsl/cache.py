@@ -203,8 +203,7 @@ class ParseCache:
         if self.entries is None or key + SUFFIX not in self._entries():
             return None
         try:
-            with open(self.entries / f"{key}{SUFFIX}", "rb") as handle:
-                payload = unpack(key, handle.read())
+            payload = unpack(key, _read_entry(self.entries / f"{key}{SUFFIX}"))
             if payload is None:
                 return None
             value = _codec().loads(payload)
@@ -265,6 +264,20 @@ class ParseCache:
             with contextlib.suppress(OSError):
                 os.unlink(folder / name)
             names.discard(name)
+
+
+def _read_entry(path: Path) -> bytes:
+    """An entry's bytes, if it is a regular file: rulesdsl writes nothing else there, and a link to a device
+    (`/dev/zero`) or a pipe would be read for ever (OSError: a miss)."""
+    with open(path, "rb", opener=_open_entry) as entry:
+        if not stat.S_ISREG(os.fstat(entry.fileno()).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return entry.read()
+
+
+def _open_entry(path: str, flags: int) -> int:
+    # Not following a link, and not waiting on a pipe's writer, even to find out what it is.
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
 
 
 def _written(folder: Path, name: str) -> float:

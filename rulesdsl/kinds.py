@@ -9,7 +9,7 @@ generated package, the reference page and the docs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .fieldtypes import FieldType, ListType, MarkdownType, TextType
@@ -58,6 +58,17 @@ class Kind:
     fields: Mapping[str, FieldDecl]  # its own fields in declaration order, then the common ones
     builtin: bool  # declared in the prelude
     pos: Position | None
+    # Hashed by value, once: what is derived from a kind (its schema, validators) is cached by kind, and a
+    # kind declared again unchanged, as every compile of a language server does, must find it.
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "_hash", hash((self.name, self.title, tuple(self.fields.items()), self.builtin, self.pos))
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def own_fields(self) -> tuple[FieldDecl, ...]:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import assert_never
 
 from . import fieldtypes as t
@@ -119,7 +120,12 @@ def items_of(value: m.Value) -> tuple[m.Value, ...]:
 _PATHS: dict[Path, Path] = {}
 
 
+_PATHS_KEPT = 1 << 16  # far more than one ruleset uses; new field names, edit after edit, must not grow it for ever
+
+
 def _path(path: Path) -> Path:
+    if len(_PATHS) >= _PATHS_KEPT and path not in _PATHS:
+        _PATHS.clear()
     return _PATHS.setdefault(path, path)
 
 
@@ -763,18 +769,12 @@ def generic(value: m.Value) -> str:
 # ---------------------------------------------------------------- entities
 
 
-_REQUIRED_REFS: dict[int, tuple[Kind, tuple[tuple[str, str], ...]]] = {}
-
-
+@lru_cache(maxsize=256)  # kinds hash by value; bounded, as a language server declares them again for hours
 def _required_refs(kind: Kind) -> tuple[tuple[str, str], ...]:
-    """(field, kind it names) of a kind's required references (looked up once per kind object)."""
-    entry = _REQUIRED_REFS.get(id(kind))
-    if entry is None or entry[0] is not kind:
-        refs = tuple(
-            (d.name, d.type.kind) for d in kind.fields.values() if not d.optional and isinstance(d.type, t.RefType)
-        )
-        entry = _REQUIRED_REFS[id(kind)] = (kind, refs)
-    return entry[1]
+    """(field, kind it names) of a kind's required references."""
+    return tuple(
+        (d.name, d.type.kind) for d in kind.fields.values() if not d.optional and isinstance(d.type, t.RefType)
+    )
 
 
 def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str]) -> tuple[ir.Entity, list[Diagnostic]]:

@@ -9,7 +9,7 @@ reference's "what this changes" page is made of.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from . import ir
@@ -34,7 +34,7 @@ class Layer:
     origin: Mapping[Key, str]  # which ruleset declared each entity
     patched: Mapping[tuple[str, str, str], Position]  # (kind, id, field) -> the patch that last set it
     bases: tuple[str, ...]  # every ruleset below this one
-    warnings: frozenset[tuple[str, str]] = frozenset()  # (code, message) of its lifepath-graph warnings
+    reported: frozenset[tuple[str, str]] = frozenset()  # (code, message) of what its checks found
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +55,26 @@ class Changes:
     removed: tuple[Change, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Gone:
+    """Names a homebrew took away: an entity it removed, or the aliases (or an attribute's abbreviation)
+    a patch took from one. Whatever still names them is reported at the change (validate/uses.py)."""
+
+    kind: str
+    names: frozenset[str]  # slugs: what references find it by
+    words: frozenset[str]  # an attribute's id and abbreviation: what formulas name it by
+    what: str  # "lifepath 'Farmer' is removed"
+    pos: Position  # the removal, or the patch
+
+
 @dataclass
 class Merged:
     entities: list[ir.Entity]
     origin: dict[Key, str]
     patched: dict[tuple[str, str, str], Position]
-    removed_names: dict[tuple[str, str], Position] = field(default_factory=dict)  # (kind, slug) -> the removal
+    removed_names: dict[tuple[str, str], Position] = field(default_factory=dict)  # (kind, slug) -> the change
     changes: Changes = field(default_factory=Changes)
+    gone: list[Gone] = field(default_factory=list)
 
 
 def inherit(bases: Sequence[Layer], extends_pos: Position) -> tuple[Merged, list[Diagnostic]]:
@@ -147,6 +160,7 @@ def apply(
     diagnostics: list[Diagnostic] = []
     inherited = {(e.kind, e.id) for e in merged.entities}
     by_key = {(e.kind, e.id): e for e in merged.entities}
+    inherited_entities = dict(by_key)
     patched_entities: list[Change] = []
     for patch in patches:
         target = _target(patch.kind, patch.target, by_key, kinds, diagnostics)
@@ -165,22 +179,20 @@ def apply(
             continue
         removed.append((target, removal))
         del by_key[(target.kind, target.id)]
-        for name in (target.name, target.id, *_aliases(target)):
-            merged.removed_names[(target.kind, slug(name))] = removal.pos
-    for entity, removal in removed:
-        referrers = _naming(entity, by_key.values())
-        if referrers:
-            shown = ", ".join(f"{e.kind} {e.name}" for e in referrers[:8]) + (
-                f" and {len(referrers) - 8} more" if len(referrers) > 8 else ""
-            )
-            diagnostics.append(
-                error(
-                    "E507",
-                    f"{entity.kind} '{entity.name}' is removed, but {shown} still name{'s' * (len(referrers) == 1)} it",
-                    removal.pos,
-                    "patch them too, or keep it",
-                )
-            )
+        what = f"{target.kind} '{target.name}' is removed"
+        _forget(merged, target.kind, _names(target), _words(target), what, removal.pos)
+    for change in patched_entities:
+        before, after = inherited_entities[(change.kind, change.id)], by_key.get((change.kind, change.id))
+        if after is None:  # patched, then removed
+            continue
+        names, words = _names(before) - _names(after), _words(before) - _words(after)
+        if names or words:
+            written = [n for n in (before.name, *_aliases(before)) if slug(n) in names]
+            lost = ", ".join(f"'{n}'" for n in dict.fromkeys([*written, *sorted(words)]))
+            field_name = "abbr" if words else "aliases"
+            pos = merged.patched.get((change.kind, change.id, field_name), change.pos or before.id_pos)
+            what = f"this patch takes {lost} from {change.kind} '{change.name}'"
+            _forget(merged, change.kind, names, words, what, pos)
     added: list[Change] = []
     for entity in own:
         key = (entity.kind, entity.id)
@@ -208,6 +220,25 @@ def apply(
 def _aliases(entity: ir.Entity) -> tuple[str, ...]:
     aliases = entity.fields.get("aliases", ())
     return tuple(a for a in aliases if isinstance(a, str)) if isinstance(aliases, tuple) else ()
+
+
+def _names(entity: ir.Entity) -> frozenset[str]:
+    """What references find an entity by: the slugs of its id, name and aliases."""
+    return frozenset(slug(n) for n in (entity.name, entity.id, *_aliases(entity)))
+
+
+def _words(entity: ir.Entity) -> frozenset[str]:
+    """What formulas name an attribute by: its id and abbreviation (see semantic._abbreviations)."""
+    if entity.kind != "attribute":
+        return frozenset()
+    abbr = entity.fields.get("abbr")
+    return frozenset((entity.id, abbr) if isinstance(abbr, str) else (entity.id,))
+
+
+def _forget(merged: Merged, kind: str, names: frozenset[str], words: frozenset[str], what: str, pos: Position) -> None:
+    merged.gone.append(Gone(kind, names, words, what, pos))
+    for name in names:
+        merged.removed_names[(kind, name)] = pos
 
 
 def _target(
@@ -247,20 +278,3 @@ def _target(
         )
     )
     return None
-
-
-def _naming(target: ir.Entity, entities: Iterable[ir.Entity]) -> list[ir.Entity]:
-    """The entities with a reference that names `target` (by id, name or alias)."""
-    names = {slug(n) for n in (target.name, target.id, *_aliases(target))}
-    found = []
-    for entity in entities:
-        for ref in ir.refs_in(tuple(entity.fields.values())):
-            if ref.kind == target.kind and slug(ref.text) in names:
-                found.append(entity)
-                break
-        else:
-            for row in entity.rows:
-                if any(isinstance(c, ir.Ref) and c.kind == target.kind and slug(c.text) in names for c in row.cells):
-                    found.append(entity)
-                    break
-    return found

@@ -31,7 +31,7 @@ from .model import Position
 from .names import slug
 from .source import MANIFEST, RulesetFiles, discover, display_path, read_source
 from .syntax import Parser
-from .validate import schema, semantic
+from .validate import schema, semantic, uses
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,43 +267,55 @@ def _manifest_id(path: Path) -> str | None:
 
 
 def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic]) -> list[str]:
-    """Ruleset ids with every base before the rulesets extending it; missing bases and circles reported."""
+    """Ruleset ids with every base before the rulesets extending it; missing bases and circles reported,
+    and a ruleset left out because a base of its cannot be compiled says so."""
     order: list[str] = []
-    state: dict[str, int] = {}
+    done: dict[str, bool] = {}  # visited: whether it can be compiled (one on or over a circle cannot)
+    circled: set[str] = set()  # on a circle: reported there once, not again as over one
+
+    def extends_pos(ruleset_id: str) -> Position:
+        manifest = parsed[ruleset_id].manifest
+        assert manifest is not None
+        return manifest.position("extends")
 
     def visit(ruleset_id: str, chain: tuple[str, ...]) -> bool:
-        if state.get(ruleset_id) == 2:
-            return True
+        if ruleset_id in done:
+            return done[ruleset_id]
         if ruleset_id in chain:
-            manifest = parsed[chain[-1]].manifest
-            assert manifest is not None
-            diagnostics.append(
-                error(
-                    "E503",
-                    "rulesets extend each other in a circle: "
-                    + " -> ".join([*chain[chain.index(ruleset_id) :], ruleset_id]),
-                    manifest.position("extends"),
-                )
+            circle = [*chain[chain.index(ruleset_id) :], ruleset_id]
+            circled.update(circle)
+            message = (
+                f"the ruleset {ruleset_id} extends itself"
+                if len(circle) == 2
+                else "rulesets extend each other in a circle: " + " -> ".join(circle)
             )
+            diagnostics.append(error("E503", message, extends_pos(chain[-1])))
             return False
         ok = True
         for base in parsed[ruleset_id].extends:
             if base not in parsed:
-                manifest = parsed[ruleset_id].manifest
-                assert manifest is not None
                 places = ", ".join(display_path(p) for p in search_path(parsed[ruleset_id].files.root))
                 diagnostics.append(
                     error(
                         "E502",
                         f"no ruleset '{base}' to extend",
-                        manifest.position("extends"),
+                        extends_pos(ruleset_id),
                         f"looked in {places}; put it beside this one, or add its folder to RULESDSL_PATH",
                     )
                 )
                 ok = False
             elif not visit(base, (*chain, ruleset_id)):
                 ok = False
-        state[ruleset_id] = 2
+                if ruleset_id not in circled:
+                    diagnostics.append(
+                        error(
+                            "E503",
+                            f"{ruleset_id} extends {base}, which cannot be compiled (see its errors)",
+                            extends_pos(ruleset_id),
+                            f"fix {base}'s extends first",
+                        )
+                    )
+        done[ruleset_id] = ok
         if ok:
             order.append(ruleset_id)
         return ok
@@ -480,7 +492,11 @@ def _compile(
         )
     with _stage("semantic"):
         resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
-    diagnostics += _at_the_change(more, bases, [*removals, *patches], ruleset)
+        dangling, explained = uses.check_uses(resolved.entities, merged.gone, kinds)
+        # a formula naming an attribute the homebrew took away is reported at the change (E507), not again here
+        more = [d for d in more if not (d.code == "E321" and d.pos in explained)] + dangling
+        more += uses.check_tables(resolved.entities.get("table", {}), kinds)
+    diagnostics += _at_the_change(more, bases, [*removals, *patches], merged.changes, ruleset)
     title = manifest.fields.get("title")
     version = manifest.fields.get("version")
     layer = merge.Layer(
@@ -489,7 +505,7 @@ def _compile(
         dict(merged.origin),
         dict(merged.patched),
         tuple(dict.fromkeys(b for layer in bases for b in (*layer.bases, layer.id))),
-        frozenset((d.code, d.message) for d in more if d.code in _GRAPH_WARNINGS),
+        frozenset((d.code, d.message) for d in more),
     )
     result = CompiledRuleset(
         manifest.id,
@@ -606,26 +622,59 @@ def _too_deep(statement: m.Block) -> Diagnostic:
 
 
 def _at_the_change(
-    diagnostics: list[Diagnostic], bases: Sequence[Layer], changes: Sequence[m.Patch | m.Removal], ruleset: _Parsed
+    diagnostics: list[Diagnostic],
+    bases: Sequence[Layer],
+    changes: Sequence[m.Patch | m.Removal],
+    made: Changes,
+    ruleset: _Parsed,
 ) -> list[Diagnostic]:
-    """A lifepath of a base that only became unreachable here was made so by a removal or a patch: the
-    warning is reported there, in the homebrew, with a note of the lifepath it is about."""
-    if not bases or not changes:
+    """What is new in a base's files, that its own check did not report, was made so by this ruleset: a
+    lifepath only its removals or patches made unreachable, a formula whose callee a patch gave another
+    parameter. It is reported at the change (the patch, removal or added entity it names), with a note of
+    where it shows; an error naming no change stays where it shows."""
+    if not bases:
         return diagnostics
-    known = {w for base in bases for w in base.warnings}
+    known = {w for base in bases for w in base.reported}
     own_files = {f.shown for f in ruleset.statements}
-    result = []
+    result: list[tuple[Diagnostic, tuple[str, int, int]]] = []  # each with where it shows
     for d in diagnostics:
-        if (
-            d.code in _GRAPH_WARNINGS
-            and d.pos is not None
-            and d.pos.file not in own_files
-            and (d.code, d.message) not in known
-        ):
-            note = f"about {d.pos.file}:{d.pos.line}; it holds in the ruleset this one extends"
-            d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint="check this change")
-        result.append(d)
-    return result
+        shows = d.pos
+        if shows is None or shows.file in own_files or (d.code, d.message) in known:
+            result.append((d, d.sort_key[:3]))
+            continue
+        if d.code in _GRAPH_WARNINGS:
+            if changes:
+                note = f"about {shows.file}:{shows.line}; it holds in the ruleset this one extends"
+                d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint="check this change")
+        elif d.severity == "error":
+            change = _named_change(d, made)
+            if change is not None and change.pos is not None:
+                note = f"it shows at {shows.file}:{shows.line}, which checks clean in the ruleset this one extends"
+                d = replace(d, pos=change.pos, notes=(*d.notes, note), hint=d.hint or "check this change")
+        result.append((d, (shows.file, shows.line, shows.column)))
+    return _notes_together(result)
+
+
+def _notes_together(placed: list[tuple[Diagnostic, tuple[str, int, int]]]) -> list[Diagnostic]:
+    """One diagnostic a change, with a note for each place it shows (in the order of those places)."""
+    merged: dict[tuple[object, ...], Diagnostic] = {}
+    for d, _ in sorted(placed, key=lambda item: item[1]):
+        key = (d.severity, d.code, d.message, d.pos, d.hint)
+        first = merged.get(key)
+        merged[key] = d if first is None else replace(first, notes=tuple(dict.fromkeys((*first.notes, *d.notes))))
+    return list(merged.values())
+
+
+def _named_change(found: Diagnostic, made: Changes) -> merge.Change | None:
+    """The change an error names: a patched, removed or added entity's id among its words, else the only
+    change of a kind it names (a patch that left the ruleset with "no mechanic of style check")."""
+    words = set(re.findall(r"\w+", found.message))
+    everything = (*made.patched, *made.removed, *made.added)
+    for change in everything:
+        if change.id in words:
+            return change
+    of_kind = [c for c in (*made.patched, *made.removed) if c.kind in words]
+    return of_kind[0] if len(of_kind) == 1 else None
 
 
 def _culprit(warning: Diagnostic, changes: Sequence[m.Patch | m.Removal]) -> m.Patch | m.Removal:

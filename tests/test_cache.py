@@ -169,6 +169,26 @@ def test_a_truncated_entry_is_ignored_and_written_again(
     assert {p: p.read_bytes() for p in entries(cache)} == originals
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero") or not hasattr(os, "mkfifo"), reason="POSIX devices and pipes")
+def test_an_entry_that_is_a_link_to_a_device_or_a_pipe_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read as a file, /dev/zero never ends (the run exhausted memory) and a pipe waits for a writer."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
+    paths = mini_copy(tmp_path)
+    expected = compile_paths(paths)
+    found = entries(cache)
+    for i, path in enumerate(found):
+        path.unlink()
+        if i % 2:
+            os.mkfifo(path, 0o600)
+        else:
+            path.symlink_to("/dev/zero")
+    assert same_result(compile_paths(paths), expected)
+    assert all(p.is_file() and not p.is_symlink() for p in entries(cache))  # written again, as entries
+
+
 def test_an_entry_of_another_file_is_not_taken_for_this_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
     monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
@@ -315,3 +335,49 @@ def test_a_ruleset_larger_than_the_cache_reuses_what_fits_and_writes_nothing_mor
     compile_paths(paths)
     assert len(parses) == 301 - 40 // 2  # both entries of as many files as fit
     assert {p.name: p.stat().st_mtime_ns for p in entries(cache)} == written
+
+
+# -- caches in memory: a language server or `serve` compiles after every edit, for hours
+
+
+def cache_sizes() -> dict[str, int]:
+    """Every module-level cache of rulesdsl: functools caches by their size, module dicts by their length."""
+    import importlib
+    import pkgutil
+
+    import rulesdsl
+
+    sizes: dict[str, int] = {}
+    for info in pkgutil.walk_packages(rulesdsl.__path__, "rulesdsl."):
+        if info.name == "rulesdsl.__main__":
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if hasattr(value, "cache_info"):
+                sizes[f"{info.name}.{name}"] = value.cache_info().currsize
+            elif name.lstrip("_").isupper() and isinstance(value, dict | set):
+                sizes[f"{info.name}.{name}"] = len(value)
+    return sizes
+
+
+def test_compiling_again_and_again_grows_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Caches were keyed by the Kind objects of each compile: Witcher kept 7.4 MB more schema text after 200.
+    Without the parse cache every file is lowered and checked again, as an edited one is."""
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", "off")
+    folder = write_ruleset(
+        tmp_path / "rules" / "demo",
+        {
+            "a.rules": """
+            kind weapon "Weapons" { damage: dice  reach: int  skill: ref skill? }
+            weapon sword "Sword" { damage: 1d8  reach: 2 }
+            skill Fencing { root: Agility  type: martial }
+            formula twice { params: x  formula: x * 2 }
+            """
+        },
+    )
+    for _ in range(2):
+        assert compile_paths([folder]).ok
+    before = cache_sizes()
+    for _ in range(200):
+        compile_paths([folder])
+    assert cache_sizes() == before

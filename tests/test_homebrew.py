@@ -144,3 +144,52 @@ def test_new_homebrew_on_burning_wheel_leads_into_its_own_setting(
     assert code == 0, err
     text = (tmp_path / "rules" / "fens" / "fens.rules").read_text(encoding="utf-8")
     assert "patch lifepath" in text and "leads += fens_lands" in text
+
+
+BASE = 'ruleset base { title: "Base"  version: "0.1.0" }\n'
+BASE_WITH_FORMULA_CELLS = """
+table bonus { columns: bonus(int)
+  0-4  -> 5
+  5-20 -> 2
+}
+formula double "Double" { params: a  formula: a * 2 }
+table mods "Mods" {
+  columns: attack(int), value(formula)
+  strong -> 1, double(3)
+  weak   -> 2, bonus[4]
+}
+"""
+
+
+def test_a_removal_used_only_in_a_formula_cell_is_reported_at_the_removal(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It checked clean, and `build` crashed on the unresolved reference (exit 3)."""
+    monkeypatch.chdir(tmp_path)
+    write_ruleset(tmp_path / "rules" / "base", {"things.rules": BASE_WITH_FORMULA_CELLS}, manifest=BASE)
+    write_ruleset(
+        tmp_path / "rules" / "brew",
+        {"changes.rules": "remove formula double\nremove table bonus\n"},
+        manifest='ruleset brew { title: "Brew"  version: "0.1.0"  extends: base }\n',
+    )
+    result = compile_paths([Path("rules")])
+    assert [(d.code, d.pos.line if d.pos else 0, d.message) for d in result.diagnostics] == [
+        ("E507", 1, "formula 'Double' is removed, but table Mods (rules/base/things.rules:9) still names it"),
+        ("E507", 2, "table 'bonus' is removed, but table Mods (rules/base/things.rules:10) still names it"),
+    ]
+    code, _, err = cli("build", "rules", "--out", str(tmp_path / "out"))
+    assert code == 1 and "E507" in err and "Traceback" not in err
+
+
+def test_a_removal_whose_uses_are_patched_away_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_ruleset(tmp_path / "rules" / "base", {"things.rules": BASE_WITH_FORMULA_CELLS}, manifest=BASE)
+    write_ruleset(
+        tmp_path / "rules" / "brew",
+        {"changes.rules": "remove formula double\npatch table mods { strong -> 1, 3 * 2 }\n"},
+        manifest='ruleset brew { title: "Brew"  version: "0.1.0"  extends: base }\n',
+    )
+    result = compile_paths([Path("rules")])
+    assert result.ok, [d.message for d in result.diagnostics]
+    brew = result.rulesets[1]
+    assert "formula" not in brew.entities and len(brew.entities["table"]["mods"].rows) == 2

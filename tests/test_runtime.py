@@ -30,6 +30,8 @@ def test_unknown_is_one_falsy_marker() -> None:
 def test_slug() -> None:
     assert rt.slug("Sergeant-at-Arms") == "sergeant_at_arms"
     assert (rt.slug("Épée"), rt.slug("!!"), rt.slug("3 Kings")) == ("epee", "_", "n3_kings")
+    # no Latin letter at all: spelt by code points, not all `_` (which made every such name one id)
+    assert (rt.slug("Сила"), rt.slug("СИЛА"), rt.slug("力")) == ("u441_438_43b_430", "u441_438_43b_430", "u529b")
 
 
 def test_formula_values_by_name_in_any_case() -> None:

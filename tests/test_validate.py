@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from rulesdsl.ir import Ref
 from rulesdsl.jsonform import schema_of
 from rulesdsl.pipeline import Compilation, prelude
 
@@ -256,3 +257,23 @@ def test_burning_wheel_lead_abbreviations_resolve(tmp_path, monkeypatch) -> None
     assert result.ok, messages(result)
     smuggler = result.rulesets[0].documents()["lifepath"]["reed_smuggler"]
     assert smuggler["leads"] == ["servitude", "city", "court"]
+
+
+def test_names_in_other_scripts_get_ids_of_their_own(compile_rules: Callable[..., Compilation]) -> None:
+    """Both were `_` (E301 between every two such names); now each is spelt by its code points."""
+    result = compile_rules(
+        {
+            "a.rules": """
+            attribute "Сила" { group: physical }
+            attribute "力" { group: physical }
+            kind power "Powers" { needs: ref attribute }
+            power "Удар" { needs: "Сила" }
+            """
+        }
+    )
+    assert result.ok, messages(result)
+    demo = result.rulesets[0]
+    assert sorted(demo.entities["attribute"]) == ["u441_438_43b_430", "u529b"]
+    assert demo.entities["power"]["u443_434_430_440"].fields["needs"] == Ref(
+        "attribute", "Сила", demo.entities["power"]["u443_434_430_440"].position("needs"), "u441_438_43b_430"
+    )

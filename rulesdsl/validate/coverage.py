@@ -228,6 +228,17 @@ def check_coverage(entity: Entity, roll: Roll | None, roll_pos_field: str | None
     if not table:
         return []
     width = len(table[0].keys)
+    if roll is not None and len(roll.dice) < width:
+        # a key no die rolls would be matched by any number: every row would come up every time
+        dice = f"{len(roll.dice)} {'die' if len(roll.dice) == 1 else 'dice'}"
+        return [
+            error(
+                "E319",
+                f"the table has {width} keys but is rolled on {dice}",
+                roll.pos,
+                "roll a die per key: roll: 1d6, 1d6 (or leave out the roll to look the table up by its keys)",
+            )
+        ]
     diagnostics: list[Diagnostic] = []
     domains: list[list[tuple[int, int]]] = []
     names: list[set[str]] = []

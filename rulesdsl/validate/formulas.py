@@ -35,6 +35,15 @@ class Site:
     formula: ir.Formula
     where: str  # put before a message: "column 'tn': "
     yields: tuple[str, ...]
+    names: tuple[str, ...]  # the free names it may use besides attributes
+
+
+def unresolved(entity: ir.Entity, kind: Kind) -> Iterator[ir.Var]:
+    """The names in `entity`'s formulas that are neither an attribute nor a name their place declares."""
+    for site in _entity_sites(entity, kind):
+        for node in ir.expr_nodes(site.formula.expr):
+            if isinstance(node, ir.Var) and node.attribute is None and slug(node.name) not in site.names:
+                yield node
 
 
 def params(entity: ir.Entity) -> tuple[str, ...]:
@@ -101,19 +110,21 @@ def _holding(entity: ir.Entity, kind: Kind) -> Mapping[str, t.FormulaType | t.Ch
 def _entity_sites(entity: ir.Entity, kind: Kind) -> Iterator[Site]:
     if entity.kind == "table":
         cols = columns(entity, "columns")
+        names = params(entity)
         for row in entity.rows:
             for column, cell in zip(cols, row.cells, strict=False):
                 if isinstance(cell, ir.Formula):
-                    yield Site(entity, cell, f"column '{column.name}': ", ANY)
+                    yield Site(entity, cell, f"column '{column.name}': ", ANY, names)
         return
     for name, item in _holding(entity, kind).items():
         value = entity.fields.get(name)
+        names = scope(entity, name, item)[0]
         for node in ir.walk(value) if value is not None else ():
             if isinstance(node, ir.CheckSpec) and isinstance(item, t.CheckType):
-                yield Site(entity, node.modifier, "the check's modifier: ", (ft.INT,))
+                yield Site(entity, node.modifier, "the check's modifier: ", (ft.INT,), names)
             elif isinstance(node, ir.Formula) and isinstance(item, t.FormulaType):
                 yields = (ft.NUMBER,) if entity.kind == "attribute" else ANY
-                yield Site(entity, node, "", yields)
+                yield Site(entity, node, "", yields, names)
 
 
 # ---------------------------------------------------------------- names

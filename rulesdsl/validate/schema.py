@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
@@ -25,7 +25,11 @@ if TYPE_CHECKING:  # jsonschema (and what it imports) is loaded only to explain 
     from jsonschema.exceptions import ValidationError
 
 
-@cache
+# Bounded: a language server derives them again for each new version of a declared kind, for hours.
+_KINDS_KEPT = 256
+
+
+@lru_cache(maxsize=_KINDS_KEPT)
 def _validators(schema_text: str) -> tuple[Any, Draft202012Validator]:
     """jsonschema-rs answers valid-or-not ~100x faster; jsonschema explains each failure."""
     from jsonschema import Draft202012Validator
@@ -34,29 +38,15 @@ def _validators(schema_text: str) -> tuple[Any, Draft202012Validator]:
     return jsonschema_rs.Draft202012Validator(schema), Draft202012Validator(schema)
 
 
-_BY_KIND: dict[int, tuple[Kind, Any, Draft202012Validator]] = {}
-
-
 def validators(kind: Kind) -> tuple[Any, Draft202012Validator]:
-    """The validators of a kind's derived schema, built once per distinct schema (and looked up once
-    per kind object: the kind is kept in the entry, so its id cannot be reused while it is cached)."""
-    entry = _BY_KIND.get(id(kind))
-    if entry is None or entry[0] is not kind:
-        entry = (kind, *_validators(_schema_text(kind)))
-        _BY_KIND[id(kind)] = entry
-    return entry[1], entry[2]
+    """The validators of a kind's derived schema, built once per distinct schema."""
+    return _validators(_schema_text(kind))
 
 
-_TEXTS: dict[int, tuple[Kind, str]] = {}
-
-
+@lru_cache(maxsize=_KINDS_KEPT)
 def _schema_text(kind: Kind) -> str:
-    """A kind's schema as canonical JSON text (looked up once per kind object, as `validators` does)."""
-    entry = _TEXTS.get(id(kind))
-    if entry is None or entry[0] is not kind:
-        entry = (kind, json.dumps(schema_of(kind), sort_keys=True))
-        _TEXTS[id(kind)] = entry
-    return entry[1]
+    """A kind's schema as canonical JSON text (kinds hash by value: an unchanged kind finds it again)."""
+    return json.dumps(schema_of(kind), sort_keys=True)
 
 
 def _field_words(path: Iterable[str | int]) -> str:
@@ -148,12 +138,12 @@ def _pattern_hint(pattern: str) -> str | None:
     return None
 
 
-@cache
+@lru_cache(maxsize=_KINDS_KEPT)
 def _fast_validator(schema_text: str) -> Any:
     return jsonschema_rs.Draft202012Validator(json.loads(schema_text))
 
 
-@cache
+@lru_cache(maxsize=_KINDS_KEPT)
 def _array_validator(schema_text: str) -> Any:
     """jsonschema-rs for a list of documents of one kind: one call validates a whole ruleset's worth."""
     schema = json.loads(schema_text)

@@ -30,14 +30,17 @@ _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
 def slug(text: str) -> str:
-    """The id a display name gets: `"Sergeant-at-Arms"` -> `sergeant_at_arms` (accents dropped)."""
+    """The id a display name gets: `"Sergeant-at-Arms"` -> `sergeant_at_arms` (accents dropped). A name
+    with no Latin letter or digit at all is spelt by its letters' code points: `"Сила"` -> `u441_438_43b_430`
+    (so that names in other scripts get ids of their own, found again from the name)."""
     if text.isascii():
         ascii_text = text
     else:
         ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     result = _NON_WORD.sub("_", ascii_text.lower()).strip("_")
     if not result:
-        return "_"
+        letters = [f"{ord(c):x}" for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum()]
+        return "u" + "_".join(letters) if letters else "_"
     return "n" + result if result[0].isdigit() else result
 
 
