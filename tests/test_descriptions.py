@@ -24,7 +24,7 @@ RUN = 11  # a shared run of 11 words is a copied run of more than ten
 DESCRIBED_KINDS = ("trait", "skill", "spell")
 # The share of traits, skills and spells described when the work of issue 23 last stopped: it may only grow
 # (the issue's goal is 0.95; raise this floor as entries are written).
-COVERAGE_FLOOR = 0.469  # 1,360 of 2,894 on 2 December 2026: every spell and every skill of skills.rules
+COVERAGE_FLOOR = 1.0  # 2,894 of 2,894 on 2 December 2026: every trait, skill and spell, the Elven spell songs last
 
 # A sentence ends at . ! or ? followed by a space or the end, but not after "p." or "pp." (page citations),
 # a decimal point or a common abbreviation.
