@@ -2,7 +2,7 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "2f4e26158c0626d4e25136772b068c4f8711e3baf59a934403582ae761577d2e"
+SOURCE_SHA256 = "c0b29131e0a41d582a3cbbce75339c6b7411c9b2b8518afeae860103775e8614"
 SOURCES: dict[str, str] = {
     "burning/attributes.rules": "53fa0c0cd095fb18a23cb4b0ecf65328eadcbb9fc04b30f49e6ce71745a4af4d",
     "burning/burning.rules": "b734875e27ec3fc91a12bdf4aaf929657a51f05f99c2f4f169cff136f3266f67",
@@ -18,7 +18,7 @@ SOURCES: dict[str, str] = {
     "dwarf/stock.rules": "06c2a833e7bafc45414f38dab9827bdf59eb4e05b3919e06f129db4346f54700",
     "elf/citadel.rules": "fc8e3cd10e77563d27dbffb6ffc1bd26abda2811976f9dd25b1ded0de2f8b947",
     "elf/etharch.rules": "1ff669cc9f31dae3ec49eeaac1a6d3e935b88c8840727a26ce435634781de121",
-    "elf/extra.rules": "23ec51fc6f02a657f90d646a4e0fc35d10af4406dc01836b5b34b95209e0355b",
+    "elf/extra.rules": "e1f8e853c5650586f319108de3d0f2000a19c7352b115b3ce3c99ae301c94798",
     "elf/protector.rules": "f6a453ac13e060e34826eabb3fcc5d843f5943175bd1410f5282e2e97764ef3e",
     "elf/stock.rules": "5a2b9e990ee0dc4e291270b54b719ff440a52f3f51a92d8cf71467b2d3e10c76",
     "elf/wilderlands.rules": "a1717e4ee22023964211fd26de47d0ae917d96bc63e1fdab5a363edcda029cf5",
