@@ -18,14 +18,17 @@ from typing import Any, assert_never
 from .. import __version__, ir
 from .. import fieldtypes as t
 from ..jsonform import schema_of
-from ..kinds import CORE_KINDS, FieldDecl, Kind, class_name
+from ..kinds import CORE_KINDS, FieldDecl, Kind
 from ..pipeline import CompiledRuleset
 from ..targets import (
+    PACKAGE_NAMES,
     constant_name,
     function_name,
     identifier,
+    kind_class,
     kind_module,
     param_name,
+    python_name,
     registry_name,
     row_class,
 )
@@ -395,7 +398,7 @@ def entity_code(kind: Kind, entity: ir.Entity, names: Names | None = None) -> st
             args.append(code)
         else:
             keywords.append(f"{identifier(decl.name)}={code}")
-    return f"{class_name(kind.name)}({', '.join(args + keywords)})"
+    return f"{kind_class(kind.name)}({', '.join(args + keywords)})"
 
 
 def _ordered(kind: Kind) -> list[FieldDecl]:
@@ -417,6 +420,16 @@ def import_line(module: str, names: list[str]) -> str:
     if len(line) <= 88:
         return line
     return f"from .{module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
+
+
+def typed_dict(name: str, items: list[tuple[str, str]]) -> str:
+    """A TypedDict typing a registry key by key (`MECHANICS["pool"]` is a PoolMechanic): class syntax
+    where every key can be a name in it, as linters want, else the functional one (a key `class`)."""
+    if all(key.isidentifier() and python_name(key, PACKAGE_NAMES) == key for key, _ in items):
+        body = "".join(f"    {key}: {annotation}\n" for key, annotation in items) or "    pass\n"
+        return f"class {name}(TypedDict):\n{body}"
+    body = "".join(f"        {py(key)}: {annotation},\n" for key, annotation in items)
+    return f'{name} = TypedDict(\n    "{name}",\n    {{\n{body}    }},\n)\n'
 
 
 def _isort(names: list[str]) -> list[str]:
@@ -643,7 +656,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
             "kind": kind,
             "module": kind_module(kind_name),
             "registry": registry_name(kind_name),
-            "class": class_name(kind_name),
+            "class": kind_class(kind_name),
             "fields": field_codes(kind, entities),
             "entities": codes,
             "fraction": "Fraction" in used or "Fraction(" in text,
@@ -669,6 +682,10 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     head = header(ruleset)
     formulas, callees = _formulas(ruleset)
     functions = _attributes(ruleset, callees)
+    # Registries and derive_attributes are keyed by id, whatever Python name the function has (`class_`).
+    ids = {function_name(i): i for kind in ("formula", "attribute") for i in ruleset.entities.get(kind, {})}
+    for function in (*formulas, *functions):
+        function["id"] = ids[function["name"]]
     tables = _tables(ruleset, callees)
     cell_names = Names(
         {}, lookups="_tables.", callees=callees, calls="_formulas.", tables=ruleset.entities.get("table", {})
@@ -708,14 +725,17 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         entity_code(attribute_kind, e, Names({}, callees=callees))
         for e in ruleset.entities.get("attribute", {}).values()
     ]
+    mechanics = _mechanics(ruleset)
     context: dict[str, Any] = {
+        "formulas_type": typed_dict("_Formulas", [(f["id"], f"Callable[..., {f['returns']}]") for f in formulas]),
+        "mechanics_type": typed_dict("_Mechanics", [(m["id"], f"_rt.{m['class']}") for m in mechanics]),
         "ruleset": ruleset,
         "header": head,
         "functions": functions,
         "formulas": formulas,
         "tables": tables,
         "kinds": kinds,
-        "mechanics": _mechanics(ruleset),
+        "mechanics": mechanics,
         "attribute_kind": {
             "fields": field_codes(attribute_kind, ruleset.entities.get("attribute", {})),
             "entities": list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),

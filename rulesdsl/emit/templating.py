@@ -28,8 +28,19 @@ def py(value: Any) -> str:
 
 
 def doc_line(text: str) -> str:
-    """Text safe inside a triple-quoted docstring on one line."""
-    return " ".join(text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').split())
+    """`text` escaped for inside a triple-quoted docstring, exactly: the docstring is `text`, whatever it
+    holds. Backslashes are escaped, and so is a double quote before another or at the end (so no quote
+    ends it early and no backslash escapes its end); every character Python would not show as itself (line
+    breaks, NUL, other controls) is written as `repr` writes it, so the docstring stays on one line."""
+    return "".join(_doc_char(c, text[i + 1 : i + 2]) for i, c in enumerate(text))
+
+
+def _doc_char(char: str, following: str) -> str:
+    if char == "\\":
+        return "\\\\"
+    if char == '"':  # escaped before another quote or at the end: never three in a row, never at the end
+        return '\\"' if following in ('"', "") else char
+    return char if char.isprintable() else repr(char)[1:-1]
 
 
 @cache
