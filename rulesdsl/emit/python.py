@@ -434,7 +434,7 @@ def typed_dict(name: str, items: list[tuple[str, str]]) -> str:
 
 def _isort(names: list[str]) -> list[str]:
     """Constants first, then classes, then the rest, each alphabetically: the order linters expect."""
-    return sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
+    return sorted(names, key=lambda n: (not (n.isupper() and len(n) > 1), not n[:1].isupper(), n))
 
 
 def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], str]]) -> list[dict[str, Any]]:
