@@ -4,7 +4,6 @@
 
 from typing import TypedDict
 
-from ._runtime import core as _rt
 
 # Typed key by key, so that MECHANICS["id"] is known to be that mechanic's class.
 class _Mechanics(TypedDict):

@@ -95,8 +95,8 @@ class CombatTestsRow:
     """A row of Combat tests."""
 
     roll: str
-    tn: _rt.Formula | None
-    successes: _rt.Formula
+    tn: _rt.Formula[_rt.Number | _rt.Dice] | None
+    successes: _rt.Formula[_rt.Number | _rt.Dice]
     result: str
 
 
@@ -143,7 +143,7 @@ class DamageTableRow:
 
     blood_loss: int | _rt.Unknown
     shock: int | _rt.Unknown
-    pain: _rt.Formula | _rt.Unknown
+    pain: _rt.Formula[_rt.Number | _rt.Dice] | _rt.Unknown
     effect: str | _rt.Unknown
 
 
@@ -243,10 +243,10 @@ class ManeuversRow:
     """A row of Maneuvers."""
 
     role: str
-    cost: _rt.Formula
-    rolled: _rt.Formula
-    tn: _rt.Formula
-    damage_mod: _rt.Formula
+    cost: _rt.Formula[_rt.Number | _rt.Dice]
+    rolled: _rt.Formula[_rt.Number | _rt.Dice]
+    tn: _rt.Formula[_rt.Number | _rt.Dice]
+    damage_mod: _rt.Formula[_rt.Number | _rt.Dice]
     effect: str
 
 
@@ -322,7 +322,7 @@ PRIORITIES: _rt.Table[PrioritiesRow] = _rt.Table(
 class ProgressionCostsRow:
     """A row of Character progression."""
 
-    sa_cost: _rt.Formula | None
+    sa_cost: _rt.Formula[_rt.Number | _rt.Dice] | None
     condition: str
 
 
@@ -498,7 +498,7 @@ VOCATION_IMPROVEMENT: _rt.Table[VocationImprovementRow] = _rt.Table(
 class VocationTestsRow:
     """A row of Vocation test TN."""
 
-    tn: _rt.Formula | None
+    tn: _rt.Formula[_rt.Number | _rt.Dice] | None
     min_tn: int | None
 
 
@@ -551,7 +551,7 @@ class WeaponsRow:
 
     atn: int | _rt.Unknown
     parry_dtn: int | _rt.Unknown
-    dr: _rt.Formula | _rt.Unknown
+    dr: _rt.Formula[_rt.Number | _rt.Dice] | _rt.Unknown
     remark: str
 
 

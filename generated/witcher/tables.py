@@ -59,7 +59,7 @@ class CombatModifiersRow:
 
     attack: int
     damage: Fraction
-    initiative: _rt.Formula
+    initiative: _rt.Formula[_rt.Number | _rt.Dice]
     limits: str
 
 

@@ -137,7 +137,7 @@ def python_type(field_type: t.FieldType) -> str:
         case t.DiceType():
             return "_rt.Dice"
         case t.FormulaType():
-            return "_rt.Formula"
+            return "_rt.Formula[_rt.Number | _rt.Dice]"
         case t.RangeType():
             return "_rt.Range"
         case t.StatBonusType():

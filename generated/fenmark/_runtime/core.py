@@ -77,21 +77,25 @@ def round_half_up(x: Number) -> int:
     return math.floor(Fraction(x) + Fraction(1, 2))
 
 
-Values = Mapping[str, Number]
+# What a formula is given: whole numbers, as characteristics are (the compiler checks formulas so).
+Values = Mapping[str, int]
+# What a formula yields: a number, or dice to roll (`8d6 + (slot - 3)d6`).
+Yield_co = TypeVar("Yield_co", covariant=True)
 
 
 @dataclass(frozen=True, slots=True)
-class Formula:
+class Formula(Generic[Yield_co]):
     """A formula kept as data (a table cell such as `6 - PRS`): `evaluate(PRS=4)` computes it.
 
-    `names` are the values it needs, as written; `evaluate` takes them in any case.
+    `names` are the values it needs, as written; `evaluate` takes them in any case. Typed by what it
+    yields: `Formula[Number]`, or `Formula[Number | Dice]` where it may be dice.
     """
 
     text: str
     names: tuple[str, ...]
-    compute: Callable[[Values], Number] = field(repr=False, compare=False)
+    compute: Callable[[Values], Yield_co] = field(repr=False, compare=False)
 
-    def evaluate(self, **values: Number) -> Number:
+    def evaluate(self, **values: int) -> Yield_co:
         given = {k.casefold(): v for k, v in values.items()}
         missing = [n for n in self.names if n.casefold() not in given]
         if missing:
@@ -413,19 +417,19 @@ class Check:
     character's values) and the target."""
 
     mechanic: CheckMechanic
-    modifier: Formula
+    modifier: Formula[Number]
     target: int
 
-    def _modifier(self, values: Mapping[str, Number]) -> int:
+    def _modifier(self, values: Values) -> int:
         value = self.modifier.evaluate(**values)
         if Fraction(value).denominator != 1:
             raise ValueError(f"the modifier {self.modifier} is {value}, not a whole number")
         return int(value)
 
-    def roll(self, rng: random.Random, **values: Number) -> CheckResult:
+    def roll(self, rng: random.Random, **values: int) -> CheckResult:
         return self.mechanic.roll(rng, self._modifier(values), self.target)
 
-    def chance(self, **values: Number) -> Fraction:
+    def chance(self, **values: int) -> Fraction:
         return self.mechanic.chance(self._modifier(values), self.target)
 
     def __str__(self) -> str:

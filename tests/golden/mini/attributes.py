@@ -21,7 +21,7 @@ class Attribute:
     abbr: str | None = None
     """how formulas may name it"""
     range: _rt.Range | None = None
-    formula: _rt.Formula | None = None
+    formula: _rt.Formula[_rt.Number | _rt.Dice] | None = None
     """how a derived attribute is computed from others"""
     source: str | None = None
     """where the facts come from (page or section)"""
