@@ -30,8 +30,8 @@ formula class { params: a  formula: a + 4 }
 formula twice { params: a  formula: list(a) + dict(a) + class(a) }
 kind none "Nones" { size: int? }
 none nothing { size: 1 }
-kind fraction "Fractions" { str: text?  int: int?  type: text? }
-fraction half { str: "one half"  int: 2  type: "vulgar" }
+kind fraction "Fractions" { str: text?  int: int?  type: text?  match: int?  _: int? }
+fraction half { str: "one half"  int: 2  type: "vulgar"  match: 3  _: 4 }
 kind literal "Literals" { for: int? }
 literal lit { for: 3 }
 kind i "Letters" { x: int? }
@@ -88,6 +88,7 @@ assert demo.FORMULAS["list"] is demo.list_ and demo.FORMULAS["class"](a=0) == 4
 assert isinstance(demo.NONES["nothing"], demo.None_) and demo.NONES["nothing"].size == 1
 half = demo.FRACTIONS["half"]
 assert isinstance(half, demo.Fraction_) and (half.str_, half.int_, half.type) == ("one half", 2, "vulgar")
+assert (half.match, half._) == (3, 4)
 assert demo.LITERALS["lit"].for_ == 3 and is_.IS["aye"].x == 1
 assert demo.TABLES["tables"].lookup(1).x == 5
 assert demo.MECHANICS["for"].name == "For" and demo.MECHANICS["mechanics"].name == "Mechanics"

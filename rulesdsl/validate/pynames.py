@@ -78,9 +78,19 @@ def check_python_names(entities: Entities, kinds: Mapping[str, Kind]) -> list[Di
                     "choose another name",
                 )
             )
-        fields = [("id", "id", pos), ("name", "name", pos)]
-        fields += [(identifier(f), f, (kind.fields[f].pos or pos)) for f in kind.fields]
+        fields = [(identifier(f), f, (kind.fields[f].pos or pos)) for f in kind.fields]
         diagnostics += _unique(fields, "field", "E305", identifier)
+        for name in kind.fields:
+            if name.startswith("__"):  # Python mangles such a name in a class body (`_Gizmo__size`)
+                diagnostics.append(
+                    error(
+                        "E305",
+                        f"the field '{name}' cannot be an attribute in Python: a name that begins with '__' "
+                        "is private to its class",
+                        kind.fields[name].pos or pos,
+                        f"write '{name.strip('_') or 'value'}'",
+                    )
+                )
     diagnostics += _unique(
         ((kind_class(k.name), k.name, k.pos or _NOWHERE) for k in used_kinds), "kind", "E305", kind_class
     )
