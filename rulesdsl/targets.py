@@ -33,6 +33,7 @@ PACKAGE_NAMES = frozenset(
         *("ID", "TITLE", "VERSION", "SOURCE_SHA256", "CATALOG", "NAMES", "REGISTRIES"),
         *("TABLES", "FORMULAS", "ATTRIBUTES", "MECHANICS", "KINDS"),
         *("abs", "bool", "dict", "int", "list", "max", "min", "str", "tuple"),
+        *("attributes", "burning", "formulas", "mechanics", "tables"),  # submodules, beside functions
     }
 )
 # What generated function bodies call: a parameter of that name would shadow it.

@@ -27,6 +27,7 @@ formula list { params: a  formula: a + 1 }
 formula dict { params: a  formula: a + 2 }
 formula max { params: min  formula: min + 3 }
 formula class { params: a  formula: a + 4 }
+formula tables { params: a  formula: a + 5 }
 formula twice { params: a  formula: list(a) + dict(a) + class(a) }
 kind none "Nones" { size: int? }
 none nothing { size: 1 }
@@ -90,7 +91,7 @@ half = demo.FRACTIONS["half"]
 assert isinstance(half, demo.Fraction_) and (half.str_, half.int_, half.type) == ("one half", 2, "vulgar")
 assert (half.match, half._) == (3, 4)
 assert demo.LITERALS["lit"].for_ == 3 and is_.IS["aye"].x == 1
-assert demo.TABLES["tables"].lookup(1).x == 5
+assert demo.TABLES["tables"].lookup(1).x == 5 and demo.tables_(a=0) == 5 and demo.tables.TABLES is demo.TABLES
 assert demo.MECHANICS["for"].name == "For" and demo.MECHANICS["mechanics"].name == "Mechanics"
 print("ok")
 """
