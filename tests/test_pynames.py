@@ -14,7 +14,17 @@ import pytest
 from rulesdsl.build import render_all, write_output
 from rulesdsl.emit.templating import doc_line
 from rulesdsl.pipeline import Compilation
-from rulesdsl.targets import HARD_KEYWORDS, function_name, identifier, kind_class, kind_module, param_name
+from rulesdsl.targets import (
+    BODY_NAMES,
+    CLASS_NAMES,
+    HARD_KEYWORDS,
+    PACKAGE_NAMES,
+    function_name,
+    identifier,
+    kind_class,
+    kind_module,
+    param_name,
+)
 
 from .conftest import quality_command, run_python
 
@@ -118,3 +128,51 @@ def test_hard_keywords_are_the_interpreters_and_soft_keywords_stay() -> None:
         "None_",
     )
     assert kind_module("i") == "is_" and param_name("max", None) == "max_"
+
+
+# The rules language's own words cannot be ids; every other name Python or the package cares about can.
+LANGUAGE_WORDS = {"and", "or", "not", "any", "all", "of", "in", "if", "then", "else", "is", "none", "true", "false"}
+EVERY_NAME = sorted(
+    {n.lower().strip("_") for n in (*HARD_KEYWORDS, *PACKAGE_NAMES, *CLASS_NAMES, *BODY_NAMES, *keyword.softkwlist)}
+    - LANGUAGE_WORDS
+    - {"", "id", "name"}
+)
+
+KINDS = ("fraction", "literal", "any", "callable", "typed_dict", "i_d", "registry", "name", "tuple")
+FORMULAS = [n for n in EVERY_NAME if n not in {kind_module(k) for k in KINDS}]
+
+
+def every_name_everywhere() -> str:
+    """A formula (with a parameter), a mechanic, a table and a column of every name, and a kind with a
+    field of every name, and kinds named like the package's own classes."""
+    fields = "  ".join(f"{n}: int?" for n in EVERY_NAME)
+    text = f'kind gadget "Gadgets" {{ {fields} }}\ngadget g {{ {EVERY_NAME[0]}: 1 }}\n'
+    for kind in KINDS:
+        text += f'kind {kind} "K" {{ x: int? }}\n{kind} e_{kind} {{ x: 1 }}\n'
+    columns, cells = ", ".join(EVERY_NAME), ", ".join("1" for _ in EVERY_NAME)
+    for n in EVERY_NAME:
+        if n in FORMULAS:  # a formula named like a kind's module is E305 (the python_names golden case)
+            text += f"formula {n} {{ params: {n}, p_{n}  formula: {n} + p_{n} }}\n"
+        text += f'mechanic {n} "M" {{ style: total  die: 1d6 }}\n'
+        text += f"table {n} {{ columns: {columns}\n  1 -> {cells}\n}}\n"
+    return text
+
+
+def test_every_reserved_name_in_every_place_builds_a_clean_package(built: Callable[[str], Path]) -> None:
+    out = built(every_name_everywhere())
+    params = {n: param_name(n, None) for n in FORMULAS}
+    code = f"""
+import demo
+params = {params!r}
+assert sorted(demo.FORMULAS) == sorted(params) and sorted(demo.MECHANICS) == sorted(demo.TABLES) == {EVERY_NAME!r}
+for n, param in params.items():
+    assert demo.FORMULAS[n](**{{param: 1, "p_" + n: 2}}) == 3, n
+for n in {EVERY_NAME!r}:
+    assert demo.TABLES[n].lookup(1) == demo.TABLES[n].rows[0].value and demo.MECHANICS[n].name == "M"
+print("ok")
+"""
+    ran = run_python(code, out)
+    assert ran.returncode == 0, ran.stderr
+    for tool in ("ruff", "mypy"):
+        result = subprocess.run(quality_command(tool, "demo"), cwd=out, capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]

@@ -33,7 +33,7 @@ from ..targets import (
     row_class,
 )
 from .labels import labels
-from .templating import doc_line, environment, py
+from .templating import doc_line, environment, natural, py
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
 _FUNCTIONS = {
@@ -416,6 +416,7 @@ def _types_used(kind: Kind, entities: Mapping[str, ir.Entity]) -> set[str]:
 
 def import_line(module: str, names: list[str]) -> str:
     """`from .module import a, b`, wrapped one name a line when it would pass 88 columns (as isort does)."""
+    names = _isort(names, ignore_case=True)
     line = f"from .{module} import {', '.join(names)}"
     if len(line) <= 88:
         return line
@@ -432,9 +433,13 @@ def typed_dict(name: str, items: list[tuple[str, str]]) -> str:
     return f'{name} = TypedDict(\n    "{name}",\n    {{\n{body}    }},\n)\n'
 
 
-def _isort(names: list[str]) -> list[str]:
-    """Constants first, then classes, then the rest, each alphabetically: the order linters expect."""
-    return sorted(names, key=lambda n: (not (n.isupper() and len(n) > 1), not n[:1].isupper(), n))
+def _isort(names: list[str], *, ignore_case: bool = False) -> list[str]:
+    """Constants first, then classes, then the rest, each in natural order (`x2` before `x10`): the order
+    ruff expects of `__all__`, and, ignoring case (`I_DS` before `ID_`), of the names an import takes."""
+    return sorted(
+        names,
+        key=lambda n: (not (n.isupper() and len(n) > 1), not n[:1].isupper(), natural(n.lower() if ignore_case else n)),
+    )
 
 
 def _attributes(ruleset: CompiledRuleset, callees: Mapping[str, tuple[tuple[str, ...], str]]) -> list[dict[str, Any]]:
@@ -742,7 +747,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         },
         "with_lifepaths": with_lifepaths,
         "labels": labels(ruleset),
-        "imports": sorted(imports, key=lambda line: line.split()[1]),
+        "imports": sorted(imports, key=lambda line: natural(line.split()[1])),
         "attribute_exports": attribute_exports,
         "formula_exports": formula_exports,
         "package_exports": package_exports,
