@@ -2,10 +2,15 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Formulas of Burning Wheel Gold (Revised): each a function of its parameters."""
 
-from collections.abc import Callable
+from typing import TypedDict
 
 __all__ = ["FORMULAS"]
 
 
-FORMULAS: dict[str, Callable[..., int | Fraction]] = {
+# Typed key by key, so that FORMULAS["id"](...) is known to return what that formula returns.
+class _Formulas(TypedDict):
+    pass
+
+
+FORMULAS: _Formulas = {
 }

@@ -2,7 +2,13 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Dice mechanics of Fenmark: how rolls are made and read."""
 
-from ._runtime import core as _rt
+from typing import TypedDict
 
-MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic | _rt.CheckMechanic | _rt.ContestMechanic] = {
+
+# Typed key by key, so that MECHANICS["id"] is known to be that mechanic's class.
+class _Mechanics(TypedDict):
+    pass
+
+
+MECHANICS: _Mechanics = {
 }

@@ -4,6 +4,7 @@
 
 from collections.abc import Callable
 from fractions import Fraction
+from typing import TypedDict
 
 from ._runtime import core as _rt
 
@@ -110,7 +111,31 @@ def wound_points(*, damage: int, armor: int, BRN: int) -> int:
     return (damage - BRN) - armor
 
 
-FORMULAS: dict[str, Callable[..., int | Fraction]] = {
+# Typed key by key, so that FORMULAS["id"](...) is known to return what that formula returns.
+class _Formulas(TypedDict):
+    attack_fumble_loss: Callable[..., Fraction]
+    attribute_raise_cost: Callable[..., int]
+    buy_initiative_cost: Callable[..., int]
+    combat_pool: Callable[..., int]
+    counter_bonus_dice: Callable[..., int]
+    damage: Callable[..., int]
+    knockdown_tn: Callable[..., int]
+    margin: Callable[..., int]
+    missile_pool: Callable[..., int]
+    missile_pool_max: Callable[..., int]
+    next_round_penalty: Callable[..., int]
+    proficiency_creation_cost: Callable[..., int]
+    proficiency_raise_cost: Callable[..., int]
+    range_tn: Callable[..., int]
+    realm_creation_cost: Callable[..., int]
+    realm_raise_cost: Callable[..., int]
+    realm_raise_cost_unaided: Callable[..., int]
+    vocation_improvement_tn: Callable[..., int]
+    wound_level: Callable[..., int]
+    wound_points: Callable[..., int]
+
+
+FORMULAS: _Formulas = {
     "attack_fumble_loss": attack_fumble_loss,
     "attribute_raise_cost": attribute_raise_cost,
     "buy_initiative_cost": buy_initiative_cost,

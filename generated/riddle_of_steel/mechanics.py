@@ -2,10 +2,17 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Dice mechanics of The Riddle of Steel (Quickstart): how rolls are made and read."""
 
+from typing import TypedDict
+
 from ._runtime import core as _rt
 
 ROS_POOL = _rt.PoolMechanic("ros_pool", "Dice pool", 10, stack_on=10, fumble_ones=2)
 
-MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic | _rt.CheckMechanic | _rt.ContestMechanic] = {
+# Typed key by key, so that MECHANICS["id"] is known to be that mechanic's class.
+class _Mechanics(TypedDict):
+    ros_pool: _rt.PoolMechanic
+
+
+MECHANICS: _Mechanics = {
     "ros_pool": ROS_POOL,
 }

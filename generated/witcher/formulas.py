@@ -4,6 +4,7 @@
 
 from collections.abc import Callable
 from fractions import Fraction
+from typing import TypedDict
 
 from . import tables as _tables
 from ._runtime import core as _rt
@@ -46,7 +47,18 @@ def worn_by_blocks(*, value: int, blocks: int) -> int:
     return max(value - blocks, 0)
 
 
-FORMULAS: dict[str, Callable[..., int | Fraction]] = {
+# Typed key by key, so that FORMULAS["id"](...) is known to return what that formula returns.
+class _Formulas(TypedDict):
+    damage_state: Callable[..., int]
+    human_shield_sp: Callable[..., int]
+    layered_sp: Callable[..., int]
+    layered_sp3: Callable[..., int]
+    resisted_damage: Callable[..., Fraction]
+    staged_sp: Callable[..., int]
+    worn_by_blocks: Callable[..., int]
+
+
+FORMULAS: _Formulas = {
     "damage_state": damage_state,
     "human_shield_sp": human_shield_sp,
     "layered_sp": layered_sp,

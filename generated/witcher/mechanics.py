@@ -2,10 +2,17 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Dice mechanics of The Witcher TRPG (damage excerpt): how rolls are made and read."""
 
+from typing import TypedDict
+
 from ._runtime import core as _rt
 
 WITCHER_D10 = _rt.TotalMechanic("witcher_d10", "Critical and fumble d10", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), explode_on=10, fumble_on=1, floor=0)
 
-MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic | _rt.CheckMechanic | _rt.ContestMechanic] = {
+# Typed key by key, so that MECHANICS["id"] is known to be that mechanic's class.
+class _Mechanics(TypedDict):
+    witcher_d10: _rt.TotalMechanic
+
+
+MECHANICS: _Mechanics = {
     "witcher_d10": WITCHER_D10,
 }

@@ -19,22 +19,25 @@ from .. import __version__, ir
 from .. import fieldtypes as t
 from .. import formula_types as ft
 from ..jsonform import schema_of
-from ..kinds import CORE_KINDS, FieldDecl, Kind, class_name
+from ..kinds import CORE_KINDS, FieldDecl, Kind
 from ..names import slug
 from ..pipeline import CompiledRuleset
 from ..targets import (
+    PACKAGE_NAMES,
     constant_name,
     function_name,
     identifier,
+    kind_class,
     kind_module,
     param_name,
+    python_name,
     registry_name,
     row_class,
 )
 from ..validate.formulas import attribute_types
 from ..validate.formulas import environment as environment_of
 from .labels import labels
-from .templating import doc_line, environment, py
+from .templating import doc_line, environment, natural, py
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
 _FUNCTIONS = {
@@ -416,7 +419,7 @@ def entity_code(kind: Kind, entity: ir.Entity, names: Names | None = None) -> st
             args.append(code)
         else:
             keywords.append(f"{identifier(decl.name)}={code}")
-    return f"{class_name(kind.name)}({', '.join(args + keywords)})"
+    return f"{kind_class(kind.name)}({', '.join(args + keywords)})"
 
 
 def _ordered(kind: Kind) -> list[FieldDecl]:
@@ -434,15 +437,30 @@ def _types_used(kind: Kind, entities: Mapping[str, ir.Entity], env: ft.Env) -> s
 
 def import_line(module: str, names: list[str]) -> str:
     """`from .module import a, b`, wrapped one name a line when it would pass 88 columns (as isort does)."""
+    names = _isort(names, ignore_case=True)
     line = f"from .{module} import {', '.join(names)}"
     if len(line) <= 88:
         return line
     return f"from .{module} import (\n" + "".join(f"    {name},\n" for name in names) + ")"
 
 
-def _isort(names: list[str]) -> list[str]:
-    """Constants first, then classes, then the rest, each alphabetically: the order linters expect."""
-    return sorted(names, key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
+def typed_dict(name: str, items: list[tuple[str, str]]) -> str:
+    """A TypedDict typing a registry key by key (`MECHANICS["pool"]` is a PoolMechanic): class syntax
+    where every key can be a name in it, as linters want, else the functional one (a key `class`)."""
+    if all(key.isidentifier() and python_name(key, PACKAGE_NAMES) == key for key, _ in items):
+        body = "".join(f"    {key}: {annotation}\n" for key, annotation in items) or "    pass\n"
+        return f"class {name}(TypedDict):\n{body}"
+    body = "".join(f"        {py(key)}: {annotation},\n" for key, annotation in items)
+    return f'{name} = TypedDict(\n    "{name}",\n    {{\n{body}    }},\n)\n'
+
+
+def _isort(names: list[str], *, ignore_case: bool = False) -> list[str]:
+    """Constants first, then classes, then the rest, each in natural order (`x2` before `x10`): the order
+    ruff expects of `__all__`, and, ignoring case (`I_DS` before `ID_`), of the names an import takes."""
+    return sorted(
+        names,
+        key=lambda n: (not (n.isupper() and len(n) > 1), not n[:1].isupper(), natural(n.lower() if ignore_case else n)),
+    )
 
 
 def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
@@ -522,8 +540,6 @@ def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
                 "body": _bare(code),
                 "returns": returns,
                 "uses_tables": any(isinstance(n, ir.Lookup) for n in nodes),
-                # what the module imports follows from what it writes: a Fraction in a type or a literal
-                "fraction": "Fraction" in returns or _writes_fraction(formula),
             }
         )
     return built
@@ -651,7 +667,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
             "kind": kind,
             "module": kind_module(kind_name),
             "registry": registry_name(kind_name),
-            "class": class_name(kind_name),
+            "class": kind_class(kind_name),
             "fields": field_codes(kind, entities, names.env),
             "entities": codes,
             "fraction": "Fraction" in used or "Fraction(" in text,
@@ -678,6 +694,10 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     formula_env = environment_of(ruleset.entities)
     formulas = _formulas(ruleset, formula_env)
     functions = _attributes(ruleset, formula_env)
+    # Registries and derive_attributes are keyed by id, whatever Python name the function has (`class_`).
+    ids = {function_name(i): i for kind in ("formula", "attribute") for i in ruleset.entities.get(kind, {})}
+    for function in (*formulas, *functions):
+        function["id"] = ids[function["name"]]
     tables = _tables(ruleset, formula_env)
     cell_names = Names({}, formula_env, lookups="_tables.", calls="_formulas.")
     kinds = list(_kind_modules(ruleset, cell_names))
@@ -715,25 +735,26 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         entity_code(attribute_kind, e, replace(cell_names, calls=""))
         for e in ruleset.entities.get("attribute", {}).values()
     ]
+    mechanics = _mechanics(ruleset)
     context: dict[str, Any] = {
+        "formulas_type": typed_dict("_Formulas", [(f["id"], f"Callable[..., {f['returns']}]") for f in formulas]),
+        "mechanics_type": typed_dict("_Mechanics", [(m["id"], f"_rt.{m['class']}") for m in mechanics]),
         "ruleset": ruleset,
         "header": head,
         "functions": functions,
         "formulas": formulas,
         "tables": tables,
         "kinds": kinds,
-        "mechanics": _mechanics(ruleset),
+        "mechanics": mechanics,
         "attribute_kind": {
             "fields": field_codes(attribute_kind, ruleset.entities.get("attribute", {}), formula_env),
             "entities": list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
         },
         "with_lifepaths": with_lifepaths,
         "labels": labels(ruleset),
-        "imports": sorted(imports, key=lambda line: line.split()[1]),
+        "imports": sorted(imports, key=lambda line: natural(line.split()[1])),
         "attribute_exports": attribute_exports,
         "formula_exports": formula_exports,
-        "formulas_yield": _union([str(f["returns"]) for f in formulas]),
-        "formulas_fraction": any(f["fraction"] for f in formulas),
         "package_exports": package_exports,
         "kind_names": sorted(ruleset.entities),
         "uses_fraction": any(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -28,8 +29,25 @@ def py(value: Any) -> str:
 
 
 def doc_line(text: str) -> str:
-    """Text safe inside a triple-quoted docstring on one line."""
-    return " ".join(text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').split())
+    """`text` escaped for inside a triple-quoted docstring, exactly: the docstring is `text`, whatever it
+    holds. Backslashes are escaped, and so is a double quote before another or at the end (so no quote
+    ends it early and no backslash escapes its end); every character Python would not show as itself (line
+    breaks, NUL, other controls) is written as `repr` writes it, so the docstring stays on one line."""
+    return "".join(_doc_char(c, text[i + 1 : i + 2]) for i, c in enumerate(text))
+
+
+def _doc_char(char: str, following: str) -> str:
+    if char == "\\":
+        return "\\\\"
+    if char == '"':  # escaped before another quote or at the end: never three in a row, never at the end
+        return '\\"' if following in ('"', "") else char
+    return char if char.isprintable() else repr(char)[1:-1]
+
+
+def natural(name: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key in natural order, as isort and ruff sort names: `x2` before `x10`."""
+    runs = ("".join(run) for _, run in itertools.groupby(name, str.isdigit))
+    return tuple((0, int(run)) if run.isdigit() else (1, run) for run in runs)
 
 
 @cache
@@ -45,4 +63,5 @@ def environment() -> Environment:
     env.filters["py"] = py
     env.filters["doc_line"] = doc_line
     env.filters["tuple"] = tuple
+    env.filters["natural"] = lambda pairs: sorted(pairs, key=lambda pair: natural(pair[0]))
     return env

@@ -3,6 +3,7 @@
 """Formulas of Mini "Test" Rules: each a function of its parameters."""
 
 from collections.abc import Callable
+from typing import TypedDict
 
 from . import tables as _tables
 
@@ -24,7 +25,14 @@ def might_check(*, roll: int, MGT: int) -> int:
     return roll + MGT
 
 
-FORMULAS: dict[str, Callable[..., int]] = {
+# Typed key by key, so that FORMULAS["id"](...) is known to return what that formula returns.
+class _Formulas(TypedDict):
+    layered: Callable[..., int]
+    layered3: Callable[..., int]
+    might_check: Callable[..., int]
+
+
+FORMULAS: _Formulas = {
     "layered": layered,
     "layered3": layered3,
     "might_check": might_check,

@@ -2,13 +2,21 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Dice mechanics of Mini "Test" Rules: how rolls are made and read."""
 
+from typing import TypedDict
+
 from ._runtime import core as _rt
 
 OPEN_D10 = _rt.TotalMechanic("open_d10", "Open d10", _rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), explode_on=10, fumble_on=1, floor=0)
 
 POOL = _rt.PoolMechanic("pool", "Pool", 10, stack_on=10, fumble_ones=2)
 
-MECHANICS: dict[str, _rt.PoolMechanic | _rt.TotalMechanic | _rt.CheckMechanic | _rt.ContestMechanic] = {
+# Typed key by key, so that MECHANICS["id"] is known to be that mechanic's class.
+class _Mechanics(TypedDict):
+    open_d10: _rt.TotalMechanic
+    pool: _rt.PoolMechanic
+
+
+MECHANICS: _Mechanics = {
     "open_d10": OPEN_D10,
     "pool": POOL,
 }

@@ -34,7 +34,7 @@ BONUS: _rt.Table[BonusRow] = _rt.Table(
 
 @dataclass(frozen=True, slots=True)
 class WeatherRow:
-    """A row of Weather & "Wind"."""
+    """A row of Weather & "Wind\"."""
 
     sky: str
     wind: int
