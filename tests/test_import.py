@@ -7,9 +7,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import yaml
 
-from .conftest import ROOT, write_ruleset
+from .conftest import ROOT, WRITE_FAULTS, leftovers, refuse_writes, write_ruleset
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -122,3 +123,18 @@ def test_unknown_kind_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
     assert code == 2 and "did you mean 'spell'" in err
     code, out, _ = cli("import", str(source), "--kind", "spel", "--format", "json")
     assert code == 2 and json.loads(out)["diagnostics"][0]["code"] == "usage"
+
+
+@pytest.mark.parametrize("fault", WRITE_FAULTS)
+def test_a_refused_write_names_the_file_and_writes_nothing(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """Issue 17: `import --out` on a read-only or full disk was an internal error (exit 3)."""
+    source = tmp_path / "skills.json"
+    source.write_text(json.dumps([{"name": "Sing", "root": "Will", "type": "social", "tools": "no"}]))
+    out = tmp_path / "skills.rules"
+    refuse_writes(monkeypatch, fault)
+    code, _, err = cli("import", str(source), "--kind", "skill", "--out", str(out))
+    assert code == 2, err
+    assert "cannot write" in err and "skills.rules" in err and "internal error" not in err
+    assert not out.exists() and leftovers(tmp_path) == []
