@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from rulesdsl.build import render_all, write_output
 from rulesdsl.diagnostics import HINT_LENGTH, did_you_mean, render_text, source_lines
 from rulesdsl.fmt import format_text
-from rulesdsl.pipeline import Compilation, compile_paths
+from rulesdsl.importer import convert
+from rulesdsl.pipeline import Compilation, compile_paths, prelude
 from rulesdsl.runtime.core import Dice, DiceTerm
 from rulesdsl.syntax import field_before, split_blocks
 
@@ -249,3 +250,16 @@ def test_formatting_many_statements_comments_and_blank_lines_costs_linear_work()
         "# about t1\ntrait t1 {  # open\n  type: die  # a die\n\n  cost: 2\n}\n"
     )
     assert growth(lambda n: format_text(text(n)), 500) < 2.3
+
+
+def test_importing_many_records_costs_linear_work() -> None:
+    """Issue 17: `import` slowed quadratically with its number of records (formatting what it writes)."""
+    skill = prelude()["skill"]
+
+    def convert_records(n: int) -> str:
+        records = [{"name": f"Skill {i}", "root": "Will", "type": "social", "tools": "no"} for i in range(n)]
+        text, problems = convert(records, skill)
+        assert not problems and text.count("skill ") == n
+        return text
+
+    assert growth(convert_records, 300) < 2.3
