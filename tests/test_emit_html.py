@@ -516,3 +516,20 @@ def test_counting_by_stock_is_one_pass(tmp_path: Path) -> None:
     assert [(r["id"], r["settings"], r["skills"]) for r in rows] == [("s0", 1, 1), ("s1", 1, 1), ("s2", 1, 1)]
     small, large = ruleset(300), ruleset(600)
     assert calls(lambda: html.by_stock(large)) / calls(lambda: html.by_stock(small)) < 2.3
+
+
+def test_every_markdown_field_is_rendered_as_markdown_with_the_descriptions_safety(tmp_path: Path) -> None:
+    """Issue 17: `markdown` fields other than `description` were shown as raw text."""
+    text = (
+        'kind gadget "Gadgets" {\n  lore: markdown\n}\n'
+        'gadget g "Gizmo" {\n  lore: "**Bold** lore <script>alert(1)</script> [x](javascript:alert(1)) [ok](#top)"\n}\n'
+        'table t { columns: x(markdown)\n  1 -> "*cell*"\n}\n'
+    )
+    compilation = compile_paths([write_ruleset(tmp_path / "demo", {"a.rules": text})])
+    assert compilation.ok, compilation.diagnostics[:3]
+    site = site_of(compilation)
+    page = next(text for name, text in site.items() if name.startswith("demo/gadget") and "Gizmo" in text)
+    assert "<strong>Bold</strong> lore" in page
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert 'href="javascript' not in page and '<a href="#top">ok</a>' in page
+    assert "<em>cell</em>" in site["demo/table.html"]

@@ -297,9 +297,10 @@ class RulesetSite:
         ]
 
     def fields(
-        self, entity: ir.Entity, skip: str | None
+        self, entity: ir.Entity, skip: str | None, level: int = 3
     ) -> tuple[list[str], dict[str, Markup], list[tuple[str, Markup]]]:
-        """(flags, short values by field, long values as lines) of an entity."""
+        """(flags, short values by field, long values as lines) of an entity; `level`: its heading's, under
+        which headings in its Markdown fields go (as in its description)."""
         kind = self.ruleset.kinds[entity.kind]
         flags, short, lines = [], {}, []
         for decl in kind.fields.values():
@@ -313,6 +314,8 @@ class RulesetSite:
                     short[decl.name] = self.values.value(decl.type, value)
             elif short_type(decl.type):
                 short[decl.name] = self.values.value(decl.type, value)
+            elif isinstance(decl.type, t.MarkdownType) and isinstance(value, str):
+                lines.append((heading(decl.name), markdown(value, heading_offset=level)))
             else:
                 lines.append((heading(decl.name), self.values.value(decl.type, value)))
         return flags, short, lines
@@ -320,7 +323,7 @@ class RulesetSite:
     def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> dict[str, Any]:
         """What the templates show of an entity. `skip`: the field naming the parent whose page it is on;
         `level`: its heading's level on that page."""
-        flags, short, lines = self.fields(entity, skip)
+        flags, short, lines = self.fields(entity, skip, level)
         description = entity.fields.get("description")
         aliases = entity.fields.get("aliases")
         kind = entity.kind
