@@ -351,6 +351,15 @@ def _place_comments(lines: list[_Line], comments: list[Comment], spans: list[tup
 
 def format_text(text: str, path: str = "<text>") -> str:
     """The canonical form of a source file's text; raises NotFormatted when it does not parse."""
+    from .pipeline import gc_paused
+
+    # A 4 MiB file is millions of short-lived objects and no cycles: the collector's passes over them all
+    # made formatting grow faster than the file.
+    with gc_paused():
+        return _format(text, path)
+
+
+def _format(text: str, path: str) -> str:
     from .pipeline import parser  # the compiler's own parser: what formats is what compiles
 
     try:

@@ -383,6 +383,13 @@ def _checked(kind: Kind, text: str) -> list[Diagnostic]:
 
 
 def convert(records: list[Any], kind: Kind) -> tuple[str, list[Problem]]:
+    from .pipeline import gc_paused
+
+    with gc_paused():  # many short-lived objects, no cycles: the collector's passes made it superlinear
+        return _convert(records, kind)
+
+
+def _convert(records: list[Any], kind: Kind) -> tuple[str, list[Problem]]:
     blocks, problems = [], []
     for index, record in enumerate(records):
         try:
