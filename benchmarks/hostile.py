@@ -184,7 +184,7 @@ def records(n: int) -> Callable[[], object]:
 
 def growth_cases(scratch: Path, big: bool) -> dict[str, tuple[int, Callable[[int], Callable[[], object]]]]:
     """label -> (the smaller size n, what runs at a size)."""
-    statement = len(commented(1))
+    statement = len(commented(1)) + 3 * 5  # a statement names its number three times: up to 6 digits
     fmt_n = (MAX_SOURCE_BYTES - 64) // statement // 2 if big else 4000
     return {
         "check, n unknown names among n skills": (2000, lambda n: unknown_names(scratch, n)),

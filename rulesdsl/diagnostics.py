@@ -92,7 +92,7 @@ class Suggestions:
     the most pairs with the word (reading at most POSTINGS index entries, rarest pairs first) are compared.
     Past HINTED_WORDS words such a pool gives no more hints: nobody reads thousands of them."""
 
-    SHORTLIST_POOL = 64
+    SHORTLIST_POOL = 32
     POSTINGS = 4_000
     HINTED_WORDS = 2_000
 
