@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rulesdsl.build import render_all, write_output
-from rulesdsl.diagnostics import HINT_LENGTH, did_you_mean, render_text, source_lines
+from rulesdsl.diagnostics import HINT_LENGTH, Suggestions, did_you_mean, render_text, source_lines
 from rulesdsl.fmt import format_text
 from rulesdsl.importer import convert
 from rulesdsl.pipeline import Compilation, compile_paths, prelude
@@ -263,3 +263,24 @@ def test_importing_many_records_costs_linear_work() -> None:
         return text
 
     assert growth(convert_records, 300) < 2.3
+
+
+def test_a_pool_asked_many_times_still_suggests_the_closest_first() -> None:
+    rng = random.Random(2)
+    pool = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 20))) for _ in range(3000)]
+    suggestions = Suggestions(pool)
+    for name in rng.sample(pool, 200):
+        typo = name[:-1] + ("x" if name[-1] != "x" else "y")
+        alone, shortlisted = did_you_mean(typo, pool), suggestions.hint(typo)
+        assert alone is not None and shortlisted is not None
+        assert shortlisted.split(" or ")[0].rstrip("?") == alone.split(" or ")[0].rstrip("?")
+
+
+def test_past_the_hinted_words_a_big_pool_gives_no_hints() -> None:
+    suggestions = Suggestions(f"name{i}" for i in range(Suggestions.SHORTLIST_POOL + 1))
+    for _ in range(Suggestions.HINTED_WORDS):
+        assert suggestions.hint("name1x") is not None
+    assert suggestions.hint("name1x") is None
+    small = Suggestions(["alpha", "beta"])  # a small pool is cheap to ask: it always answers
+    for _ in range(Suggestions.HINTED_WORDS + 1):
+        assert small.hint("alpah") == "did you mean 'alpha'?"
