@@ -3,6 +3,9 @@
 Not a test: run it by hand (`.venv/bin/python benchmarks/hostile.py`, add `--big` for 4 MiB files, which
 takes several minutes) and read the medians. Each case is one ruleset of one file; `check` runs in this
 process with the parser built, `--big` runs `rulesdsl check` in a fresh process and reports its peak memory.
+
+The growth cases (issue 17) run each stage at two sizes, the second twice the first, and print the ratio of
+their times: about 2 is linear, 4 quadratic. With `--big` the larger `fmt` file is just under 4 MiB.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ os.environ["RULESDSL_CACHE_DIR"] = "off"
 from rulesdsl import syntax  # noqa: E402
 from rulesdsl.build import render_all  # noqa: E402
 from rulesdsl.diagnostics import did_you_mean  # noqa: E402
-from rulesdsl.pipeline import compile_paths  # noqa: E402
+from rulesdsl.fmt import format_text  # noqa: E402
+from rulesdsl.importer import convert  # noqa: E402
+from rulesdsl.pipeline import compile_paths, prelude  # noqa: E402
 from rulesdsl.runtime import core  # noqa: E402
 from rulesdsl.source import MAX_SOURCE_BYTES  # noqa: E402
 
@@ -139,6 +144,66 @@ def big_case(scratch: Path, head: str, unit: str, tail: str) -> tuple[float, int
     return time.perf_counter() - started, usage.ru_maxrss * 1024
 
 
+# ---------------------------------------------------------------- growth: each stage at n and 2n
+
+
+def unknown_names(scratch: Path, n: int) -> Callable[[], object]:
+    """n skills, and a lifepath naming n skills that are none of them (each gets a did-you-mean hint)."""
+    skills = "".join(
+        f"skill s{i}q{i * 7919 % 1000} {{ root: Perception  type: peasant  tools: no }}\n" for i in range(n)
+    )
+    names = ", ".join(f"u{i}v{i * 31 % 97}" for i in range(n))
+    text = skills + f"lifepath L {{ time: 5 yrs  resources: 1  skills: 5 pts: {names} }}\n"
+    return functools.partial(compile_paths, [ruleset(scratch / f"unknown{n}" / "demo", text)])
+
+
+def declared_kinds(scratch: Path, n: int) -> Callable[[], object]:
+    """n declared kinds of one entry each, and as many stocks with a setting each: the reference."""
+    text = "".join(f'kind k{i} "Kind {i}" {{ weight: int }}\nk{i} e{i} {{ weight: {i} }}\n' for i in range(n))
+    text += "".join(f"stock s{i} {{ }}\nsetting z{i} {{ stock: s{i} }}\n" for i in range(n))
+    folder = ruleset(scratch / f"kinds{n}" / "demo", text)
+
+    def run() -> int:
+        files = build(folder)
+        return sum(len(t.encode()) for name, t in files.items() if name.startswith("site/"))
+
+    return run
+
+
+def commented(n: int) -> str:
+    """n statements, each with comments inside and around it and blank lines (what fmt keeps)."""
+    return "".join(
+        f"# about t{i}\ntrait t{i} {{  # open\n  type: die  # a die\n\n  cost: 2\n}}\n\n\n" for i in range(n)
+    )
+
+
+def records(n: int) -> Callable[[], object]:
+    rows = [{"name": f"Skill {i}", "root": "Will", "type": "social", "tools": "no"} for i in range(n)]
+    return functools.partial(convert, rows, prelude()["skill"])
+
+
+def growth_cases(scratch: Path, big: bool) -> dict[str, tuple[int, Callable[[int], Callable[[], object]]]]:
+    """label -> (the smaller size n, what runs at a size)."""
+    statement = len(commented(1)) + 3 * 5  # a statement names its number three times: up to 6 digits
+    fmt_n = (MAX_SOURCE_BYTES - 64) // statement // 2 if big else 4000
+    return {
+        "check, n unknown names among n skills": (2000, lambda n: unknown_names(scratch, n)),
+        "build, n declared kinds and n stocks": (150, lambda n: declared_kinds(scratch, n)),
+        "fmt, n commented statements": (fmt_n, lambda n: functools.partial(format_text, commented(n))),
+        "import, n records": (2000, records),
+    }
+
+
+def report_growth(scratch: Path, repeat: int, big: bool) -> None:
+    for label, (n, make) in growth_cases(scratch, big).items():
+        small, large = make(n), make(2 * n)
+        small(), large()  # warm: the parser, the templates
+        first, second = median_seconds(small, repeat), median_seconds(large, repeat)
+        extra = f"  ({large():,} bytes at 2n)" if label.startswith("build") else ""
+        times = f"{first * 1000:>9.1f} ms  2n: {second * 1000:>9.1f} ms"
+        print(f"{label:<40} n={n:<7,} {times}  x{second / first:.2f}{extra}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the median is shown (default 3)")
@@ -148,6 +213,7 @@ def main() -> None:
         compile_paths([ruleset(Path(scratch) / "warm" / "demo", "trait T { type: die }\n")])  # build the parser
         for label, run in small_cases(Path(scratch)).items():
             print(f"{label:<55} {median_seconds(run, args.repeat) * 1000:>9.1f} ms", flush=True)
+        report_growth(Path(scratch), args.repeat, args.big)
         if args.big:
             for label, (head, unit, tail) in BIG.items():
                 seconds, peak = big_case(Path(scratch), head, unit, tail)

@@ -355,20 +355,28 @@ def _fmt(args: argparse.Namespace, paths: list[Path]) -> int:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Replace a file in one step: an interrupted `fmt` leaves the old text or the new, never half."""
+    """Replace a file in one step: an interrupted `fmt` leaves the old text or the new, never half. A
+    refused write (read-only folder, full disk) leaves the old file and is a UsageError naming the path
+    (exit 2, as a build that cannot write its output)."""
     import os
     import tempfile
 
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    from .source import display_path
+
+    temporary: str | None = None
     try:
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temporary, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~umask)
         os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+    except BaseException as exc:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise UsageError(f"cannot write {display_path(path)}: {exc.strerror or exc}") from exc
         raise
 
 

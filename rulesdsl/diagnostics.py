@@ -63,18 +63,78 @@ def _close_matches(word: str, pool: Sequence[str], cutoff: float) -> list[str]:
     return [candidate for _, candidate in heapq.nlargest(3, scored)]
 
 
+def _hint(close: list[str]) -> str | None:
+    return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?" if close else None
+
+
+def _lowered(pool: Sequence[str]) -> dict[str, str]:
+    return {c.lower(): c for c in pool}
+
+
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
-    """A 'did you mean' hint for the closest candidates, or None when nothing is close."""
-    if len(word) > HINT_LENGTH:
-        return None
-    pool = sorted(set(candidates))
-    close = _close_matches(word, pool, 0.6)
-    if not close:
-        lowered = {c.lower(): c for c in pool}
-        close = [lowered[m] for m in _close_matches(word.lower(), sorted(lowered), 0.6)]
-    if not close:
-        return None
-    return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+    """A 'did you mean' hint for the closest candidates, or None when nothing is close. Linear in the
+    candidates: to ask one pool about many words, make it a `Suggestions` once."""
+    return Suggestions(candidates).hint(word)
+
+
+def _grams(word: str) -> set[str]:
+    padded = f" {word.lower()} "
+    return {padded[i : i + 2] for i in range(len(padded) - 1)}
+
+
+class Suggestions:
+    """A pool of names asked for hints about many words (every unknown name of a kind): each word costs
+    a bounded amount of work whatever the size of the pool, so that a file of thousands of unknown names
+    among thousands of candidates stays linear.
+
+    The first word is compared with every candidate (as `did_you_mean` does); from the second on, a pool
+    bigger than SHORTLIST_POOL is indexed by letter pairs, and only the SHORTLIST_POOL candidates sharing
+    the most pairs with the word (reading at most POSTINGS index entries, rarest pairs first) are compared.
+    Past HINTED_WORDS words such a pool gives no more hints: nobody reads thousands of them."""
+
+    SHORTLIST_POOL = 32
+    POSTINGS = 4_000
+    HINTED_WORDS = 2_000
+
+    def __init__(self, candidates: Iterable[str]) -> None:
+        self.pool = sorted(set(candidates))
+        self.asked = 0
+        self._index: dict[str, list[int]] | None = None
+
+    def hint(self, word: str) -> str | None:
+        if len(word) > HINT_LENGTH:
+            return None
+        self.asked += 1
+        big = len(self.pool) > self.SHORTLIST_POOL
+        if not big or self.asked == 1:
+            pool = self.pool
+        elif self.asked > self.HINTED_WORDS:
+            return None
+        else:
+            pool = self._shortlist(word)
+        close = _close_matches(word, pool, 0.6)
+        if not close:
+            lowered = _lowered(pool)
+            close = [lowered[m] for m in _close_matches(word.lower(), sorted(lowered), 0.6)]
+        return _hint(close)
+
+    def _shortlist(self, word: str) -> list[str]:
+        """The candidates sharing the most letter pairs with the word (in pool order)."""
+        if self._index is None:
+            self._index = {}
+            for number, candidate in enumerate(self.pool):
+                if len(candidate) <= HINT_LENGTH:
+                    for gram in _grams(candidate):
+                        self._index.setdefault(gram, []).append(number)
+        postings = sorted((self._index.get(g, []) for g in _grams(word)), key=len)
+        shared: Counter[int] = Counter()
+        budget = self.POSTINGS
+        for numbers in postings:
+            if not numbers or (budget <= 0 and shared):
+                continue
+            shared.update(numbers[: max(budget, 1)])
+            budget -= len(numbers)
+        return [self.pool[n] for n in sorted(n for n, _ in shared.most_common(self.SHORTLIST_POOL))]
 
 
 def deduplicate(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -14,6 +14,7 @@ multi-line statement, one newline at the end.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -306,17 +307,26 @@ def _bound(low: m.Integer | m.Decimal | None, high: m.Integer | m.Decimal | None
     return f"{text(low)}..{text(high)}"
 
 
+def _between(numbers: Sequence[int], low: int, high: int) -> bool:
+    """Whether a sorted list holds a number strictly between low and high (in log time: files have
+    thousands of statements, comments and blank lines, and each is asked about)."""
+    at = bisect_right(numbers, low)
+    return at < len(numbers) and numbers[at] < high
+
+
 def _place_comments(lines: list[_Line], comments: list[Comment], spans: list[tuple[int, int]]) -> list[_Line]:
     """Own-line comments before the first line printed from a later source line; trailing comments on the
     last line printed from their line or before it."""
     result: list[_Line] = []
     own = [c for c in comments if c.own_line]
     trailing = [c for c in comments if not c.own_line]
+    starts = [start for start, _ in spans]  # statements in source order: their spans do not overlap
     k = 0
     for line in lines:
         while k < len(own) and own[k].line < line.first:
             comment = own[k]
-            inside = any(start < comment.line < end for start, end in spans)
+            at = bisect_left(starts, comment.line) - 1
+            inside = at >= 0 and comment.line < spans[at][1]
             indent = max(2, line.indent) if inside else 0
             result.append(_Line(comment.line, comment.line, indent, comment.text, [], inside))
             k += 1
@@ -324,11 +334,18 @@ def _place_comments(lines: list[_Line], comments: list[Comment], spans: list[tup
     for comment in own[k:]:
         result.append(_Line(comment.line, comment.line, 0, comment.text, []))
     code = [line for line in result if not line.text.startswith("#")]
+    # the last of the lines starting at or before it: later ones were printed from later source lines.
+    # Comments come in line order, so one sweep over the lines by their first source line finds each.
+    by_first = sorted(range(len(code)), key=lambda i: code[i].first)
+    seen, last = 0, -1
     for comment in trailing:
-        # the last of the lines starting at or before it: later ones were printed from later source lines
-        candidates = [line for line in code if line.first <= comment.line] or code
-        if candidates:
-            candidates[-1].comments.append(comment.text)
+        while seen < len(by_first) and code[by_first[seen]].first <= comment.line:
+            last = max(last, by_first[seen])
+            seen += 1
+        if last >= 0:
+            code[last].comments.append(comment.text)
+        elif code:
+            code[-1].comments.append(comment.text)
         else:  # pragma: no cover - a trailing comment follows code, and code is printed
             result.append(_Line(comment.line, comment.line, 0, comment.text, []))
     return result
@@ -336,6 +353,15 @@ def _place_comments(lines: list[_Line], comments: list[Comment], spans: list[tup
 
 def format_text(text: str, path: str = "<text>") -> str:
     """The canonical form of a source file's text; raises NotFormatted when it does not parse."""
+    from .pipeline import gc_paused
+
+    # A 4 MiB file is millions of short-lived objects and no cycles: the collector's passes over them all
+    # made formatting grow faster than the file.
+    with gc_paused():
+        return _format(text, path)
+
+
+def _format(text: str, path: str) -> str:
     from .pipeline import parser  # the compiler's own parser: what formats is what compiles
 
     try:
@@ -347,12 +373,13 @@ def format_text(text: str, path: str = "<text>") -> str:
         raise NotFormatted(errors)
     printer = _Printer(text)
     comments = comments_of(text)
+    comment_lines = [c.line for c in comments]
     lines: list[_Line] = []
     spans = []
     try:
         for statement in parsed.blocks:
             start, end = statement.pos.line, printer.end_line(statement)
-            inside = any(start < c.line < end for c in comments)
+            inside = _between(comment_lines, start, end)
             printed = printer.statement(statement, end, inside)
             lines += printed
             if len(printed) > 1:
@@ -364,14 +391,14 @@ def format_text(text: str, path: str = "<text>") -> str:
 
 
 def _join(lines: list[_Line], spans: list[tuple[int, int]], text: str) -> str:
-    blank = {number for number, line in enumerate(text.split("\n"), start=1) if not line.strip()}
+    blank = [number for number, line in enumerate(text.split("\n"), start=1) if not line.strip()]
     starts = {start for start, _ in spans}
     ends = {end for _, end in spans}
     out: list[str] = []
     previous: _Line | None = None
     for line in lines:
         if previous is not None:
-            written_apart = any(previous.last < n < line.first for n in blank)
+            written_apart = _between(blank, previous.last, line.first)
             opens_or_closes = previous.text.endswith("{") or line.text == "}"
             # a multi-line statement stands apart (a comment right above it stays with it)
             around_block = (

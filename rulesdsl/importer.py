@@ -45,12 +45,10 @@ def load_records(path: Path, kind: str) -> list[Any]:
     """The records in a file: a list, a mapping of id -> record, or `rulesdsl export`'s output (every
     ruleset's records of `kind`). PyYAML's safe loader only: a data file never constructs objects."""
     text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() == ".json":
-        data = json.loads(text)
-    else:
-        import yaml
-
-        data = yaml.safe_load(text)
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else _load_yaml(text)
+    except RecursionError:
+        raise Unmappable("it is nested too deeply") from None
     if isinstance(data, Mapping) and isinstance(data.get("rulesets"), Mapping):
         found: list[Any] = []
         for ruleset in data["rulesets"].values():
@@ -62,6 +60,46 @@ def load_records(path: Path, kind: str) -> list[Any]:
     if isinstance(data, list):
         return data
     raise Unmappable(f"{path.name} holds {type(data).__name__}, not a list of records")
+
+
+# What one file may expand to, aliases counted every time they are used: a 1 KB file of nested aliases
+# (a "billion laughs") would otherwise become billions of values, and minutes and gigabytes of work.
+MAX_EXPANDED_VALUES = 2_000_000
+MAX_EXPANDED_BYTES = 64 << 20  # of the scalars' text
+
+
+def _load_yaml(text: str) -> Any:
+    """PyYAML's safe loader, refusing (Unmappable) a document that expands past the limits above: the
+    composed node graph is walked with a budget before anything is constructed."""
+    import yaml
+
+    class BoundedLoader(yaml.SafeLoader):
+        def construct_document(self, node: yaml.Node) -> Any:
+            _check_expansion(node)
+            return super().construct_document(node)
+
+    return yaml.load(text, Loader=BoundedLoader)  # a SafeLoader: constructs no objects
+
+
+def _check_expansion(root: Any) -> None:
+    import yaml
+
+    values, size = 0, 0
+    stack = [root]
+    while stack:  # a stack, not recursion: as deep as the file nests, and an alias may even loop back
+        node = stack.pop()
+        values += 1
+        if isinstance(node, yaml.ScalarNode):
+            size += len(node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+        elif isinstance(node, yaml.MappingNode):
+            stack += (part for pair in node.value for part in pair)
+        if values > MAX_EXPANDED_VALUES or size > MAX_EXPANDED_BYTES:
+            raise Unmappable(
+                f"it expands to more than {MAX_EXPANDED_VALUES:,} values or {MAX_EXPANDED_BYTES >> 20} MiB of text"
+                " (an alias counts each time it is used); nothing imported"
+            )
 
 
 # ---------------------------------------------------------------- values, by declared type
@@ -345,6 +383,13 @@ def _checked(kind: Kind, text: str) -> list[Diagnostic]:
 
 
 def convert(records: list[Any], kind: Kind) -> tuple[str, list[Problem]]:
+    from .pipeline import gc_paused
+
+    with gc_paused():  # many short-lived objects, no cycles: the collector's passes made it superlinear
+        return _convert(records, kind)
+
+
+def _convert(records: list[Any], kind: Kind) -> tuple[str, list[Problem]]:
     blocks, problems = [], []
     for index, record in enumerate(records):
         try:

@@ -115,3 +115,43 @@ def pytest_configure(config: pytest.Config) -> None:
     import tempfile
 
     os.environ.setdefault("RULESDSL_CACHE_DIR", tempfile.mkdtemp(prefix="rulesdsl-test-cache-"))
+
+
+# The ways a disk refuses a write, for tests that run as root (where a read-only folder is still written):
+# the folder cannot take a new file, or the disk fills up while the file is written.
+WRITE_FAULTS = ("read-only", "full")
+
+
+def refuse_writes(monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
+    import errno
+    import tempfile
+
+    if fault == "read-only":
+
+        def mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
+            raise OSError(errno.EROFS, "Read-only file system")
+
+        monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+        return
+    real_fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, fd: int, *args: object, **kwargs: object) -> None:
+            self.file = real_fdopen(fd, "w")
+
+        def __enter__(self) -> Full:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.file.close()
+
+        def write(self, text: str) -> int:
+            self.file.write(text[: len(text) // 2])  # half of it reaches the disk, then there is no room
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fdopen", Full)
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Files a write left beside its target (temporary files start with '.')."""
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))

@@ -20,9 +20,9 @@ from rulesdsl.emit.html_markdown import markdown
 from rulesdsl.emit.html_search import fold, words
 from rulesdsl.emit.html_values import percent
 from rulesdsl.jsonform import schema_of
-from rulesdsl.pipeline import Compilation, compile_paths
+from rulesdsl.pipeline import Compilation, CompiledRuleset, compile_paths
 
-from .conftest import FIXTURES, ROOT, golden_folder
+from .conftest import FIXTURES, ROOT, golden_folder, write_ruleset
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "site"
 # Derived from files other stages own (the language reference, the kinds' schemas): checked apart, below.
@@ -459,3 +459,77 @@ def test_browser_and_build_fold_words_alike() -> None:
     script = (Path(html.__file__).parent.parent / "templates" / "html" / "site.js").read_text(encoding="utf-8")
     assert 'normalize("NFKD").replace(/\\p{M}/gu, "").toLowerCase()' in script
     assert "match(/[\\p{L}\\p{N}]+/gu)" in script
+
+
+# ---------------------------------------------------------------- size: linear in what the sources hold
+
+
+def declared_kinds_site(folder: Path, kinds: int, stocks: int = 0) -> dict[str, str]:
+    """The reference of a ruleset declaring `kinds` kinds of one entry each (and `stocks` stocks)."""
+    text = "".join(f'kind k{i} "Kind {i}" {{ weight: int }}\nk{i} e{i} {{ weight: {i} }}\n' for i in range(kinds))
+    text += "".join(f"stock s{i} {{ }}\nsetting z{i} {{ stock: s{i} }}\n" for i in range(stocks))
+    compilation = compile_paths([write_ruleset(folder / "demo", {"a.rules": text})])
+    assert compilation.ok, compilation.diagnostics[:3]
+    return site_of(compilation)
+
+
+def html_bytes(site: dict[str, str]) -> int:
+    return sum(len(text.encode()) for name, text in site.items() if name.endswith(".html"))
+
+
+def test_the_reference_grows_linearly_with_declared_kinds(tmp_path: Path) -> None:
+    """Issue 17: a 132 KB ruleset wrote 210 MB of reference: every page linked every kind."""
+    small = declared_kinds_site(tmp_path / "small", 60)
+    large = declared_kinds_site(tmp_path / "large", 120)
+    assert html_bytes(large) / html_bytes(small) < 2.2
+    page = parse(large["demo/k7.html"])
+    assert "index.html#contents" in page.links and "k8.html" not in page.links  # the contents link every kind
+    contents = parse(large["demo/index.html"])
+    assert "contents" in contents.ids and {f"k{i}.html" for i in range(120)} <= set(contents.links)
+    assert check_links(large)
+
+
+def test_with_few_kinds_every_page_links_each_kind(site: dict[str, str]) -> None:
+    page = parse(site["mini/skill.html"])
+    assert {"skill.html", "trait.html", "kinds.html"} <= set(page.links)
+
+
+def test_the_reference_grows_linearly_with_stocks_and_kinds(tmp_path: Path) -> None:
+    """A page per stock and per setting: with many kinds, each must not carry a link to every kind."""
+    small = declared_kinds_site(tmp_path / "small", 50, stocks=50)
+    large = declared_kinds_site(tmp_path / "large", 100, stocks=100)
+    assert html_bytes(large) / html_bytes(small) < 2.2
+
+
+def test_counting_by_stock_is_one_pass(tmp_path: Path) -> None:
+    """The contents' table of stocks counted every kind once per stock: stocks x entries."""
+    from .test_hostile import calls
+
+    def ruleset(n: int) -> CompiledRuleset:
+        text = "".join(f"stock s{i} {{ }}\nsetting z{i} {{ stock: s{i} }}\n" for i in range(n))
+        text += "".join(f"skill k{i} {{ root: Will  type: social  tools: no  stock: s{i} }}\n" for i in range(n))
+        compilation = compile_paths([write_ruleset(tmp_path / str(n) / "demo", {"a.rules": text})])
+        assert compilation.ok, compilation.diagnostics[:3]
+        return compilation.rulesets[0]
+
+    rows = html.by_stock(ruleset(3))
+    assert [(r["id"], r["settings"], r["skills"]) for r in rows] == [("s0", 1, 1), ("s1", 1, 1), ("s2", 1, 1)]
+    small, large = ruleset(300), ruleset(600)
+    assert calls(lambda: html.by_stock(large)) / calls(lambda: html.by_stock(small)) < 2.3
+
+
+def test_every_markdown_field_is_rendered_as_markdown_with_the_descriptions_safety(tmp_path: Path) -> None:
+    """Issue 17: `markdown` fields other than `description` were shown as raw text."""
+    text = (
+        'kind gadget "Gadgets" {\n  lore: markdown\n}\n'
+        'gadget g "Gizmo" {\n  lore: "**Bold** lore <script>alert(1)</script> [x](javascript:alert(1)) [ok](#top)"\n}\n'
+        'table t { columns: x(markdown)\n  1 -> "*cell*"\n}\n'
+    )
+    compilation = compile_paths([write_ruleset(tmp_path / "demo", {"a.rules": text})])
+    assert compilation.ok, compilation.diagnostics[:3]
+    site = site_of(compilation)
+    page = next(text for name, text in site.items() if name.startswith("demo/gadget") and "Gizmo" in text)
+    assert "<strong>Bold</strong> lore" in page
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert 'href="javascript' not in page and '<a href="#top">ok</a>' in page
+    assert "<em>cell</em>" in site["demo/table.html"]

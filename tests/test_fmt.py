@@ -16,7 +16,7 @@ from rulesdsl import model as m
 from rulesdsl.fmt import NotFormatted, comments_of, format_text, rules_files
 from rulesdsl.pipeline import compile_paths, parser
 
-from .conftest import ROOT, write_ruleset
+from .conftest import ROOT, WRITE_FAULTS, leftovers, refuse_writes, write_ruleset
 from .test_properties import _PIECES
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -185,3 +185,17 @@ def test_no_text_crashes_the_formatter(text: str) -> None:
         assert all(d.message for d in exc.diagnostics)
         return
     assert format_text(formatted) == formatted
+
+
+@pytest.mark.parametrize("fault", WRITE_FAULTS)
+def test_a_refused_write_names_the_file_and_leaves_it_as_it_was(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """Issue 17: `fmt` on a read-only or full disk was an internal error (exit 3)."""
+    folder = write_ruleset(tmp_path / "r", {"a.rules": "trait A {type: die}\n"})
+    refuse_writes(monkeypatch, fault)
+    code, _out, err = cli("fmt", str(folder))
+    assert code == 2, err
+    assert "cannot write" in err and "a.rules" in err and "internal error" not in err
+    assert (folder / "a.rules").read_text() == "trait A {type: die}\n"
+    assert leftovers(folder) == []

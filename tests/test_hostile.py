@@ -3,7 +3,9 @@ holds them too), and the positions and echoed lines of characters that end lines
 
 from __future__ import annotations
 
+import cProfile
 import difflib
+import pstats
 import random
 import string
 from collections.abc import Callable
@@ -14,12 +16,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rulesdsl.build import render_all, write_output
-from rulesdsl.diagnostics import HINT_LENGTH, did_you_mean, render_text, source_lines
-from rulesdsl.pipeline import Compilation
+from rulesdsl.diagnostics import HINT_LENGTH, Suggestions, did_you_mean, render_text, source_lines
+from rulesdsl.fmt import format_text
+from rulesdsl.importer import convert
+from rulesdsl.pipeline import Compilation, compile_paths, prelude
 from rulesdsl.runtime.core import Dice, DiceTerm
 from rulesdsl.syntax import field_before, split_blocks
 
-from .conftest import run_python
+from .conftest import run_python, write_ruleset
 
 Compile = Callable[..., Compilation]
 
@@ -198,3 +202,85 @@ def test_the_largest_rolls_have_exact_odds() -> None:
     mixed = Dice("50d999 + 50d1000", (DiceTerm(50, 999), DiceTerm(50, 1000)), 3)
     assert mixed.chance(103, 103) * 999**50 * 1000**50 == 1
     assert mixed.chance(None, 50_000) + mixed.chance(50_001, None) == 1
+
+
+# ---------------------------------------------------------------- near-linear inside the size limit
+
+
+def calls(run: Callable[[], object]) -> int:
+    """Python function calls made by `run` (cProfile's count): a measure of work that, unlike time,
+    is the same on every machine and every run."""
+    profile = cProfile.Profile()
+    profile.runcall(run)
+    return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
+
+
+def growth(work: Callable[[int], object], size: int) -> float:
+    """How much the work grows when the input doubles: 2 for linear work, 4 for quadratic."""
+    return calls(lambda: work(2 * size)) / calls(lambda: work(size))
+
+
+def test_many_unknown_names_among_many_candidates_cost_linear_work(tmp_path: Path) -> None:
+    """Issue 17: a 282 KB file took 2 min 19 s, each unknown name compared with every skill."""
+
+    def check(n: int) -> Compilation:
+        skills = "".join(
+            f"skill s{i}q{i * 7919 % 1000} {{ root: Perception  type: peasant  tools: no }}\n" for i in range(n)
+        )
+        names = ", ".join(f"u{i}v{i * 31 % 97}" for i in range(n))
+        lifepath = f"lifepath L {{ time: 5 yrs  resources: 1  skills: 5 pts: {names} }}\n"
+        folder = write_ruleset(tmp_path / str(n) / "demo", {"a.rules": skills + lifepath})
+        return compile_paths([folder])
+
+    assert [d.code for d in check(400).diagnostics].count("E303") == 400
+    assert growth(check, 400) < 2.5
+
+
+def test_formatting_many_statements_comments_and_blank_lines_costs_linear_work() -> None:
+    """Issue 17: `fmt` took 3 minutes on a 4 MiB file (each line looked at every blank line, each
+    statement at every comment)."""
+
+    def text(n: int) -> str:
+        return "".join(
+            f"# about t{i}\ntrait t{i} {{  # open\n  type: die  # a die\n\n  cost: 2\n}}\n\n\n" for i in range(n)
+        )
+
+    assert format_text(text(2)) == (
+        "# about t0\ntrait t0 {  # open\n  type: die  # a die\n\n  cost: 2\n}\n\n"
+        "# about t1\ntrait t1 {  # open\n  type: die  # a die\n\n  cost: 2\n}\n"
+    )
+    assert growth(lambda n: format_text(text(n)), 500) < 2.3
+
+
+def test_importing_many_records_costs_linear_work() -> None:
+    """Issue 17: `import` slowed quadratically with its number of records (formatting what it writes)."""
+    skill = prelude()["skill"]
+
+    def convert_records(n: int) -> str:
+        records = [{"name": f"Skill {i}", "root": "Will", "type": "social", "tools": "no"} for i in range(n)]
+        text, problems = convert(records, skill)
+        assert not problems and text.count("skill ") == n
+        return text
+
+    assert growth(convert_records, 300) < 2.3
+
+
+def test_a_pool_asked_many_times_still_suggests_the_closest_first() -> None:
+    rng = random.Random(2)
+    pool = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 20))) for _ in range(3000)]
+    suggestions = Suggestions(pool)
+    for name in rng.sample(pool, 200):
+        typo = name[:-1] + ("x" if name[-1] != "x" else "y")
+        alone, shortlisted = did_you_mean(typo, pool), suggestions.hint(typo)
+        assert alone is not None and shortlisted is not None
+        assert shortlisted.split(" or ")[0].rstrip("?") == alone.split(" or ")[0].rstrip("?")
+
+
+def test_past_the_hinted_words_a_big_pool_gives_no_hints() -> None:
+    suggestions = Suggestions(f"name{i}" for i in range(Suggestions.SHORTLIST_POOL + 1))
+    for _ in range(Suggestions.HINTED_WORDS):
+        assert suggestions.hint("name1x") is not None
+    assert suggestions.hint("name1x") is None
+    small = Suggestions(["alpha", "beta"])  # a small pool is cheap to ask: it always answers
+    for _ in range(Suggestions.HINTED_WORDS + 1):
+        assert small.hint("alpah") == "did you mean 'alpha'?"

@@ -7,9 +7,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import yaml
 
-from .conftest import ROOT, write_ruleset
+from .conftest import ROOT, WRITE_FAULTS, leftovers, refuse_writes, write_ruleset
 
 Cli = Callable[..., tuple[int, str, str]]
 
@@ -122,3 +123,41 @@ def test_unknown_kind_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
     assert code == 2 and "did you mean 'spell'" in err
     code, out, _ = cli("import", str(source), "--kind", "spel", "--format", "json")
     assert code == 2 and json.loads(out)["diagnostics"][0]["code"] == "usage"
+
+
+@pytest.mark.parametrize("fault", WRITE_FAULTS)
+def test_a_refused_write_names_the_file_and_writes_nothing(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """Issue 17: `import --out` on a read-only or full disk was an internal error (exit 3)."""
+    source = tmp_path / "skills.json"
+    source.write_text(json.dumps([{"name": "Sing", "root": "Will", "type": "social", "tools": "no"}]))
+    out = tmp_path / "skills.rules"
+    refuse_writes(monkeypatch, fault)
+    code, _, err = cli("import", str(source), "--kind", "skill", "--out", str(out))
+    assert code == 2, err
+    assert "cannot write" in err and "skills.rules" in err and "internal error" not in err
+    assert not out.exists() and leftovers(tmp_path) == []
+
+
+def test_nested_aliases_are_refused_before_they_expand(cli: Cli, tmp_path: Path) -> None:
+    """Issue 17: a 1 KB "billion laughs" (9 levels of 9 aliases) ran past 60 s and 4.3 GB."""
+    levels = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        levels.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 9) + "]")
+    source = tmp_path / "laughs.yaml"
+    source.write_text("\n".join(levels) + "\n", encoding="utf-8")
+    assert source.stat().st_size < 1024
+    out = tmp_path / "skills.rules"
+    code, _, err = cli("import", str(source), "--kind", "skill", "--out", str(out))
+    assert code == 1, err
+    assert f"{source}: it expands to more than 2,000,000 values" in err and "nothing written" in err
+    assert not out.exists() and list(tmp_path.iterdir()) == [source]
+
+
+def test_a_file_nested_too_deeply_is_refused(cli: Cli, tmp_path: Path) -> None:
+    for suffix in (".yaml", ".json"):
+        source = tmp_path / f"deep{suffix}"
+        source.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+        code, _, err = cli("import", str(source), "--kind", "skill")
+        assert code == 1 and f"{source}: it is nested too deeply" in err, err

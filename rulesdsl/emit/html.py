@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ from .templating import environment
 
 PAGE_BUDGET = 120_000  # characters of entries on one page before the next page starts
 CONTENTS_LIMIT = 2_000  # a contents page lists entries by name up to this many, else only their pages
+NAV_KINDS = 40  # the bar atop every page of a ruleset links each kind up to this many, else its contents
 _SHOWN_APART = {"source", "uncertain", "note", "aliases", "description", "columns", "keys"}
 _DOCS = (Path(__file__).resolve().parent.parent / "docs", Path(__file__).resolve().parents[2] / "docs")
 
@@ -264,6 +266,8 @@ class RulesetSite:
         self._came: dict[tuple[str, str], dict[str, int]] = {}
         self.origins = changes.notes(ruleset)  # what a homebrew added or changed, said on the entity
         self.counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
+        # every page's bar of kinds: past NAV_KINDS, one link to the ruleset's contents, else pages x kinds
+        self.nav = self.counts if len(self.counts) <= NAV_KINDS else []
 
     # ------------------------------------------------------------ entities
 
@@ -293,9 +297,10 @@ class RulesetSite:
         ]
 
     def fields(
-        self, entity: ir.Entity, skip: str | None
+        self, entity: ir.Entity, skip: str | None, level: int = 3
     ) -> tuple[list[str], dict[str, Markup], list[tuple[str, Markup]]]:
-        """(flags, short values by field, long values as lines) of an entity."""
+        """(flags, short values by field, long values as lines) of an entity; `level`: its heading's, under
+        which headings in its Markdown fields go (as in its description)."""
         kind = self.ruleset.kinds[entity.kind]
         flags, short, lines = [], {}, []
         for decl in kind.fields.values():
@@ -309,6 +314,8 @@ class RulesetSite:
                     short[decl.name] = self.values.value(decl.type, value)
             elif short_type(decl.type):
                 short[decl.name] = self.values.value(decl.type, value)
+            elif isinstance(decl.type, t.MarkdownType) and isinstance(value, str):
+                lines.append((heading(decl.name), markdown(value, heading_offset=level)))
             else:
                 lines.append((heading(decl.name), self.values.value(decl.type, value)))
         return flags, short, lines
@@ -316,7 +323,7 @@ class RulesetSite:
     def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> dict[str, Any]:
         """What the templates show of an entity. `skip`: the field naming the parent whose page it is on;
         `level`: its heading's level on that page."""
-        flags, short, lines = self.fields(entity, skip)
+        flags, short, lines = self.fields(entity, skip, level)
         description = entity.fields.get("description")
         aliases = entity.fields.get("aliases")
         kind = entity.kind
@@ -588,6 +595,7 @@ class RulesetSite:
             "crumbs": self.crumbs(None) if name != "index.html" else [("../index.html", "Reference")],
             "ruleset": self.ruleset,
             "counts": self.counts,
+            "nav": self.nav,
             "version": __version__,
             "root": "../",
             "title": title,
@@ -940,21 +948,23 @@ def _refs_of(entity: ir.Entity, name: str) -> Iterator[str]:
 
 
 def by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
-    """Settings, lifepaths, and stock-restricted skills, traits and spells per stock (Burning Wheel's shape)."""
+    """Settings, lifepaths, and stock-restricted skills, traits and spells per stock (Burning Wheel's shape).
+    Counted in one pass over each kind, not once per stock: a ruleset may declare thousands of stocks."""
     entities = ruleset.entities
-    rows = []
-    for stock_id, stock in sorted(entities.get("stock", {}).items()):
-        settings = {s for s, e in entities.get("setting", {}).items() if stock_id in _refs_of(e, "stock")}
-        counts = {
-            "settings": len(settings),
-            "lifepaths": sum(
-                any(s in settings for s in _refs_of(e, "setting")) for e in entities.get("lifepath", {}).values()
-            ),
-        }
-        for kind in ("skill", "trait", "spell"):
-            counts[kind + "s"] = sum(stock_id in _words(e, "stock") for e in entities.get(kind, {}).values())
-        rows.append({"name": stock.name, "id": stock_id, **counts})
-    return rows
+    stocks_of: dict[str, set[str]] = {}  # setting -> its stocks
+    for setting_id, setting in entities.get("setting", {}).items():
+        stocks_of[setting_id] = set(_refs_of(setting, "stock"))
+    counts: dict[str, Counter[str]] = {"settings": Counter(), "lifepaths": Counter()}
+    for stocks in stocks_of.values():
+        counts["settings"].update(stocks)
+    for lifepath in entities.get("lifepath", {}).values():
+        counts["lifepaths"].update(set().union(*(stocks_of.get(s, set()) for s in _refs_of(lifepath, "setting"))))
+    for kind in ("skill", "trait", "spell"):
+        counts[kind + "s"] = Counter(s for e in entities.get(kind, {}).values() for s in set(_words(e, "stock")))
+    return [
+        {"name": stock.name, "id": stock_id, **{what: found[stock_id] for what, found in counts.items()}}
+        for stock_id, stock in sorted(entities.get("stock", {}).items())
+    ]
 
 
 def _assets(files: Iterable[str]) -> dict[str, str]:

@@ -22,6 +22,7 @@ from ..pipeline import CompiledRuleset
 from ..runtime.core import Dice as RuntimeDice
 from ..runtime.core import DiceTerm, PoolMechanic
 from ..runtime.core import Roll as RuntimeRoll
+from .html_markdown import markdown
 
 PLACEHOLDER = re.compile(r'href="@([a-z0-9_]+):([a-z0-9_]*)@"')
 _WORDS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)")
@@ -219,7 +220,9 @@ class Values:
             case t.ColumnsType():
                 assert isinstance(value, tuple)
                 return escape(", ".join(heading(c.name) for c in value if isinstance(c, ir.Column)))
-            case t.TextType() | t.MarkdownType() | t.EnumType() | t.AbbreviationType() | t.VersionType():
+            case t.MarkdownType():  # as a description is (an entry's own fields get its heading level there)
+                return markdown(str(value), heading_offset=3)
+            case t.TextType() | t.EnumType() | t.AbbreviationType() | t.VersionType():
                 return escape(str(value))
             case _:
                 assert_never(field_type)

@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import fieldtypes as t
 from .. import ir
-from ..diagnostics import Diagnostic, did_you_mean, error, warning
+from ..diagnostics import Diagnostic, Suggestions, did_you_mean, error, warning
 from ..formulas import FUNCTIONS
 from ..index import EntityIndex
 from ..kinds import Kind
@@ -132,6 +132,7 @@ def _resolver(
     """What resolving does to each node: a Ref gets its id (an unresolvable one is reported and left without),
     a FieldOf its number."""
     found_ids: dict[tuple[str, str], str | None] = {}
+    suggestions: dict[str, Suggestions] = {}
 
     def resolve(node: Any) -> Any:
         if isinstance(node, ir.FieldOf) and node.entity.kind not in kinds:
@@ -178,11 +179,12 @@ def _resolver(
                 )
             )
         elif (node.kind, slug(node.text)) not in removed:
-            candidates = index.candidates() + (sorted(FUNCTIONS) if node.kind == "formula" else [])
+            if node.kind not in suggestions:  # one pool per kind: every unknown name asks it
+                functions = sorted(FUNCTIONS) if node.kind == "formula" else []
+                suggestions[node.kind] = Suggestions(index.candidates() + functions)
             what = "function or formula" if node.kind == "formula" else node.kind
-            diagnostics.append(
-                error("E303", f"no {what} named '{node.text}'", node.pos, did_you_mean(node.text, candidates))
-            )
+            hint = suggestions[node.kind].hint(node.text)
+            diagnostics.append(error("E303", f"no {what} named '{node.text}'", node.pos, hint))
         return node
 
     return resolve
