@@ -282,6 +282,17 @@ def test_a_broken_frame_is_skipped_and_the_next_answered(workspace: Path, bad: b
         client.close()
 
 
+def test_a_message_of_the_largest_size_is_read(client: LspClient) -> None:
+    """The limit's edge: a frame of exactly MAX_MESSAGE_BYTES is answered (one more byte is skipped, above)."""
+    params = {"textDocument": {"uri": "file:///no/such/a.rules"}, "position": {"line": 0, "character": 0}}
+    body = json.dumps({"jsonrpc": "2.0", "id": "largest", "method": "textDocument/hover", "params": params})
+    padded = body.encode() + b" " * (MAX_MESSAGE_BYTES - len(body))  # JSON may end in white space
+    client.send_bytes(b"Content-Length: %d\r\n\r\n" % len(padded) + padded)
+    while (answer := client.messages.get(timeout=60)).get("id") != "largest":
+        client._keep(answer)  # a notification the other tests may wait for
+    assert answer == {"jsonrpc": "2.0", "id": "largest", "result": None}
+
+
 ODD = {  # answered like any position: the end of the file, or of the line
     "a position past the end": {"line": 100_000, "character": 100_000},
     "a character past the line's end": {"line": 1, "character": 100_000},
