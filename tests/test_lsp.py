@@ -293,11 +293,11 @@ def test_a_message_of_the_largest_size_is_read(client: LspClient) -> None:
     assert answer == {"jsonrpc": "2.0", "id": "largest", "result": None}
 
 
-ODD = {  # answered like any position: the end of the file, or of the line
+ODD: dict[str, dict[str, int]] = {  # answered like any position: the end of the file, or of the line
     "a position past the end": {"line": 100_000, "character": 100_000},
     "a character past the line's end": {"line": 1, "character": 100_000},
 }
-WRONG = {  # not a position of LSP's: an error, Invalid Params
+WRONG: dict[str, dict[str, Any]] = {  # not a position of LSP's: an error, Invalid Params
     "a negative line": {"line": -1, "character": 0},
     "a line past an unsigned integer": {"line": 2**40, "character": 0},
     "a line that is not a number": {"line": "one", "character": 0},
@@ -322,7 +322,8 @@ def test_invalid_params_are_answered(client: LspClient, workspace: Path, method:
     for what, position in WRONG.items():
         answer = client.answer(method, {"textDocument": {"uri": uri}, "position": position}, timeout=30)
         assert answer["error"]["code"] == -32602, what
-    for params in (None, {}, {"textDocument": {}}, {"textDocument": {"uri": uri}}, [1, 2]):
+    nonsense: list[Any] = [None, {}, {"textDocument": {}}, {"textDocument": {"uri": uri}}, [1, 2]]
+    for params in nonsense:
         assert client.answer(method, params, timeout=30)["error"]["code"] == -32602, params
     for what, nowhere in NOWHERE.items():
         answer = client.answer(method, {"textDocument": {"uri": nowhere}, "position": {"line": 0, "character": 0}})
