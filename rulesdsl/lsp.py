@@ -576,15 +576,14 @@ class Frames:
 
     def _next(self) -> bytes | None:
         """The body of the next well-formed frame; None at the end of the stream."""
-        while True:
-            length = self._headers()
-            if length is None:
-                return None
-            body = self.stream.read(length)
-            if len(body) == length:
-                return body
+        length = self._headers()
+        if length is None:
+            return None
+        body = self.stream.read(length)  # at most MAX_MESSAGE_BYTES
+        if len(body) < length:
             self.report(f"the input ended {length - len(body)} bytes into a message")
             return None
+        return body
 
     def _headers(self) -> int | None:
         """The Content-Length of the next frame whose headers are in order, with the stream at its body."""
@@ -639,8 +638,6 @@ class Frames:
 
 class _Answered:
     """A request already answered with its error: nothing more to do."""
-
-    jsonrpc = ""
 
 
 class RulesProtocol(LanguageServerProtocol):

@@ -365,3 +365,44 @@ def test_columns_count_utf16_code_units() -> None:
     # a unit inside a pair is the character after it; past the end, the end
     assert [lines.chars(1, u) for u in range(12)] == [0, 1, 2, 2, 3, 4, 4, 5, 5, 6, 6, 6]
     assert lines.utf16(0, 3) == lines.chars(0, 3) == 3
+
+
+def test_frames_hand_pygls_only_whole_frames() -> None:
+    """The framing on its own: every well-formed frame comes out, in order, whatever lies between them."""
+    import io
+
+    from rulesdsl.lsp import Frames
+
+    def framed(body: bytes, *headers: bytes) -> bytes:
+        return b"".join(headers) + b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    stream = b"".join(
+        [
+            framed(b'{"a":1}'),
+            framed(b'{"b":2}', b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"),
+            b"Content-Length: 99999999999999999999999999999999\r\n\r\n{}",
+            framed(b'{"c":3}'),
+            b"Content-Type: text/plain\r\n\r\n{}",
+            b"\x00\xff" * 100_000,  # longer than a line is read at once, with no line end
+            framed(b'{"d":4}'),
+            b"content-length: 7\n\n",  # lower case and bare line ends are read too
+            b'{"e":5}',
+            b"Content-Length: 0\r\n\r\n",
+            b"Content-Length: 40\r\n\r\n{}",  # the input ends inside it
+        ]
+    )
+    reports: list[str] = []
+    frames = Frames(io.BufferedReader(io.BytesIO(stream)), reports.append)
+    bodies = []
+    while header := frames.readline():
+        assert header.startswith(b"Content-Length: ") and frames.readline() == b"\r\n"
+        bodies.append(frames.read(int(header.split()[1])))
+    assert bodies == [b'{"a":1}', b'{"b":2}', b'{"c":3}', b'{"d":4}', b'{"e":5}']
+    assert [r.split(":")[0].split(" (")[0] for r in reports] == [
+        "a message whose Content-Length is '99999999999999999999999999999999'",
+        "skipped 2 bytes that are not a message",  # the body of that frame
+        "a message without a Content-Length header",
+        "skipped 200002 bytes that are not a message",  # its body, then the binary junk
+        "a message whose Content-Length is '0'",
+        "the input ended 38 bytes into a message",
+    ]
