@@ -120,6 +120,30 @@ def small_cases(scratch: Path) -> dict[str, Callable[[], object]]:
     return cases
 
 
+def lsp_cases(scratch: Path) -> dict[str, Callable[[], object]]:
+    """The language server's outline and diagnostics of one large file (issue 17: they were quadratic)."""
+    from rulesdsl import lsp
+
+    text = "".join(f"trait t{i} {{ type: die  cost: 1  rol: 2 }}\n" for i in range(20_000))  # an error in each
+    path = (ruleset(scratch / "lsp" / "demo", text) / "a.rules").resolve()
+    analyser = lsp.Analyser()
+    snapshot = analyser.analyse(path)
+    analyser.close()
+    assert snapshot is not None
+
+    def uncached(run: Callable[[], object]) -> Callable[[], object]:
+        def cold() -> object:
+            lsp.lines_of.cache_clear()  # the split of the text is part of each run
+            return run()
+
+        return cold
+
+    return {
+        "lsp outline, 20,000 blocks": uncached(lambda: lsp.symbols(text, path)),
+        "lsp diagnostics, 20,000 blocks, an error each": uncached(lambda: lsp.diagnostics_for(snapshot, path)),
+    }
+
+
 # 4 MiB files (just under the file limit) of the shapes that cost most per byte.
 BIG = {
     "one string": ('trait T { type: die  description: "', "a", '" }\n'),
@@ -211,7 +235,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         compile_paths([ruleset(Path(scratch) / "warm" / "demo", "trait T { type: die }\n")])  # build the parser
-        for label, run in small_cases(Path(scratch)).items():
+        for label, run in {**small_cases(Path(scratch)), **lsp_cases(Path(scratch))}.items():
             print(f"{label:<55} {median_seconds(run, args.repeat) * 1000:>9.1f} ms", flush=True)
         report_growth(Path(scratch), args.repeat, args.big)
         if args.big:

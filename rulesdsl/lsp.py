@@ -10,19 +10,24 @@ file: each request answers with what the last analysis knows.
 from __future__ import annotations
 
 import asyncio
+import bisect
+import functools
 import html
 import os
 import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
 
 from . import __version__, ir
@@ -53,27 +58,51 @@ def uri_of(path: Path) -> str:
     return from_fs_path(str(path)) or path.as_uri()
 
 
-def _utf16(text: str, chars: int) -> int:
-    """Columns in LSP are UTF-16 code units; the compiler's are characters."""
-    return sum(2 if ord(c) > 0xFFFF else 1 for c in text[:chars])
+class Lines:
+    """A text split into lines once, so that the ranges of a whole file's symbols or diagnostics cost a
+    lookup each instead of a split of the file each (that made a 20,000-block outline quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self._astral: dict[int, list[int]] = {}  # row -> where its characters beyond the BMP are
+
+    def astral(self, row: int) -> list[int]:
+        found = self._astral.get(row)
+        if found is None:
+            line = self.lines[row]
+            # max() runs in C: most lines have no such character and are never walked in Python
+            plain = not line or max(line) <= "\uffff"
+            found = [] if plain else [i for i, c in enumerate(line) if ord(c) > 0xFFFF]
+            self._astral[row] = found
+        return found
+
+    def utf16(self, row: int, chars: int) -> int:
+        """Columns in LSP are UTF-16 code units; the compiler's are characters."""
+        return chars + bisect.bisect_left(self.astral(row), chars)
+
+    def chars(self, row: int, units: int) -> int:
+        """The character at `units` UTF-16 code units into the line (its end when past it)."""
+        astral = self.astral(row)
+        count = 0
+        while count < len(astral) and astral[count] + count < units:  # each one before it takes two units
+            count += 1
+        index = units - count
+        if count and astral[count - 1] >= index:  # `units` falls inside a pair: the character after it
+            index = astral[count - 1] + 1
+        return min(index, len(self.lines[row]))
 
 
-def _chars(text: str, units: int) -> int:
-    count = 0
-    for index, c in enumerate(text):
-        if count >= units:
-            return index
-        count += 2 if ord(c) > 0xFFFF else 1
-    return len(text)
+@functools.lru_cache(maxsize=8)
+def lines_of(text: str) -> Lines:
+    return Lines(text)
 
 
 def to_range(pos: m.Position, text: str) -> lsp.Range:
-    lines = text.split("\n")
+    lines = lines_of(text)
 
     def at(line: int, column: int) -> lsp.Position:
-        row = min(max(line - 1, 0), max(len(lines) - 1, 0))
-        content = lines[row] if lines else ""
-        return lsp.Position(row, _utf16(content, max(column - 1, 0)))
+        row = min(max(line - 1, 0), len(lines.lines) - 1)
+        return lsp.Position(row, lines.utf16(row, min(max(column - 1, 0), len(lines.lines[row]))))
 
     start = at(pos.line, pos.column)
     end = at(pos.end_line, pos.end_column)
@@ -84,9 +113,10 @@ def to_range(pos: m.Position, text: str) -> lsp.Range:
 
 def from_position(position: lsp.Position, text: str) -> tuple[int, int]:
     """An LSP position as the compiler's (line, column), both from 1."""
-    lines = text.split("\n")
-    content = lines[position.line] if position.line < len(lines) else ""
-    return position.line + 1, _chars(content, position.character) + 1
+    lines = lines_of(text)
+    if position.line >= len(lines.lines):
+        return position.line + 1, 1
+    return position.line + 1, lines.chars(position.line, position.character) + 1
 
 
 def _contains(pos: m.Position, line: int, column: int) -> bool:
@@ -492,17 +522,149 @@ def formatting(text: str) -> list[lsp.TextEdit] | None:
         return None  # the diagnostics already say why
     if formatted == text:
         return []
-    lines = text.split("\n")
-    end = lsp.Position(len(lines) - 1, _utf16(lines[-1], len(lines[-1])))
+    lines = lines_of(text)
+    last = len(lines.lines) - 1
+    end = lsp.Position(last, lines.utf16(last, len(lines.lines[last])))
     return [lsp.TextEdit(lsp.Range(lsp.Position(0, 0), end), formatted)]
+
+
+# ---------------------------------------------------------------- framing
+
+# The largest message read: a 4 MiB source file (MAX_SOURCE_BYTES) in a didOpen or didChange, every
+# character of it escaped in JSON (`\u0001` is six bytes), with room to spare. A larger frame is skipped.
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+_MAX_LINE = 64 * 1024  # a header line; stray bytes are read in pieces of this size, never all at once
+_LENGTH = b"content-length:"
+_TOKEN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def _header(line: bytes) -> tuple[bytes, bytes] | None:
+    """A `Name: value` header line as its lower-case name and value, else None."""
+    if not line.endswith(b"\n"):
+        return None  # cut at _MAX_LINE
+    name, colon, value = line.rstrip(b"\r\n").partition(b":")
+    if not colon or not name or not _TOKEN.issuperset(name):
+        return None
+    return name.lower(), value.strip()
+
+
+class Frames:
+    """The client's byte stream as pygls reads it (`readline` for headers, `read` for a body), each frame
+    checked first. pygls alone reads a Content-Length of any size in one piece (a huge one ended the
+    server with MemoryError) and, after a frame without one or after stray bytes, never found the start of
+    a frame again. Here such a frame, or one over MAX_MESSAGE_BYTES, is reported and skipped, and reading
+    resumes at the next `Content-Length` header; pygls is handed only well-formed frames."""
+
+    def __init__(self, stream: BinaryIO, report: Callable[[str], None]) -> None:
+        self.stream = stream
+        self.report = report
+        self._lines: list[bytes] = []  # the header lines pygls is handed next
+        self._body = b""
+
+    def readline(self) -> bytes:
+        if not self._lines:
+            body = self._next()
+            if body is None:
+                return b""  # the end of the stream: pygls stops
+            self._body = body
+            self._lines = [b"\r\n", b"Content-Length: %d\r\n" % len(body)]
+        return self._lines.pop()
+
+    def read(self, size: int) -> bytes:
+        body, self._body = self._body, b""
+        return body
+
+    def _next(self) -> bytes | None:
+        """The body of the next well-formed frame; None at the end of the stream."""
+        length = self._headers()
+        if length is None:
+            return None
+        body = self.stream.read(length)  # at most MAX_MESSAGE_BYTES
+        if len(body) < length:
+            self.report(f"the input ended {length - len(body)} bytes into a message")
+            return None
+        return body
+
+    def _headers(self) -> int | None:
+        """The Content-Length of the next frame whose headers are in order, with the stream at its body."""
+        length: bytes | None = None  # as written
+        in_frame = False
+        skipped = 0
+        while True:
+            line = self.stream.readline(_MAX_LINE)
+            if not line:
+                if skipped or in_frame:
+                    self.report(f"skipped {skipped} bytes at the end of the input that are not a message")
+                return None
+            at = line.lower().find(_LENGTH)
+            if at > 0:  # stray bytes, then a frame
+                skipped, line = skipped + at, line[at:]
+                in_frame, length = False, None
+            header = _header(line)
+            if not in_frame and header is None:
+                skipped += len(line) if line.strip() else 0  # blank lines between frames are harmless
+                continue
+            if header is None and line.strip():  # stray bytes among the headers: the frame is lost
+                skipped, in_frame, length = skipped + len(line), False, None
+                continue
+            if not in_frame and skipped:
+                self.report(f"skipped {skipped} bytes that are not a message")
+                skipped = 0
+            in_frame = True
+            if header is not None:
+                name, value = header
+                if name == _LENGTH[:-1]:
+                    length = value
+                continue
+            # the blank line: the body follows
+            in_frame = False
+            # no int() of thousands of digits: Python refuses past 4,300, and it is over the limit anyway
+            size = int(length) if length is not None and length.isdigit() and len(length) <= 12 else None
+            if length is None:
+                self.report("a message without a Content-Length header: skipped")
+            elif size is None or not 0 < size <= MAX_MESSAGE_BYTES:
+                shown = length[:40].decode("ascii", "replace")
+                self.report(
+                    f"a message whose Content-Length is {shown!r}: skipped "
+                    f"(a message is 1 to {MAX_MESSAGE_BYTES} bytes)"
+                )
+            else:
+                return size
+            length = None
 
 
 # ---------------------------------------------------------------- the server
 
 
+class _Answered:
+    """A request already answered with its error: nothing more to do."""
+
+
+class RulesProtocol(LanguageServerProtocol):
+    """pygls, but a message whose params do not fit its method is answered rather than only logged: pygls
+    raises while decoding it, before the request's id is known to anything, and the client would wait
+    for ever."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            msg_id = data.get("id")
+            if "method" not in data or not isinstance(msg_id, int | str) or isinstance(msg_id, bool):
+                raise  # a notification or a response: pygls logs it, there is no one to answer
+            self._send_response(msg_id, error=exc.to_response_error())
+            return _Answered()
+
+    def handle_message(self, message: Any) -> None:
+        if not isinstance(message, _Answered):
+            super().handle_message(message)
+
+
 class RulesServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rulesdsl", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        super().__init__(
+            "rulesdsl", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full, protocol_cls=RulesProtocol
+        )
         self.analyser = Analyser()
         self.published: dict[Path, list[lsp.Diagnostic]] = {}
         self.pending: dict[Path, asyncio.TimerHandle] = {}
@@ -564,26 +726,42 @@ class RulesServer(LanguageServer):
 
 def make_server() -> RulesServer:
     server = RulesServer()
+    Handler = Callable[[RulesServer, Any], T]
 
-    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def feature(method: str, options: Any = None) -> Callable[[Handler[T]], Handler[T | None]]:
+        """`server.feature`, with whatever goes wrong in the handler (a request may name no file, or a file
+        in no ruleset) logged and answered with null, which every request here may answer, rather than
+        with pygls's internal error and its traceback."""
+
+        def register(handler: Handler[T]) -> Handler[T | None]:
+            @functools.wraps(handler)
+            def guarded(ls: RulesServer, params: Any) -> T | None:
+                return ls.safely(lambda: handler(ls, params))
+
+            server.feature(method, options)(guarded)
+            return guarded
+
+        return register
+
+    @feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RulesServer, params: lsp.DidOpenTextDocumentParams) -> None:
         ls.changed(params.text_document.uri, params.text_document.text)
 
-    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    @feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RulesServer, params: lsp.DidChangeTextDocumentParams) -> None:
         document = ls.workspace.get_text_document(params.text_document.uri)
         ls.changed(params.text_document.uri, document.source)
 
-    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    @feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: RulesServer, params: lsp.DidSaveTextDocumentParams) -> None:
         document = ls.workspace.get_text_document(params.text_document.uri)
         ls.changed(params.text_document.uri, document.source)
 
-    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    @feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RulesServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.changed(params.text_document.uri, None)
 
-    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: RulesServer, params: lsp.DidChangeWatchedFilesParams) -> None:
         for change in params.changes:
             path = path_of(change.uri)
@@ -597,18 +775,18 @@ def make_server() -> RulesServer:
         line, column = from_position(params.position, snapshot.texts.get(path, ""))
         return path, snapshot, line, column
 
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[":", " ", ",", '"']))
+    @feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[":", " ", ",", '"']))
     def complete(ls: RulesServer, params: lsp.CompletionParams) -> lsp.CompletionList:
         path, snapshot, line, column = located(params)
         items = ls.safely(lambda: completions(snapshot, path, line, column)) if snapshot else None
         return lsp.CompletionList(is_incomplete=False, items=items or [])
 
-    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def go_to(ls: RulesServer, params: lsp.DefinitionParams) -> lsp.Location | None:
         path, snapshot, line, column = located(params)
         return ls.safely(lambda: definition(snapshot, path, line, column)) if snapshot else None
 
-    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @feature(lsp.TEXT_DOCUMENT_REFERENCES)
     def find_references(ls: RulesServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
         path, snapshot, line, column = located(params)
         if snapshot is None:
@@ -616,29 +794,29 @@ def make_server() -> RulesServer:
         found = ls.safely(lambda: references(snapshot, path, line, column, params.context.include_declaration))
         return found or []
 
-    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @feature(lsp.TEXT_DOCUMENT_HOVER)
     def show(ls: RulesServer, params: lsp.HoverParams) -> lsp.Hover | None:
         path, snapshot, line, column = located(params)
         return ls.safely(lambda: hover(snapshot, path, line, column)) if snapshot else None
 
-    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def outline(ls: RulesServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
         document = ls.workspace.get_text_document(params.text_document.uri)
         return ls.safely(lambda: symbols(document.source, path_of(params.text_document.uri))) or []
 
-    @server.feature(lsp.TEXT_DOCUMENT_RENAME)
+    @feature(lsp.TEXT_DOCUMENT_RENAME)
     def rename_entity(ls: RulesServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
         path, snapshot, line, column = located(params)
         if snapshot is None:
             return None
         return ls.safely(lambda: rename(snapshot, path, line, column, params.new_name))
 
-    @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    @feature(lsp.TEXT_DOCUMENT_FORMATTING)
     def format_document(ls: RulesServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:
         document = ls.workspace.get_text_document(params.text_document.uri)
         return ls.safely(lambda: formatting(document.source))
 
-    @server.feature(lsp.SHUTDOWN)
+    @feature(lsp.SHUTDOWN)
     def shutdown(ls: RulesServer, params: None) -> None:
         ls.analyser.close()
 
@@ -646,4 +824,8 @@ def make_server() -> RulesServer:
 
 
 def serve_stdio() -> None:
-    make_server().start_io()
+    def report(problem: str) -> None:
+        print(f"rulesdsl lsp: {problem}", file=sys.stderr, flush=True)
+
+    # pygls reads only readline() and read() of what it is given as stdin
+    make_server().start_io(stdin=cast(BinaryIO, Frames(sys.stdin.buffer, report)))

@@ -16,6 +16,7 @@ import mimetypes
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -72,7 +73,16 @@ class State:
 
 
 def build_once(paths: Sequence[Path], state: State, color: bool = False) -> bool:
-    """One build into `state`; diagnostics go to the terminal and, when it fails, to the page."""
+    """One build into `state`; diagnostics go to the terminal and, when it fails, to the page. A crash of
+    the compiler is a failed build too: the page says so, and the next save builds again."""
+    try:
+        return _build(paths, state, color)
+    except Exception as exc:  # a bug in rulesdsl, but the preview goes on: the next save may not hit it
+        traceback.print_exc()
+        return _failed(state, [f"rulesdsl crashed while building (a bug in rulesdsl; please report it): {exc!r}"])
+
+
+def _build(paths: Sequence[Path], state: State, color: bool) -> bool:
     from .emit import html as html_site
     from .pipeline import compile_paths
 
@@ -110,9 +120,29 @@ def _failed(state: State, errors: list[str]) -> bool:
     return False
 
 
+# A page on another site may resolve its own name to 127.0.0.1 (DNS rebinding) and read what is served here:
+# its requests name that site in their Host header, so only requests naming this machine are answered.
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
+
+
+def local_host(header: str | None) -> bool:
+    """Whether a Host header names this machine: one of LOCAL_HOSTS, with a port or without."""
+    if header is None:
+        return False
+    value = header.strip().lower()
+    host, colon, port = value.rpartition(":")
+    if not colon or "]" in port:  # no port: the last colon, if any, is inside "[::1]"
+        return value in LOCAL_HOSTS
+    return host in LOCAL_HOSTS and port.isascii() and port.isdigit() and len(port) <= 5
+
+
 def _handler(state: State) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            if not local_host(self.headers.get("Host")):
+                body = b"rulesdsl serve answers only requests for 127.0.0.1, localhost or [::1]\n"
+                self._send(body, "text/plain", HTTPStatus.FORBIDDEN)
+                return
             path = unquote(urlparse(self.path).path)
             if path == STATUS_PATH:
                 self._send(json.dumps(state.status()).encode(), "application/json")
@@ -135,8 +165,8 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
                 content = (text[:at] + script + text[at:] if at >= 0 else text + script).encode("utf-8")
             self._send(content, kind)
 
-        def _send(self, body: bytes, kind: str) -> None:
-            self.send_response(HTTPStatus.OK)
+        def _send(self, body: bytes, kind: str, status: HTTPStatus = HTTPStatus.OK) -> None:
+            self.send_response(status)
             self.send_header("Content-Type", kind + ("; charset=utf-8" if kind.startswith("text/") else ""))
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
@@ -198,6 +228,9 @@ def watch(
                     build_once(paths, state, color)  # a folder came back (or went): watch from there
                     break
         except (FileNotFoundError, RuntimeError, OSError):  # the watched folder itself went away
+            time.sleep(0.2)
+        except Exception:  # never lose the watcher: a preview that stops rebuilding looks like a working one
+            traceback.print_exc()
             time.sleep(0.2)
 
 

@@ -53,8 +53,12 @@ class LspClient:
 
     def _send(self, message: Message) -> None:
         data = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.send_bytes(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+
+    def send_bytes(self, data: bytes) -> None:
+        """Bytes as they are, framed or not (what a broken client might write)."""
         assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+        self.process.stdin.write(data)
         self.process.stdin.flush()
 
     def notify(self, method: str, params: Any) -> None:
@@ -62,14 +66,19 @@ class LspClient:
 
     def request(self, method: str, params: Any, timeout: float = 60) -> Any:
         """The result of a request; fails on an error response or when no answer comes."""
+        answer = self.answer(method, params, timeout)
+        assert "error" not in answer, answer["error"]
+        return answer.get("result")
+
+    def answer(self, method: str, params: Any, timeout: float = 60) -> Message:
+        """The response to a request, a result or an error; fails when none comes."""
         self.next_id += 1
         self._send({"id": self.next_id, "method": method, "params": params})
         deadline = time.monotonic() + timeout
         while True:
             message = self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
             if message.get("id") == self.next_id and "method" not in message:
-                assert "error" not in message, message["error"]
-                return message.get("result")
+                return message
             self._keep(message)
 
     def _keep(self, message: Message) -> None:

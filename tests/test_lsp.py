@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from rulesdsl.fmt import format_text
-from rulesdsl.lsp import uri_of
+from rulesdsl.lsp import MAX_MESSAGE_BYTES, uri_of
 from rulesdsl.pipeline import compile_paths
 
 from .conftest import ROOT
@@ -29,8 +30,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def client(workspace: Path) -> Iterator[LspClient]:
+def started(workspace: Path) -> LspClient:
     client = LspClient(workspace)
     result = client.request(
         "initialize",
@@ -48,6 +48,12 @@ def client(workspace: Path) -> Iterator[LspClient]:
     ):
         assert capabilities.get(provider), provider
     client.notify("initialized", {})
+    return client
+
+
+@pytest.fixture(scope="module")
+def client(workspace: Path) -> Iterator[LspClient]:
+    client = started(workspace)
     yield client
     client.close()
 
@@ -236,3 +242,167 @@ def test_a_homebrew_finds_what_it_extends(workspace: Path, tmp_path: Path, monke
         assert location.range.start.line == at(skills.read_text(encoding="utf-8"), 'skill "Etiquette"')["line"]
     finally:
         analyser.close()
+
+
+LOST = {"id": "lost", "method": "textDocument/documentSymbol", "params": {"textDocument": {"uri": "file:///a.rules"}}}
+
+
+@pytest.mark.parametrize(
+    ("bad", "logged"),
+    [
+        (b"Content-Length: 99999999999999999999999\r\n\r\n" + json.dumps(LOST).encode(), "Content-Length is"),
+        (b"Content-Length: %d\r\n\r\n{}" % (MAX_MESSAGE_BYTES + 1), "Content-Length is"),
+        (b"Content-Length: 2e3\r\n\r\n{}", "Content-Length is '2e3'"),
+        (b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + json.dumps(LOST).encode(), "without"),
+        (
+            bytes(range(256)) * 300 + b"\x89PNG\r\n\x1a\n\x00\xff",
+            "not a message",
+        ),  # no line end: the next header follows
+        (b"Content-Length: 5\r\n\r\n\x00\xff\xfe{[", "Unable to handle message"),
+    ],
+    ids=["huge Content-Length", "over the limit", "not a number", "no Content-Length", "binary junk", "junk body"],
+)
+def test_a_broken_frame_is_skipped_and_the_next_answered(workspace: Path, bad: bytes, logged: str) -> None:
+    """Whatever bytes arrive, the server reads on from the next frame (pygls alone ran out of memory on a
+    huge Content-Length and never found a frame again after one without it)."""
+    client = started(workspace)
+    try:
+        uri = uri_of(workspace / "scratch" / "a.rules")
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "rules", "version": 1, "text": "trait  T { type: die }"}},
+        )
+        formatting = {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
+        for _ in range(2):  # junk with no line end runs into the next frame's header: it is found even so
+            client.send_bytes(bad)
+            [edit] = client.request("textDocument/formatting", formatting, timeout=30)
+            assert edit["newText"] == "trait T { type: die }\n"
+        assert client.process.poll() is None and logged in client.stderr()
+    finally:
+        client.close()
+
+
+def test_a_message_of_the_largest_size_is_read(client: LspClient) -> None:
+    """The limit's edge: a frame of exactly MAX_MESSAGE_BYTES is answered (one more byte is skipped, above)."""
+    params = {"textDocument": {"uri": "file:///no/such/a.rules"}, "position": {"line": 0, "character": 0}}
+    body = json.dumps({"jsonrpc": "2.0", "id": "largest", "method": "textDocument/hover", "params": params})
+    padded = body.encode() + b" " * (MAX_MESSAGE_BYTES - len(body))  # JSON may end in white space
+    client.send_bytes(b"Content-Length: %d\r\n\r\n" % len(padded) + padded)
+    while (answer := client.messages.get(timeout=60)).get("id") != "largest":
+        client._keep(answer)  # a notification the other tests may wait for
+    assert answer == {"jsonrpc": "2.0", "id": "largest", "result": None}
+
+
+ODD: dict[str, dict[str, int]] = {  # answered like any position: the end of the file, or of the line
+    "a position past the end": {"line": 100_000, "character": 100_000},
+    "a character past the line's end": {"line": 1, "character": 100_000},
+}
+WRONG: dict[str, dict[str, Any]] = {  # not a position of LSP's: an error, Invalid Params
+    "a negative line": {"line": -1, "character": 0},
+    "a line past an unsigned integer": {"line": 2**40, "character": 0},
+    "a line that is not a number": {"line": "one", "character": 0},
+    "no character": {"line": 0},
+}
+NOWHERE = {  # no file of a ruleset: an empty answer
+    "an unknown file": "file:///no/such/folder/a.rules",
+    "a URI that is no file": "untitled:Untitled-1",
+    "a NUL in the URI": "file:///tmp/a%00b.rules",
+    "a folder": "file:///",
+    "not a URI": "::%%",
+}
+
+
+@pytest.mark.parametrize("method", ["textDocument/hover", "textDocument/definition", "textDocument/completion"])
+def test_invalid_params_are_answered(client: LspClient, workspace: Path, method: str) -> None:
+    """A request whose params are wrong gets an error or an empty result, and the server serves on (params
+    that did not fit got no answer at all: the editor waited for ever)."""
+    uri, _ = open_file(client, workspace, PEASANT)
+    for position in ODD.values():
+        assert "result" in client.answer(method, {"textDocument": {"uri": uri}, "position": position}, timeout=30)
+    for what, position in WRONG.items():
+        answer = client.answer(method, {"textDocument": {"uri": uri}, "position": position}, timeout=30)
+        assert answer["error"]["code"] == -32602, what
+    nonsense: list[Any] = [None, {}, {"textDocument": {}}, {"textDocument": {"uri": uri}}, [1, 2]]
+    for params in nonsense:
+        assert client.answer(method, params, timeout=30)["error"]["code"] == -32602, params
+    for what, nowhere in NOWHERE.items():
+        answer = client.answer(method, {"textDocument": {"uri": nowhere}, "position": {"line": 0, "character": 0}})
+        assert "result" in answer and answer["result"] in (None, [], {"isIncomplete": False, "items": []}), what
+    symbols = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+    assert [s["name"] for s in symbols][:2] == ["Peasant Setting", "Born Peasant"]
+
+
+def test_an_outline_and_diagnostics_split_the_file_once(tmp_path: Path) -> None:
+    """Each range was computed from the file split anew: a 4 MiB file's outline took minutes (quadratic;
+    benchmarks/hostile.py measures it)."""
+    from rulesdsl import lsp
+
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text('ruleset demo { title: "Demo"  version: "0.1.0" }\n', encoding="utf-8")
+    text = "".join(f"trait t{i} {{ type: die  cost: 1  rol: 2 }}\n" for i in range(300))  # an error in each
+    path = folder / "a.rules"
+    path.write_text(text, encoding="utf-8")
+    analyser = lsp.Analyser()
+    try:
+        snapshot = analyser.analyse(path.resolve())
+    finally:
+        analyser.close()
+    assert snapshot is not None
+    lsp.lines_of.cache_clear()
+    assert len(lsp.symbols(text, path)) == 300 and len(lsp.diagnostics_for(snapshot, path.resolve())) == 300
+    assert lsp.lines_of.cache_info().misses == 1  # one split for 1,200 ranges
+
+
+def test_columns_count_utf16_code_units() -> None:
+    """A character beyond the BMP is two UTF-16 units: columns after it shift, both ways."""
+    from rulesdsl.lsp import Lines
+
+    line = "a\U0001f600b\U0001f600\U0001f600c"
+    lines = Lines("first\n" + line)
+    units = [sum(2 if ord(c) > 0xFFFF else 1 for c in line[:n]) for n in range(len(line) + 1)]
+    assert [lines.utf16(1, n) for n in range(len(line) + 1)] == units == [0, 1, 3, 4, 6, 8, 9]
+    # a unit inside a pair is the character after it; past the end, the end
+    assert [lines.chars(1, u) for u in range(12)] == [0, 1, 2, 2, 3, 4, 4, 5, 5, 6, 6, 6]
+    assert lines.utf16(0, 3) == lines.chars(0, 3) == 3
+
+
+def test_frames_hand_pygls_only_whole_frames() -> None:
+    """The framing on its own: every well-formed frame comes out, in order, whatever lies between them."""
+    import io
+
+    from rulesdsl.lsp import Frames
+
+    def framed(body: bytes, *headers: bytes) -> bytes:
+        return b"".join(headers) + b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    stream = b"".join(
+        [
+            framed(b'{"a":1}'),
+            framed(b'{"b":2}', b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"),
+            b"Content-Length: 99999999999999999999999999999999\r\n\r\n{}",
+            framed(b'{"c":3}'),
+            b"Content-Type: text/plain\r\n\r\n{}",
+            b"\x00\xff" * 100_000,  # longer than a line is read at once, with no line end
+            framed(b'{"d":4}'),
+            b"content-length: 7\n\n",  # lower case and bare line ends are read too
+            b'{"e":5}',
+            b"Content-Length: 0\r\n\r\n",
+            b"Content-Length: 40\r\n\r\n{}",  # the input ends inside it
+        ]
+    )
+    reports: list[str] = []
+    frames = Frames(io.BufferedReader(io.BytesIO(stream)), reports.append)
+    bodies = []
+    while header := frames.readline():
+        assert header.startswith(b"Content-Length: ") and frames.readline() == b"\r\n"
+        bodies.append(frames.read(int(header.split()[1])))
+    assert bodies == [b'{"a":1}', b'{"b":2}', b'{"c":3}', b'{"d":4}', b'{"e":5}']
+    assert [r.split(":")[0].split(" (")[0] for r in reports] == [
+        "a message whose Content-Length is '99999999999999999999999999999999'",
+        "skipped 2 bytes that are not a message",  # the body of that frame
+        "a message without a Content-Length header",
+        "skipped 200002 bytes that are not a message",  # its body, then the binary junk
+        "a message whose Content-Length is '0'",
+        "the input ended 38 bytes into a message",
+    ]

@@ -3,6 +3,8 @@ the last good site; a source folder that disappears and comes back is picked up 
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import shutil
 import subprocess
@@ -39,12 +41,14 @@ def poll(check: Callable[[], Any], what: str) -> Any:
         time.sleep(0.05)
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+@contextlib.contextmanager
+def serving(tmp_path: Path, before: str = "") -> Iterator[tuple[str, Path]]:
+    """`rulesdsl serve` on a copy of the Witcher excerpt, with `before` run first in its process."""
     rules = tmp_path / "rules"
     shutil.copytree(ROOT / "rules" / "witcher", rules / "witcher")
+    start = f"import sys\n{before}\nfrom rulesdsl.cli import main\nsys.exit(main(sys.argv[1:]))\n"
     process = subprocess.Popen(
-        [sys.executable, "-m", "rulesdsl", "serve", str(rules), "--port", "0"],
+        [sys.executable, "-c", start, "serve", str(rules), "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -58,6 +62,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    with serving(tmp_path) as found:
+        yield found
 
 
 def status(base: str) -> dict[str, Any]:
@@ -101,3 +111,66 @@ def test_a_source_folder_that_disappears_and_comes_back(served: tuple[str, Path]
     )
     poll(lambda: "Back Again" in get(base + "witcher/table.html"), "the folder picked up again")
     assert status(base)["version"] > version and status(base)["errors"] is None
+
+
+def fetch(base: str, path: str, host: str) -> tuple[int, str]:
+    """A GET of `path` whose Host header is `host` (what a page elsewhere sends after DNS rebinding)."""
+    port = int(base.rstrip("/").rsplit(":", 1)[1])
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.putrequest("GET", path, skip_host=True)
+        connection.putheader("Host", host)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8")
+    finally:
+        connection.close()
+
+
+def test_only_requests_for_this_machine_are_answered(served: tuple[str, Path]) -> None:
+    base, _ = served
+    port = base.rstrip("/").rsplit(":", 1)[1]
+    for host in ("127.0.0.1", f"127.0.0.1:{port}", "localhost", f"LocalHost:{port}", "[::1]", f"[::1]:{port}"):
+        found, page = fetch(base, "/witcher/table.html", host)
+        assert found == 200 and "Humanoid Hit Location" in page, host
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example", "localhost.", "", "[::1]:x"):
+        for path in ("/witcher/table.html", "/__rulesdsl/status", "/"):
+            found, body = fetch(base, path, host)
+            assert found == 403 and "Hit Location" not in body and "version" not in body, (host, path)
+            assert len(body) < 200
+
+
+# the compiler, made to crash on a file that says so (as a bug of the compiler's would, on some input)
+CRASHING = """
+import rulesdsl.pipeline
+real = rulesdsl.pipeline.compile_paths
+def compile_paths(paths, *args, **kwargs):
+    if any("CRASH" in f.read_text() for p in paths for f in p.rglob("*.rules")):
+        raise ZeroDivisionError("an injected bug")
+    return real(paths, *args, **kwargs)
+rulesdsl.pipeline.compile_paths = compile_paths
+"""
+
+
+def save(path: Path, text: str) -> None:
+    """As an editor saves: in one step, so that no build sees the file empty."""
+    (path.parent / "saving.tmp").write_text(text)
+    (path.parent / "saving.tmp").replace(path)
+
+
+def test_a_crash_of_the_compiler_shows_in_the_page_and_the_next_save_recovers(tmp_path: Path) -> None:
+    """The rebuild thread died with the crash: the page kept the old build and said nothing, for ever."""
+    with serving(tmp_path, CRASHING) as (base, folder):
+        source = folder / "hit_location.rules"
+        good = source.read_text()
+        # a build that reads the file as it changes may not crash: the crash comes after this one is served
+        save(source, good.replace("Humanoid Hit Location", "Before the Crash"))
+        poll(lambda: "Before the Crash" in get(base + "witcher/table.html"), "a first rebuild")
+        save(source, good.replace("Humanoid Hit Location", "CRASH"))
+        errors = poll(lambda: status(base)["errors"], "the crash reported")
+        assert any("ZeroDivisionError" in e and "an injected bug" in e for e in errors), errors
+        page = get(base + "witcher/table.html")  # the last good build, with the script that shows the errors
+        assert "Before the Crash" in page and "__rulesdsl/status" in page
+        save(source, good.replace("Humanoid Hit Location", "After the Crash"))
+        poll(lambda: "After the Crash" in get(base + "witcher/table.html"), "a rebuild after the crash")
+        assert status(base)["errors"] is None

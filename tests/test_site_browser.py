@@ -179,6 +179,23 @@ def test_hovering_a_link_previews_its_entry(page: Any, rules_site: Path) -> None
     preview.wait_for(state="hidden")
 
 
+def test_a_malformed_fragment_is_no_error(page: Any, rules_site: Path) -> None:
+    """`#%E0%A4%A` is not valid percent-encoding: decodeURIComponent threw "URI malformed" at the link."""
+    page.goto(url(rules_site, "burning_wheel/setting.court.html#%E0%A4%A"))
+    page.evaluate(
+        """() => {
+        const link = document.querySelector("#court_sorcerer a[href*='#']");
+        link.setAttribute("href", link.getAttribute("href").split("#")[0] + "#%E0%A4%A");
+        link.id = "malformed";
+    }"""
+    )
+    page.locator("#malformed").focus()  # a focused link is previewed at once
+    page.locator("#court_sorcerer a", has_text="Alchemy").first.focus()
+    preview = page.locator("#rd-preview")
+    preview.wait_for(state="visible")  # the script still runs; the page fixture fails on any error
+    assert preview.locator(".pv-name").inner_text().startswith("Alchemy")
+
+
 def test_a_node_of_the_leads_graph_opens_its_setting(page: Any, rules_site: Path) -> None:
     page.goto(url(rules_site, "burning_wheel/stock.human.html"))
     graph = page.locator("section.leads svg.graph")

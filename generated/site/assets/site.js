@@ -13,6 +13,15 @@
     return fold(text).match(/[\p{L}\p{N}]+/gu) || [];
   }
 
+  // a fragment may be written by hand, and not be valid percent-encoding (#%E0%A4%A): then it is taken as written
+  function decoded(text) {
+    try {
+      return decodeURIComponent(text);
+    } catch (malformed) {
+      return text;
+    }
+  }
+
   // ---------------------------------------------------------------- loading data scripts once
   var loading = {};
   function load(src, done) {
@@ -503,7 +512,7 @@
     if (path.lastIndexOf(ROOT, 0) !== 0) { return null; }
     var page = path.slice(ROOT.length);
     if (!/^[^/]+\/[^/]+\.html$/.test(page)) { return null; }
-    return { page: page, key: decodeURIComponent(url.hash.slice(1)), url: url.href };
+    return { page: page, key: decoded(url.hash.slice(1)), url: url.href };
   }
   function place(link) {
     var box = link.getBoundingClientRect();
