@@ -22,7 +22,7 @@ from typing import Protocol, TypeVar, assert_never
 from hypothesis import strategies as st
 
 from rulesdsl import fieldtypes as ft
-from rulesdsl.kinds import COMMON_NAMES, Kind
+from rulesdsl.kinds import COMMON_NAMES, FieldDecl, Kind
 from rulesdsl.model import KindDecl
 from rulesdsl.pipeline import declare_kinds, parser, prelude
 
@@ -54,6 +54,7 @@ class DrawChooser:
 # Names that are ordinary in the language and awkward in Python (keywords, builtins, the package's own names).
 AWKWARD = ("class", "type", "import", "from", "lambda", "print", "list", "runtime", "self", "match", "rows", "id")
 WORDS = ("alpha", "brass", "cedar", "dune", "ember", "frost", "gale", "heron", "iris", "jade", "kelp", "lumen")
+KEYWORDS = ("check", "skill", "trait", "any", "not", "and", "or", "of", "ref", "kind", "override", "patch", "remove")
 SIDES = (2, 3, 4, 6, 8, 10, 12, 20)
 ENUM_OPTIONS = ("a", "b", "c", "one", "two", '"§"', '"x y"')
 SWAPS = ("yes", "1d6", "x2", '"t"', "3", "unknown", "none", "a, b", "4^")
@@ -71,6 +72,7 @@ class Table:
 class Formula:
     id: str
     params: list[str]
+    numeric: bool  # a number from its params alone: other formulas may call it
 
 
 @dataclass
@@ -111,6 +113,8 @@ class Writer:
     abbrs: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     counter: int = 0
+    used_tags: set[str] = field(default_factory=set)  # tags some lifepath carries
+    pools: str = ""  # the stat pools table
     rejected: list[str] = field(default_factory=list)  # kind declarations the compiler refused
 
     # ---------------------------------------------------------------- small draws
@@ -136,7 +140,7 @@ class Writer:
         return out
 
     def text_value(self) -> str:
-        body = self.pick(["Lamp", "say \\\"hi\\\"", "caf\\u00e9", "a, b", "x{y}", "back\\\\slash", "naïve — 1/2", ""])
+        body = self.pick(["Lamp", "say \\\"hi\\\"", "caf\\u00e9", "a, b", "x{y}", "back\\\\slash", "naïve — 1/2"])
         return f'"{body}"'
 
     def add_table(self, table: Table) -> None:
@@ -144,16 +148,18 @@ class Writer:
         self.entities.setdefault("table", []).append(table.id)
 
     def ref(self, kind: str) -> str:
-        return self.pick(self.entities[kind])
+        """An entity of the kind, or `none` when a homebrew removed the last one."""
+        return self.pick(self.entities[kind]) if self.entities.get(kind) else "none"
 
     # ---------------------------------------------------------------- formulas
 
     def number(self) -> str:
         return self.pick(["0", "1", "2", "3", "5", "9", "1.5", "0.25"])
 
-    def arith(self, names: Sequence[str], depth: int = 0, dice: bool = False) -> str:
+    def arith(self, names: Sequence[str], depth: int = 0) -> str:
         """A number-valued formula over `names` that evaluates for every argument: division only by positive
-        constants, lookups only on tables whose rows cover every integer, dice counts kept small."""
+        constants, lookups only on tables whose rows cover every integer, calls only of formulas that yield
+        numbers from their params alone."""
         leaves: list[Callable[[], str]] = [self.number]
         if names:
             leaves += [lambda: self.pick(names)] * 3
@@ -163,7 +169,7 @@ class Writer:
             return self.pick(leaves)()
 
         def sub() -> str:
-            return self.arith(names, depth + 1, dice)
+            return self.arith(names, depth + 1)
 
         shapes: list[Callable[[], str]] = [
             lambda: f"{sub()} + {sub()}",
@@ -179,38 +185,56 @@ class Writer:
         lookups = [t for t in self.tables if t.numeric]
         if lookups:
             shapes.append(lambda: f"{self.pick(lookups).id}[{sub()}]")
-        if self.formulas:
-            shapes.append(lambda: self.call(names, depth))
-        if dice:
-            shapes += [
-                lambda: f"{self.ch.integer(1, 3)}d{self.pick(SIDES)} + {sub()}",
-                lambda: f"(min(abs({sub()}), 4) + 1)d{self.pick(SIDES)}",
-                lambda: f"dice(min(abs({sub()}), 3) + 1, {self.pick(SIDES)})",
-            ]
+        callable_ = [f for f in self.formulas if f.numeric]
+        if callable_:
+            shapes.append(lambda: self.call(callable_, names, depth))
         return self.pick(shapes)()
 
-    def call(self, names: Sequence[str], depth: int) -> str:
-        callee = self.pick(self.formulas)
+    def call(self, formulas: Sequence[Formula], names: Sequence[str], depth: int) -> str:
+        callee = self.pick(formulas)
         return f"{callee.id}({', '.join(self.arith(names, depth + 1) for _ in callee.params)})"
 
     def condition(self, names: Sequence[str], depth: int = 0) -> str:
         def sub() -> str:
             return self.arith(names, depth + 1)
 
-        shape = self.ch.integer(0, 4 if depth < 3 else 0)
+        shape = self.ch.integer(0, 3 if depth < 3 else 0)
         if shape == 0:
             return f"{sub()} {self.pick(['=', '!=', '<', '<=', '>', '>='])} {sub()}"
         if shape == 1:
             return f"not ({self.condition(names, depth + 1)})"
         if shape == 2:
             return f"{self.condition(names, depth + 1)} and {self.condition(names, depth + 1)}"
-        if shape == 3:
-            return f"({self.condition(names, depth + 1)} or {self.condition(names, depth + 1)})"
-        return f"{sub()} in {self.ch.integer(-2, 3)}..{self.ch.integer(3, 9)}"
+        return f"({self.condition(names, depth + 1)} or {self.condition(names, depth + 1)})"
+
+    def formula_entity(self, id_: str, params: list[str]) -> str:
+        """A formula of params (and perhaps attributes, which become params too); one that yields a number
+        from its params alone may be called by the formulas after it."""
+        attributes = self.abbrs[:1] if self.coin(4) else []
+        shape = self.ch.integer(0, 5)
+        body = (
+            self.dice_term(params) + f" + {self.arith(params + attributes, 1)}"
+            if shape == 0
+            else self.condition(params + attributes)
+            if shape == 1
+            else self.arith(params + attributes)
+        )
+        self.formulas.append(Formula(id_, params, numeric=shape > 1 and not attributes))
+        self.entities.setdefault("formula", []).append(id_)
+        return f"formula {id_} {{ params: {', '.join(params)}  formula: {body} }}"
+
+    def dice_term(self, names: Sequence[str]) -> str:
+        """Dice to roll: a fixed count, or one computed (`(n)d6`, `dice(n, 6)`) and kept small and whole."""
+        count = f"min(abs(floor({self.arith(names, 2)})), 3) + 1"
+        return self.pick([f"{self.ch.integer(1, 3)}d{self.pick(SIDES)}", f"({count})d{self.pick(SIDES)}",
+                          f"dice({count}, {self.pick(SIDES)})"])
 
     def formula(self, names: Sequence[str], dice: bool = False) -> str:
-        """A formula in any position: mostly a number, sometimes a condition (`and`/`or` results)."""
-        return self.condition(names) if self.coin(6) else self.arith(names, dice=dice)
+        """A formula in any position: mostly a number, sometimes a condition (`and`/`or` results), and where
+        `dice` allows, dice added to or taken from a number."""
+        if dice:
+            return f"{self.dice_term(names)} {self.pick(['+', '-'])} {self.arith(names, 1)}"
+        return self.condition(names) if self.coin(6) else self.arith(names)
 
     # ---------------------------------------------------------------- requirements
 
@@ -229,8 +253,8 @@ class Writer:
             lambda: f"any lifepath in setting {self.ref('setting')}",
             lambda: f"{self.ch.integer(1, 3)} of lifepaths in setting {self.ref('setting')}",
         ]
-        if self.tags:
-            atoms.append(lambda: f"{self.ch.integer(1, 2)} of lifepaths tagged {self.pick(self.tags)}")
+        if self.used_tags:
+            atoms.append(lambda: f"{self.ch.integer(1, 2)} of lifepaths tagged {self.pick(sorted(self.used_tags))}")
         if lifepaths:
             atoms += [
                 lambda: self.pick(lifepaths),
@@ -347,44 +371,47 @@ class Writer:
         return self.pick(simple)
 
     def declare(self, names: Sequence[str]) -> list[str]:
-        """Kind declarations of every field type; returns the blocks and lowers them into `self.kinds`."""
-        blocks = []
+        """Kind declarations of every field type, lowered by the compiler into `self.kinds`; some required
+        fields get a default (`= v`) drawn from the lowered type, and the whole is lowered again."""
         referable = [*names, "skill", "trait", "setting", "table", "lifepath", "stock"]
+        declared: dict[str, list[list[str]]] = {}  # kind -> [name, type, "?" or "", doc] per field
         for name in names:
-            lines = [f'kind {name} "{name.title()} things" {{']
-            used = set()
+            fields: list[list[str]] = []
             for _ in range(self.ch.integer(1, 7)):
                 fname = self.fresh("f") if self.coin(3) else self.pick([*WORDS, "level", "damage", "cost", "weight"])
-                if fname in used or fname in COMMON_NAMES:
+                if fname in {f[0] for f in fields} or fname in COMMON_NAMES:
                     continue
-                used.add(fname)
-                ftext = self.field_type_text(referable)
-                line = f"  {fname}: {ftext}"
-                if self.coin(3):
-                    line += "?"
-                lines.append(line + (f' "the {fname}"' if self.coin(3) else ""))
-            lines.append("}")
-            blocks.append("\n".join(lines))
-        parsed, problems = parser().parse_file("<declared>", "\n".join(blocks) + "\n")
-        decls = [s for s in parsed.blocks if isinstance(s, KindDecl)]
-        kinds, diagnostics = declare_kinds(decls, [self.kinds])
-        if problems or diagnostics:
-            # what the compiler will not declare is written all the same (check must report it), but
-            # nothing can be drawn from it
-            self.rejected += [f"{d.code} {d.message}: {block}" for d in problems + diagnostics for block in blocks]
+                doc = f' "the {fname}"' if self.coin(3) else ""
+                fields.append([fname, self.field_type_text(referable), "?" if self.coin(3) else "", doc])
+            declared[name] = fields
+
+        def lowered() -> tuple[list[str], dict[str, Kind] | None]:
+            blocks = [
+                f'kind {name} "{name.title()} things" {{\n' + "".join(f"  {f[0]}: {''.join(f[1:])}\n" for f in fields) + "}"
+                for name, fields in declared.items()
+            ]
+            parsed, problems = parser().parse_file("<declared>", "\n".join(blocks) + "\n")
+            decls = [s for s in parsed.blocks if isinstance(s, KindDecl)]
+            kinds, diagnostics = declare_kinds(decls, [self.kinds])
+            if problems or diagnostics:
+                # what the compiler will not declare is written all the same (check must report it), but
+                # nothing can be drawn from it
+                self.rejected += [f"{d.code} {d.message}" for d in problems + diagnostics]
+                return blocks, None
+            return blocks, kinds
+
+        blocks, kinds = lowered()
+        if kinds is None:
             return blocks
-        self.kinds = kinds
-        # a default (`= v`) drawn from the lowered type, then declared again so the default is checked too
-        with_defaults = []
-        for block, name in zip(blocks, names, strict=True):
-            lines = block.split("\n")
-            for i, decl in enumerate(kinds[name].own_fields, start=1):
-                if not decl.optional and self.coin(4) and not isinstance(decl.type, ft.CheckType | ft.RefType):
-                    self.entities.setdefault("__defaults__", []).append(f"{name}.{decl.name}")
-                    head, _, doc = lines[i].partition(' "')
-                    lines[i] = f"{head} = {self.value(decl.type)}" + (f' "{doc}' if doc else "")
-            with_defaults.append("\n".join(lines))
-        return with_defaults
+        no_default = (ft.CheckType, ft.RefType, ft.ListType, ft.ChoicesType, ft.RequirementType, ft.FormulaType)
+        for name, fields in declared.items():
+            for f, decl in zip(fields, kinds[name].own_fields, strict=True):
+                if not decl.optional and self.coin(4) and not isinstance(decl.type, no_default):
+                    f[2] = f" = {self.value(decl.type, one=True)}"
+        blocks, kinds = lowered()
+        if kinds is not None:
+            self.kinds = kinds
+        return blocks
 
     # ---------------------------------------------------------------- entities of any kind
 
@@ -399,8 +426,7 @@ class Writer:
                 out.append(f"{decl.name}: {overrides[decl.name]}")
                 continue
             required = not decl.optional and decl.default is None
-            defaulted = f"{kind}.{decl.name}" in self.entities.get("__defaults__", [])
-            if (required and not defaulted) or self.coin(3 if decl.name not in COMMON_NAMES else 8):
+            if required or self.coin(3 if decl.name not in COMMON_NAMES else 8):
                 if not required and self.coin(6):
                     out.append(f"{decl.name}: {self.pick(['none', 'unknown'])}")
                 else:
@@ -531,8 +557,9 @@ class Writer:
         if self.coin():
             blocks.append(f"mechanic pool {{ style: pool  die: d10  stack_on: {self.ch.integer(6, 10)}  fumble_ones: 2 }}")
         if self.coin():
-            extra = self.pick(["", "  explode_on: 10  fumble_on: 1  floor: 0"])
-            blocks.append(f"mechanic total {{ style: total  die: {self.pick(['1d10', '2d6 + 1', 'd20'])}{extra} }}")
+            die = self.pick(["1d10", "2d6 + 1", "d20"])
+            extra = "  explode_on: 10  fumble_on: 1  floor: 0" if die != "2d6 + 1" and self.coin() else ""
+            blocks.append(f"mechanic total {{ style: total  die: {die}{extra} }}")
         if self.coin():
             blocks.append("mechanic duel { style: contest  die: 1d20 }")
         # attributes, base ones then derived ones over those before them
@@ -544,7 +571,7 @@ class Writer:
             self.abbrs.append(abbr)
             self.entities.setdefault("attribute", []).append(abbr.lower())
         for _ in range(self.ch.integer(0, 2)):
-            names = self.abbrs + self.entities["attribute"][:1]
+            names = self.abbrs + [i for i in self.entities["attribute"][:1] if i not in KEYWORDS]
             id_ = self.fresh("derived")
             blocks.append(f"attribute {id_} {{ abbr: D{self.counter}  group: derived  formula: {self.arith(names)} }}")
             self.abbrs.append(f"D{self.counter}")
@@ -555,9 +582,7 @@ class Writer:
         for _ in range(self.ch.integer(1, 4)):
             params = self.some(["a", "b", "c", "slot", "level", "x"], 1, 3)
             id_ = self.fresh("f")
-            names = params + (self.abbrs[:1] if self.coin(4) else [])
-            blocks.append(f"formula {id_} {{ params: {', '.join(params)}  formula: {self.formula(names, self.coin(4))} }}")
-            self.formulas.append(Formula(id_, params))
+            blocks.append(self.formula_entity(id_, params))
             self.entities.setdefault("formula", []).append(id_)
         return blocks
 
@@ -569,7 +594,7 @@ class Writer:
         for _ in range(self.ch.integer(1, 3)):
             blocks.append(self.entity("skill", stem="sk"))
         low = self.ch.integer(1, 10)
-        pools = self.fresh("pools")
+        pools = self.pools = self.fresh("pools")
         keys = self.partition(1, low + 5, open_ends=True)
         rows = "\n".join(f"  {k} -> {self.ch.integer(3, 8)}, {self.ch.integer(3, 8)}" for k in keys)
         blocks.append(f"table {pools} {{ columns: mental(int), physical(int)\n{rows}\n}}")
@@ -581,7 +606,8 @@ class Writer:
             settings.append(blocks[-1])
         self.tags = self.some(WORDS, 1, 2)
         for i in range(self.ch.integer(1, 5)):
-            overrides = {"setting": self.ref("setting"), "tags": ", ".join(self.some(self.tags, 1, 2))}
+            tags = self.some(self.tags, 1, 2)
+            overrides = {"setting": self.ref("setting"), "tags": ", ".join(tags)}
             if i == 0:
                 overrides["born"] = "yes"
                 overrides["requires"] = "none"
@@ -589,6 +615,7 @@ class Writer:
             elif self.coin(4):
                 overrides["born"] = "no"
             blocks.append(self.entity("lifepath", stem="lp", overrides=overrides))
+            self.used_tags.update(tags)
         for _ in range(self.ch.integer(0, 2)):
             blocks.append(self.entity("spell", stem="sp"))
         return blocks
@@ -623,6 +650,21 @@ class Writer:
         return blocks
 
 
+def patched_value(w: Writer, kind: str, target: str, decl: FieldDecl) -> str | None:
+    """A new value for a field of an inherited entity, or None where a new one would break what uses it
+    (a formula's params, an attribute's abbreviation)."""
+    match kind, decl.name:
+        case ("formula", "params") | ("attribute", "abbr"):
+            return None
+        case "formula", "formula":
+            return w.arith(next(f.params for f in w.formulas if f.id == target))
+        case "attribute", "formula":  # over base attributes besides itself, so that no circle closes
+            return w.arith([a for a in w.abbrs if not a.startswith("D") and a.lower() != target] or ["1"])
+        case "stock", "stat_pools":
+            return w.pools
+    return w.value(decl.type, kind=kind)
+
+
 def homebrew(w: Writer) -> list[str]:
     """A ruleset that extends the first: patches of what it inherits, removals, additions and a kind of its own."""
     blocks = []
@@ -630,21 +672,27 @@ def homebrew(w: Writer) -> list[str]:
     for _ in range(w.ch.integer(1, 4)):
         kind = w.pick(patchable)
         target = w.ref(kind)
-        decls = [d for d in w.kinds[kind].fields.values()]
         lines = []
-        for decl in w.some(decls, 1, 2):
-            if isinstance(decl.type, ft.ListType) and w.coin():
+        for decl in w.some(list(w.kinds[kind].fields.values()), 1, 2):
+            value = patched_value(w, kind, target, decl)
+            if value is None:
+                continue
+            if isinstance(decl.type, ft.ListType) and decl.type.max_items is None and w.coin():
                 lines.append(f"{decl.name} += {w.value(ft.ListType(decl.type.item, 1, 1), kind=kind)}")
             else:
-                lines.append(f"{decl.name}: {w.value(decl.type, kind=kind)}")
+                lines.append(f"{decl.name}: {value}")
         blocks.append(f"patch {kind} {target} {{ {'  '.join(lines)} }}")
-    for _ in range(w.ch.integer(0, 1)):
+    if w.coin(3):
         kind = w.pick(patchable)
         target = w.ref(kind)
         blocks.append(f"remove {kind} {target}")
+        # what the homebrew adds below names only what is left
         w.entities[kind].remove(target)
         if not w.entities[kind]:
             del w.entities[kind]
+        w.formulas = [f for f in w.formulas if not (kind == "formula" and f.id == target)]
+        w.numeric_fields = [f for f in w.numeric_fields if not f.startswith(f"{kind}[{target}].")]
+        w.tables = [t for t in w.tables if not (kind == "table" and t.id == target)]
     # additions: a skill, a lifepath, a table, and an entity of each kind still around
     if "skill" in w.entities:
         blocks.append(w.entity("skill", stem="brewsk"))
@@ -665,8 +713,7 @@ def draw_ruleset(ch: Chooser) -> Ruleset:
     for _ in range(w.ch.integer(0, 2)):
         params = w.some(["a", "b", "n"], 1, 2)
         id_ = w.fresh("g")
-        demo.append(f"formula {id_} {{ params: {', '.join(params)}  formula: {w.formula(params)} }}")
-        w.formulas.append(Formula(id_, params))
+        demo.append(w.formula_entity(id_, params))
     split = w.ch.integer(0, len(demo))  # two files: a reference may cross them
     ruleset = Ruleset({"demo": {"a.rules": demo[:split], "b.rules": demo[split:]}})
     if w.coin():
