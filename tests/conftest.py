@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from rulesdsl.cli import main
 from rulesdsl.diagnostics import Diagnostic
@@ -115,3 +116,18 @@ def pytest_configure(config: pytest.Config) -> None:
     import tempfile
 
     os.environ.setdefault("RULESDSL_CACHE_DIR", tempfile.mkdtemp(prefix="rulesdsl-test-cache-"))
+
+
+# Hypothesis profiles for the property tests that draw whole rulesets (tests/test_generated_rulesets.py):
+# `ci` (the default) is deterministic and bounded, so the suite finds the same things on every run;
+# `long` draws many more, afresh each run (HYPOTHESIS_PROFILE=long pytest tests/test_generated_rulesets.py).
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=40,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
+settings.register_profile("long", settings.get_profile("ci"), derandomize=False, max_examples=2000)

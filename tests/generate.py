@@ -82,6 +82,7 @@ class Ruleset:
     of their own (`demo_7`, `brew_7`: one mypy run checks them all)."""
 
     folders: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    field_types: frozenset[str] = frozenset()  # the FieldType classes values were drawn for
 
     def files(self, suffix: str = "") -> dict[str, str]:
         """Path below the `rules/` folder -> text."""
@@ -115,6 +116,7 @@ class Writer:
     counter: int = 0
     used_tags: set[str] = field(default_factory=set)  # tags some lifepath carries
     pools: str = ""  # the stat pools table
+    seen: set[str] = field(default_factory=set)  # what was written: field types, roll and key forms, ...
     rejected: list[str] = field(default_factory=list)  # kind declarations the compiler refused
 
     # ---------------------------------------------------------------- small draws
@@ -276,6 +278,7 @@ class Writer:
         self, field_type: ft.FieldType, *, kind: str = "", names: Sequence[str] = ("slot", "level"), one: bool = False
     ) -> str:
         """A value of the type as `.rules` text; `one`: an item of a list (so never a list itself)."""
+        self.seen.add(type(field_type).__name__)
         match field_type:
             case ft.IntType(low, high):
                 lo = low if low is not None else (high - 9 if high is not None else -5)
@@ -357,7 +360,7 @@ class Writer:
         simple = [
             "int", f"int in {a}..{a + self.ch.integer(0, 6)}", f"int in {a}..", f"int in ..{a}",
             "number", "number in 0..1", f"number in {a}.5..{a + 2}", "text", "markdown", "bool", "dice", "formula",
-            "range", "multiplier", "word", "abbreviation", "years", "pts", "stat_bonus", "actions", "requirement",
+            "range", "multiplier", "word", "abbreviation", "version", "years", "pts", "stat_bonus", "actions", "requirement",
             "obstacle", "roll", "check", "check of task",
             "one of " + ", ".join(self.some(ENUM_OPTIONS, 1, 4)),
             f"ref {self.pick(kind_names)}",
@@ -528,6 +531,7 @@ class Writer:
             seconds = ["odd", "even"] if self.coin(3) else self.partition(1, b)
             keys = [f"{x}, {y}" for x in firsts for y in seconds]
         head.insert(0, f"roll: {roll}")
+
         block = self.table_block(id_, head, keys, cols)
         self.add_table(Table(id_, 2 if form >= 3 else 1, rolled=True, numeric=False))
         return block
@@ -718,6 +722,7 @@ def draw_ruleset(ch: Chooser) -> Ruleset:
     ruleset = Ruleset({"demo": {"a.rules": demo[:split], "b.rules": demo[split:]}})
     if w.coin():
         ruleset.folders["brew"] = {"brew.rules": homebrew(w)}
+    ruleset.field_types = frozenset(w.seen)
     return ruleset
 
 
@@ -779,7 +784,7 @@ def mutate(ruleset: Ruleset, ch: Chooser) -> tuple[Ruleset, str]:
         blocks[index] = "\n".join(lines)
     folders = {f: dict(files) for f, files in ruleset.folders.items()}
     folders[folder][name] = blocks
-    return Ruleset(folders), f"{operation} in {folder}/{name}, block {index}"
+    return Ruleset(folders, ruleset.field_types), f"{operation} in {folder}/{name}, block {index}"
 
 
 @st.composite
