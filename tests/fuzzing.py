@@ -302,7 +302,8 @@ def compute(value, rng, rt, where, names):
         assert sum(value.chance(n, n) for n in range(value.minimum, value.maximum + 1)) == 1, where
     elif isinstance(value, rt.Requirement):
         held = {k: set(rng.sample(sorted(v), min(len(v), 1))) for k, v in held.items()}
-        for facts in (rt.Character(), rt.Character(held=held, known={"age": rng.randint(1, 80), "gender": "female", "position": 2})):
+        known = {"age": rng.randint(1, 80), "gender": "female", "position": 2}
+        for facts in (rt.Character(), rt.Character(held=held, known=known)):
             assert value.judge(facts) in (True, False, None), where
         assert isinstance(value.describe(names), str), where
     elif isinstance(value, tuple):
@@ -329,7 +330,9 @@ def exercise(name):
     package = importlib.import_module(name)
     rt = package.runtime
     rng = random.Random(seed)
-    registries = {n: getattr(package, n) for n in package.__all__ if n.isupper() and isinstance(getattr(package, n), dict)}
+    registries = {
+        n: getattr(package, n) for n in package.__all__ if n.isupper() and isinstance(getattr(package, n), dict)
+    }
     names = {}  # kind -> id -> display name, as requirements describe themselves
     for registry in registries.values():
         for entity_id, entity in registry.items():

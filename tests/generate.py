@@ -137,12 +137,12 @@ class Writer:
         """Distinct items, between low and high of them (as many as there are)."""
         pool = list(options)
         out = []
-        for _ in range(min(len(pool), self.ch.integer(low, high))):
+        for _ in range(min(len(pool), self.ch.integer(low, max(low, high)))):
             out.append(pool.pop(self.ch.integer(0, len(pool) - 1)))
         return out
 
     def text_value(self) -> str:
-        body = self.pick(["Lamp", "say \\\"hi\\\"", "caf\\u00e9", "a, b", "x{y}", "back\\\\slash", "naïve — 1/2"])
+        body = self.pick(["Lamp", 'say \\"hi\\"', "caf\\u00e9", "a, b", "x{y}", "back\\\\slash", "naïve — 1/2"])
         return f'"{body}"'
 
     def add_table(self, table: Table) -> None:
@@ -228,8 +228,13 @@ class Writer:
     def dice_term(self, names: Sequence[str]) -> str:
         """Dice to roll: a fixed count, or one computed (`(n)d6`, `dice(n, 6)`) and kept small and whole."""
         count = f"min(abs(floor({self.arith(names, 2)})), 3) + 1"
-        return self.pick([f"{self.ch.integer(1, 3)}d{self.pick(SIDES)}", f"({count})d{self.pick(SIDES)}",
-                          f"dice({count}, {self.pick(SIDES)})"])
+        return self.pick(
+            [
+                f"{self.ch.integer(1, 3)}d{self.pick(SIDES)}",
+                f"({count})d{self.pick(SIDES)}",
+                f"dice({count}, {self.pick(SIDES)})",
+            ]
+        )
 
     def formula(self, names: Sequence[str], dice: bool = False) -> str:
         """A formula in any position: mostly a number, sometimes a condition (`and`/`or` results), and where
@@ -284,9 +289,9 @@ class Writer:
                 lo = low if low is not None else (high - 9 if high is not None else -5)
                 return str(self.ch.integer(lo, high if high is not None else lo + 12))
             case ft.NumberType(low, high):
-                lo = low if low is not None else (high - 5 if high is not None else Fraction(-3))
-                hi = high if high is not None else lo + 6
-                n = lo + (hi - lo) * Fraction(self.ch.integer(0, 8), 8)
+                start = Fraction(low) if low is not None else (Fraction(high) - 5 if high is not None else Fraction(-3))
+                end = Fraction(high) if high is not None else start + 6
+                n = start + (end - start) * Fraction(self.ch.integer(0, 8), 8)
                 return str(n.numerator) if n.denominator == 1 else str(float(n))
             case ft.TextType():
                 return self.text_value()
@@ -295,8 +300,14 @@ class Writer:
             case ft.BoolType():
                 return self.pick(["yes", "no", "true", "false"])
             case ft.DiceType():
-                return self.pick([f"{self.ch.integer(1, 4)}d{self.pick(SIDES)}", f"d{self.pick(SIDES)}",
-                                  f"2d6+{self.ch.integer(1, 5)}", f"{self.ch.integer(1, 30)} + 1d10"])
+                return self.pick(
+                    [
+                        f"{self.ch.integer(1, 4)}d{self.pick(SIDES)}",
+                        f"d{self.pick(SIDES)}",
+                        f"2d6+{self.ch.integer(1, 5)}",
+                        f"{self.ch.integer(1, 30)} + 1d10",
+                    ]
+                )
             case ft.FormulaType():
                 return self.formula([*names, *self.abbrs[:2]], dice=self.coin(3))
             case ft.RangeType():
@@ -313,8 +324,9 @@ class Writer:
                 if isinstance(item, ft.RefType | ft.EnumType):
                     pool = self.entities[item.kind] if isinstance(item, ft.RefType) else item.options
                     items = self.some(pool, max(low, 1), min(high if high is not None else 3, len(pool)))
-                    return ", ".join(self.value(ft.EnumType((i,))) if isinstance(item, ft.EnumType) else i
-                                     for i in items)
+                    return ", ".join(
+                        self.value(ft.EnumType((i,))) if isinstance(item, ft.EnumType) else i for i in items
+                    )
                 count = self.ch.integer(max(low, 1), high if high is not None else 3)
                 return ", ".join(self.value(item, kind=kind, names=names, one=True) for _ in range(count))
             case ft.WordType():
@@ -326,24 +338,26 @@ class Writer:
             case ft.YearsType():
                 return f"{self.ch.integer(1, 12)} yrs"
             case ft.PointsType():
-                n = self.ch.integer(1, 4)
-                return f"{n} {'pt' if n == 1 else 'pts'}"
+                points = self.ch.integer(1, 4)
+                return f"{points} {'pt' if points == 1 else 'pts'}"
             case ft.StatBonusType():
-                return self.pick(["+1 M", "+1 P", "+1 M/P", "-1 P", *(() if one else ("+1 M, +1 P",))])
+                bonuses = ["+1 M", "+1 P", "+1 M/P", "-1 P"] + ([] if one else ["+1 M, +1 P"])
+                return self.pick(bonuses)
             case ft.ActionsType():
                 return self.pick([str(self.ch.integer(1, 20)), f"x{self.ch.integer(2, 4)}"])
             case ft.ChoicesType(target):
-                n = self.ch.integer(1, 8)
+                points = self.ch.integer(1, 8)
                 picked = self.some(self.entities[target], 1, 3)
                 if len(picked) > 1 and self.coin():
                     picked[-2:] = [f"{picked[-2]} or {picked[-1]}"]
-                return f"{n} {'pt' if n == 1 else 'pts'}: {', '.join(picked)}"
+                return f"{points} {'pt' if points == 1 else 'pts'}: {', '.join(picked)}"
             case ft.RequirementType():
                 return self.requirement(self.entities.get("lifepath", []))
             case ft.ObstacleType():
                 return self.pick([str(self.ch.integer(1, 6)), f"{self.ch.integer(1, 6)}^", '"Target\'s Forte"'])
             case ft.RollType():
-                return self.pick(["2d6", "d66", "1d6 + 0..1", "1d20", *(() if one else ("1d10, 1d10",))])
+                rolls = ["2d6", "d66", "1d6 + 0..1", "1d20"] + ([] if one else ["1d10, 1d10"])
+                return self.pick(rolls)
             case ft.CheckType():
                 modifier = self.arith(self.abbrs or ["END"])
                 modifier = modifier if self.coin(4) else f"floor({modifier})"
@@ -358,10 +372,32 @@ class Writer:
     def field_type_text(self, kind_names: Sequence[str], depth: int = 0) -> str:
         a = self.ch.integer(-3, 3)
         simple = [
-            "int", f"int in {a}..{a + self.ch.integer(0, 6)}", f"int in {a}..", f"int in ..{a}",
-            "number", "number in 0..1", f"number in {a}.5..{a + 2}", "text", "markdown", "bool", "dice", "formula",
-            "range", "multiplier", "word", "abbreviation", "version", "years", "pts", "stat_bonus", "actions", "requirement",
-            "obstacle", "roll", "check", "check of task",
+            "int",
+            f"int in {a}..{a + self.ch.integer(0, 6)}",
+            f"int in {a}..",
+            f"int in ..{a}",
+            "number",
+            "number in 0..1",
+            f"number in {a}.5..{a + 2}",
+            "text",
+            "markdown",
+            "bool",
+            "dice",
+            "formula",
+            "range",
+            "multiplier",
+            "word",
+            "abbreviation",
+            "version",
+            "years",
+            "pts",
+            "stat_bonus",
+            "actions",
+            "requirement",
+            "obstacle",
+            "roll",
+            "check",
+            "check of task",
             "one of " + ", ".join(self.some(ENUM_OPTIONS, 1, 4)),
             f"ref {self.pick(kind_names)}",
         ]
@@ -390,7 +426,9 @@ class Writer:
 
         def lowered() -> tuple[list[str], dict[str, Kind] | None]:
             blocks = [
-                f'kind {name} "{name.title()} things" {{\n' + "".join(f"  {f[0]}: {''.join(f[1:])}\n" for f in fields) + "}"
+                f'kind {name} "{name.title()} things" {{\n'
+                + "".join(f"  {f[0]}: {''.join(f[1:])}\n" for f in fields)
+                + "}"
                 for name, fields in declared.items()
             ]
             parsed, problems = parser().parse_file("<declared>", "\n".join(blocks) + "\n")
@@ -488,7 +526,9 @@ class Writer:
         return self.value(field_type)
 
     def table_block(self, id_: str, head: list[str], keys: list[str], cols: list[tuple[str, str]]) -> str:
-        col_text = ", ".join(f'"{n}"' if n in ("skill", "trait") else n if t == "text" else f"{n}({t})" for n, t in cols)
+        col_text = ", ".join(
+            f'"{n}"' if n in ("skill", "trait") else n if t == "text" else f"{n}({t})" for n, t in cols
+        )
         rows = []
         for key in keys:
             row = f"  {key} -> {', '.join(self.cell(t) for _, t in cols)}"
@@ -516,7 +556,11 @@ class Writer:
                 keys = ["odd", "even"]
         elif form == 1:  # d66
             roll = "d66"
-            keys = [f"{t}1-{t}6" for t in range(1, 7)] if self.coin() else [f"{t}{u}" for t in range(1, 7) for u in (1, 2, 3, 4, 5, 6)][:36]
+            keys = (
+                [f"{t}1-{t}6" for t in range(1, 7)]
+                if self.coin()
+                else [f"{t}{u}" for t in range(1, 7) for u in (1, 2, 3, 4, 5, 6)][:36]
+            )
         elif form == 2:  # a modifier the roll may take
             high = self.ch.integer(1, 3)
             roll = f"1d6 + 0..{high}"
@@ -559,7 +603,9 @@ class Writer:
         blocks.append("mechanic task { style: check  die: 2d6 }")
         self.entities["mechanic"] = ["task"]
         if self.coin():
-            blocks.append(f"mechanic pool {{ style: pool  die: d10  stack_on: {self.ch.integer(6, 10)}  fumble_ones: 2 }}")
+            blocks.append(
+                f"mechanic pool {{ style: pool  die: d10  stack_on: {self.ch.integer(6, 10)}  fumble_ones: 2 }}"
+            )
         if self.coin():
             die = self.pick(["1d10", "2d6 + 1", "d20"])
             extra = "  explode_on: 10  fumble_on: 1  floor: 0" if die != "2d6 + 1" and self.coin() else ""
@@ -647,7 +693,9 @@ class Writer:
             body = self.fields(name)
             blocks.append(f"{name} {first} {{ {'  '.join(body)} }}")
             for decl in self.kinds[name].own_fields:
-                if isinstance(decl.type, ft.IntType | ft.NumberType) and (not decl.optional or decl.default is not None):
+                if isinstance(decl.type, ft.IntType | ft.NumberType) and (
+                    not decl.optional or decl.default is not None
+                ):
                     self.numeric_fields.append(f"{name}[{first}].{decl.name}")
             for _ in range(self.ch.integer(0, 2)):
                 blocks.append(self.entity(name, stem=name[:3]))
@@ -767,10 +815,14 @@ def mutate(ruleset: Ruleset, ch: Chooser) -> tuple[Ruleset, str]:
             lines[line_no] = lines[line_no].replace(number, '"text"', 1)
         case "remove_used":
             others = [b for i, b in enumerate(blocks) if i != index]
-            used = [i for i, b in enumerate(blocks) if len(_tokens(b)) > 1 and any(_tokens(b)[1] in _tokens(o) for o in others)]
+            used = [
+                i
+                for i, b in enumerate(blocks)
+                if len(_tokens(b)) > 1 and any(_tokens(b)[1] in _tokens(o) for o in others)
+            ]
             if used:
                 del blocks[w.pick(used)]
-                lines = None
+                lines = []
         case "duplicate_block":
             blocks.insert(index, blocks[index])
         case "swap_value" if ":" in lines[line_no]:
@@ -780,7 +832,7 @@ def mutate(ruleset: Ruleset, ch: Chooser) -> tuple[Ruleset, str]:
         case _:
             operation = "drop_line"
             del lines[line_no]
-    if lines is not None:
+    if operation != "remove_used":
         blocks[index] = "\n".join(lines)
     folders = {f: dict(files) for f, files in ruleset.folders.items()}
     folders[folder][name] = blocks

@@ -60,7 +60,9 @@ def test_the_generator_covers_the_language() -> None:
     """Over a few seeds: values of every field type, every roll and key form and column type, formulas in
     every position with every operator, requirements, homebrew patches and removals. Unmutated, most
     generated rulesets check clean: the generator writes the language, not noise."""
-    texts, field_types, clean = [], set(), 0
+    texts: list[str] = []
+    field_types: set[str] = set()
+    clean = 0
     with tempfile.TemporaryDirectory() as scratch:
         for seed in range(40):
             ruleset, _ = seeded(seed, mutate_one_in=1_000_000)
@@ -74,13 +76,59 @@ def test_the_generator_covers_the_language() -> None:
     assert every - field_types == set()
     text = "\n".join(texts)
     forms = [
-        "roll: d66", "roll: 1d6 + 0..", "keys: a(int), b(int)", "keys: zone, level(int)", "odd ->", "-> ",
-        "+ ->", "<=", "(formula)", "(ref table)", "(dice)", "(multiplier)", "(bool)", "(markdown)", "(number)",
-        "(int)", "clamp:", '@ "p. 18"', "if(", " and ", " or ", "not (", "min(", "max(", "floor(", "ceil(",
-        "round(", "abs(", ")d", "dice(", "].", "check ", "kind ", "patch ", "remove ", " += ",
-        "extends: demo", "params:", "formula:", "requires:", "restrictions:", "of lifepaths in setting",
-        "of lifepaths tagged", "any lifepath in setting", "previous =", "gm_permission", "trait ", "skill ",
-        "stack_on:", "explode_on:", "style: contest", "unknown", "none",
+        "roll: d66",
+        "roll: 1d6 + 0..",
+        "keys: a(int), b(int)",
+        "keys: zone, level(int)",
+        "odd ->",
+        "-> ",
+        "+ ->",
+        "<=",
+        "(formula)",
+        "(ref table)",
+        "(dice)",
+        "(multiplier)",
+        "(bool)",
+        "(markdown)",
+        "(number)",
+        "(int)",
+        "clamp:",
+        '@ "p. 18"',
+        "if(",
+        " and ",
+        " or ",
+        "not (",
+        "min(",
+        "max(",
+        "floor(",
+        "ceil(",
+        "round(",
+        "abs(",
+        ")d",
+        "dice(",
+        "].",
+        "check ",
+        "kind ",
+        "patch ",
+        "remove ",
+        " += ",
+        "extends: demo",
+        "params:",
+        "formula:",
+        "requires:",
+        "restrictions:",
+        "of lifepaths in setting",
+        "of lifepaths tagged",
+        "any lifepath in setting",
+        "previous =",
+        "gm_permission",
+        "trait ",
+        "skill ",
+        "stack_on:",
+        "explode_on:",
+        "style: contest",
+        "unknown",
+        "none",
     ]
     assert [f for f in forms if f not in text] == []
     assert clean >= 12, clean
