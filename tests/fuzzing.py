@@ -281,8 +281,6 @@ def fits(value, annotation, rt):
         return True
     kinds = {"bool": bool, "int": int, "Fraction": Fraction, "Dice": rt.Dice, "None": type(None)}
     allowed = tuple(t for name, t in kinds.items() if name in str(annotation) or name in text)
-    if allowed == (int,) and isinstance(value, bool):
-        return False
     return not allowed or isinstance(value, allowed)
 
 
