@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, Phase, settings
 
 from rulesdsl.cli import main
 from rulesdsl.diagnostics import Diagnostic
@@ -155,3 +156,20 @@ def refuse_writes(monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
 def leftovers(folder: Path) -> list[str]:
     """Files a write left beside its target (temporary files start with '.')."""
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+# Hypothesis profiles for the property tests that draw whole rulesets (tests/test_generated_rulesets.py):
+# `ci` (the default) is deterministic and bounded, so the suite finds the same things on every run, and
+# reports a failure as found (shrinking builds and runs hundreds of rulesets); `long` draws many more,
+# afresh each run, and shrinks (HYPOTHESIS_PROFILE=long pytest tests/test_generated_rulesets.py).
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    database=None,
+    deadline=None,
+    max_examples=40,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
+settings.register_profile("long", settings.get_profile("ci"), derandomize=False, max_examples=2000, phases=list(Phase))

@@ -8,6 +8,9 @@ own; it is checked, and when it checks clean it is built and the package importe
 from __future__ import annotations
 
 import random
+import shutil
+import subprocess
+import sys
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +20,7 @@ from rulesdsl.build import render_all, write_output
 from rulesdsl.diagnostics import render_json, render_text, source_lines
 from rulesdsl.pipeline import Compilation, compile_paths
 
-from .conftest import MANIFEST, run_python
+from .conftest import MANIFEST, quality_command, run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "fuzz_corpus"
@@ -243,3 +246,216 @@ def build_and_import(folder: Path, out: Path) -> list[str]:
     if ran.returncode != 0 or ran.stdout.strip() != "ok":
         return [f"the built package failed (exit {ran.returncode}):\n{ran.stderr}"]
     return []
+
+
+# ---------------------------------------------------------------- generated rulesets (tests/generate.py)
+
+# Exercises generated packages with the standard library alone (`python -I -S`; argv: seed, packages):
+# every table rolls (with each modifier its roll may take, and along its chains) and every row is found
+# again by its keys; every formula evaluates on random arguments of its parameters' types and gives a
+# value of its declared return type; derived attributes derive; every field of every entity that computes
+# (formulas, checks, dice, requirements) is computed; every requirement judges; random paths burn.
+DRIVER = r'''
+import dataclasses, importlib, inspect, random, sys
+from fractions import Fraction
+
+seed, packages = int(sys.argv[1]), sys.argv[2:]
+assert "rulesdsl" not in sys.modules and "lark" not in sys.modules and "jinja2" not in sys.modules
+
+
+def number(rng, annotation=""):
+    text = str(annotation)
+    if text == "bool" or annotation is bool:
+        return rng.random() < 0.5
+    if "Fraction" in text and "int" not in text:
+        return Fraction(rng.randint(-12, 12), rng.randint(1, 4))
+    if "Fraction" in text and rng.random() < 0.3:
+        return Fraction(rng.randint(-12, 12), rng.randint(1, 4))
+    return rng.randint(-3, 12)
+
+
+def fits(value, annotation, rt):
+    """Whether a computed value is of the annotated return type (int | Fraction | bool | Dice)."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    if annotation is inspect.Signature.empty:
+        return True
+    kinds = {"bool": bool, "int": int, "Fraction": Fraction, "Dice": rt.Dice, "None": type(None)}
+    allowed = tuple(t for name, t in kinds.items() if name in str(annotation) or name in text)
+    return not allowed or isinstance(value, allowed)
+
+
+def compute(value, rng, rt, where, names):
+    held = {k: set(v) for k, v in names.items()}
+    if isinstance(value, rt.Formula):
+        result = value.evaluate(**{n: number(rng) for n in value.names})
+        assert isinstance(result, (int, Fraction, rt.Dice)), (where, value.text, result)
+        if isinstance(result, rt.Dice):
+            assert result.minimum <= result.roll(rng) <= result.maximum, where
+    elif isinstance(value, rt.Check):
+        values = {n: rng.randint(0, 12) for n in value.modifier.names}
+        assert 0 <= value.chance(**values) <= 1, where
+        value.roll(rng, **values)
+    elif isinstance(value, rt.Dice):
+        assert value.minimum <= value.roll(rng) <= value.maximum, where
+        assert sum(value.chance(n, n) for n in range(value.minimum, value.maximum + 1)) == 1, where
+    elif isinstance(value, rt.Requirement):
+        held = {k: set(rng.sample(sorted(v), min(len(v), 1))) for k, v in held.items()}
+        known = {"age": rng.randint(1, 80), "gender": "female", "position": 2}
+        for facts in (rt.Character(), rt.Character(held=held, known=known)):
+            assert value.judge(facts) in (True, False, None), where
+        assert isinstance(value.describe(names), str), where
+    elif isinstance(value, tuple):
+        for item in value:
+            compute(item, rng, rt, where, names)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            compute(getattr(value, f.name), rng, rt, f"{where}.{f.name}", names)
+
+
+def key_value(key, rng):
+    if key.name is not None:
+        return key.name
+    if key.parity is not None:
+        return 2 * rng.randint(0, 5) + key.parity
+    if key.low is None:
+        return key.high - rng.randint(0, 3)
+    if key.high is None:
+        return key.low + rng.randint(0, 3)
+    return rng.randint(key.low, key.high)
+
+
+def exercise(name):
+    package = importlib.import_module(name)
+    rt = package.runtime
+    rng = random.Random(seed)
+    registries = {
+        n: getattr(package, n) for n in package.__all__ if n.isupper() and isinstance(getattr(package, n), dict)
+    }
+    names = {}  # kind -> id -> display name, as requirements describe themselves
+    for registry in registries.values():
+        for entity_id, entity in registry.items():
+            kind = "".join("_" + c.lower() if c.isupper() else c for c in type(entity).__name__).lstrip("_")
+            names.setdefault(kind, {})[entity_id] = getattr(entity, "name", entity_id)
+    held = {k: set(v) for k, v in names.items()}
+    for table_id, table in package.TABLES.items():
+        for row in table:
+            keys = [key_value(k, rng) for k in row.keys]
+            assert table.lookup(*keys) == row.value, (table_id, keys)
+            compute(row.value, rng, rt, f"TABLES[{table_id!r}]", names)
+        if table.dice is not None:
+            for modifier in range(table.dice.modifier_low, table.dice.modifier_high + 1):
+                assert sum(chance for _, chance in table.chances(modifier)) == 1, (table_id, modifier)
+                for _ in range(3):
+                    table.roll(rng, modifier)
+                    table.roll_chain(rng, modifier)
+    for formula_id, function in package.FORMULAS.items():
+        signature = inspect.signature(function)
+        for _ in range(5):
+            arguments = {p.name: number(rng, p.annotation) for p in signature.parameters.values()}
+            result = function(**arguments)
+            assert fits(result, signature.return_annotation, rt), (formula_id, arguments, result, signature)
+    if hasattr(package, "derive_attributes"):
+        base = {a.id: rng.randint(1, 10) for a in package.ATTRIBUTES.values() if a.formula is None}
+        derived = package.derive_attributes(base)
+        assert set(derived) == set(package.ATTRIBUTES), (set(derived), set(package.ATTRIBUTES))
+    for registry_name, registry in registries.items():
+        if registry_name in ("TABLES", "FORMULAS"):
+            continue
+        for entity_id, entity in registry.items():
+            compute(entity, rng, rt, f"{registry_name}[{entity_id!r}]", names)
+    for mechanic in getattr(package, "MECHANICS", {}).values():
+        style = type(mechanic).__name__
+        if style == "CheckMechanic":
+            assert 0 <= mechanic.chance(rng.randint(-3, 3), rng.randint(2, 12)) <= 1
+            mechanic.roll(rng, rng.randint(-3, 3), rng.randint(2, 12))
+        elif style == "ContestMechanic":
+            mechanic.roll(rng, rng.randint(0, 5), rng.randint(0, 5))
+        elif style == "PoolMechanic":
+            mechanic.roll(rng, rng.randint(1, 6), rng.randint(2, 10))
+        elif style == "TotalMechanic":
+            mechanic.roll(rng, rng.randint(0, 10))
+    lifepaths = getattr(package, "LIFEPATHS", {})
+    if lifepaths:
+        ids = sorted(lifepaths)
+        born = [i for i in ids if lifepaths[i].born] or ids
+        for _ in range(8):
+            path = [rng.choice(born)] + [rng.choice(ids) for _ in range(rng.randint(0, 4))]
+            sheet = package.burn(
+                path, either=[rng.choice("MP") for _ in path], gender=rng.choice([None, "female"]),
+                traits=sorted(names.get("trait", {}))[:1], held=held,
+            )
+            package.burning.sheet_text(sheet)
+            for lifepath in ids:
+                verdict = package.requirement_met(lifepath, path, age=rng.choice([None, 30]), held=held)
+                assert verdict in (True, False, None), verdict
+                package.unmet_requirements(lifepath, path)
+
+
+for name in packages:
+    exercise(name)
+print("ok")
+'''
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    problems: tuple[str, ...]  # empty: handled as it must be
+    clean: bool
+    built: tuple[str, ...]  # the packages built (ids), for one mypy run over many
+    codes: tuple[str, ...]
+
+
+def write_rules(rules: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (rules / name).parent.mkdir(parents=True, exist_ok=True)
+        (rules / name).write_text(text, encoding="utf-8")
+
+
+def judge_generated(files: dict[str, str], scratch: Path, out: Path, *, seed: int = 0) -> Judged:
+    """The property for one generated ruleset (files below `rules/`): `check` reports diagnostics, each
+    with a position inside its file, or the rulesets build, import in a bare interpreter and run (DRIVER).
+    The packages are written to `out`, which may hold others (mypy runs over them all, later)."""
+    rules = scratch / "rules"
+    shutil.rmtree(rules, ignore_errors=True)
+    write_rules(rules, files)
+    try:
+        result = compile_paths([rules])
+        render_text(result.diagnostics, result.sources)
+    except Exception:
+        return Judged((traceback.format_exc(),), False, (), ())
+    codes = tuple(d.code for d in result.diagnostics)
+    problems = positions_outside(result)
+    problems += [f"{d.code} has no position: {d.message}" for d in result.diagnostics if d.pos is None]
+    if not result.ok:
+        if not any(d.severity == "error" for d in result.diagnostics):
+            problems.append("the compilation failed without an error: " + ", ".join(codes))
+        return Judged(tuple(problems), False, (), codes)
+    if problems:
+        return Judged(tuple(problems), True, (), codes)
+    built = tuple(r.id for r in result.rulesets)
+    try:
+        files_out = render_all(result.rulesets)
+        for name, text in files_out.items():
+            if name.split("/", 1)[0] in built:  # the site is not what this property is about
+                target = out / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+    except Exception:
+        return Judged((traceback.format_exc(),), True, (), codes)
+    ran = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", f"import sys; sys.path[:0] = [{str(out)!r}]\n" + DRIVER, str(seed), *built],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if ran.returncode != 0 or ran.stdout.strip() != "ok":
+        return Judged((f"the built package failed (exit {ran.returncode}):\n{ran.stderr[-4000:]}",), True, built, codes)
+    return Judged((), True, built, codes)
+
+
+def mypy_strict(out: Path, packages: Sequence[str]) -> str:
+    """One `mypy --strict` run over many built packages; its report when it fails, else ''."""
+    if not packages:
+        return ""
+    ran = subprocess.run(quality_command("mypy", *packages), cwd=out, capture_output=True, text=True, check=False)
+    return "" if ran.returncode == 0 else ran.stdout + ran.stderr

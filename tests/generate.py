@@ -1,0 +1,862 @@
+"""Random well-typed rulesets, derived from the kind declarations themselves, and mutations of them.
+
+What a ruleset says is drawn field by field from its kinds as the compiler lowers them: the built-in
+kinds of `prelude.rules` (`pipeline.prelude()`) and kinds the generator declares of its own, lowered by
+`pipeline.declare_kinds` into `Kind`s of `FieldDecl`s. For every `FieldType` there is a drawer that writes a
+value valid for it (bounds, lengths, options, references to entities that exist) as `.rules` text.
+Beside the entities: tables with every key and roll form and every column type, formulas in every position,
+requirements, mechanics, and a homebrew ruleset that `extends` the first with `patch` and `remove`.
+
+The drawing goes through a `Chooser`, so one generator serves Hypothesis (which shrinks what it finds:
+`rulesets()`) and the long seeded run (`benchmarks/fuzz.py --rulesets`: `RandomChooser`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Protocol, TypeVar, assert_never
+
+from hypothesis import strategies as st
+
+from rulesdsl import fieldtypes as ft
+from rulesdsl.kinds import COMMON_NAMES, FieldDecl, Kind
+from rulesdsl.model import KindDecl
+from rulesdsl.pipeline import declare_kinds, parser, prelude
+
+T = TypeVar("T")
+
+
+class Chooser(Protocol):
+    def integer(self, low: int, high: int) -> int: ...
+
+
+class RandomChooser:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def integer(self, low: int, high: int) -> int:
+        return self.rng.randint(low, high)
+
+
+class DrawChooser:
+    """Hypothesis draws: what it finds shrinks towards the first option and the lowest number."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+
+    def integer(self, low: int, high: int) -> int:
+        return self.draw(st.integers(low, high))
+
+
+# Names that are ordinary in the language and awkward in Python (keywords, builtins, the package's own names).
+AWKWARD = ("class", "type", "import", "from", "lambda", "print", "list", "runtime", "self", "match", "rows", "id")
+WORDS = ("alpha", "brass", "cedar", "dune", "ember", "frost", "gale", "heron", "iris", "jade", "kelp", "lumen")
+KEYWORDS = ("check", "skill", "trait", "any", "not", "and", "or", "of", "ref", "kind", "override", "patch", "remove")
+SIDES = (2, 3, 4, 6, 8, 10, 12, 20)
+ENUM_OPTIONS = ("a", "b", "c", "one", "two", '"§"', '"x y"')
+SWAPS = ("yes", "1d6", "x2", '"t"', "3", "unknown", "none", "a, b", "4^")
+
+
+@dataclass
+class Table:
+    id: str
+    keys: int  # how many keys a row has
+    rolled: bool
+    numeric: bool  # one numeric key and one numeric column: formulas may look it up (`t[x]`)
+
+
+@dataclass
+class Formula:
+    id: str
+    params: list[str]
+    numeric: bool  # a number from its params alone: other formulas may call it
+
+
+@dataclass
+class Ruleset:
+    """A generated ruleset (`demo`) and perhaps its homebrew (`brew`): per folder, per file, the blocks as
+    text. The manifests are written by `files`, so that many rulesets can be built side by side under ids
+    of their own (`demo_7`, `brew_7`: one mypy run checks them all)."""
+
+    folders: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    field_types: frozenset[str] = frozenset()  # the FieldType classes values were drawn for
+
+    def files(self, suffix: str = "") -> dict[str, str]:
+        """Path below the `rules/` folder -> text."""
+        manifests = {
+            "demo": f'ruleset demo{suffix} {{ title: "Demo"  version: "0.1.0" }}',
+            "brew": f'ruleset brew{suffix} {{ title: "Brew"  version: "0.1.0"  extends: demo{suffix} }}',
+        }
+        out = {}
+        for folder, files in self.folders.items():
+            out[f"{folder}{suffix}/ruleset.rules"] = manifests[folder] + "\n"
+            for name, blocks in files.items():
+                out[f"{folder}{suffix}/{name}"] = "\n".join(blocks) + "\n"
+        return out
+
+    def text(self) -> str:
+        return "".join(f"# ---- {path}\n{text}" for path, text in self.files().items())
+
+
+@dataclass
+class Writer:
+    """Draws one ruleset. `entities` holds each kind's ids as they are written, so references name what exists."""
+
+    ch: Chooser
+    kinds: dict[str, Kind] = field(default_factory=dict)
+    entities: dict[str, list[str]] = field(default_factory=dict)
+    numeric_fields: list[str] = field(default_factory=list)  # `kind[id].field` a formula may read
+    tables: list[Table] = field(default_factory=list)
+    formulas: list[Formula] = field(default_factory=list)
+    abbrs: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    counter: int = 0
+    used_tags: set[str] = field(default_factory=set)  # tags some lifepath carries
+    pools: str = ""  # the stat pools table
+    seen: set[str] = field(default_factory=set)  # what was written: field types, roll and key forms, ...
+    rejected: list[str] = field(default_factory=list)  # kind declarations the compiler refused
+
+    # ---------------------------------------------------------------- small draws
+
+    def pick(self, options: Sequence[T]) -> T:
+        return options[self.ch.integer(0, len(options) - 1)]
+
+    def coin(self, one_in: int = 2) -> bool:
+        return self.ch.integer(1, one_in) == 1
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        if self.coin(12):
+            return f"{self.pick(AWKWARD)}_{self.counter}" if self.coin() else self.pick(AWKWARD) + str(self.counter)
+        return f"{stem}{self.counter}"
+
+    def some(self, options: Sequence[T], low: int, high: int) -> list[T]:
+        """Distinct items, between low and high of them (as many as there are)."""
+        pool = list(options)
+        out = []
+        for _ in range(min(len(pool), self.ch.integer(low, max(low, high)))):
+            out.append(pool.pop(self.ch.integer(0, len(pool) - 1)))
+        return out
+
+    def text_value(self) -> str:
+        body = self.pick(["Lamp", 'say \\"hi\\"', "caf\\u00e9", "a, b", "x{y}", "back\\\\slash", "naïve — 1/2"])
+        return f'"{body}"'
+
+    def add_table(self, table: Table) -> None:
+        self.tables.append(table)
+        self.entities.setdefault("table", []).append(table.id)
+
+    def ref(self, kind: str) -> str:
+        """An entity of the kind, or `none` when a homebrew removed the last one."""
+        return self.pick(self.entities[kind]) if self.entities.get(kind) else "none"
+
+    # ---------------------------------------------------------------- formulas
+
+    def number(self) -> str:
+        return self.pick(["0", "1", "2", "3", "5", "9", "1.5", "0.25"])
+
+    def arith(self, names: Sequence[str], depth: int = 0) -> str:
+        """A number-valued formula over `names` that evaluates for every argument: division only by positive
+        constants, lookups only on tables whose rows cover every integer, calls only of formulas that yield
+        numbers from their params alone."""
+        leaves: list[Callable[[], str]] = [self.number]
+        if names:
+            leaves += [lambda: self.pick(names)] * 3
+        if self.numeric_fields:
+            leaves.append(lambda: self.pick(self.numeric_fields))
+        if depth > 2 or self.coin(3):
+            return self.pick(leaves)()
+
+        def sub() -> str:
+            return self.arith(names, depth + 1)
+
+        shapes: list[Callable[[], str]] = [
+            lambda: f"{sub()} + {sub()}",
+            lambda: f"{sub()} - {sub()}",
+            lambda: f"({sub()}) * {sub()}",
+            lambda: f"({sub()}) / {self.ch.integer(1, 4)}",
+            lambda: f"{self.pick(['floor', 'ceil', 'round'])}(({sub()}) / {self.ch.integer(1, 4)})",
+            lambda: f"{self.pick(['min', 'max'])}({sub()}, {sub()})",
+            lambda: f"abs({sub()})",
+            lambda: f"-({sub()})",
+            lambda: f"if({self.condition(names, depth + 1)}, {sub()}, {sub()})",
+        ]
+        lookups = [t for t in self.tables if t.numeric]
+        if lookups:
+            shapes.append(lambda: f"{self.pick(lookups).id}[{sub()}]")
+        callable_ = [f for f in self.formulas if f.numeric]
+        if callable_:
+            shapes.append(lambda: self.call(callable_, names, depth))
+        return self.pick(shapes)()
+
+    def call(self, formulas: Sequence[Formula], names: Sequence[str], depth: int) -> str:
+        callee = self.pick(formulas)
+        return f"{callee.id}({', '.join(self.arith(names, depth + 1) for _ in callee.params)})"
+
+    def condition(self, names: Sequence[str], depth: int = 0) -> str:
+        def sub() -> str:
+            return self.arith(names, depth + 1)
+
+        shape = self.ch.integer(0, 3 if depth < 3 else 0)
+        if shape == 0:
+            return f"{sub()} {self.pick(['=', '!=', '<', '<=', '>', '>='])} {sub()}"
+        if shape == 1:
+            return f"not ({self.condition(names, depth + 1)})"
+        if shape == 2:
+            return f"{self.condition(names, depth + 1)} and {self.condition(names, depth + 1)}"
+        return f"({self.condition(names, depth + 1)} or {self.condition(names, depth + 1)})"
+
+    def formula_entity(self, id_: str, params: list[str]) -> str:
+        """A formula of params (and perhaps attributes, which become params too); one that yields a number
+        from its params alone may be called by the formulas after it."""
+        attributes = self.abbrs[:1] if self.coin(4) else []
+        shape = self.ch.integer(0, 5)
+        body = (
+            self.dice_term(params) + f" + {self.arith(params + attributes, 1)}"
+            if shape == 0
+            else self.condition(params + attributes)
+            if shape == 1
+            else self.arith(params + attributes)
+        )
+        self.formulas.append(Formula(id_, params, numeric=shape > 1 and not attributes))
+        self.entities.setdefault("formula", []).append(id_)
+        return f"formula {id_} {{ params: {', '.join(params)}  formula: {body} }}"
+
+    def dice_term(self, names: Sequence[str]) -> str:
+        """Dice to roll: a fixed count, or one computed (`(n)d6`, `dice(n, 6)`) and kept small and whole."""
+        count = f"min(abs(floor({self.arith(names, 2)})), 3) + 1"
+        return self.pick(
+            [
+                f"{self.ch.integer(1, 3)}d{self.pick(SIDES)}",
+                f"({count})d{self.pick(SIDES)}",
+                f"dice({count}, {self.pick(SIDES)})",
+            ]
+        )
+
+    def formula(self, names: Sequence[str], dice: bool = False) -> str:
+        """A formula in any position: mostly a number, sometimes a condition (`and`/`or` results), and where
+        `dice` allows, dice added to or taken from a number."""
+        if dice:
+            return f"{self.dice_term(names)} {self.pick(['+', '-'])} {self.arith(names, 1)}"
+        return self.condition(names) if self.coin(6) else self.arith(names)
+
+    # ---------------------------------------------------------------- requirements
+
+    def requirement(self, lifepaths: Sequence[str], depth: int = 0) -> str:
+        atoms: list[Callable[[], str]] = [
+            lambda: f"age {self.pick(['>', '<', '>=', '<='])} {self.ch.integer(10, 60)}",
+            lambda: f"age_at_entry in {self.ch.integer(1, 20)}..{self.ch.integer(20, 60)}",
+            lambda: f"position {self.pick(['=', '!=', '>', '<='])} {self.ch.integer(1, 4)}",
+            lambda: f"position in {self.ch.integer(1, 2)}..{self.ch.integer(2, 5)}",
+            lambda: f"lifepaths <= {self.ch.integer(2, 8)}",
+            lambda: f"times_taken <= {self.ch.integer(1, 2)}",
+            lambda: f"gender = {self.pick(['female', 'male'])}",
+            lambda: "gm_permission",
+            lambda: f"trait {self.ref('trait')}",
+            lambda: f"skill {self.ref('skill')}",
+            lambda: f"any lifepath in setting {self.ref('setting')}",
+            lambda: f"{self.ch.integer(1, 3)} of lifepaths in setting {self.ref('setting')}",
+        ]
+        if self.used_tags:
+            atoms.append(lambda: f"{self.ch.integer(1, 2)} of lifepaths tagged {self.pick(sorted(self.used_tags))}")
+        if lifepaths:
+            atoms += [
+                lambda: self.pick(lifepaths),
+                lambda: f"previous = {self.pick(lifepaths)}",
+                lambda: f"{self.ch.integer(1, 2)} of ({', '.join(self.some(lifepaths, 1, 3))})",
+            ]
+        declared = [k for k in self.kinds if not self.kinds[k].builtin and self.entities.get(k)]
+        if declared:
+            atoms.append(lambda: f"{(kind := self.pick(declared))} {self.ref(kind)}")
+        if depth > 1 or self.coin(2):
+            return self.pick(atoms)()
+        shape = self.ch.integer(0, 2)
+        left, right = self.requirement(lifepaths, depth + 1), self.requirement(lifepaths, depth + 1)
+        return [f"{left} or {right}", f"{left} and {right}", f"not ({left})"][shape]
+
+    # ---------------------------------------------------------------- values by field type
+
+    def value(
+        self, field_type: ft.FieldType, *, kind: str = "", names: Sequence[str] = ("slot", "level"), one: bool = False
+    ) -> str:
+        """A value of the type as `.rules` text; `one`: an item of a list (so never a list itself)."""
+        self.seen.add(type(field_type).__name__)
+        match field_type:
+            case ft.IntType(low, high):
+                lo = low if low is not None else (high - 9 if high is not None else -5)
+                return str(self.ch.integer(lo, high if high is not None else lo + 12))
+            case ft.NumberType(low, high):
+                start = Fraction(low) if low is not None else (Fraction(high) - 5 if high is not None else Fraction(-3))
+                end = Fraction(high) if high is not None else start + 6
+                n = start + (end - start) * Fraction(self.ch.integer(0, 8), 8)
+                return str(n.numerator) if n.denominator == 1 else str(float(n))
+            case ft.TextType():
+                return self.text_value()
+            case ft.MarkdownType():
+                return self.pick(['"Heals *lots*."', '"a [link](https://example.org) and `code`"', '"1. one\\n2. two"'])
+            case ft.BoolType():
+                return self.pick(["yes", "no", "true", "false"])
+            case ft.DiceType():
+                return self.pick(
+                    [
+                        f"{self.ch.integer(1, 4)}d{self.pick(SIDES)}",
+                        f"d{self.pick(SIDES)}",
+                        f"2d6+{self.ch.integer(1, 5)}",
+                        f"{self.ch.integer(1, 30)} + 1d10",
+                    ]
+                )
+            case ft.FormulaType():
+                return self.formula([*names, *self.abbrs[:2]], dice=self.coin(3))
+            case ft.RangeType():
+                a = self.ch.integer(0, 9)
+                return self.pick([f"{a}..{a + self.ch.integer(0, 5)}", f">{a}", f"{a}+", f"<={a}"])
+            case ft.MultiplierType():
+                return self.pick(["x2", "x3", "x1/2", "x3/4"])
+            case ft.EnumType(options):
+                option = self.pick(options)
+                return option if option.isidentifier() else f'"{option}"'
+            case ft.RefType(target):
+                return self.ref(target)
+            case ft.ListType(item, low, high):
+                if isinstance(item, ft.RefType | ft.EnumType):
+                    pool = self.entities[item.kind] if isinstance(item, ft.RefType) else item.options
+                    items = self.some(pool, max(low, 1), min(high if high is not None else 3, len(pool)))
+                    return ", ".join(
+                        self.value(ft.EnumType((i,))) if isinstance(item, ft.EnumType) else i for i in items
+                    )
+                count = self.ch.integer(max(low, 1), high if high is not None else 3)
+                return ", ".join(self.value(item, kind=kind, names=names, one=True) for _ in range(count))
+            case ft.WordType():
+                return self.pick(WORDS)
+            case ft.AbbreviationType():
+                return self.pick(["AB", "Q1", "ZZ"])
+            case ft.VersionType():
+                return '"0.1.0"'
+            case ft.YearsType():
+                return f"{self.ch.integer(1, 12)} yrs"
+            case ft.PointsType():
+                points = self.ch.integer(1, 4)
+                return f"{points} {'pt' if points == 1 else 'pts'}"
+            case ft.StatBonusType():
+                bonuses = ["+1 M", "+1 P", "+1 M/P", "-1 P"] + ([] if one else ["+1 M, +1 P"])
+                return self.pick(bonuses)
+            case ft.ActionsType():
+                return self.pick([str(self.ch.integer(1, 20)), f"x{self.ch.integer(2, 4)}"])
+            case ft.ChoicesType(target):
+                points = self.ch.integer(1, 8)
+                picked = self.some(self.entities[target], 1, 3)
+                if len(picked) > 1 and self.coin():
+                    picked[-2:] = [f"{picked[-2]} or {picked[-1]}"]
+                return f"{points} {'pt' if points == 1 else 'pts'}: {', '.join(picked)}"
+            case ft.RequirementType():
+                return self.requirement(self.entities.get("lifepath", []))
+            case ft.ObstacleType():
+                return self.pick([str(self.ch.integer(1, 6)), f"{self.ch.integer(1, 6)}^", '"Target\'s Forte"'])
+            case ft.RollType():
+                rolls = ["2d6", "d66", "1d6 + 0..1", "1d20"] + ([] if one else ["1d10, 1d10"])
+                return self.pick(rolls)
+            case ft.CheckType():
+                modifier = self.arith(self.abbrs or ["END"])
+                modifier = modifier if self.coin(4) else f"floor({modifier})"
+                return f"check {modifier} {self.ch.integer(2, 12)}+"
+            case ft.ColumnsType():
+                return "a, b(int)"
+            case _:
+                assert_never(field_type)
+
+    # ---------------------------------------------------------------- declared kinds
+
+    def field_type_text(self, kind_names: Sequence[str], depth: int = 0) -> str:
+        a = self.ch.integer(-3, 3)
+        simple = [
+            "int",
+            f"int in {a}..{a + self.ch.integer(0, 6)}",
+            f"int in {a}..",
+            f"int in ..{a}",
+            "number",
+            "number in 0..1",
+            f"number in {a}.5..{a + 2}",
+            "text",
+            "markdown",
+            "bool",
+            "dice",
+            "formula",
+            "range",
+            "multiplier",
+            "word",
+            "abbreviation",
+            "version",
+            "years",
+            "pts",
+            "stat_bonus",
+            "actions",
+            "requirement",
+            "obstacle",
+            "roll",
+            "check",
+            "check of task",
+            "one of " + ", ".join(self.some(ENUM_OPTIONS, 1, 4)),
+            f"ref {self.pick(kind_names)}",
+        ]
+        if depth == 0:  # lists hold single values
+            simple.append(f"points of ref {self.pick(['skill', 'trait'])}")
+        if depth == 0 and self.coin(4):
+            low = self.ch.integer(0, 2)
+            bounds = self.pick(["", f" in {low}..{max(low, 1) + self.ch.integer(0, 2)}", f" in {low}.."])
+            return f"list{bounds} of {self.field_type_text(kind_names, 1)}"
+        return self.pick(simple)
+
+    def declare(self, names: Sequence[str]) -> list[str]:
+        """Kind declarations of every field type, lowered by the compiler into `self.kinds`; some required
+        fields get a default (`= v`) drawn from the lowered type, and the whole is lowered again."""
+        referable = [*names, "skill", "trait", "setting", "table", "lifepath", "stock"]
+        declared: dict[str, list[list[str]]] = {}  # kind -> [name, type, "?" or "", doc] per field
+        for name in names:
+            fields: list[list[str]] = []
+            for _ in range(self.ch.integer(1, 7)):
+                fname = self.fresh("f") if self.coin(3) else self.pick([*WORDS, "level", "damage", "cost", "weight"])
+                if fname in {f[0] for f in fields} or fname in COMMON_NAMES:
+                    continue
+                doc = f' "the {fname}"' if self.coin(3) else ""
+                fields.append([fname, self.field_type_text(referable), "?" if self.coin(3) else "", doc])
+            declared[name] = fields
+
+        def lowered() -> tuple[list[str], dict[str, Kind] | None]:
+            blocks = [
+                f'kind {name} "{name.title()} things" {{\n'
+                + "".join(f"  {f[0]}: {''.join(f[1:])}\n" for f in fields)
+                + "}"
+                for name, fields in declared.items()
+            ]
+            parsed, problems = parser().parse_file("<declared>", "\n".join(blocks) + "\n")
+            decls = [s for s in parsed.blocks if isinstance(s, KindDecl)]
+            kinds, diagnostics = declare_kinds(decls, [self.kinds])
+            if problems or diagnostics:
+                # what the compiler will not declare is written all the same (check must report it), but
+                # nothing can be drawn from it
+                self.rejected += [f"{d.code} {d.message}" for d in problems + diagnostics]
+                return blocks, None
+            return blocks, kinds
+
+        blocks, kinds = lowered()
+        if kinds is None:
+            return blocks
+        no_default = (ft.CheckType, ft.RefType, ft.ListType, ft.ChoicesType, ft.RequirementType, ft.FormulaType)
+        for name, fields in declared.items():
+            for f, decl in zip(fields, kinds[name].own_fields, strict=True):
+                if not decl.optional and self.coin(4) and not isinstance(decl.type, no_default):
+                    f[2] = f" = {self.value(decl.type, one=True)}"
+        blocks, kinds = lowered()
+        if kinds is not None:
+            self.kinds = kinds
+        return blocks
+
+    # ---------------------------------------------------------------- entities of any kind
+
+    def fields(self, kind: str, *, skip: Sequence[str] = (), overrides: dict[str, str] | None = None) -> list[str]:
+        """`field: value` for each field of the kind: required ones always, optional ones sometimes."""
+        out = []
+        overrides = overrides or {}
+        for decl in self.kinds[kind].fields.values():
+            if decl.name in skip:
+                continue
+            if decl.name in overrides:
+                out.append(f"{decl.name}: {overrides[decl.name]}")
+                continue
+            required = not decl.optional and decl.default is None
+            if required or self.coin(3 if decl.name not in COMMON_NAMES else 8):
+                if not required and self.coin(6):
+                    out.append(f"{decl.name}: {self.pick(['none', 'unknown'])}")
+                else:
+                    out.append(f"{decl.name}: {self.value(decl.type, kind=kind)}")
+        return out
+
+    def entity(self, kind: str, *, stem: str, overrides: dict[str, str] | None = None, skip: Sequence[str] = ()) -> str:
+        id_ = self.fresh(stem)
+        body = self.fields(kind, overrides=overrides, skip=skip)
+        head = f'{kind} {id_} "{id_.replace("_", " ").title()} {self.counter}"' if self.coin() else f"{kind} {id_}"
+        self.entities.setdefault(kind, []).append(id_)
+        sep = "\n  " if self.coin() else "  "
+        return f"{head} {{ {sep.join(body)} }}"
+
+    # ---------------------------------------------------------------- tables
+
+    def partition(self, low: int, high: int, *, open_ends: bool = False) -> list[str]:
+        """Keys that cover low..high exactly once (with open ends: every integer)."""
+        cuts = sorted(self.some(range(low + 1, high + 1), 0, min(5, high - low)))
+        bounds = [low, *cuts, high + 1]
+        keys = []
+        for i in range(len(bounds) - 1):
+            lo, hi = bounds[i], bounds[i + 1] - 1
+            if open_ends and i == 0:
+                keys.append(f"<={hi}")
+            elif (open_ends or self.coin(3)) and i == len(bounds) - 2:
+                keys.append(f"{lo}+")
+            else:
+                keys.append(str(lo) if lo == hi else self.pick([f"{lo}-{hi}", f"{lo}..{hi}"]))
+        if open_ends and len(keys) == 1:
+            keys = [f"<={low}", f"{low + 1}+"]
+        return keys
+
+    COLUMN_FORMS = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown")
+
+    def columns(self) -> list[tuple[str, str]]:
+        """(name, type) of the columns: every column type, references and chains."""
+        out = []
+        for i in range(self.ch.integer(1, 4)):
+            form = self.pick([*self.COLUMN_FORMS, "ref skill", "ref table", "ref trait"])
+            out.append((self.pick(["c", "value", "next", "type", "row"]) + str(i), form))
+        return out
+
+    def cell(self, form: str) -> str:
+        if self.coin(9):
+            return self.pick(["none", "unknown"])
+        match form:
+            case "text":
+                return self.pick([self.text_value(), "Head", "Sergeant-at-Arms"])
+            case "ref table":
+                rolled = [t.id for t in self.tables if t.rolled]
+                return self.pick(rolled) if rolled and self.coin(3) else "none"
+            case "formula":
+                return self.formula(["X", "y"], dice=self.coin(4))
+        field_type = ft.SIMPLE[form] if form in ft.SIMPLE else ft.RefType(form.removeprefix("ref "))
+        return self.value(field_type)
+
+    def table_block(self, id_: str, head: list[str], keys: list[str], cols: list[tuple[str, str]]) -> str:
+        col_text = ", ".join(
+            f'"{n}"' if n in ("skill", "trait") else n if t == "text" else f"{n}({t})" for n, t in cols
+        )
+        rows = []
+        for key in keys:
+            row = f"  {key} -> {', '.join(self.cell(t) for _, t in cols)}"
+            rows.append(row + (' @ "p. 18"' if self.coin(8) else ""))
+        return f"table {id_} {{ {'  '.join(head)}\n  columns: {col_text}\n" + "\n".join(rows) + "\n}"
+
+    def lookup_table(self) -> str:
+        id_ = self.fresh("bonus")
+        low = self.ch.integer(-5, 3)
+        keys = self.partition(low, low + self.ch.integer(1, 12), open_ends=True)
+        block = self.table_block(id_, [], keys, [("v", self.pick(["int", "number"]))])
+        self.add_table(Table(id_, 1, rolled=False, numeric=True))
+        return block
+
+    def rolled_table(self) -> str:
+        id_ = self.fresh("t")
+        form = self.ch.integer(0, 4)
+        cols = self.columns()
+        head: list[str] = []
+        if form == 0:  # NdS +- m
+            count, sides, mod = self.ch.integer(1, 3), self.pick(SIDES), self.ch.integer(-2, 3)
+            roll = f"{count}d{sides}" + (f" + {mod}" if mod > 0 else f" - {-mod}" if mod < 0 else "")
+            keys = self.partition(count + mod, count * sides + mod)
+            if count == 1 and mod == 0 and self.coin(3):
+                keys = ["odd", "even"]
+        elif form == 1:  # d66
+            roll = "d66"
+            keys = (
+                [f"{t}1-{t}6" for t in range(1, 7)]
+                if self.coin()
+                else [f"{t}{u}" for t in range(1, 7) for u in (1, 2, 3, 4, 5, 6)][:36]
+            )
+        elif form == 2:  # a modifier the roll may take
+            high = self.ch.integer(1, 3)
+            roll = f"1d6 + 0..{high}"
+            keys = self.partition(1, 6 + high)
+            if self.coin():
+                head.append(f"clamp: {self.pick(['yes', 'no'])}")
+        else:  # two dice for two keys
+            a, b = self.pick(SIDES[:5]), self.pick(SIDES[:5])
+            roll = f"1d{a}, 1d{b}"
+            head.append("keys: a(int), b(int)")
+            firsts = self.partition(1, a)
+            seconds = ["odd", "even"] if self.coin(3) else self.partition(1, b)
+            keys = [f"{x}, {y}" for x in firsts for y in seconds]
+        head.insert(0, f"roll: {roll}")
+
+        block = self.table_block(id_, head, keys, cols)
+        self.add_table(Table(id_, 2 if form >= 3 else 1, rolled=True, numeric=False))
+        return block
+
+    def keyed_table(self) -> str:
+        """Looked up by name, or by a name and a number (`keys: zone, level(int)`)."""
+        id_ = self.fresh("grid")
+        zones = self.some(["Head", "Arm", "Leg", "Torso", '"R. Arm"'], 1, 3)
+        cols = self.columns()
+        if self.coin():
+            block = self.table_block(id_, [], zones, cols)
+            self.add_table(Table(id_, 1, rolled=False, numeric=False))
+            return block
+        levels = self.partition(1, self.ch.integer(1, 6))
+        keys = [f"{z}, {lv}" for z in zones for lv in levels]
+        block = self.table_block(id_, ["keys: zone, level(int)"], keys, cols)
+        self.add_table(Table(id_, 2, rolled=False, numeric=False))
+        return block
+
+    # ---------------------------------------------------------------- a whole ruleset
+
+    def core(self) -> list[str]:
+        blocks = []
+        self.kinds = dict(prelude())
+        blocks.append("mechanic task { style: check  die: 2d6 }")
+        self.entities["mechanic"] = ["task"]
+        if self.coin():
+            blocks.append(
+                f"mechanic pool {{ style: pool  die: d10  stack_on: {self.ch.integer(6, 10)}  fumble_ones: 2 }}"
+            )
+        if self.coin():
+            die = self.pick(["1d10", "2d6 + 1", "d20"])
+            extra = "  explode_on: 10  fumble_on: 1  floor: 0" if die != "2d6 + 1" and self.coin() else ""
+            blocks.append(f"mechanic total {{ style: total  die: {die}{extra} }}")
+        if self.coin():
+            blocks.append("mechanic duel { style: contest  die: 1d20 }")
+        # attributes, base ones then derived ones over those before them
+        for _ in range(self.ch.integer(1, 3)):
+            abbr = self.pick(["AGL", "WTS", "END", "INT", "PRS", "STR", "REF", "BODY"])
+            if abbr in self.abbrs:
+                continue
+            blocks.append(f'attribute {abbr.lower()} "{abbr.title()}" {{ abbr: {abbr}  group: base  range: 1..10 }}')
+            self.abbrs.append(abbr)
+            self.entities.setdefault("attribute", []).append(abbr.lower())
+        for _ in range(self.ch.integer(0, 2)):
+            names = self.abbrs + [i for i in self.entities["attribute"][:1] if i not in KEYWORDS]
+            id_ = self.fresh("derived")
+            blocks.append(f"attribute {id_} {{ abbr: D{self.counter}  group: derived  formula: {self.arith(names)} }}")
+            self.abbrs.append(f"D{self.counter}")
+            self.entities["attribute"].append(id_)
+        # tables formulas may look up, then formulas calling formulas
+        for _ in range(self.ch.integer(1, 2)):
+            blocks.append(self.lookup_table())
+        for _ in range(self.ch.integer(1, 4)):
+            params = self.some(["a", "b", "c", "slot", "level", "x"], 1, 3)
+            id_ = self.fresh("f")
+            blocks.append(self.formula_entity(id_, params))
+            self.entities.setdefault("formula", []).append(id_)
+        return blocks
+
+    def game(self) -> list[str]:
+        """Burning Wheel's kinds, each entity drawn from its prelude declaration."""
+        blocks = []
+        for _ in range(self.ch.integer(1, 3)):
+            blocks.append(self.entity("trait", stem="tr"))
+        for _ in range(self.ch.integer(1, 3)):
+            blocks.append(self.entity("skill", stem="sk"))
+        low = self.ch.integer(1, 10)
+        pools = self.pools = self.fresh("pools")
+        keys = self.partition(1, low + 5, open_ends=True)
+        rows = "\n".join(f"  {k} -> {self.ch.integer(3, 8)}, {self.ch.integer(3, 8)}" for k in keys)
+        blocks.append(f"table {pools} {{ columns: mental(int), physical(int)\n{rows}\n}}")
+        self.add_table(Table(pools, 1, rolled=False, numeric=False))
+        blocks.append(self.entity("stock", stem="folk", overrides={"stat_pools": pools}))
+        settings = []
+        for _ in range(self.ch.integer(1, 2)):
+            blocks.append(self.entity("setting", stem="home", skip=("parent",)))
+            settings.append(blocks[-1])
+        self.tags = self.some(WORDS, 1, 2)
+        for i in range(self.ch.integer(1, 5)):
+            tags = self.some(self.tags, 1, 2)
+            overrides = {"setting": self.ref("setting"), "tags": ", ".join(tags)}
+            if i == 0:
+                overrides["born"] = "yes"
+                overrides["requires"] = "none"
+                overrides["restrictions"] = "none"
+            elif self.coin(4):
+                overrides["born"] = "no"
+            blocks.append(self.entity("lifepath", stem="lp", overrides=overrides))
+            self.used_tags.update(tags)
+        for _ in range(self.ch.integer(0, 2)):
+            blocks.append(self.entity("spell", stem="sp"))
+        return blocks
+
+    def tables_and_kinds(self) -> list[str]:
+        blocks = []
+        for _ in range(self.ch.integer(1, 4)):
+            blocks.append(self.rolled_table() if self.coin(3) != 1 else self.keyed_table())
+        names = [self.fresh("gadget") for _ in range(self.ch.integer(0, 2))]
+        names = [n for n in names if n.isidentifier() and n == n.lower()]
+        if not names:
+            return blocks
+        return blocks + self.declared(names)
+
+    def declared(self, names: Sequence[str]) -> list[str]:
+        """Kinds of the generator's own (`declare`), and entities of each."""
+        blocks = self.declare(names)
+        if self.rejected:
+            return blocks
+        # kinds may refer to each other (and to themselves): one entity of each is named before any is drawn
+        kept = [(name, f"{name}_first") for name in names]
+        for name, first in kept:
+            self.entities[name] = [first]
+        for name, first in kept:
+            body = self.fields(name)
+            blocks.append(f"{name} {first} {{ {'  '.join(body)} }}")
+            for decl in self.kinds[name].own_fields:
+                if isinstance(decl.type, ft.IntType | ft.NumberType) and (
+                    not decl.optional or decl.default is not None
+                ):
+                    self.numeric_fields.append(f"{name}[{first}].{decl.name}")
+            for _ in range(self.ch.integer(0, 2)):
+                blocks.append(self.entity(name, stem=name[:3]))
+        return blocks
+
+
+def patched_value(w: Writer, kind: str, target: str, decl: FieldDecl) -> str | None:
+    """A new value for a field of an inherited entity, or None where a new one would break what uses it
+    (a formula's params, an attribute's abbreviation)."""
+    match kind, decl.name:
+        case ("formula", "params") | ("attribute", "abbr"):
+            return None
+        case "formula", "formula":
+            return w.arith(next(f.params for f in w.formulas if f.id == target))
+        case "attribute", "formula":  # over base attributes besides itself, so that no circle closes
+            return w.arith([a for a in w.abbrs if not a.startswith("D") and a.lower() != target] or ["1"])
+        case "stock", "stat_pools":
+            return w.pools
+    return w.value(decl.type, kind=kind)
+
+
+def homebrew(w: Writer) -> list[str]:
+    """A ruleset that extends the first: patches of what it inherits, removals, additions and a kind of its own."""
+    blocks = []
+    patchable = [k for k in w.kinds if k not in ("ruleset", "table", "mechanic") and w.entities.get(k)]
+    for _ in range(w.ch.integer(1, 4)):
+        kind = w.pick(patchable)
+        target = w.ref(kind)
+        lines = []
+        for decl in w.some(list(w.kinds[kind].fields.values()), 1, 2):
+            value = patched_value(w, kind, target, decl)
+            if value is None:
+                continue
+            if isinstance(decl.type, ft.ListType) and decl.type.max_items is None and w.coin():
+                lines.append(f"{decl.name} += {w.value(ft.ListType(decl.type.item, 1, 1), kind=kind)}")
+            else:
+                lines.append(f"{decl.name}: {value}")
+        blocks.append(f"patch {kind} {target} {{ {'  '.join(lines)} }}")
+    if w.coin(3):
+        kind = w.pick(patchable)
+        target = w.ref(kind)
+        blocks.append(f"remove {kind} {target}")
+        # what the homebrew adds below names only what is left
+        w.entities[kind].remove(target)
+        if not w.entities[kind]:
+            del w.entities[kind]
+        w.formulas = [f for f in w.formulas if not (kind == "formula" and f.id == target)]
+        w.numeric_fields = [f for f in w.numeric_fields if not f.startswith(f"{kind}[{target}].")]
+        w.tables = [t for t in w.tables if not (kind == "table" and t.id == target)]
+    # additions: a skill, a lifepath, a table, and an entity of each kind still around
+    if "skill" in w.entities:
+        blocks.append(w.entity("skill", stem="brewsk"))
+    if "setting" in w.entities and "skill" in w.entities and "trait" in w.entities:
+        blocks.append(w.entity("lifepath", stem="brewlp", overrides={"setting": w.ref("setting"), "born": "no"}))
+    blocks.append(w.rolled_table())
+    if w.coin():
+        blocks += w.declared(["brewkind"])
+    return blocks
+
+
+def draw_ruleset(ch: Chooser) -> Ruleset:
+    w = Writer(ch)
+    demo = w.core()
+    demo += w.game()
+    demo += w.tables_and_kinds()
+    # formulas in the remaining positions: after the tables and fields they may read
+    for _ in range(w.ch.integer(0, 2)):
+        params = w.some(["a", "b", "n"], 1, 2)
+        id_ = w.fresh("g")
+        demo.append(w.formula_entity(id_, params))
+    split = w.ch.integer(0, len(demo))  # two files: a reference may cross them
+    ruleset = Ruleset({"demo": {"a.rules": demo[:split], "b.rules": demo[split:]}})
+    if w.coin():
+        ruleset.folders["brew"] = {"brew.rules": homebrew(w)}
+    ruleset.field_types = frozenset(w.seen)
+    return ruleset
+
+
+# ---------------------------------------------------------------- mutations
+
+
+def _tokens(line: str) -> list[str]:
+    """The words of a line (names and numbers), split at the language's punctuation."""
+    out, word = [], ""
+    for c in line + " ":
+        if c.isalnum() or c == "_":
+            word += c
+        else:
+            if word:
+                out.append(word)
+            word = ""
+    return out
+
+
+MUTATIONS = ("drop_line", "rename_reference", "number_to_text", "remove_used", "duplicate_block", "swap_value")
+
+
+def mutate(ruleset: Ruleset, ch: Chooser) -> tuple[Ruleset, str]:
+    """One edit an author might make by mistake; returns the new ruleset and what was done."""
+    w = Writer(ch)
+    paths = [(f, n) for f, files in ruleset.folders.items() for n, blocks in files.items() if blocks]
+    folder, name = w.pick(paths)
+    blocks = list(ruleset.folders[folder][name])
+    index = w.ch.integer(0, len(blocks) - 1)
+    lines = blocks[index].split("\n")
+    operation = w.pick(MUTATIONS)
+    line_no = w.ch.integer(0, len(lines) - 1)
+    words = _tokens(lines[line_no])
+    match operation:
+        case "drop_line":
+            del lines[line_no]
+        case "rename_reference" if words:
+            word = w.pick(words)
+            lines[line_no] = lines[line_no].replace(word, word + "_renamed", 1)
+        case "number_to_text" if any(t.isdigit() for t in words):
+            number = w.pick([t for t in words if t.isdigit()])
+            lines[line_no] = lines[line_no].replace(number, '"text"', 1)
+        case "remove_used":
+            others = [b for i, b in enumerate(blocks) if i != index]
+            used = [
+                i
+                for i, b in enumerate(blocks)
+                if len(_tokens(b)) > 1 and any(_tokens(b)[1] in _tokens(o) for o in others)
+            ]
+            if used:
+                del blocks[w.pick(used)]
+                lines = []
+        case "duplicate_block":
+            blocks.insert(index, blocks[index])
+        case "swap_value" if ":" in lines[line_no]:
+            head, _, rest = lines[line_no].partition(":")
+            tail = rest[rest.find("  ") :] if "  " in rest else ""
+            lines[line_no] = f"{head}: {w.pick(SWAPS)}{tail}"
+        case _:
+            operation = "drop_line"
+            del lines[line_no]
+    if operation != "remove_used":
+        blocks[index] = "\n".join(lines)
+    folders = {f: dict(files) for f, files in ruleset.folders.items()}
+    folders[folder][name] = blocks
+    return Ruleset(folders, ruleset.field_types), f"{operation} in {folder}/{name}, block {index}"
+
+
+@st.composite
+def rulesets(draw: st.DrawFn, *, mutations: bool = True) -> tuple[Ruleset, str]:
+    """A generated ruleset, and (one time in three) one or two mutations of it."""
+    ch = DrawChooser(draw)
+    ruleset = draw_ruleset(ch)
+    done = []
+    if mutations and ch.integer(0, 2) == 0:
+        for _ in range(ch.integer(1, 2)):
+            ruleset, what = mutate(ruleset, ch)
+            done.append(what)
+    return ruleset, "; ".join(done)
+
+
+def seeded(seed: int, *, mutate_one_in: int = 3) -> tuple[Ruleset, str]:
+    ch = RandomChooser(random.Random(seed))
+    ruleset = draw_ruleset(ch)
+    done = []
+    if ch.integer(1, mutate_one_in) == 1:
+        ruleset, what = mutate(ruleset, ch)
+        done.append(what)
+    return ruleset, "; ".join(done)
