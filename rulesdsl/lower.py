@@ -726,8 +726,11 @@ def dice_of(value: m.Value) -> ir.Dice:
     return ir.Dice(tuple(terms), modifier, expr_text(value), value.pos)
 
 
-def _absent(value: m.Name, declared: FieldDecl) -> ir.Unknown | ir.NoneValue:
-    """`unknown` (the source is silent or unreadable) or `none` (the rules give no value), where allowed."""
+def _absent(value: m.Name, declared: FieldDecl) -> ir.Unknown | ir.NoneValue | tuple[ir.Value, ...]:
+    """`unknown` (the source is silent or unreadable) or `none` (the rules give no value), where allowed;
+    `none` of a list is the empty list (the rules give none of them), which the package reads as such."""
+    if isinstance(declared.type, t.ListType) and value.text != "unknown" and declared.type.min_items == 0:
+        return ()
     if declared.optional or declared.default is not None:
         return ir.Unknown(value.pos) if value.text == "unknown" else ir.NoneValue(value.pos)
     raise LoweringError(

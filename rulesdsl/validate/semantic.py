@@ -544,6 +544,32 @@ LIFEPATH_FIELDS: dict[str, tuple[type, ...]] = {
 }
 
 
+# What burning reads that cannot be left `none` (it has no "no value" to burn with); `unknown` is refused
+# wherever burning reads.
+_NEVER_NONE = ("born", "time", "resources", "setting")
+
+
+def _burning_values(lifepaths: Mapping[str, ir.Entity], stocks: Mapping[str, ir.Entity]) -> list[Diagnostic]:
+    """`unknown` (and, where burning needs a value, `none`) in a field burning reads: the package could not
+    burn with it, so it is said here rather than at run time."""
+    diagnostics = []
+    read = [(lp, name) for lp in lifepaths.values() for name in LIFEPATH_FIELDS]
+    read += [(stock, name) for stock in stocks.values() for name in ("common_traits", "stat_pools")]
+    for entity, name in read:
+        value = entity.fields.get(name)
+        if isinstance(value, ir.Unknown) or (isinstance(value, ir.NoneValue) and name in _NEVER_NONE):
+            word = "unknown" if isinstance(value, ir.Unknown) else "none"
+            diagnostics.append(
+                error(
+                    "E344",
+                    f"burning characters reads the {name} of every {entity.kind}, so it cannot be {word}",
+                    entity.position(name),
+                    'give the value the sources most likely mean, and say so in uncertain: "..."',
+                )
+            )
+    return diagnostics
+
+
 def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagnostic]:
     """Burning characters (generated when a ruleset has lifepaths) reads stocks' stat pools, the
     `lifepath_repeats` table and the lifepath fields: each is checked here, where it is written."""
@@ -566,6 +592,7 @@ def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
                 "keep the built-in lifepath fields (with their types) when overriding the kind",
             )
         )
+    diagnostics += _burning_values(lifepaths, entities.get("stock", {}))
     tables = entities.get("table", {})
     for stock in entities.get("stock", {}).values():
         pools = stock.fields.get("stat_pools")
