@@ -334,6 +334,10 @@ class _ToModel:
         self._int(fraction, children[0], len(whole) + 1)
         return m.Decimal(str(children[0]), self._span(children))
 
+    def negative_decimal(self, children: list[Any]) -> m.Decimal:
+        number = self.decimal(children)
+        return m.Decimal("-" + number.text, number.pos)
+
     def at_least(self, children: list[Any]) -> m.AtLeast:
         return m.AtLeast(self._int(str(children[0])[:-1], children[0]), self._span(children))
 

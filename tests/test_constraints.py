@@ -198,3 +198,11 @@ def test_a_patched_list_keeps_its_length(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.chdir(tmp_path)
     result = _patched(tmp_path, "patch weapon sword { hits += 1d10 }\npatch weapon sword { hits -= 1d6 }\n")
     assert messages(result) == ["once patched, 'hits' holds 4 items, at most 3"]
+
+
+def test_a_bound_may_be_a_negative_decimal(compile_rules: Callable[..., Compilation]) -> None:
+    """`number in -1.5..1` was a syntax error (the generated-ruleset run found it)."""
+    source = 'kind gadget "G" { weight: number in -1.5..-0.25 }\ngadget g { weight: -0.5 }\ngadget h { weight: -2 }\n'
+    result = compile_rules({"a.rules": source})
+    assert messages(result) == ["'weight' must be at least -1.5, not -2"]
+    assert [d.pos.line for d in result.diagnostics if d.pos] == [3]

@@ -227,6 +227,9 @@ def statements() -> st.SearchStrategy[str]:
             "check",
             "check of task",
             "number in 0.5..",
+            "number in -1.5..-0.25",
+            "formula of slot",
+            "formula of slot, level",
             "lifepath",
         ]
     )
