@@ -218,11 +218,11 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
                 problems.append(Problem("E324", node.pos, found.problem))
             return found.returns or NUMBER
         case ir.FormulaCall(formula, args):
-            for arg in args:  # a formula's parameters are whole numbers, as the values it is given are
-                need(arg, INT, "a whole number (a formula's parameters are; round it: floor(...))")
             callee = env.callees.get(formula.id or "")
             if callee is None:
                 return NUMBER  # unresolved, or a formula that could not be read: reported there
+            for arg in args:  # a formula's parameters are whole numbers, as the values it is given are
+                need(arg, INT, "a whole number (a formula's parameters are; round it: floor(...))")
             if callee.extra:
                 problems.append(
                     Problem(
