@@ -1,6 +1,6 @@
 """The rule text of the project's own rulesets: short summaries, in our own words, never the seeds' prose.
 
-Every `description:` in rules/ is a summary (at most three sentences, at most 400 characters) and shares no run
+Every `description:` in rules/ is a summary (at most three sentences, at most 200 characters) and shares no run
 of more than ten consecutive words with the seed books in ../shared/seeds (case, punctuation and whitespace
 normalised). The share of traits, skills and spells that carry a description is printed and may only grow.
 """
@@ -18,7 +18,7 @@ from rulesdsl.pipeline import compile_paths
 from .conftest import ROOT
 
 SEEDS = ROOT.parent / "shared" / "seeds"
-MAX_CHARS = 400
+MAX_CHARS = 200
 MAX_SENTENCES = 3
 RUN = 11  # a shared run of 11 words is a copied run of more than ten
 DESCRIBED_KINDS = ("trait", "skill", "spell")
