@@ -186,7 +186,9 @@ class Writer:
             return self.arith(names, depth + 1, whole=True)
 
         def rounded() -> str:
-            return f"{self.pick(['floor', 'ceil', 'round'])}(({self.arith(names, depth + 1)}) / {self.ch.integer(1, 4)})"
+            return (
+                f"{self.pick(['floor', 'ceil', 'round'])}(({self.arith(names, depth + 1)}) / {self.ch.integer(1, 4)})"
+            )
 
         shapes: list[Callable[[], str]] = [
             lambda: f"{sub()} + {sub()}",
@@ -307,9 +309,7 @@ class Writer:
 
     # ---------------------------------------------------------------- values by field type
 
-    def value(
-        self, field_type: ft.FieldType, *, kind: str = "", names: Sequence[str] = ("slot", "level"), one: bool = False
-    ) -> str:
+    def value(self, field_type: ft.FieldType, *, kind: str = "", one: bool = False) -> str:
         """A value of the type as `.rules` text; `one`: an item of a list (so never a list itself)."""
         self.seen.add(type(field_type).__name__)
         match field_type:
@@ -356,7 +356,7 @@ class Writer:
                         self.value(ft.EnumType((i,))) if isinstance(item, ft.EnumType) else i for i in items
                     )
                 count = self.ch.integer(max(low, 1), high if high is not None else 3)
-                return ", ".join(self.value(item, kind=kind, names=names, one=True) for _ in range(count))
+                return ", ".join(self.value(item, kind=kind, one=True) for _ in range(count))
             case ft.WordType():
                 return self.pick(WORDS)
             case ft.AbbreviationType():
