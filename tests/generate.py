@@ -66,6 +66,7 @@ class Table:
     keys: int  # how many keys a row has
     rolled: bool
     numeric: bool  # one numeric key and one numeric column: formulas may look it up (`t[x]`)
+    whole: bool = False  # and its column holds whole numbers (`int`): a lookup yields a whole number
 
 
 @dataclass
@@ -73,6 +74,7 @@ class Formula:
     id: str
     params: list[str]
     numeric: bool  # a number from its params alone: other formulas may call it
+    whole: bool = False  # and a whole number: it may stand where whole numbers belong (an index, an argument)
 
 
 @dataclass
@@ -109,12 +111,16 @@ class Writer:
     kinds: dict[str, Kind] = field(default_factory=dict)
     entities: dict[str, list[str]] = field(default_factory=dict)
     numeric_fields: list[str] = field(default_factory=list)  # `kind[id].field` a formula may read
+    whole_fields: list[str] = field(default_factory=list)  # those of them that hold whole numbers (`int`)
+    fractional: set[str] = field(default_factory=set)  # derived attributes (abbr and id) that may be fractions
+    abbr_of: dict[str, str] = field(default_factory=dict)  # attribute id -> its abbreviation
     tables: list[Table] = field(default_factory=list)
     formulas: list[Formula] = field(default_factory=list)
     abbrs: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     counter: int = 0
     used_tags: set[str] = field(default_factory=set)  # tags some lifepath carries
+    tags_of: dict[str, list[str]] = field(default_factory=dict)  # lifepath id -> its tags
     pools: str = ""  # the stat pools table
     seen: set[str] = field(default_factory=set)  # what was written: field types, roll and key forms, ...
     rejected: list[str] = field(default_factory=list)  # kind declarations the compiler refused
@@ -155,46 +161,67 @@ class Writer:
 
     # ---------------------------------------------------------------- formulas
 
-    def number(self) -> str:
-        return self.pick(["0", "1", "2", "3", "5", "9", "1.5", "0.25"])
+    def number(self, whole: bool = False) -> str:
+        return self.pick(["0", "1", "2", "3", "5", "9"] + ([] if whole else ["1.5", "0.25"]))
 
-    def arith(self, names: Sequence[str], depth: int = 0) -> str:
+    def arith(self, names: Sequence[str], depth: int = 0, *, whole: bool = False) -> str:
         """A number-valued formula over `names` that evaluates for every argument: division only by positive
         constants, lookups only on tables whose rows cover every integer, calls only of formulas that yield
-        numbers from their params alone."""
-        leaves: list[Callable[[], str]] = [self.number]
+        numbers from their params alone. Table indexes and call arguments are whole numbers (no `/` or
+        decimals unless rounded); with `whole`, so is the whole formula (what dice add, a dice count)."""
+        if whole:
+            names = [n for n in names if n not in self.fractional]
+        leaves: list[Callable[[], str]] = [lambda: self.number(whole)]
         if names:
             leaves += [lambda: self.pick(names)] * 3
-        if self.numeric_fields:
-            leaves.append(lambda: self.pick(self.numeric_fields))
+        fields = self.whole_fields if whole else self.numeric_fields
+        if fields:
+            leaves.append(lambda: self.pick(fields))
         if depth > 2 or self.coin(3):
             return self.pick(leaves)()
 
         def sub() -> str:
-            return self.arith(names, depth + 1)
+            return self.arith(names, depth + 1, whole=whole)
+
+        def index() -> str:
+            return self.arith(names, depth + 1, whole=True)
+
+        def rounded() -> str:
+            return (
+                f"{self.pick(['floor', 'ceil', 'round'])}(({self.arith(names, depth + 1)}) / {self.ch.integer(1, 4)})"
+            )
 
         shapes: list[Callable[[], str]] = [
             lambda: f"{sub()} + {sub()}",
             lambda: f"{sub()} - {sub()}",
             lambda: f"({sub()}) * {sub()}",
-            lambda: f"({sub()}) / {self.ch.integer(1, 4)}",
-            lambda: f"{self.pick(['floor', 'ceil', 'round'])}(({sub()}) / {self.ch.integer(1, 4)})",
+            rounded,
             lambda: f"{self.pick(['min', 'max'])}({sub()}, {sub()})",
+            lambda: f"{self.pick(['min', 'max'])}({sub()}, {sub()}, {sub()})",
             lambda: f"abs({sub()})",
             lambda: f"-({sub()})",
             lambda: f"if({self.condition(names, depth + 1)}, {sub()}, {sub()})",
         ]
-        lookups = [t for t in self.tables if t.numeric]
+        if not whole:
+            shapes.append(lambda: f"({sub()}) / {self.ch.integer(1, 4)}")
+        lookups = [t for t in self.tables if t.numeric and (t.whole or not whole)]
         if lookups:
-            shapes.append(lambda: f"{self.pick(lookups).id}[{sub()}]")
-        callable_ = [f for f in self.formulas if f.numeric]
+            shapes.append(lambda: f"{self.pick(lookups).id}[{index() if self.coin(3) else rounded()}]")
+        callable_ = [f for f in self.formulas if f.numeric and (f.whole or not whole)]
         if callable_:
             shapes.append(lambda: self.call(callable_, names, depth))
         return self.pick(shapes)()
 
     def call(self, formulas: Sequence[Formula], names: Sequence[str], depth: int) -> str:
+        """A call: its arguments are whole numbers (a formula's params are), some of them rounded."""
         callee = self.pick(formulas)
-        return f"{callee.id}({', '.join(self.arith(names, depth + 1) for _ in callee.params)})"
+
+        def argument() -> str:
+            if self.coin(4):
+                return f"{self.pick(['floor', 'ceil', 'round'])}({self.arith(names, depth + 1)})"
+            return self.arith(names, depth + 1, whole=True)
+
+        return f"{callee.id}({', '.join(argument() for _ in callee.params)})"
 
     def condition(self, names: Sequence[str], depth: int = 0) -> str:
         def sub() -> str:
@@ -214,20 +241,21 @@ class Writer:
         from its params alone may be called by the formulas after it."""
         attributes = self.abbrs[:1] if self.coin(4) else []
         shape = self.ch.integer(0, 5)
+        whole = shape > 1 and self.coin()
         body = (
-            self.dice_term(params) + f" + {self.arith(params + attributes, 1)}"
+            self.dice_term(params) + f" + {self.arith(params + attributes, 1, whole=True)}"
             if shape == 0
             else self.condition(params + attributes)
             if shape == 1
-            else self.arith(params + attributes)
+            else self.arith(params + attributes, whole=whole)
         )
-        self.formulas.append(Formula(id_, params, numeric=shape > 1 and not attributes))
+        self.formulas.append(Formula(id_, params, numeric=shape > 1 and not attributes, whole=whole))
         self.entities.setdefault("formula", []).append(id_)
         return f"formula {id_} {{ params: {', '.join(params)}  formula: {body} }}"
 
     def dice_term(self, names: Sequence[str]) -> str:
         """Dice to roll: a fixed count, or one computed (`(n)d6`, `dice(n, 6)`) and kept small and whole."""
-        count = f"min(abs(floor({self.arith(names, 2)})), 3) + 1"
+        count = f"min(abs(floor({self.arith(names, 2)})), 3) + 1"  # a whole number
         return self.pick(
             [
                 f"{self.ch.integer(1, 3)}d{self.pick(SIDES)}",
@@ -238,9 +266,12 @@ class Writer:
 
     def formula(self, names: Sequence[str], dice: bool = False) -> str:
         """A formula in any position: mostly a number, sometimes a condition (`and`/`or` results), and where
-        `dice` allows, dice added to or taken from a number."""
+        `dice` allows, dice with whole numbers added or taken away, or dice added to dice (never dice minus
+        dice, dice times anything, or dice plus a fraction)."""
         if dice:
-            return f"{self.dice_term(names)} {self.pick(['+', '-'])} {self.arith(names, 1)}"
+            if self.coin(4):
+                return f"{self.dice_term(names)} + {self.dice_term(names)}"
+            return f"{self.dice_term(names)} {self.pick(['+', '-'])} {self.arith(names, 1, whole=True)}"
         return self.condition(names) if self.coin(6) else self.arith(names)
 
     # ---------------------------------------------------------------- requirements
@@ -279,9 +310,7 @@ class Writer:
 
     # ---------------------------------------------------------------- values by field type
 
-    def value(
-        self, field_type: ft.FieldType, *, kind: str = "", names: Sequence[str] = ("slot", "level"), one: bool = False
-    ) -> str:
+    def value(self, field_type: ft.FieldType, *, kind: str = "", one: bool = False) -> str:
         """A value of the type as `.rules` text; `one`: an item of a list (so never a list itself)."""
         self.seen.add(type(field_type).__name__)
         match field_type:
@@ -308,8 +337,8 @@ class Writer:
                         f"{self.ch.integer(1, 30)} + 1d10",
                     ]
                 )
-            case ft.FormulaType():
-                return self.formula([*names, *self.abbrs[:2]], dice=self.coin(3))
+            case ft.FormulaType(declared):  # the names its field declares (`formula of slot`), and attributes
+                return self.formula([*declared, *self.abbrs[:2]], dice=self.coin(3))
             case ft.RangeType():
                 a = self.ch.integer(0, 9)
                 return self.pick([f"{a}..{a + self.ch.integer(0, 5)}", f">{a}", f"{a}+", f"<={a}"])
@@ -328,7 +357,7 @@ class Writer:
                         self.value(ft.EnumType((i,))) if isinstance(item, ft.EnumType) else i for i in items
                     )
                 count = self.ch.integer(max(low, 1), high if high is not None else 3)
-                return ", ".join(self.value(item, kind=kind, names=names, one=True) for _ in range(count))
+                return ", ".join(self.value(item, kind=kind, one=True) for _ in range(count))
             case ft.WordType():
                 return self.pick(WORDS)
             case ft.AbbreviationType():
@@ -358,9 +387,8 @@ class Writer:
             case ft.RollType():
                 rolls = ["2d6", "d66", "1d6 + 0..1", "1d20"] + ([] if one else ["1d10, 1d10"])
                 return self.pick(rolls)
-            case ft.CheckType():
-                modifier = self.arith(self.abbrs or ["END"])
-                modifier = modifier if self.coin(4) else f"floor({modifier})"
+            case ft.CheckType():  # a check's modifier names attributes only
+                modifier = self.arith(self.abbrs, whole=True) if self.coin(4) else f"floor({self.arith(self.abbrs)})"
                 return f"check {modifier} {self.ch.integer(2, 12)}+"
             case ft.ColumnsType():
                 return "a, b(int)"
@@ -378,12 +406,15 @@ class Writer:
             f"int in ..{a}",
             "number",
             "number in 0..1",
-            f"number in {a}.5..{a + 2}",
+            # Two known gaps in the language, avoided for now: a negative decimal bound (`number in -1.5..1`
+            # is a syntax error, E101) and a default for a list field (`list of int = 1, 2`; see `declare`).
+            f"number in {abs(a)}.5..{abs(a) + 2}",
             "text",
             "markdown",
             "bool",
             "dice",
             "formula",
+            "formula of " + ", ".join(self.some(["slot", "level", "x"], 1, 2)) if depth == 0 else "formula",
             "range",
             "multiplier",
             "word",
@@ -444,11 +475,14 @@ class Writer:
         blocks, kinds = lowered()
         if kinds is None:
             return blocks
+        # no list defaults: a known gap in the language (`list of int = 1, 2`), avoided for now
         no_default = (ft.CheckType, ft.RefType, ft.ListType, ft.ChoicesType, ft.RequirementType, ft.FormulaType)
         for name, fields in declared.items():
             for f, decl in zip(fields, kinds[name].own_fields, strict=True):
                 if not decl.optional and self.coin(4) and not isinstance(decl.type, no_default):
                     f[2] = f" = {self.value(decl.type, one=True)}"
+                    if f[2].endswith("+"):  # `= 5+ "doc"` reads as an addition: see `joined`
+                        f[3] = ""
         blocks, kinds = lowered()
         if kinds is not None:
             self.kinds = kinds
@@ -468,8 +502,16 @@ class Writer:
                 continue
             required = not decl.optional and decl.default is None
             if required or self.coin(3 if decl.name not in COMMON_NAMES else 8):
-                if not required and self.coin(6):
-                    out.append(f"{decl.name}: {self.pick(['none', 'unknown'])}")
+                # burning characters reads a lifepath's fields and a stock's traits and pools: never unknown
+                # there, and never none where it needs a value (mutations may still write it: E344)
+                read = kind == "lifepath" or (kind == "stock" and decl.name in ("common_traits", "stat_pools"))
+                empty = [
+                    e
+                    for e in ("none", "unknown")
+                    if not (read and (e == "unknown" or decl.name in ("born", "time", "resources", "setting")))
+                ]
+                if not required and empty and self.coin(6):
+                    out.append(f"{decl.name}: {self.pick(empty)}")
                 else:
                     out.append(f"{decl.name}: {self.value(decl.type, kind=kind)}")
         return out
@@ -479,8 +521,7 @@ class Writer:
         body = self.fields(kind, overrides=overrides, skip=skip)
         head = f'{kind} {id_} "{id_.replace("_", " ").title()} {self.counter}"' if self.coin() else f"{kind} {id_}"
         self.entities.setdefault(kind, []).append(id_)
-        sep = "\n  " if self.coin() else "  "
-        return f"{head} {{ {sep.join(body)} }}"
+        return f"{head} {{ {joined(body, one_line=self.coin())} }}"
 
     # ---------------------------------------------------------------- tables
 
@@ -511,8 +552,10 @@ class Writer:
             out.append((self.pick(["c", "value", "next", "type", "row"]) + str(i), form))
         return out
 
-    def cell(self, form: str) -> str:
-        if self.coin(9):
+    def cell(self, form: str, names: Sequence[str] = (), *, full: bool = False) -> str:
+        """A cell of the column's type; `names`: what its formulas may use (the table's params and
+        attributes); `full`: a number in every row (a table formulas look up)."""
+        if not full and self.coin(9):
             return self.pick(["none", "unknown"])
         match form:
             case "text":
@@ -521,17 +564,23 @@ class Writer:
                 rolled = [t.id for t in self.tables if t.rolled]
                 return self.pick(rolled) if rolled and self.coin(3) else "none"
             case "formula":
-                return self.formula(["X", "y"], dice=self.coin(4))
+                return self.formula([*names, *self.abbrs[:1]], dice=self.coin(4))
         field_type = ft.SIMPLE[form] if form in ft.SIMPLE else ft.RefType(form.removeprefix("ref "))
         return self.value(field_type)
 
-    def table_block(self, id_: str, head: list[str], keys: list[str], cols: list[tuple[str, str]]) -> str:
+    def table_block(
+        self, id_: str, head: list[str], keys: list[str], cols: list[tuple[str, str]], *, full: bool = False
+    ) -> str:
         col_text = ", ".join(
             f'"{n}"' if n in ("skill", "trait") else n if t == "text" else f"{n}({t})" for n, t in cols
         )
+        # formula cells name attributes and the table's params: the params line declares what they may use
+        params = self.some(["X", "y", "level"], 1, 2) if any(t == "formula" for _, t in cols) else []
+        if params:
+            head = [*head, f"params: {', '.join(params)}"]
         rows = []
         for key in keys:
-            row = f"  {key} -> {', '.join(self.cell(t) for _, t in cols)}"
+            row = f"  {key} -> {', '.join(self.cell(t, params, full=full) for _, t in cols)}"
             rows.append(row + (' @ "p. 18"' if self.coin(8) else ""))
         return f"table {id_} {{ {'  '.join(head)}\n  columns: {col_text}\n" + "\n".join(rows) + "\n}"
 
@@ -539,8 +588,10 @@ class Writer:
         id_ = self.fresh("bonus")
         low = self.ch.integer(-5, 3)
         keys = self.partition(low, low + self.ch.integer(1, 12), open_ends=True)
-        block = self.table_block(id_, [], keys, [("v", self.pick(["int", "number"]))])
-        self.add_table(Table(id_, 1, rolled=False, numeric=True))
+        # one numeric key, one numeric column, a number in every row: what a formula may look up
+        column = self.pick(["int", "int", "number", "multiplier"])
+        block = self.table_block(id_, [], keys, [("v", column)], full=True)
+        self.add_table(Table(id_, 1, rolled=False, numeric=True, whole=column == "int"))
         return block
 
     def rolled_table(self) -> str:
@@ -619,11 +670,19 @@ class Writer:
                 continue
             blocks.append(f'attribute {abbr.lower()} "{abbr.title()}" {{ abbr: {abbr}  group: base  range: 1..10 }}')
             self.abbrs.append(abbr)
+            self.abbr_of[abbr.lower()] = abbr
             self.entities.setdefault("attribute", []).append(abbr.lower())
         for _ in range(self.ch.integer(0, 2)):
             names = self.abbrs + [i for i in self.entities["attribute"][:1] if i not in KEYWORDS]
             id_ = self.fresh("derived")
-            blocks.append(f"attribute {id_} {{ abbr: D{self.counter}  group: derived  formula: {self.arith(names)} }}")
+            whole = self.coin()
+            blocks.append(
+                f"attribute {id_} {{ abbr: D{self.counter}  group: derived  "
+                f"formula: {self.arith(names, whole=whole)} }}"
+            )
+            if not whole:
+                self.fractional |= {f"D{self.counter}", id_}
+            self.abbr_of[id_] = f"D{self.counter}"
             self.abbrs.append(f"D{self.counter}")
             self.entities["attribute"].append(id_)
         # tables formulas may look up, then formulas calling formulas
@@ -665,6 +724,7 @@ class Writer:
             elif self.coin(4):
                 overrides["born"] = "no"
             blocks.append(self.entity("lifepath", stem="lp", overrides=overrides))
+            self.tags_of[self.entities["lifepath"][-1]] = tags
             self.used_tags.update(tags)
         for _ in range(self.ch.integer(0, 2)):
             blocks.append(self.entity("spell", stem="sp"))
@@ -691,15 +751,29 @@ class Writer:
             self.entities[name] = [first]
         for name, first in kept:
             body = self.fields(name)
-            blocks.append(f"{name} {first} {{ {'  '.join(body)} }}")
+            blocks.append(f"{name} {first} {{ {joined(body)} }}")
             for decl in self.kinds[name].own_fields:
-                if isinstance(decl.type, ft.IntType | ft.NumberType) and (
-                    not decl.optional or decl.default is not None
+                if (
+                    isinstance(decl.type, ft.IntType | ft.NumberType)
+                    and (not decl.optional or decl.default is not None)
+                    and f"{decl.name}: none" not in body
+                    and f"{decl.name}: unknown" not in body
                 ):
                     self.numeric_fields.append(f"{name}[{first}].{decl.name}")
+                    if isinstance(decl.type, ft.IntType):
+                        self.whole_fields.append(f"{name}[{first}].{decl.name}")
             for _ in range(self.ch.integer(0, 2)):
                 blocks.append(self.entity(name, stem=name[:3]))
         return blocks
+
+
+def joined(parts: Sequence[str], *, one_line: bool = True) -> str:
+    """Fields of one block, on one line or one a line. A third known gap in the language, avoided for now:
+    an open range (`5+`) with more on its line may read as an addition (`range: 6+  aliases += "a"`,
+    `r: range = 5+ "doc"`: E201), so a field ending in `+` ends its line."""
+    if not one_line or any(p.endswith("+") for p in parts[:-1]):
+        return "\n  ".join(parts)
+    return "  ".join(parts)
 
 
 def patched_value(w: Writer, kind: str, target: str, decl: FieldDecl) -> str | None:
@@ -708,17 +782,25 @@ def patched_value(w: Writer, kind: str, target: str, decl: FieldDecl) -> str | N
     match kind, decl.name:
         case ("formula", "params") | ("attribute", "abbr"):
             return None
-        case "formula", "formula":
-            return w.arith(next(f.params for f in w.formulas if f.id == target))
+        case "formula", "formula":  # whole where it was, so that what calls it still computes; calling only
+            # the formulas before it, so that no circle closes
+            patched = next(f for f in w.formulas if f.id == target)
+            formulas, w.formulas = w.formulas, w.formulas[: w.formulas.index(patched)]
+            try:
+                return w.arith(patched.params, whole=patched.whole)
+            finally:
+                w.formulas = formulas
         case "attribute", "formula":  # over base attributes besides itself, so that no circle closes
-            return w.arith([a for a in w.abbrs if not a.startswith("D") and a.lower() != target] or ["1"])
+            bases = [a for a in w.abbrs if not a.startswith("D") and a.lower() != target]
+            return w.arith(bases, whole=target not in w.fractional) if bases else "1"
         case "stock", "stat_pools":
             return w.pools
     return w.value(decl.type, kind=kind)
 
 
-def homebrew(w: Writer) -> list[str]:
-    """A ruleset that extends the first: patches of what it inherits, removals, additions and a kind of its own."""
+def homebrew(w: Writer, inherited: Sequence[str] = ()) -> list[str]:
+    """A ruleset that extends the first: patches of what it inherits, removals, additions and a kind of its own.
+    It removes only what nothing else in `inherited` (the first ruleset's blocks) or the patches names."""
     blocks = []
     patchable = [k for k in w.kinds if k not in ("ruleset", "table", "mechanic") and w.entities.get(k)]
     for _ in range(w.ch.integer(1, 4)):
@@ -733,17 +815,32 @@ def homebrew(w: Writer) -> list[str]:
                 lines.append(f"{decl.name} += {w.value(ft.ListType(decl.type.item, 1, 1), kind=kind)}")
             else:
                 lines.append(f"{decl.name}: {value}")
-        blocks.append(f"patch {kind} {target} {{ {'  '.join(lines)} }}")
-    if w.coin(3):
-        kind = w.pick(patchable)
-        target = w.ref(kind)
+        blocks.append(f"patch {kind} {target} {{ {joined(lines)} }}")
+    words: dict[str, int] = {}
+    for block in [*inherited, *blocks]:
+        for word in set(_tokens(block)):
+            words[word] = words.get(word, 0) + 1
+    unused = [
+        (kind, target)
+        for kind in patchable
+        for target in w.entities[kind]
+        if words.get(target, 0) <= 1 and words.get(w.abbr_of.get(target, target), 0) <= 1
+    ]
+    if unused and w.coin(3):
+        kind, target = w.pick(unused)
         blocks.append(f"remove {kind} {target}")
         # what the homebrew adds below names only what is left
         w.entities[kind].remove(target)
         if not w.entities[kind]:
             del w.entities[kind]
         w.formulas = [f for f in w.formulas if not (kind == "formula" and f.id == target)]
+        if kind == "lifepath":
+            w.tags_of.pop(target, None)
+            w.used_tags = {t for tags in w.tags_of.values() for t in tags}
         w.numeric_fields = [f for f in w.numeric_fields if not f.startswith(f"{kind}[{target}].")]
+        w.whole_fields = [f for f in w.whole_fields if not f.startswith(f"{kind}[{target}].")]
+        if kind == "attribute":
+            w.abbrs = [a for a in w.abbrs if a != w.abbr_of.get(target)]
         w.tables = [t for t in w.tables if not (kind == "table" and t.id == target)]
     # additions: a skill, a lifepath, a table, and an entity of each kind still around
     if "skill" in w.entities:
@@ -769,7 +866,7 @@ def draw_ruleset(ch: Chooser) -> Ruleset:
     split = w.ch.integer(0, len(demo))  # two files: a reference may cross them
     ruleset = Ruleset({"demo": {"a.rules": demo[:split], "b.rules": demo[split:]}})
     if w.coin():
-        ruleset.folders["brew"] = {"brew.rules": homebrew(w)}
+        ruleset.folders["brew"] = {"brew.rules": homebrew(w, demo)}
     ruleset.field_types = frozenset(w.seen)
     return ruleset
 

@@ -45,13 +45,15 @@ def test_what_checks_clean_builds_imports_and_runs(drawn: tuple[Ruleset, str]) -
 def test_the_generated_packages_pass_mypy_strict() -> None:
     """One mypy run over the packages of a seeded sample (each ruleset under ids of its own)."""
     built: list[str] = []
+    clean = 0
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "out"
         for seed in range(12):
             ruleset, _ = seeded(seed, mutate_one_in=1_000_000)
             judged = judge_generated(ruleset.files(f"_{seed}"), Path(scratch), out, seed=seed)
             built += judged.built
-        assert len(built) >= 6, built  # most of the sample checks clean
+            clean += bool(judged.built) and not judged.problems
+        assert clean >= 8, built  # at least 60% of the sample checks clean and builds
         report = mypy_strict(out, built)
     assert report == "", report[-20_000:]
 
