@@ -97,8 +97,11 @@ table cells { params: a, ATN  columns: x(formula)
   half -> a * 1.5
   tn   -> ATN + 1
 }
-kind spell "Spells" { damage: formula of slot }
-spell bolt "Bolt" { damage: (slot - 1)d6 + 2 }
+kind spell "Spells" { damage: formula of slot  tags: list in 2..3 of int? }
+spell bolt "Bolt" { damage: (slot - 1)d6 + 2  tags: none }
+formula constant { params: a  formula: if(2 = 5, a, 1) + if(3 <= 3, 1, a) }
+formula constant_dice { params: a  formula: 1d3 + if(9 = 5 and 0 > a, a, a) }
+formula magnitude { params: a  formula: abs(min(a, 1.5)) + abs(if(a > 1, a, a / 2)) }
 """
 
 
@@ -114,7 +117,8 @@ def _build(tmp_path: Path, source: str) -> Path:
 def test_typed_formulas_build_import_and_compute(tmp_path: Path) -> None:
     """`a or b` returned a number from a function declared `-> bool`; an attribute looking a table up raised
     KeyError at build time; a decimal in a formula cell raised NameError: Fraction when evaluated; a
-    declared kind's formula never had its names checked."""
+    declared kind's formula never had its names checked. Found by the generated-ruleset run: `2 = 5`,
+    `abs()` of a number that may be a fraction and `none` for a list that cannot be empty failed mypy."""
     out = _build(tmp_path, TYPED)
     ran = run_python(
         "import demo\n"
@@ -122,11 +126,12 @@ def test_typed_formulas_build_import_and_compute(tmp_path: Path) -> None:
         "print(demo.derive_attributes({'body': 7})['hits'])\n"
         "t = demo.TABLES['cells']\n"
         "print(t.lookup('half').x.evaluate(a=3), t.lookup('tn').x.evaluate(atn=7))\n"
-        "print(demo.SPELLS['bolt'].damage.evaluate(slot=3))\n",
+        "print(demo.SPELLS['bolt'].damage.evaluate(slot=3), demo.SPELLS['bolt'].tags)\n"
+        "print(demo.constant(a=4), demo.constant_dice(a=2), demo.magnitude(a=-3))\n",
         out,
     )
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == ["True True 3/2 2d6 + 1", "6", "9/2 8", "2d6 + 2"]
+    assert ran.stdout.splitlines() == ["True True 3/2 2d6 + 1", "6", "9/2 8", "2d6 + 2 None", "2 1d3 + 2 9/2"]
 
 
 def test_typed_formulas_pass_mypy_strict(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ lifepaths. Every literal goes through `py()`, so no text from the sources can be
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+import operator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
@@ -50,7 +51,15 @@ _FUNCTIONS = {
 }
 
 
-_MIXED = {"min": "_rt.least", "max": "_rt.greatest"}
+_COMPARE: dict[str, Callable[[Fraction, Fraction], bool]] = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+_MIXED = {"min": "_rt.least", "max": "_rt.greatest", "abs": "_rt.absolute"}
 
 
 def header(ruleset: CompiledRuleset) -> str:
@@ -285,6 +294,9 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
         case ir.Neg(operand):
             return f"-{sub(operand)}"
         case ir.Compare(op, left, right):
+            a, b = ft.constant(left), ft.constant(right)
+            if a is not None and b is not None:  # `2 = 5`: decided here (checkers refuse to compare two literals)
+                return str(_COMPARE[op](a, b))
             return f"({sub(left)} {'==' if op == '=' else op} {sub(right)})"
         case ir.Logic(op, items):
             # `a or b` is a truth value, never one of the numbers (Python's `or` would give the number)
@@ -393,7 +405,9 @@ def field_codes(
         annotation = python_type(decl.type, formula_yields(given, env or ft.Env()))
         if any(isinstance(v, ir.Unknown) for v in given):
             annotation += " | _rt.Unknown"
-        if decl.default is not None and any(isinstance(v, ir.NoneValue) for v in given):
+        # `none` is None where the field has a default, or is a list that cannot be empty (`list in 2..3`)
+        absent = decl.default is not None or isinstance(decl.type, t.ListType)
+        if absent and any(isinstance(v, ir.NoneValue) for v in given):
             annotation += " | None"
         if decl.default is not None:
             optional.append(FieldCode(identifier(decl.name), annotation, value_code(decl.type, decl.default), decl.doc))

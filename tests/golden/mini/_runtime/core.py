@@ -86,6 +86,11 @@ def least(first: Number, *rest: Number) -> Number:
     return min(first, *rest)
 
 
+def absolute(value: Number) -> Number:
+    """`abs` of a value that may be a whole number or a fraction, typed as that union."""
+    return -value if value < 0 else value
+
+
 def greatest(first: Number, *rest: Number) -> Number:
     """`max` over whole numbers and fractions together."""
     return max(first, *rest)
