@@ -17,7 +17,7 @@ import pytest
 from rulesdsl.build import render_all
 from rulesdsl.emit import html
 from rulesdsl.emit.html_markdown import markdown
-from rulesdsl.emit.html_search import fold, words
+from rulesdsl.emit.html_search import DESCRIPTION, NAME, OTHER, SearchIndex, fold, words
 from rulesdsl.emit.html_values import percent
 from rulesdsl.jsonform import schema_of
 from rulesdsl.pipeline import Compilation, CompiledRuleset, compile_paths
@@ -414,6 +414,44 @@ def test_descriptions_show_on_the_entity_and_in_its_preview(
     )
     assert "Second paragraph" not in preview
     assert "Forging" in labels_found(search_index(files), "weapons")
+    # a word only in the description is posted with weight 0, so the browser can say where it matched
+    index = search_index(files)
+    entries = index["e"]
+    assert isinstance(entries, list)
+    assert {entries[e][0]: w for e, w in postings(index, "weapons")}["Forging"] == DESCRIPTION == 0
+    assert {entries[e][0]: w for e, w in postings(index, "forging")}["Forging"] == NAME
+
+
+def test_a_word_only_in_a_description_is_posted_with_weight_0() -> None:
+    index = SearchIndex()
+    index.add_ruleset("demo", "Demo")
+    index.add(
+        "demo",
+        "trait",
+        "Traits",
+        "Stubborn",
+        "demo/trait.html",
+        "stubborn",
+        "",
+        [("Stubborn", NAME), ("He argues against his Beliefs.", DESCRIPTION)],
+    )
+    index.add(
+        "demo",
+        "trait",
+        "Traits",
+        "Argumentative",
+        "demo/trait.html",
+        "argumentative",
+        "",
+        [("Argumentative", NAME), ("Beliefs", OTHER), ("Beliefs, stubborn beliefs.", DESCRIPTION)],
+    )
+    files = {"search-index.js": index.script()}
+    data = search_index(files)
+    assert postings(data, "argues") == [(0, DESCRIPTION)]
+    assert postings(data, "stubborn") == [(0, NAME), (1, DESCRIPTION)]
+    assert postings(data, "beliefs") == [(0, DESCRIPTION), (1, OTHER)]  # the best weight of an entry wins
+    # entry 0, weight 0 is the number 0: written "0", and decoded as site.js decodes it
+    assert data["p"][data["t"].index("argues")] == "0"
 
 
 # ---------------------------------------------------------------- search

@@ -154,6 +154,26 @@ def test_searching_sorcery_finds_the_lifepaths_that_teach_it(
     assert "results" in page.locator("#rd-page-status").inner_text()
 
 
+def test_a_word_only_in_a_traits_description_finds_it_and_says_so(page: Any, rules_site: Path) -> None:
+    """Issue 23: descriptions are searchable, and a result says it matched the description."""
+    page.goto(url(rules_site, "index.html"))
+    page.locator("#rd-search").fill("argument runs")  # both words only in Stubborn's description
+    rows = page.locator("#rd-results [role=option]")
+    rows.first.wait_for()
+    stubborn = rows.filter(has=page.locator(".r-name", has_text=re.compile(r"^Stubborn$")))
+    assert stubborn.count() >= 1
+    assert stubborn.first.locator(".r-described").inner_text() == "in the description"
+    # the same on the search page, where a match in a name or another field ranks above the description
+    page.goto(url(rules_site, "search.html") + "?q=sorcery")
+    results = page.locator("#rd-page-results li")
+    results.first.wait_for()
+    assert results.first.locator(".r-name").inner_text() == "Sorcery"
+    assert results.first.locator(".r-described").count() == 0
+    described = [row.locator(".r-described").count() == 1 for row in results.all()]
+    assert any(described) and not all(described)
+    assert described == sorted(described)  # every match in the description comes after the others
+
+
 # ---------------------------------------------------------------- links, previews, graphs
 
 

@@ -34,7 +34,7 @@ from ..pipeline import CompiledRuleset
 from . import changes
 from . import html_graphs as graphs
 from .html_markdown import document, first_paragraph, markdown
-from .html_search import ALIAS, NAME, OTHER, SearchIndex, text_of
+from .html_search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
 from .html_values import PLACEHOLDER, Values, heading, href, short_type
 from .labels import labels
 from .templating import environment
@@ -448,10 +448,12 @@ class RulesetSite:
         return Rendered(entity.kind, entity.id, html, data["preview"], self.search_texts(data), data["graph"])
 
     def search_texts(self, data: dict[str, Any]) -> list[tuple[str, int]]:
-        """Every word the entry shows, weighted: its name, its aliases, everything else."""
+        """Every word the entry shows, weighted: its name, its aliases, everything else, its description."""
         texts = [(data["name"], NAME), (data["label"], OTHER), *((a, ALIAS) for a in data["aliases"])]
-        shown = [*data["short"].values(), *(v for _, v in data["lines"]), data["description"], data["table_html"]]
+        shown = [*data["short"].values(), *(v for _, v in data["lines"]), data["table_html"]]
         texts += [(text_of(str(v)), OTHER) for v in shown if v]
+        if data["description"]:
+            texts.append((text_of(str(data["description"])), DESCRIPTION))
         texts += [(text, OTHER) for text in [*data["flags"], data["note"], data["uncertain"], data["source"]] if text]
         return texts
 

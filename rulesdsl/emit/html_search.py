@@ -9,7 +9,8 @@ Format (all lists in a fixed order, so the output is deterministic):
   e: [[label, kind index, page index, anchor, context]]  (anchor "" for an entity that is its page)
   t: [term], sorted               p: [postings of each term]
 A posting list is "entry*4+weight" numbers, ascending, each written as the difference to the one before,
-in base 36, joined by ","; weight 3 is the name, 2 an alias, 1 anything else.
+in base 36, joined by ","; weight 3 is the name, 2 an alias, 1 anything else, 0 the description only
+(an entry is posted once per term, with the best weight its texts give it).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 
 _TAGS = re.compile(r"<[^>]*>")
 _WORD = re.compile(r"[^\W_]+")
-NAME, ALIAS, OTHER = 3, 2, 1
+NAME, ALIAS, OTHER, DESCRIPTION = 3, 2, 1, 0
 
 
 def fold(text: str) -> str:
@@ -91,7 +92,7 @@ class SearchIndex:
         for text, weight in texts:
             for word in words(text):
                 found = self.postings.setdefault(word, {})
-                if found.get(entry, 0) < weight:
+                if found.get(entry, -1) < weight:
                     found[entry] = weight
 
     def script(self) -> str:

@@ -122,19 +122,26 @@
     return found;
   }
 
-  // Entries ranked: every word must match (else the closest, flagged partial); names before other fields.
+  // A word found only in a description (weight 0) scores below any match in a name, alias or other field
+  // (at least 0.35 a word), so such entries rank last.
+  var DESCRIPTION_SCORE = 0.1;
+
+  // Entries ranked: every word must match (else the closest, flagged partial); names before other fields,
+  // descriptions last. `described[e]` is 1 when each word of the entry's best match is only in its description.
   function search(ix, query) {
     var qwords = words(query);
     var n = ix.raw.e.length;
-    if (!qwords.length) { return { hits: [], partial: false }; }
-    var total = new Float64Array(n), count = new Uint8Array(n);
+    if (!qwords.length) { return { hits: [], partial: false, described: new Uint8Array(0) }; }
+    var total = new Float64Array(n), count = new Uint8Array(n), elsewhere = new Uint8Array(n);
     qwords.forEach(function (word) {
       var best = new Float64Array(n);
       termsFor(ix, word).forEach(function (match) {
         var list = postings(ix, match[0]);
         for (var i = 0; i < list.length; i++) {
-          var entry = list[i] >> 2, score = (list[i] & 3) * match[1];
+          var entry = list[i] >> 2, weight = list[i] & 3;
+          var score = (weight ? weight : DESCRIPTION_SCORE) * match[1];
           if (score > best[entry]) { best[entry] = score; }
+          if (weight) { elsewhere[entry] = 1; }
         }
       });
       for (var e = 0; e < n; e++) {
@@ -143,7 +150,7 @@
     });
     var most = 0;
     for (var e = 0; e < n; e++) { if (count[e] > most) { most = count[e]; } }
-    if (!most) { return { hits: [], partial: false }; }
+    if (!most) { return { hits: [], partial: false, described: new Uint8Array(0) }; }
     var folded = fold(query.trim()), hits = [];
     for (e = 0; e < n; e++) {
       if (count[e] === most) {
@@ -155,7 +162,9 @@
     hits.sort(function (a, b) {
       return b[0] - a[0] || ix.folded[a[1]].length - ix.folded[b[1]].length || a[1] - b[1];
     });
-    return { hits: hits.map(function (h) { return h[1]; }), partial: most < qwords.length };
+    var described = new Uint8Array(n);
+    for (e = 0; e < n; e++) { described[e] = count[e] && !elsewhere[e] ? 1 : 0; }
+    return { hits: hits.map(function (h) { return h[1]; }), partial: most < qwords.length, described: described };
   }
   // For the benchmark (benchmarks/site.py): load the index, then time queries on it.
   window.rulesdslLoadIndex = function (done) { withIndex(function () { done(); }); };
@@ -169,7 +178,7 @@
     var entry = ix.raw.e[e], kind = ix.raw.k[entry[1]], ruleset = ix.raw.r[kind[0]];
     return [kind[2], entry[4], ruleset[1]].filter(Boolean).join(" · ");
   }
-  function resultItem(ix, e, tag) {
+  function resultItem(ix, e, tag, described) {
     var item = document.createElement(tag);
     var link = document.createElement("a");
     link.href = entryUrl(ix, e);
@@ -183,6 +192,13 @@
     link.appendChild(name);
     link.appendChild(document.createTextNode(" "));
     link.appendChild(where);
+    if (described) {
+      var note = document.createElement("span");
+      note.className = "r-described";
+      note.textContent = "in the description";
+      link.appendChild(document.createTextNode(" "));
+      link.appendChild(note);
+    }
     item.appendChild(link);
     return item;
   }
@@ -222,7 +238,7 @@
       var result = search(ix, query);
       list.textContent = "";
       result.hits.slice(0, LIMIT).forEach(function (e, k) {
-        var item = resultItem(ix, e, "li");
+        var item = resultItem(ix, e, "li", result.described[e]);
         item.id = "rd-option-" + k;
         item.setAttribute("role", "option");
         item.setAttribute("aria-selected", "false");
@@ -299,7 +315,9 @@
       pageStatus.textContent = "Searching…";
       withIndex(function (ix) {
         var result = search(ix, initial);
-        result.hits.slice(0, 500).forEach(function (e) { pageResults.appendChild(resultItem(ix, e, "li")); });
+        result.hits.slice(0, 500).forEach(function (e) {
+          pageResults.appendChild(resultItem(ix, e, "li", result.described[e]));
+        });
         pageResults.querySelectorAll("a").forEach(function (a) { a.removeAttribute("tabindex"); });
         pageStatus.textContent = result.hits.length
           ? result.hits.length + " results" + (result.partial ? " (no entry has every word; closest matches)" : "")
