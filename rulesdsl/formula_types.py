@@ -111,9 +111,9 @@ def _one_of(*kinds: str) -> str:
 
 
 def constant(expr: ir.Expr) -> Fraction | None:
-    """The value of a formula made of numbers alone (`2 - 2`), or None."""
+    """The value of a formula made of numbers alone (`2 - 2`, `weapon[sword].reach`), or None."""
     match expr:
-        case ir.Num(value):
+        case ir.Num(value) | ir.FieldOf(_, _, _, value) if value is not None:
             return Fraction(value)
         case ir.Neg(operand):
             inner = constant(operand)

@@ -102,6 +102,12 @@ spell bolt "Bolt" { damage: (slot - 1)d6 + 2  tags: none }
 formula constant { params: a  formula: if(2 = 5, a, 1) + if(3 <= 3, 1, a) }
 formula constant_dice { params: a  formula: 1d3 + if(9 = 5 and 0 > a, a, a) }
 formula magnitude { params: a  formula: abs(min(a, 1.5)) + abs(if(a > 1, a, a / 2)) }
+kind weapon "Weapons" { reach: int }
+weapon sword "Sword" { reach: 1 }
+formula reach_test { params: a  formula: if(9 = weapon[sword].reach, a, 2) }
+attribute str "Strength" { group: physical }
+attribute brawn "Brawn" { group: derived  formula: str + 1 }
+attribute might "Might" { group: derived  formula: brawn * 2 }
 """
 
 
@@ -123,15 +129,16 @@ def test_typed_formulas_build_import_and_compute(tmp_path: Path) -> None:
     ran = run_python(
         "import demo\n"
         "print(demo.either(a=2, b=0), demo.both(a=3, b=0), demo.least(a=4), demo.again(n=2))\n"
-        "print(demo.derive_attributes({'body': 7})['hits'])\n"
+        "print(demo.derive_attributes({'body': 7, 'str': 3})['hits'])\n"
         "t = demo.TABLES['cells']\n"
         "print(t.lookup('half').x.evaluate(a=3), t.lookup('tn').x.evaluate(atn=7))\n"
         "print(demo.SPELLS['bolt'].damage.evaluate(slot=3), demo.SPELLS['bolt'].tags)\n"
-        "print(demo.constant(a=4), demo.constant_dice(a=2), demo.magnitude(a=-3))\n",
+        "print(demo.constant(a=4), demo.constant_dice(a=2), demo.magnitude(a=-3), demo.reach_test(a=5))\n"
+        "print(demo.derive_attributes({'body': 7, 'str': 3})['might'])\n",
         out,
     )
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == ["True True 3/2 2d6 + 1", "6", "9/2 8", "2d6 + 2 None", "2 1d3 + 2 9/2"]
+    assert ran.stdout.splitlines() == ["True True 3/2 2d6 + 1", "6", "9/2 8", "2d6 + 2 None", "2 1d3 + 2 9/2 2", "8"]
 
 
 def test_typed_formulas_pass_mypy_strict(tmp_path: Path) -> None:
@@ -158,6 +165,11 @@ def test_typed_formulas_pass_mypy_strict(tmp_path: Path) -> None:
         ("formula f { params: x  formula: x + nokind[thing].field }\n", "no kind named 'nokind'"),
         ("formula f { params: x  formula: min(x) }\n", "min() takes two or more arguments"),
         ("formula f { params: x  formula: x / 0 }\n", "divides by zero"),
+        # a lookup table with a gap: a formula's lookup there raised LookupError (the generated-ruleset run)
+        (
+            "table t { columns: v(int)\n  <=-3 -> 1\n  -1 -> 2\n  0+ -> 3\n}\nformula f { params: x  formula: t[x] }\n",
+            "has no row for -2",
+        ),
         ("formula f { params: x  formula: 1d6 + 0.5 }\n", "dice add only dice and whole numbers"),
         # a `none` cell reached by a lookup gave None + 1
         (

@@ -517,7 +517,10 @@ def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
                 "title": entity.name,
                 "text": formula.text,
                 "params": [(inputs[u], PY_TYPES[derived.variables.get(u, ft.INT)]) for u in uses[attr_id]],
-                "args": [(inputs[u], f"_{u}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
+                # a derived input is the local its function's result went into (`_str_` for `str`)
+                "args": [
+                    (inputs[u], f"_{function_name(u)}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]
+                ],
                 "body": _bare(code),
                 "returns": returns,
                 "calls": sorted({function_name(n.formula.target) for n in nodes if isinstance(n, ir.FormulaCall)}),

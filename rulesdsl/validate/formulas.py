@@ -207,12 +207,31 @@ def _table(entity: ir.Entity) -> ft.Table:
         return ft.Table(None, problem=f"'{entity.id}' holds {shown}, not numbers to compute with")
     if any(isinstance(k, ir.NameKey) for row in entity.rows for k in row.keys):
         return ft.Table(None, problem=f"'{entity.id}' is keyed by names, and a formula looks a table up by a number")
+    gap = _gap(entity.rows)
+    if gap is not None:
+        return ft.Table(None, problem=f"'{entity.id}' has no row for {gap}: a lookup of it would find nothing")
     empty = [row for row in entity.rows if row.cells and isinstance(row.cells[0], ir.Unknown | ir.NoneValue)]
     if empty:
         which = ", ".join(ir.key_text(k) for k in empty[0].keys)
         why = f"'{entity.id}' gives no number at {which} (none or unknown): a lookup there has nothing to compute with"
         return ft.Table(None, problem=why)
     return ft.Table(returns, column.name)
+
+
+def _gap(rows: tuple[ir.TableRow, ...]) -> int | None:
+    """The first whole number between a table's lowest and highest keys that no row covers (None: none)."""
+    spans = sorted(
+        ((k.low, k.high) for row in rows for k in row.keys if isinstance(k, ir.Range)),
+        key=lambda span: -(10**18) if span[0] is None else span[0],
+    )
+    reached: int | None = None  # the highest number covered so far
+    for low, high in spans:
+        if reached is not None and low is not None and low > reached + 1:
+            return reached + 1
+        if high is None:
+            return None  # open above: everything from here on is covered
+        reached = high if reached is None else max(reached, high)
+    return None
 
 
 def environment(entities: Entities) -> ft.Env:
