@@ -27,6 +27,7 @@ from ..model import Position
 from ..names import slug
 from . import formulas
 from .coverage import check_coverage
+from .formulas import columns as table_columns
 from .paths import check_paths
 from .pynames import check_python_names
 
@@ -237,16 +238,16 @@ def _resolved(value: Any, resolve: Callable[[Any], Any]) -> Any:
 
 def _check_table(entity: ir.Entity) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
-    columns = _columns(entity, "columns")
+    columns = table_columns(entity, "columns")
     seen: dict[str, ir.Column] = {}
-    for column in (*_columns(entity, "keys"), *columns):
+    for column in (*table_columns(entity, "keys"), *columns):
         if column.name in seen:
             diagnostics.append(error("E316", f"'{column.name}' is declared twice in this table", column.pos))
         seen[column.name] = column
     if "rows" in entity.failed:
         return diagnostics
     roll = entity.fields.get("roll")
-    keys = _columns(entity, "keys")
+    keys = table_columns(entity, "keys")
     if isinstance(roll, ir.Roll) and len(roll.dice) > max(len(keys), 1):
         diagnostics.append(
             error(
@@ -260,11 +261,6 @@ def _check_table(entity: ir.Entity) -> list[Diagnostic]:
     rolled = roll if isinstance(roll, ir.Roll) else None
     diagnostics += check_coverage(entity, rolled, "roll" if rolled else ("keys" if keys else None))
     return diagnostics
-
-
-def _columns(entity: ir.Entity, name: str) -> tuple[ir.Column, ...]:
-    value = entity.fields.get(name, ())
-    return tuple(c for c in value if isinstance(c, ir.Column)) if isinstance(value, tuple) else ()
 
 
 # ---------------------------------------------------------------- formulas
@@ -599,9 +595,9 @@ def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
         if not isinstance(pools, ir.Ref) or pools.id is None or pools.id not in tables:
             continue
         table = tables[pools.id]
-        columns = {c.name: c for c in _columns(table, "columns")}
+        columns = {c.name: c for c in table_columns(table, "columns")}
         missing = [c for c in ("mental", "physical") if c not in columns or not isinstance(columns[c].type, t.IntType)]
-        if missing or len(_columns(table, "keys")) > 1:
+        if missing or len(table_columns(table, "keys")) > 1:
             diagnostics.append(
                 error(
                     "E342",
@@ -612,7 +608,7 @@ def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
             )
     repeats = tables.get("lifepath_repeats")
     if repeats is not None:
-        for column in _columns(repeats, "columns"):
+        for column in table_columns(repeats, "columns"):
             if column.name not in REPEAT_COLUMNS or not isinstance(column.type, t.MultiplierType):
                 diagnostics.append(
                     error(
@@ -622,6 +618,6 @@ def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
                         column.pos,
                     )
                 )
-        if len(_columns(repeats, "keys")) > 1:
+        if len(table_columns(repeats, "keys")) > 1:
             diagnostics.append(error("E343", "lifepath_repeats is keyed by the number of times taken", repeats.id_pos))
     return diagnostics

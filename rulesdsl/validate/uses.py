@@ -19,6 +19,7 @@ from ..kinds import Kind
 from ..merge import Gone
 from ..model import Position
 from ..names import slug
+from .formulas import columns as table_columns
 from .formulas import unresolved
 
 _SHOWN = 8  # entities named in one message; the rest are counted
@@ -94,8 +95,8 @@ def check_tables(tables: Mapping[str, ir.Entity], kinds: Mapping[str, Kind]) -> 
     `ref table` cells, which `roll_chain` rolls on next, name tables that have a roll (E318)."""
     diagnostics: list[Diagnostic] = []
     for table in tables.values():
-        columns = _columns(table, "columns")
-        for column in (*_columns(table, "keys"), *columns):
+        columns = table_columns(table, "columns")
+        for column in (*table_columns(table, "keys"), *columns):
             for named in t.referenced_kinds(column.type):
                 if named not in kinds:
                     hint = did_you_mean(named, kinds)
@@ -119,8 +120,3 @@ def check_tables(tables: Mapping[str, ir.Entity], kinds: Mapping[str, Kind]) -> 
                         )
                     )
     return diagnostics
-
-
-def _columns(entity: ir.Entity, name: str) -> tuple[ir.Column, ...]:
-    value = entity.fields.get(name, ())
-    return tuple(c for c in value if isinstance(c, ir.Column)) if isinstance(value, tuple) else ()
