@@ -587,10 +587,13 @@ class Writer:
     def lookup_table(self) -> str:
         id_ = self.fresh("bonus")
         low = self.ch.integer(-5, 3)
-        keys = self.partition(low, low + self.ch.integer(1, 12), open_ends=True)
+        # open ends, or closed ones with what the rules do past them (a formula may reach any number)
+        ends = self.pick(["open", "open", "clamp: yes", "partial: yes"])
+        keys = self.partition(low, low + self.ch.integer(1, 12), open_ends=ends == "open")
         # one numeric key, one numeric column, a number in every row: what a formula may look up
         column = self.pick(["int", "int", "number", "multiplier"])
-        block = self.table_block(id_, [], keys, [("v", column)], full=True)
+        head = [] if ends == "open" else [ends]
+        block = self.table_block(id_, head, keys, [("v", column)], full=True)
         self.add_table(Table(id_, 1, rolled=False, numeric=True, whole=column == "int"))
         return block
 

@@ -85,7 +85,7 @@ TYPED = """
 attribute body { abbr: BODY  group: physical }
 attribute hits { abbr: HP  group: derived  formula: bonus[BODY] * 2 }
 table bonus { columns: b(int)
-  1-5 -> 1
+  <=5 -> 1
   6+  -> 3
 }
 formula either { params: a, b  formula: a or b }
@@ -170,11 +170,17 @@ def test_typed_formulas_pass_mypy_strict(tmp_path: Path) -> None:
             "table t { columns: v(int)\n  <=-3 -> 1\n  -1 -> 2\n  0+ -> 3\n}\nformula f { params: x  formula: t[x] }\n",
             "has no row for -2",
         ),
+        # a lookup past a table's last row raised LookupError (the generated-ruleset run, 3,000 rulesets)
+        (
+            "table t { columns: v(int)\n  1-3 -> 1\n  4-6 -> 2\n}\nformula f { params: x  formula: t[x] }\n",
+            "has rows for 1 to 6 only",
+        ),
+        ("table t { columns: v(int)\n  <=3 -> 1\n  4 -> 2\n}\nformula f { params: x  formula: t[x] }\n", "above 4"),
         ("formula f { params: x  formula: 1d6 + 0.5 }\n", "dice add only dice and whole numbers"),
         # a `none` cell reached by a lookup gave None + 1
         (
-            "table t { columns: v(int)\n  1 -> none\n  2 -> 3\n}\nformula f { params: x  formula: t[x] + 1 }\n",
-            "gives no number at 1",
+            "table t { columns: v(int)\n  <=1 -> none\n  2+ -> 3\n}\nformula f { params: x  formula: t[x] + 1 }\n",
+            "gives no number at",
         ),
     ],
 )
@@ -186,3 +192,24 @@ def test_what_would_fail_later_is_a_diagnostic(
     shown = [f"{d.message} {d.hint or ''}" for d in result.diagnostics]
     assert any(words in line for line in shown), shown
     assert all(d.pos is not None and d.pos.line >= 1 for d in result.diagnostics)
+
+
+def test_a_lookup_past_the_rows_does_what_the_table_says(tmp_path: Path) -> None:
+    """`clamp: yes` gives the first or last row; `partial: yes` raises PastRows (the rules give no answer
+    there: the package does not guess), and an open end covers every number past it."""
+    source = (
+        "table c { clamp: yes  columns: v(int)\n  1-3 -> 1\n  4-6 -> 2\n}\n"
+        "table p { partial: yes  columns: v(int)\n  1-3 -> 1\n  4-6 -> 2\n}\n"
+        "table o { columns: v(int)\n  <=3 -> 1\n  4+ -> 2\n}\n"
+        "formula fc { params: x  formula: c[x] }\nformula fp { params: x  formula: p[x] }\n"
+        "formula fo { params: x  formula: o[x] }\n"
+    )
+    out = _build(tmp_path, source)
+    ran = run_python(
+        "import demo\n"
+        "print(demo.fc(x=-5), demo.fc(x=5), demo.fc(x=50), demo.fo(x=-50), demo.fo(x=50), demo.fp(x=2))\n"
+        "try:\n    demo.fp(x=7)\nexcept demo.runtime.PastRows as exc:\n    print(exc.table, exc)\n",
+        out,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == ["1 2 2 1 2 1", "p p: 7 is past its rows (it does not clamp)"]

@@ -2,10 +2,10 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "636c1bb428ca88e5f66839748bc37b14d7cc6c922a3f167683c98d517c855d30"
+SOURCE_SHA256 = "8526772e5c86cd103811bb3aecf6143fbcbcf1059db3763db21cfa248b3db579"
 SOURCES: dict[str, str] = {
     "actions.rules": "964683845575e6349cd132f3f7bcd085326108c68e1cd39cf98f803bfc0097e2",
-    "armor.rules": "e4326228d25878db363b57a88f255b41867c1970f70b35b7ef6d6c95818808c3",
+    "armor.rules": "0565db82ebed6abeb013cc5615826e7a72737dfec5bd320c3e6fced59aef65c8",
     "cover.rules": "ed3ac101556da78308a6a855dcc4f976a4d34d34d8b719df90da43204e6ef8ef",
     "criticals.rules": "bf3c113ee6d7fc5e4b58c0f9725fd9bea9d748257bcf23272fcb1b0893348c10",
     "damage.rules": "f01f37c01261549e2e0cd5688b34407b449f0a3d3063879063880b2636e38b18",

@@ -24,7 +24,7 @@ def human_shield_sp(*, body: int, torso_sp: int) -> int:
 
 def layered_sp(*, a: int, b: int) -> int:
     """Layered armour SP (two layers) = max(a, b) + bonus_armor[abs(a - b)]"""
-    return max(a, b) + _tables.BONUS_ARMOR.lookup(abs(a - b)).bonus
+    return max(a, b) + _tables.BONUS_ARMOR.at(abs(a - b)).bonus
 
 
 def layered_sp3(*, a: int, b: int, c: int) -> int:

@@ -50,6 +50,7 @@ BONUS_ARMOR: _rt.Table[BonusArmorRow] = _rt.Table(
         _rt.Row((_rt.Key(15, 20),), BonusArmorRow(2)),
     ),
     source="p. 156",
+    partial=True,
 )
 
 

@@ -316,7 +316,7 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
         case ir.Lookup(table, index):
             column = names.env.tables[table.target].column
             assert column is not None, "the checks let formulas look up only tables with one number column"
-            return f"{names.lookups}{constant_name(table.target)}.lookup({_bare(sub(index))}).{identifier(column)}"
+            return f"{names.lookups}{constant_name(table.target)}.at({_bare(sub(index))}).{identifier(column)}"
         case ir.FormulaCall(formula, args):
             params = names.env.callees[formula.target].params
             keywords = ", ".join(f"{param_name(p, None)}={_bare(sub(a))}" for p, a in zip(params, args, strict=True))
@@ -629,6 +629,7 @@ def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
                 "rows": rows,
                 "dice": roll_code(roll) if isinstance(roll, ir.Roll) else "None",
                 "clamp": entity.fields.get("clamp") is True,
+                "partial": entity.fields.get("partial") is True,
                 "chains": chains,
                 "formulas": any(isinstance(c, ir.Formula) for r in entity.rows for c in r.cells),
                 "fraction_literals": any(
