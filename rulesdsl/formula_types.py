@@ -9,6 +9,7 @@ types for the generated annotations, so a formula's declared return type is what
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -57,6 +58,11 @@ class Callee:
     extra: tuple[str, ...] = ()
 
 
+Bound = Fraction | None  # None: unbounded that way
+Span = tuple[Bound, Bound]  # the least and the greatest value a formula may take
+_ANY: Span = (None, None)
+
+
 @dataclass(frozen=True, slots=True)
 class Table:
     """A table as a lookup sees it: what its one column yields, or why it cannot be looked up."""
@@ -64,6 +70,10 @@ class Table:
     returns: str | None
     column: str | None = None  # the column a lookup reads
     problem: str | None = None
+    # The numbers its rows cover where they stop short and the table says nothing of what lies past them
+    # (neither `clamp` nor `partial`); None at an end: open. A lookup must stay inside (E324).
+    covers: Span = (None, None)
+    stops: str = ""  # the same in words, for the diagnostic: "has rows for 0 to 20 only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +142,87 @@ def constant(expr: ir.Expr) -> Fraction | None:
 def check(expr: ir.Expr, env: Env) -> Typing:
     """Type a formula bottom-up (no recursion: any depth is safe)."""
     types: dict[int, str] = {}
+    spans: dict[int, Span] = {}
     problems: list[Problem] = []
     order = list(ir.expr_nodes(expr))
     for node in reversed(order):  # children before parents
+        spans[id(node)] = _span(node, spans)
         types[id(node)] = _type(node, types, env, problems)
+        if isinstance(node, ir.Lookup):
+            _inside(node, spans[id(node.index)], env, problems)
     problems.sort(key=lambda p: (p.pos.line, p.pos.column))
     return Typing(types[id(expr)], types, problems)
+
+
+def _inside(node: ir.Lookup, index: Span, env: Env, problems: list[Problem]) -> None:
+    """A lookup of a table whose rows stop short must stay within them: where the index may go past, the
+    table says what the rules do there (`clamp`, `partial`) or opens its ends."""
+    found = env.tables.get(node.table.id or "")
+    if found is None or found.problem is not None or found.covers == _ANY:
+        return
+    (low, high), (least, greatest) = found.covers, index
+    below = low is not None and (least is None or least < low)
+    above = high is not None and (greatest is None or greatest > high)
+    if below or above:
+        past = f"below {low}" if below else f"above {high}"
+        why = (
+            f"'{node.table.id}' {found.stops}, and this lookup may go {past}, where a lookup finds nothing; "
+            "open its first and last rows (`<=N`, `N+`), or say what the rules do there: `clamp: yes` (the "
+            "first or last row) or `partial: yes` (no answer: the package raises PastRows)"
+        )
+        problems.append(Problem("E324", node.pos, why))
+
+
+def _span(node: ir.Expr, spans: Mapping[int, Span]) -> Span:
+    """The least and greatest value a formula may take, as far as its own shape tells (parameters and
+    attributes may be any number): enough to see that `t[abs(a - b)]` never goes below 0."""
+
+    def of(child: ir.Expr) -> Span:
+        return spans.get(id(child), _ANY)
+
+    def add(a: Bound, b: Bound) -> Bound:
+        return None if a is None or b is None else a + b
+
+    def neg(a: Bound) -> Bound:
+        return None if a is None else -a
+
+    match node:
+        case ir.Num(value) | ir.FieldOf(_, _, _, value) if value is not None:
+            return (Fraction(value), Fraction(value))
+        case ir.Neg(operand):
+            low, high = of(operand)
+            return (neg(high), neg(low))
+        case ir.BinOp("+", left, right):
+            return (add(of(left)[0], of(right)[0]), add(of(left)[1], of(right)[1]))
+        case ir.BinOp("-", left, right):
+            return (add(of(left)[0], neg(of(right)[1])), add(of(left)[1], neg(of(right)[0])))
+        case ir.BinOp("*", left, right):
+            ends = [a * b for a in of(left) for b in of(right) if a is not None and b is not None]
+            return (min(ends), max(ends)) if len(ends) == 4 else _ANY
+        case ir.Call("abs", (operand,)):
+            low, high = of(operand)
+            if low is not None and low >= 0:
+                return (low, high)
+            if high is not None and high <= 0:
+                return (-high, neg(low))
+            return (Fraction(0), None if low is None or high is None else max(-low, high))
+        case ir.Call("min" | "max" as function, args):
+            lows, highs = [of(a)[0] for a in args], [of(a)[1] for a in args]
+            known_lows, known_highs = [b for b in lows if b is not None], [b for b in highs if b is not None]
+            if function == "min":  # at most the least high; at least the least low, if every low is known
+                return (min(known_lows) if len(known_lows) == len(lows) else None, min(known_highs, default=None))
+            return (max(known_lows, default=None), max(known_highs) if len(known_highs) == len(highs) else None)
+        case ir.Call("floor" | "ceil" | "round", (operand,)):
+            low, high = of(operand)
+            return (
+                None if low is None else Fraction(math.floor(low)),
+                None if high is None else Fraction(math.ceil(high)),
+            )
+        case ir.If(_, then, otherwise):
+            (a, b), (c, d) = of(then), of(otherwise)
+            return (None if a is None or c is None else min(a, c), None if b is None or d is None else max(b, d))
+        case _:
+            return _ANY
 
 
 def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Problem]) -> str:

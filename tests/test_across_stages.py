@@ -75,11 +75,10 @@ def rulesets(draw: st.DrawFn) -> str:
         formula = draw(arithmetic(attrs))
         parts.append(f"attribute d{i} {{ abbr: D{i}  group: derived  formula: {formula} }}")
         attrs.append(f"D{i}")
-    # a one-key lookup table formulas may use
+    # a one-key lookup table formulas may use: it stops at 0, so it says what a lookup below does
     bonus_keys = draw(partition(0, 20))
-    parts.append(
-        "table bonus { columns: b(int)\n" + "\n".join(f"  {k} -> {n}" for n, k in enumerate(bonus_keys)) + "\n}"
-    )
+    rows = "\n".join(f"  {k} -> {n}" for n, k in enumerate(bonus_keys))
+    parts.append("table bonus { clamp: yes  columns: b(int)\n" + rows + "\n}")
     formulas: list[tuple[str, list[str]]] = []
     for i in range(draw(st.integers(1, 4))):
         params = [f"p{j}" for j in range(draw(st.integers(1, 3)))]

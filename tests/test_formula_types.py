@@ -176,6 +176,11 @@ def test_typed_formulas_pass_mypy_strict(tmp_path: Path) -> None:
             "has rows for 1 to 6 only",
         ),
         ("table t { columns: v(int)\n  <=3 -> 1\n  4 -> 2\n}\nformula f { params: x  formula: t[x] }\n", "above 4"),
+        # what the formula's shape tells counts: abs() is never below 0, abs() - 1 may be
+        (
+            "table t { columns: v(int)\n  0-3 -> 1\n  4+ -> 2\n}\nformula f { params: x  formula: t[abs(x) - 1] }\n",
+            "this lookup may go below 0",
+        ),
         ("formula f { params: x  formula: 1d6 + 0.5 }\n", "dice add only dice and whole numbers"),
         # a `none` cell reached by a lookup gave None + 1
         (
@@ -201,6 +206,8 @@ def test_a_lookup_past_the_rows_does_what_the_table_says(tmp_path: Path) -> None
         "table c { clamp: yes  columns: v(int)\n  1-3 -> 1\n  4-6 -> 2\n}\n"
         "table p { partial: yes  columns: v(int)\n  1-3 -> 1\n  4-6 -> 2\n}\n"
         "table o { columns: v(int)\n  <=3 -> 1\n  4+ -> 2\n}\n"
+        "table z { columns: v(int)\n  0-3 -> 1\n  4+ -> 2\n}\n"
+        "formula fz { params: x, y  formula: z[max(abs(x - y) + 1, -x)] }\n"
         "formula fc { params: x  formula: c[x] }\nformula fp { params: x  formula: p[x] }\n"
         "formula fo { params: x  formula: o[x] }\n"
     )
@@ -208,8 +215,9 @@ def test_a_lookup_past_the_rows_does_what_the_table_says(tmp_path: Path) -> None
     ran = run_python(
         "import demo\n"
         "print(demo.fc(x=-5), demo.fc(x=5), demo.fc(x=50), demo.fo(x=-50), demo.fo(x=50), demo.fp(x=2))\n"
+        "print(demo.fz(x=-9, y=9), demo.fz(x=1, y=1))\n"
         "try:\n    demo.fp(x=7)\nexcept demo.runtime.PastRows as exc:\n    print(exc.table, exc)\n",
         out,
     )
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == ["1 2 2 1 2 1", "p p: 7 is past its rows (it does not clamp)"]
+    assert ran.stdout.splitlines() == ["1 2 2 1 2 1", "2 1", "p p: 7 is past its rows (it does not clamp)"]

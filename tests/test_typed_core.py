@@ -15,7 +15,7 @@ from rulesdsl.validate.semantic import cycles
 from .conftest import messages, run_python, write_ruleset
 
 FORMULA_CELLS = """
-table bonus { columns: b(int)
+table bonus { clamp: yes  columns: b(int)
   0-4 -> 5
   5+  -> 2
 }

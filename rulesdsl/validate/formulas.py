@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 from .. import fieldtypes as t
@@ -215,15 +216,10 @@ def _table(entity: ir.Entity) -> ft.Table:
         which = ", ".join(ir.key_text(k) for k in empty[0].keys)
         why = f"'{entity.id}' gives no number at {which} (none or unknown): a lookup there has nothing to compute with"
         return ft.Table(None, problem=why)
-    ends = _ends(entity.rows)
-    if ends is not None and entity.fields.get("clamp") is not True and entity.fields.get("partial") is not True:
-        why = (
-            f"'{entity.id}' {ends}: a lookup past its rows would find nothing; open its first and last rows "
-            "(`<=N`, `N+`), or say what the rules do there: `clamp: yes` (the first or last row) or "
-            "`partial: yes` (no answer: the package raises PastRows)"
-        )
-        return ft.Table(None, problem=why)
-    return ft.Table(returns, column.name)
+    if entity.fields.get("clamp") is True or entity.fields.get("partial") is True:
+        return ft.Table(returns, column.name)
+    covers, stops = _covers(entity.rows)
+    return ft.Table(returns, column.name, covers=covers, stops=stops)
 
 
 def _gap(rows: tuple[ir.TableRow, ...]) -> int | None:
@@ -242,20 +238,21 @@ def _gap(rows: tuple[ir.TableRow, ...]) -> int | None:
     return None
 
 
-def _ends(rows: tuple[ir.TableRow, ...]) -> str | None:
-    """Where a table's rows stop short of some whole number, in words (None: they cover every one)."""
+def _covers(rows: tuple[ir.TableRow, ...]) -> tuple[ft.Span, str]:
+    """The numbers a table's rows cover (None at an open end), and where they stop, in words."""
     spans = [(k.low, k.high) for row in rows for k in row.keys if isinstance(k, ir.Range)]
-    if not spans:
-        return None
-    lows = [low for low, _ in spans]
-    highs = [high for _, high in spans]
-    low = None if None in lows else min(low for low in lows if low is not None)
-    high = None if None in highs else max(high for high in highs if high is not None)
+    lows, highs = [low for low, _ in spans], [high for _, high in spans]
+    low = None if not spans or None in lows else min(low for low in lows if low is not None)
+    high = None if not spans or None in highs else max(high for high in highs if high is not None)
     if low is None and high is None:
-        return None
+        return (None, None), ""
     if low is None:
-        return f"has no row above {high}"
-    return f"has no row below {low}" if high is None else f"has rows for {low} to {high} only"
+        words = f"has no row above {high}"
+    elif high is None:
+        words = f"has no row below {low}"
+    else:
+        words = f"has rows for {low} to {high} only"
+    return (None if low is None else Fraction(low), None if high is None else Fraction(high)), words
 
 
 def environment(entities: Entities) -> ft.Env:
