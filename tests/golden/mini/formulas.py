@@ -12,7 +12,7 @@ __all__ = ["FORMULAS", "layered", "layered3", "might_check"]
 
 def layered(*, a: int, b: int) -> int:
     """Layered = max(a, b) + bonus[abs(a - b)]"""
-    return max(a, b) + _tables.BONUS.lookup(abs(a - b)).bonus
+    return max(a, b) + _tables.BONUS.at(abs(a - b)).bonus
 
 
 def layered3(*, a: int, b: int, c: int) -> int:

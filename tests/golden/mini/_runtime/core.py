@@ -596,6 +596,14 @@ class Rolled(Generic[R]):
     clamped: bool = False  # the numbers went past the rows and counted as the first or last
 
 
+class PastRows(LookupError):
+    """A number past the rows of a table the rules leave partial (`partial: yes`): no answer to give."""
+
+    def __init__(self, table: str, message: str) -> None:
+        super().__init__(message)
+        self.table = table
+
+
 MAX_CHAIN = 1000  # rolls followed before giving up on a chain that keeps going
 
 
@@ -607,6 +615,7 @@ class Table(Generic[R]):
     rows: tuple[Row[R], ...]
     source: str | None = None
     clamp: bool = False  # a result past the rows counts as the first or last row
+    partial: bool = False  # the rules give no row past these: a formula's lookup there raises PastRows
     chains: tuple[str, ...] = ()  # the columns naming the table to roll on next
     registry: Mapping[str, Table[Any]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -633,19 +642,32 @@ class Table(Generic[R]):
         if self.dice is None:
             raise TypeError(f"{self.name} is not rolled on dice; use lookup()")
         numbers = self.dice.roll(rng, modifier)
+        found, clamped = self._find(numbers)
+        return Rolled(self.id, numbers, found, clamped=clamped)
+
+    def at(self, *numbers: int) -> R:
+        """The row a formula looks up: past the rows, the first or last row where the table clamps;
+        PastRows where the rules leave the table partial (they give no answer there: no guess is made)."""
         try:
-            return Rolled(self.id, numbers, self.lookup(*numbers))
+            return self._find(numbers)[0]
+        except LookupError as exc:
+            if self.partial:
+                raise PastRows(self.id, str(exc)) from None
+            raise
+
+    def _find(self, numbers: tuple[int, ...]) -> tuple[R, bool]:
+        try:
+            return self.lookup(*numbers), False
         except LookupError:
             if not self.clamp:
-                raise LookupError(
-                    f"{self.name}: {', '.join(map(str, numbers))} is past its rows (it does not clamp)"
-                ) from None
+                shown = ", ".join(map(str, numbers))
+                raise LookupError(f"{self.name}: {shown} is past its rows (it does not clamp)") from None
         clamped = []
         for key, number in enumerate(numbers):
             low, high = self._bounds(key)
             clamped.append(max(low, number) if low is not None else number)
             clamped[-1] = min(high, clamped[-1]) if high is not None else clamped[-1]
-        return Rolled(self.id, numbers, self.lookup(*clamped), clamped=True)
+        return self.lookup(*clamped), True
 
     def roll_chain(self, rng: random.Random, modifier: int = 0) -> list[Rolled[Any]]:
         """Roll here, then on every table the row names (in column order), and so on to the end."""
