@@ -708,7 +708,24 @@ def _mechanics(ruleset: CompiledRuleset) -> list[dict[str, str]]:
     return result
 
 
-def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class KindModule:
+    """What templates/python/kind.py.j2 writes a kind's module from."""
+
+    kind: Kind
+    module: str
+    registry: str
+    class_name: str
+    fields: list[FieldCode]
+    entities: list[tuple[str, str]]  # id, the code making the entity
+    fraction: bool  # what the code uses, so what the module imports
+    literal: bool
+    runtime: bool
+    modules: list[str]
+    doc: str
+
+
+def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[KindModule]:
     """The kinds with a module of their own: declared by the ruleset, or built in and used."""
     for kind_name, kind in ruleset.kinds.items():
         if kind_name in CORE_KINDS:
@@ -719,19 +736,19 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
         with noting() as needs:
             fields = field_codes(kind, entities, names.env)
             codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
-        yield {
-            "kind": kind,
-            "module": kind_module(kind_name),
-            "registry": registry_name(kind_name),
-            "class": kind_class(kind_name),
-            "fields": fields,
-            "entities": codes,
-            "fraction": Need.FRACTION in needs,
-            "literal": Need.LITERAL in needs,
-            "runtime": Need.RUNTIME in needs,
-            "modules": [n.value[1:] for n in (Need.FORMULAS, Need.MECHANICS, Need.TABLES) if n in needs],
-            "doc": doc_line(kind.title),
-        }
+        yield KindModule(
+            kind=kind,
+            module=kind_module(kind_name),
+            registry=registry_name(kind_name),
+            class_name=kind_class(kind_name),
+            fields=fields,
+            entities=codes,
+            fraction=Need.FRACTION in needs,
+            literal=Need.LITERAL in needs,
+            runtime=Need.RUNTIME in needs,
+            modules=[n.value[1:] for n in (Need.FORMULAS, Need.MECHANICS, Need.TABLES) if n in needs],
+            doc=doc_line(kind.title),
+        )
 
 
 def _runtime_files(with_lifepaths: bool, header_text: str) -> dict[str, str]:
@@ -763,7 +780,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     attribute_kind = ruleset.kinds["attribute"]
     attribute_exports = _isort(["ATTRIBUTES", "Attribute", "derive_attributes", *(str(f["name"]) for f in functions)])
     formula_exports = _isort(["FORMULAS", *(str(f["name"]) for f in formulas)])
-    kind_exports = [(str(k["module"]), _isort([str(k["registry"]), str(k["class"])])) for k in kinds]
+    kind_exports = [(k.module, _isort([k.registry, k.class_name])) for k in kinds]
     burning_exports = ["burn", "requirement_met", "unmet_requirements"] if with_lifepaths else []
     package_exports = _isort(
         [
@@ -830,10 +847,10 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     if with_lifepaths:
         files["burning.py"] = env.get_template("python/burning.py.j2").render(context)
     for kind in kinds:
-        files[f"{kind['module']}.py"] = env.get_template("python/kind.py.j2").render(context, k=kind)
+        files[f"{kind.module}.py"] = env.get_template("python/kind.py.j2").render(context, k=kind)
     files.update(_runtime_files(with_lifepaths, head))
     files["_manifest.py"] = manifest(ruleset)
-    for kind_name in (*CORE_KINDS[1:], *(str(k["kind"].name) for k in kinds)):
+    for kind_name in (*CORE_KINDS[1:], *(k.kind.name for k in kinds)):
         schema = json.dumps(schema_of(ruleset.kinds[kind_name]), indent=2, sort_keys=True, ensure_ascii=False)
         files[f"schemas/{kind_name}.schema.json"] = schema + "\n"
     return files
