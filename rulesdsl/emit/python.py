@@ -41,7 +41,7 @@ from ..targets import (
 from ..validate.formulas import attribute_types
 from ..validate.formulas import environment as environment_of
 from .labels import labels
-from .templating import doc_line, environment, natural, py
+from .templating import doc_line, environment, natural, py, template_context
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
 _RUNTIME_FUNCTIONS = {"floor": "floor", "ceil": "ceil", "round": "round_half_up"}  # abs, min, max: Python's
@@ -760,6 +760,42 @@ def _runtime_files(with_lifepaths: bool, header_text: str) -> dict[str, str]:
     return files
 
 
+@dataclass(frozen=True, slots=True)
+class AttributeKind:
+    fields: list[FieldCode]
+    entities: list[tuple[str, str]]  # id, the code making the attribute
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    """What the package's templates (templates/python/) are written from."""
+
+    ruleset: CompiledRuleset
+    header: str
+    functions: list[dict[str, Any]]  # derived attributes as functions (`_attributes`)
+    formulas: list[dict[str, Any]]  # formulas as functions (`_formulas`)
+    formulas_type: str  # the TypedDict of FORMULAS
+    tables: list[dict[str, Any]]
+    kinds: list[KindModule]
+    mechanics: list[dict[str, str]]
+    mechanics_type: str  # the TypedDict of MECHANICS
+    attribute_kind: AttributeKind
+    with_lifepaths: bool
+    labels: dict[str, dict[str, str]]
+    imports: list[str]  # the package's own modules, as __init__ imports them
+    attribute_exports: list[str]
+    formula_exports: list[str]
+    package_exports: list[str]
+    kind_names: list[str]
+    uses_fraction: bool  # what tables.py, formulas.py and attributes.py use, so import
+    formulas_fraction: bool
+    formulas_runtime: bool
+    table_formulas: bool
+    table_calls: bool
+    attribute_calls: str  # the import of the formulas derived attributes call ("": none)
+    attribute_tables: bool
+
+
 def render(ruleset: CompiledRuleset) -> dict[str, str]:
     """Every file of the package, by path relative to the package folder."""
     env = environment()
@@ -811,43 +847,43 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         for e in ruleset.entities.get("attribute", {}).values()
     ]
     mechanics = _mechanics(ruleset)
-    context: dict[str, Any] = {
-        "formulas_type": typed_dict("_Formulas", [(f["id"], f"Callable[..., {f['returns']}]") for f in formulas]),
-        "mechanics_type": typed_dict("_Mechanics", [(m["id"], rt(m["class"])) for m in mechanics]),
-        "ruleset": ruleset,
-        "header": head,
-        "functions": functions,
-        "formulas": formulas,
-        "tables": tables,
-        "kinds": kinds,
-        "mechanics": mechanics,
-        "attribute_kind": {
-            "fields": field_codes(attribute_kind, ruleset.entities.get("attribute", {}), formula_env),
-            "entities": list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
-        },
-        "with_lifepaths": with_lifepaths,
-        "labels": labels(ruleset),
-        "imports": sorted(imports, key=lambda line: natural(line.split()[1])),
-        "attribute_exports": attribute_exports,
-        "formula_exports": formula_exports,
-        "package_exports": package_exports,
-        "kind_names": sorted(ruleset.entities),
-        "uses_fraction": Need.FRACTION in table_needs,
-        "formulas_fraction": Need.FRACTION in formula_needs,
-        "formulas_runtime": Need.RUNTIME in formula_needs,
-        "table_formulas": any(tbl["formulas"] for tbl in tables),
-        "table_calls": any(tbl["calls"] for tbl in tables),
-    }
     called = sorted({c for f in functions for c in f["calls"]})
-    context["attribute_calls"] = import_line("formulas", called) if called else ""
-    context["attribute_tables"] = any(f["uses_tables"] for f in functions)
+    context = Package(
+        formulas_type=typed_dict("_Formulas", [(f["id"], f"Callable[..., {f['returns']}]") for f in formulas]),
+        mechanics_type=typed_dict("_Mechanics", [(m["id"], rt(m["class"])) for m in mechanics]),
+        ruleset=ruleset,
+        header=head,
+        functions=functions,
+        formulas=formulas,
+        tables=tables,
+        kinds=kinds,
+        mechanics=mechanics,
+        attribute_kind=AttributeKind(
+            fields=field_codes(attribute_kind, ruleset.entities.get("attribute", {}), formula_env),
+            entities=list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
+        ),
+        with_lifepaths=with_lifepaths,
+        labels=labels(ruleset),
+        imports=sorted(imports, key=lambda line: natural(line.split()[1])),
+        attribute_exports=attribute_exports,
+        formula_exports=formula_exports,
+        package_exports=package_exports,
+        kind_names=sorted(ruleset.entities),
+        uses_fraction=Need.FRACTION in table_needs,
+        formulas_fraction=Need.FRACTION in formula_needs,
+        formulas_runtime=Need.RUNTIME in formula_needs,
+        table_formulas=any(tbl["formulas"] for tbl in tables),
+        table_calls=any(tbl["calls"] for tbl in tables),
+        attribute_calls=import_line("formulas", called) if called else "",
+        attribute_tables=any(f["uses_tables"] for f in functions),
+    )
     files = {"py.typed": ""}
     for name in ("__init__", "__main__", "formulas", "mechanics", "tables", "attributes"):
-        files[f"{name}.py"] = env.get_template(f"python/{name}.py.j2").render(context)
+        files[f"{name}.py"] = env.get_template(f"python/{name}.py.j2").render(template_context(context))
     if with_lifepaths:
-        files["burning.py"] = env.get_template("python/burning.py.j2").render(context)
+        files["burning.py"] = env.get_template("python/burning.py.j2").render(template_context(context))
     for kind in kinds:
-        files[f"{kind.module}.py"] = env.get_template("python/kind.py.j2").render(context, k=kind)
+        files[f"{kind.module}.py"] = env.get_template("python/kind.py.j2").render(template_context(context), k=kind)
     files.update(_runtime_files(with_lifepaths, head))
     files["_manifest.py"] = manifest(ruleset)
     for kind_name in (*CORE_KINDS[1:], *(k.kind.name for k in kinds)):
