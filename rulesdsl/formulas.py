@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import assert_never
 
 from . import model as m
@@ -28,93 +29,169 @@ def quote(text: str) -> str:
 def expr_text(value: m.Value, spell: Spelling | None = None, *, clarify: bool = False) -> str:
     """The canonical text of a value: spaces around operators, parentheses only where needed (and, with
     `clarify`, around an `and` inside an `or`, where readers look for them)."""
-    return _text(value, 0, spell, clarify)
+    printer = _Printer(spell, clarify)
+    printer.value(value, 0)
+    return "".join(printer.parts)
 
 
-def _wrap(text: str, own: int, outer: int) -> str:
-    return f"({text})" if own < outer else text
+# Where a name stands in a canonical text: the position it was written at, and its start and end there.
+NameAt = tuple[m.Position, int, int]
 
 
-def _text(value: m.Value, outer: int, spell: Spelling | None, clarify: bool = False) -> str:
-    if spell is not None:
-        spelt = spell(value)
-        if spelt is not None:
-            return spelt
-
-    def sub(inner: m.Value, level: int) -> str:
-        return _text(inner, level, spell, clarify)
-
-    match value:
-        case m.Integer(number):
-            return str(number)
-        case m.Decimal(text):
-            return text
-        case m.String(text):
-            return quote(text)
-        case m.Name(text):
-            return text
-        case m.Dice(count, sides):
-            return f"{count}d{sides}"
-        case m.Multiplier(num, den):
-            return f"x{num}" + (f"/{den}" if den != 1 else "")
-        case m.AtLeast(number):
-            return f"{number}+"
-        case m.Caret(number):
-            return f"{number}^"
-        case m.Quantity(amount, unit, signed):
-            return f"{'+' if signed and amount >= 0 else ''}{amount} {unit}"
-        case m.OpenRange(op, operand):
-            return f"{op}{sub(operand, _PRECEDENCE['unary'])}"
-        case m.ClosedRange(low, high):
-            return _wrap(f"{sub(low, 6)}..{sub(high, 6)}", 5, outer)
-        case m.Binary(op, left, right):
-            own = _PRECEDENCE[op]
-            return _wrap(f"{sub(left, own)} {op} {sub(right, own + 1)}", own, outer)
-        case m.Negative(operand):
-            return f"-{sub(operand, _PRECEDENCE['unary'])}"
-        case m.Call(function, args):
-            return f"{function}({', '.join(sub(a, 0) for a in args)})"
-        case m.Subscript(target, index):
-            return f"{sub(target, 9)}[{sub(index, 0)}]"
-        case m.Attribute(target, name):
-            return f"{sub(target, 9)}.{name.text}"
-        case m.Comparison(op, left, right):
-            return _wrap(f"{sub(left, 6)} {op} {sub(right, 6)}", 4, outer)
-        case m.Membership(subject, within):
-            return _wrap(f"{sub(subject, 6)} in {sub(within, 5)}", 4, outer)
-        case m.AnyOf(items):
-            return _wrap(" or ".join(sub(i, 3 if clarify else 2) for i in items), 1, outer)
-        case m.AllOf(items):
-            return _wrap(" and ".join(sub(i, 3) for i in items), 2, outer)
-        case m.Not(operand):
-            return _wrap(f"not {sub(operand, 3)}", 3, outer)
-        case m.HasTrait(ref):
-            return f"trait {sub(ref, 10)}"
-        case m.HasSkill(ref):
-            return f"skill {sub(ref, 10)}"
-        case m.Holds(kind, ref):
-            return f"{kind.text} {sub(ref, 10)}"
-        case m.CountOf(count, selector):
-            return f"{count} of {_selector_text(selector, spell)}"
-        case m.Points(amount, items):
-            return f"{amount} pt{'s' * (amount != 1)}: " + ", ".join(sub(i, 0) for i in items)
-        case m.ValueList(items):
-            return ", ".join(sub(i, 0) for i in items)
-        case m.DiceCount(count, sides):
-            return f"({sub(count, 0)})d{sides}"
-        case m.RefMarker(kind):
-            return f"ref {kind.text}"
-        case m.Check(modifier, target):
-            return f"check {sub(modifier, 6)} {target}+"
-        case _:
-            assert_never(value)
+def expr_text_names(value: m.Value) -> tuple[str, tuple[NameAt, ...]]:
+    """The canonical text of a value, and where each name, quoted name and called function's name stands
+    in it (keyed by the position it was written at: what the IR's nodes carry)."""
+    printer = _Printer(None, False)
+    printer.value(value, 0)
+    return "".join(printer.parts), tuple(printer.names)
 
 
-def _selector_text(selector: m.SelectLifepaths | m.SelectListed, spell: Spelling | None) -> str:
-    if isinstance(selector, m.SelectListed):
-        return "(" + ", ".join(_text(r, 0, spell) for r in selector.refs) + ")"
-    parts = ["lifepaths"]
-    for flt in selector.filters:
-        ref = _text(flt.ref, 10, spell)
-        parts.append(f"in setting {ref}" if isinstance(flt, m.InSetting) else f"tagged {ref}")
-    return " ".join(parts)
+class _Printer:
+    """Writes a value's canonical text piece by piece, so that it knows where each name lands."""
+
+    def __init__(self, spell: Spelling | None, clarify: bool) -> None:
+        self.spell = spell
+        self.clarify = clarify
+        self.parts: list[str] = []
+        self.at = 0
+        self.names: list[NameAt] = []
+
+    def put(self, *texts: str) -> None:
+        for text in texts:
+            self.parts.append(text)
+            self.at += len(text)
+
+    def name(self, pos: m.Position, text: str) -> None:
+        self.names.append((pos, self.at, self.at + len(text)))
+        self.put(text)
+
+    def join(self, separator: str, items: Sequence[m.Value], level: int) -> None:
+        for n, item in enumerate(items):
+            if n:
+                self.put(separator)
+            self.value(item, level)
+
+    @contextmanager
+    def wrap(self, own: int, outer: int) -> Iterator[None]:
+        """Parentheses around what is written inside, where the value binds less tightly than its place."""
+        if own < outer:
+            self.put("(")
+        yield
+        if own < outer:
+            self.put(")")
+
+    def value(self, value: m.Value, outer: int) -> None:
+        if self.spell is not None:
+            spelt = self.spell(value)
+            if spelt is not None:
+                self.put(spelt)
+                return
+        match value:
+            case m.Integer(number):
+                self.put(str(number))
+            case m.Decimal(text):
+                self.put(text)
+            case m.String(text):
+                self.name(value.pos, quote(text))
+            case m.Name(text):
+                self.name(value.pos, text)
+            case m.Dice(count, sides):
+                self.put(f"{count}d{sides}")
+            case m.Multiplier(num, den):
+                self.put(f"x{num}" + (f"/{den}" if den != 1 else ""))
+            case m.AtLeast(number):
+                self.put(f"{number}+")
+            case m.Caret(number):
+                self.put(f"{number}^")
+            case m.Quantity(amount, unit, signed):
+                self.put(f"{'+' if signed and amount >= 0 else ''}{amount} {unit}")
+            case m.OpenRange(op, operand):
+                self.put(op)
+                self.value(operand, _PRECEDENCE["unary"])
+            case m.ClosedRange(low, high):
+                with self.wrap(5, outer):
+                    self.value(low, 6)
+                    self.put("..")
+                    self.value(high, 6)
+            case m.Binary(op, left, right):
+                own = _PRECEDENCE[op]
+                with self.wrap(own, outer):
+                    self.value(left, own)
+                    self.put(f" {op} ")
+                    self.value(right, own + 1)
+            case m.Negative(operand):
+                self.put("-")
+                self.value(operand, _PRECEDENCE["unary"])
+            case m.Call(function, args):
+                self.name(value.pos, function)
+                self.put("(")
+                self.join(", ", args, 0)
+                self.put(")")
+            case m.Subscript(target, index):
+                self.value(target, 9)
+                self.put("[")
+                self.value(index, 0)
+                self.put("]")
+            case m.Attribute(target, name):
+                self.value(target, 9)
+                self.put(".", name.text)
+            case m.Comparison(op, left, right):
+                with self.wrap(4, outer):
+                    self.value(left, 6)
+                    self.put(f" {op} ")
+                    self.value(right, 6)
+            case m.Membership(subject, within):
+                with self.wrap(4, outer):
+                    self.value(subject, 6)
+                    self.put(" in ")
+                    self.value(within, 5)
+            case m.AnyOf(items):
+                with self.wrap(1, outer):
+                    self.join(" or ", items, 3 if self.clarify else 2)
+            case m.AllOf(items):
+                with self.wrap(2, outer):
+                    self.join(" and ", items, 3)
+            case m.Not(operand):
+                with self.wrap(3, outer):
+                    self.put("not ")
+                    self.value(operand, 3)
+            case m.HasTrait(ref):
+                self.put("trait ")
+                self.value(ref, 10)
+            case m.HasSkill(ref):
+                self.put("skill ")
+                self.value(ref, 10)
+            case m.Holds(kind, ref):
+                self.put(f"{kind.text} ")
+                self.value(ref, 10)
+            case m.CountOf(count, selector):
+                self.put(f"{count} of ")
+                self.selector(selector)
+            case m.Points(amount, items):
+                self.put(f"{amount} pt{'s' * (amount != 1)}: ")
+                self.join(", ", items, 0)
+            case m.ValueList(items):
+                self.join(", ", items, 0)
+            case m.DiceCount(count, sides):
+                self.put("(")
+                self.value(count, 0)
+                self.put(f")d{sides}")
+            case m.RefMarker(kind):
+                self.put(f"ref {kind.text}")
+            case m.Check(modifier, target):
+                self.put("check ")
+                self.value(modifier, 6)
+                self.put(f" {target}+")
+            case _:
+                assert_never(value)
+
+    def selector(self, selector: m.SelectLifepaths | m.SelectListed) -> None:
+        if isinstance(selector, m.SelectListed):
+            self.put("(")
+            self.join(", ", selector.refs, 0)
+            self.put(")")
+        else:
+            self.put("lifepaths")
+            for flt in selector.filters:
+                self.put(" in setting " if isinstance(flt, m.InSetting) else " tagged ")
+                self.value(flt.ref, 10)

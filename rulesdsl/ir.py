@@ -269,12 +269,23 @@ def expr_nodes(expr: Expr) -> Iterator[Expr]:
 
 
 @dataclass(frozen=True, slots=True)
+class NameSpan:
+    """Where a name (a quoted one, a called formula's) stands in a formula's text: `text[start:end]`, and
+    `pos`, where it was written, which the nodes naming things carry (what they resolve to links there)."""
+
+    start: int
+    end: int
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class Formula:
     """A formula and its canonical text (what the reference and docstrings show)."""
 
     text: str
     expr: Expr
     pos: Position
+    names: tuple[NameSpan, ...] = ()
 
 
 # ---------------------------------------------------------------- requirements

@@ -20,7 +20,7 @@ from . import fieldtypes as t
 from . import ir
 from . import model as m
 from .diagnostics import Diagnostic, did_you_mean, error
-from .formulas import FUNCTIONS, expr_text
+from .formulas import FUNCTIONS, expr_text, expr_text_names
 from .jsonform import value_json
 from .kinds import COMMON_FIELDS, FieldDecl, Kind
 from .names import slug
@@ -336,7 +336,7 @@ class _Reader:
             case t.DiceType():
                 return dice_of(value)
             case t.FormulaType() | t.ObstacleType():
-                return ir.Formula(expr_text(value), self.expr(value), value.pos)
+                return self.formula(value)
             case t.RangeType():
                 return range_of(value, allow_dash=False)
             case t.MultiplierType():
@@ -370,7 +370,7 @@ class _Reader:
             case t.CheckType(mechanic):
                 if not isinstance(value, m.Check):
                     raise _fail("a check (like check END 5+)", value)
-                modifier = ir.Formula(expr_text(value.modifier), self.expr(value.modifier), value.modifier.pos)
+                modifier = self.formula(value.modifier)
                 named = ir.Ref("mechanic", mechanic, value.pos) if mechanic is not None else None
                 return ir.CheckSpec(modifier, value.target, named, value.pos)
             case _:
@@ -441,6 +441,11 @@ class _Reader:
         return ir.Choices(value.amount, tuple(options), value.pos)
 
     # ---- formulas
+    def formula(self, value: m.Value) -> ir.Formula:
+        text, names = expr_text_names(value)
+        spans = tuple(ir.NameSpan(start, end, pos) for pos, start, end in names)
+        return ir.Formula(text, self.expr(value), value.pos, spans)
+
     def expr(self, value: m.Value) -> ir.Expr:
         match value:
             case m.Integer(number):

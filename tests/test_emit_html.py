@@ -340,6 +340,43 @@ def test_formulas_render_readably(site: dict[str, str]) -> None:
     )
 
 
+def test_formulas_link_only_the_names_they_resolve(compile_rules: Callable[..., Compilation]) -> None:
+    # A parameter named like a table, a quoted obstacle holding the table's name, an attribute by its
+    # abbreviation and by its id (as a lookup's index), a lookup, a call and a field of an entity: only
+    # what the checks resolved links, each to its own page.
+    compilation = compile_rules(
+        {
+            "a.rules": """
+            attribute might "Might" { abbr: MGT  group: body  range: 1..10 }
+            table level "Level" {
+              columns: bonus(int)
+              <=4 -> 1
+              5+  -> 2
+            }
+            kind weapon "Weapons" { reach: int }
+            weapon sword "Sword" { reach: 1 }
+            kind trick "Tricks" { ob: obstacle }
+            trick feint "Feint" { ob: "level" + 2 }
+            formula half "Half" { params: x  formula: x / 2 }
+            formula rank "Rank" {
+              params: level
+              formula: level + MGT + level[might] + half(level) + weapon[sword].reach
+            }
+            """
+        }
+    )
+    assert not compilation.diagnostics
+    pages = site_of(compilation)
+    assert (
+        "<dd>level + "
+        '<a href="attribute.html#might">MGT</a> + '
+        '<a href="table.html#level">level</a>[<a href="attribute.html#might">might</a>] + '
+        '<a href="formula.html#half">half</a>(level) + '
+        'weapon[<a href="weapon.html#sword">sword</a>].reach</dd>'
+    ) in pages["demo/formula.html"]
+    assert '<td data-label="Ob">&#34;level&#34; + 2</td>' in pages["demo/trick.html"]
+
+
 def test_uncertain_readings_are_shown(site: dict[str, str]) -> None:
     assert "Uncertain:</strong> years hard to read" in site["mini/setting.city.html"]
 

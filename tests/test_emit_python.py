@@ -11,7 +11,7 @@ from rulesdsl.build import render_all
 from rulesdsl.emit.templating import py
 from rulesdsl.pipeline import compile_paths
 
-from .conftest import FIXTURES, golden_folder, quality_command, run_python
+from .conftest import FIXTURES, golden_folder, quality_command, run_python, write_ruleset
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mini"
 
@@ -136,3 +136,48 @@ def test_python_literal_filter_round_trips(value: str) -> None:
 def test_python_literal_filter_refuses_other_types() -> None:
     with pytest.raises(TypeError):
         py(object())
+
+
+# Words that name what a module imports, written where they are only text: a note, a description, a
+# field's doc, an enum's option, a formula's quoted obstacle.
+_LOOKALIKES = "Fraction(1, 2) _rt.Dice( Dice( Literal[ _tables.X _formulas.f( _mechanics.M"
+
+
+def test_imports_follow_from_the_code_not_from_its_text(tmp_path: Path) -> None:
+    folder = write_ruleset(
+        tmp_path / "rules" / "demo",
+        {
+            "a.rules": f"""
+            kind gadget "Gadgets" {{
+              remark: text "{_LOOKALIKES}"
+              blurb: markdown?
+              grade: one of "Fraction(", "_rt.x"
+              count: int
+            }}
+            gadget widget "Widget" {{
+              note: "{_LOOKALIKES}"
+              remark: "{_LOOKALIKES}"
+              blurb: "{_LOOKALIKES}"
+              grade: "Fraction("
+              count: 2
+              description: "{_LOOKALIKES}"
+            }}
+            formula twice "Twice" {{ params: n  formula: n * 2  description: "{_LOOKALIKES}" }}
+            """
+        },
+    )
+    result = compile_paths([folder.parent])
+    assert result.ok, [d.message for d in result.diagnostics]
+    files = render_all(result.rulesets)
+    for name, text in files.items():
+        (tmp_path / "out" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "out" / name).write_text(text, encoding="utf-8")
+    gadgets = files["demo/gadgets.py"]
+    assert "from typing import Literal" in gadgets  # the enum's annotation uses it
+    for unused in ("from fractions import Fraction", "from ._runtime import", "import tables", "import formulas"):
+        assert unused not in gadgets
+        assert unused not in files["demo/formulas.py"]
+    for tool in ("ruff", "mypy"):
+        command = quality_command(tool, "demo")
+        checked = subprocess.run(command, cwd=tmp_path / "out", capture_output=True, text=True, check=False)
+        assert checked.returncode == 0, checked.stdout + checked.stderr

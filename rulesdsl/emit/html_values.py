@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 
 from .. import fieldtypes as t
 from .. import ir
+from ..model import Position
 from ..pipeline import CompiledRuleset
 from ..runtime.core import Dice as RuntimeDice
 from ..runtime.core import DiceTerm, PoolMechanic
@@ -25,7 +26,6 @@ from ..runtime.core import Roll as RuntimeRoll
 from .html_markdown import markdown
 
 PLACEHOLDER = re.compile(r'href="@([a-z0-9_]+):([a-z0-9_]*)@"')
-_WORDS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)")
 _INLINE_ITEMS = 3  # "A or B or C" stays on one line; longer junctions become lists
 
 
@@ -138,13 +138,6 @@ class Values:
     def __init__(self, ruleset: CompiledRuleset, labels: dict[str, dict[str, str]]) -> None:
         self.ruleset = ruleset
         self.labels = labels
-        self.names_in_formulas: dict[str, tuple[str, str]] = {}
-        for kind in ("table", "formula", "attribute"):
-            for id_, entity in ruleset.entities.get(kind, {}).items():
-                self.names_in_formulas[id_] = (kind, id_)
-                abbr = entity.fields.get("abbr")
-                if isinstance(abbr, str):
-                    self.names_in_formulas[abbr] = (kind, id_)
 
     def label(self, kind: str, id_: str) -> str:
         return self.labels.get(kind, {}).get(id_, id_)
@@ -180,7 +173,7 @@ class Values:
                 return self.requirement(value)
             case t.FormulaType() | t.ObstacleType():
                 assert isinstance(value, ir.Formula)
-                return self.formula(value.text)
+                return self.formula(value)
             case t.DiceType():
                 assert isinstance(value, ir.Dice)
                 return escape(value.text)
@@ -215,7 +208,7 @@ class Values:
                 return escape(value.text)
             case t.CheckType():
                 assert isinstance(value, ir.CheckSpec)
-                text = Markup("{} {}+").format(self.formula(value.modifier.text), value.target)
+                text = Markup("{} {}+").format(self.formula(value.modifier), value.target)
                 return Markup("{} ({})").format(text, self.ref(value.mechanic)) if value.mechanic else text
             case t.ColumnsType():
                 assert isinstance(value, tuple)
@@ -227,12 +220,19 @@ class Values:
             case _:
                 assert_never(field_type)
 
-    def formula(self, text: str) -> Markup:
-        """A formula's text with the attributes, tables and formulas it names as links."""
+    def formula(self, formula: ir.Formula) -> Markup:
+        """A formula's text, the names it resolved (attributes, tables, formulas, entities) as links to them;
+        parameters, quoted text and anything unresolved stay text."""
+        targets = {found[0]: found[1:] for found in map(_names, ir.expr_nodes(formula.expr)) if found is not None}
         parts = []
-        for piece in _WORDS.split(text):
-            target = self.names_in_formulas.get(piece)
-            parts.append(self.link(*target, text=piece) if target else escape(piece))
+        written = 0
+        for span in sorted(formula.names, key=lambda span: span.start):
+            target = targets.get(span.pos)
+            if target is not None:
+                name = formula.text[span.start : span.end]
+                parts += [escape(formula.text[written : span.start]), self.link(*target, text=name)]
+                written = span.end
+        parts.append(escape(formula.text[written:]))
         return Markup("").join(parts)
 
     def points(self, value: ir.Choices) -> Markup:
@@ -440,6 +440,33 @@ class Values:
                 table.append({"target": target, "odds": [percent(odds[k]) for k in range(dice + 1)]})
             pools.append({"dice": dice, "rows": table})
         return {"pools": pools, "sides": sides}
+
+
+def _names(node: ir.Expr) -> tuple[Position, str, str] | None:
+    """Where a formula's node names something, and what it resolved to (kind, id); None: it names nothing
+    (a parameter, a number, an operator) or what it names is unresolved."""
+    match node:
+        case ir.Var(pos=pos, attribute=attribute):
+            return (pos, "attribute", attribute) if attribute is not None else None
+        case ir.Lookup(table=ref) | ir.FormulaCall(formula=ref) | ir.FieldOf(entity=ref):
+            return (ref.pos, ref.kind, ref.id) if ref.id is not None else None
+        case (
+            ir.Num()
+            | ir.Text()
+            | ir.Caret()
+            | ir.DiceExpr()
+            | ir.DiceOf()
+            | ir.BinOp()
+            | ir.Neg()
+            | ir.Compare()
+            | ir.Logic()
+            | ir.NotExpr()
+            | ir.If()
+            | ir.Call()
+        ):
+            return None
+        case _:
+            assert_never(node)
 
 
 def _tuple(value: ir.Value | None) -> tuple[ir.Value, ...]:

@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, assert_never
@@ -38,17 +41,10 @@ from ..targets import (
 from ..validate.formulas import attribute_types
 from ..validate.formulas import environment as environment_of
 from .labels import labels
-from .templating import doc_line, environment, natural, py
+from .templating import doc_line, environment, natural, py, template_context
 
 RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
-_FUNCTIONS = {
-    "floor": "_rt.floor",
-    "ceil": "_rt.ceil",
-    "round": "_rt.round_half_up",
-    "abs": "abs",
-    "min": "min",
-    "max": "max",
-}
+_RUNTIME_FUNCTIONS = {"floor": "floor", "ceil": "ceil", "round": "round_half_up"}  # abs, min, max: Python's
 
 
 _COMPARE: dict[str, Callable[[Fraction, Fraction], bool]] = {
@@ -59,7 +55,56 @@ _COMPARE: dict[str, Callable[[Fraction, Fraction], bool]] = {
     ">": operator.gt,
     ">=": operator.ge,
 }
-_MIXED = {"min": "_rt.least", "max": "_rt.greatest", "abs": "_rt.absolute"}
+_MIXED = {"min": "least", "max": "greatest", "abs": "absolute"}
+
+
+# ---------------------------------------------------------------- what a module imports
+
+
+class Need(Enum):
+    """Something generated code refers to that its module must import."""
+
+    FRACTION = "Fraction"
+    LITERAL = "Literal"
+    RUNTIME = "_rt"
+    FORMULAS = "_formulas"
+    MECHANICS = "_mechanics"
+    TABLES = "_tables"
+
+
+# What the code being written for one module uses: set by `noting`, added to by `needing` where code
+# refers to an import. Imports follow from what is written, never from searching the text (a note may say
+# `Fraction(`).
+_NOTED: ContextVar[set[Need] | None] = ContextVar("noted", default=None)
+
+
+@contextmanager
+def noting() -> Iterator[set[Need]]:
+    """Collects what the code written inside refers to (the imports of the module it goes in)."""
+    needs: set[Need] = set()
+    token = _NOTED.set(needs)
+    try:
+        yield needs
+    finally:
+        _NOTED.reset(token)
+
+
+def needing(need: Need, code: str) -> str:
+    """`code`, which refers to what `need` imports, noted as used."""
+    noted = _NOTED.get()
+    if noted is not None:
+        noted.add(need)
+    return code
+
+
+def rt(name: str) -> str:
+    """A name of the runtime (`_rt.Dice`)."""
+    return needing(Need.RUNTIME, f"_rt.{name}")
+
+
+def _via(prefix: str) -> str:
+    """How another module of the package is reached (`_tables.`); "" from inside it."""
+    return needing(Need(prefix[:-1]), prefix) if prefix else prefix
 
 
 def header(ruleset: CompiledRuleset) -> str:
@@ -86,30 +131,30 @@ def manifest(ruleset: CompiledRuleset) -> str:
 
 
 def dice_code(dice: ir.Dice) -> str:
-    terms = tuple(f"_rt.DiceTerm({d.count}, {d.sides})" for d in dice.terms)
+    terms = tuple(f"{rt('DiceTerm')}({d.count}, {d.sides})" for d in dice.terms)
     inner = terms[0] + "," if len(terms) == 1 else ", ".join(terms)
-    return f"_rt.Dice({py(dice.text)}, ({inner}), {dice.modifier})"
+    return f"{rt('Dice')}({py(dice.text)}, ({inner}), {dice.modifier})"
 
 
 def requirement_code(req: ir.Requirement) -> str:
     match req:
         case ir.TookLifepath(ref):
-            return f"_rt.TookLifepath({py(ref.target)})"
+            return f"{rt('TookLifepath')}({py(ref.target)})"
         case ir.HasTrait(ref):
-            return f"_rt.HasTrait({py(ref.target)})"
+            return f"{rt('HasTrait')}({py(ref.target)})"
         case ir.HasSkill(ref):
-            return f"_rt.HasSkill({py(ref.target)})"
+            return f"{rt('HasSkill')}({py(ref.target)})"
         case ir.Holds(kind, ref):
-            return f"_rt.Holds({py(kind)}, {py(ref.target)})"
+            return f"{rt('Holds')}({py(kind)}, {py(ref.target)})"
         case ir.Previous(ref):
-            return f"_rt.Previous({py(ref.target)})"
+            return f"{rt('Previous')}({py(ref.target)})"
         case ir.GmPermission():
-            return "_rt.GmPermission()"
+            return f"{rt('GmPermission')}()"
         case ir.NotReq(item):
-            return f"_rt.Not({requirement_code(item)})"
+            return f"{rt('Not')}({requirement_code(item)})"
         case ir.AnyOf(items) | ir.AllOf(items):
             name = "AnyOf" if isinstance(req, ir.AnyOf) else "AllOf"
-            return f"_rt.{name}((" + ", ".join(requirement_code(r) for r in items) + ",))"
+            return f"{rt(name)}((" + ", ".join(requirement_code(r) for r in items) + ",))"
         case ir.CountOf(count, setting, tag, lifepaths):
             args = [str(count)]
             if setting is not None:
@@ -118,25 +163,25 @@ def requirement_code(req: ir.Requirement) -> str:
                 args.append(f"tag={py(tag.text)}")
             if lifepaths:
                 args.append(f"lifepaths={py(tuple(r.target for r in lifepaths))}")
-            return f"_rt.CountOf({', '.join(args)})"
+            return f"{rt('CountOf')}({', '.join(args)})"
         case ir.Condition(subject, op, value):
-            return f"_rt.Condition({py(subject)}, {py(op)}, {py(value)})"
+            return f"{rt('Condition')}({py(subject)}, {py(op)}, {py(value)})"
         case ir.ConditionIn(subject, low, high):
-            return f"_rt.Condition({py(subject)}, low={py(low)}, high={py(high)})"
+            return f"{rt('Condition')}({py(subject)}, low={py(low)}, high={py(high)})"
         case _:
             assert_never(req)
 
 
-def python_type(field_type: t.FieldType, yields: str = "int | Fraction") -> str:
+def python_type(field_type: t.FieldType, yields: Iterable[str] = ()) -> str:
     """The annotation a field of this type gets in the generated dataclass; `yields`: what its formulas
     yield (the type checker's types of the formulas it holds)."""
     match field_type:
         case t.IntType() | t.YearsType() | t.PointsType():
             return "int"
         case t.NumberType():
-            return "int | Fraction"
+            return py_type((ft.NUMBER,))
         case t.MultiplierType():
-            return "Fraction"
+            return py_type((ft.FRACTION,))
         case (
             t.TextType()
             | t.MarkdownType()
@@ -148,29 +193,29 @@ def python_type(field_type: t.FieldType, yields: str = "int | Fraction") -> str:
         ):
             return "str"
         case t.EnumType(options):
-            return "Literal[" + ", ".join(py(o) for o in options) + "]"
+            return needing(Need.LITERAL, "Literal[") + ", ".join(py(o) for o in options) + "]"
         case t.BoolType():
             return "bool"
         case t.DiceType():
-            return "_rt.Dice"
+            return rt("Dice")
         case t.FormulaType():
-            return f"_rt.Formula[{yields}]"
+            return f"{rt('Formula')}[{py_type(yields)}]"
         case t.RangeType():
-            return "_rt.Range"
+            return rt("Range")
         case t.StatBonusType():
-            return "_rt.StatBonus"
+            return rt("StatBonus")
         case t.ActionsType():
-            return "_rt.Actions"
+            return rt("Actions")
         case t.ChoicesType():
-            return "_rt.Choices"
+            return rt("Choices")
         case t.RequirementType():
-            return "_rt.Requirement"
+            return rt("Requirement")
         case t.ColumnsType():
             return "tuple[str, ...]"
         case t.RollType():
-            return "_rt.Roll"
+            return rt("Roll")
         case t.CheckType():
-            return "_rt.Check"
+            return rt("Check")
         case t.ListType(item):
             return f"tuple[{python_type(item, yields)}, ...]"
         case _:
@@ -178,14 +223,18 @@ def python_type(field_type: t.FieldType, yields: str = "int | Fraction") -> str:
 
 
 def _number(value: int | Fraction) -> str:
-    return str(value) if isinstance(value, int) or value.denominator == 1 else py(value)
+    return str(value) if isinstance(value, int) or value.denominator == 1 else _fraction(value)
+
+
+def _fraction(value: Fraction) -> str:
+    return needing(Need.FRACTION, py(value))
 
 
 def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = None) -> str:
     """A field's value (or a cell) as a Python expression."""
     match value:
         case ir.Unknown():
-            return "_rt.UNKNOWN"
+            return rt("UNKNOWN")
         case ir.NoneValue():
             return "None"
     match field_type:
@@ -197,7 +246,7 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = N
             return _number(value)
         case t.MultiplierType():
             assert isinstance(value, ir.Multiplier)
-            return py(value.value)
+            return _fraction(value.value)
         case t.TextType() | t.MarkdownType() | t.WordType() | t.AbbreviationType() | t.VersionType() | t.EnumType():
             assert isinstance(value, str)
             return py(value)
@@ -215,17 +264,17 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = N
             return formula_value(value, names or Names({}))
         case t.RangeType():
             assert isinstance(value, ir.Range)
-            return f"_rt.Range({py(value.low)}, {py(value.high)})"
+            return f"{rt('Range')}({py(value.low)}, {py(value.high)})"
         case t.StatBonusType():
             assert isinstance(value, ir.StatBonus)
-            return f"_rt.StatBonus({value.mental}, {value.physical}, {value.either})"
+            return f"{rt('StatBonus')}({value.mental}, {value.physical}, {value.either})"
         case t.ActionsType():
             assert isinstance(value, ir.Actions)
-            return f"_rt.Actions({value.count}, {py(value.per_obstacle)})"
+            return f"{rt('Actions')}({value.count}, {py(value.per_obstacle)})"
         case t.ChoicesType():
             assert isinstance(value, ir.Choices)
             options = tuple(tuple(r.target for r in option) for option in value.options)
-            return f"_rt.Choices({value.points}, {py(options)})" if options else f"_rt.Choices({value.points})"
+            return f"{rt('Choices')}({value.points}, {py(options)})" if options else f"{rt('Choices')}({value.points})"
         case t.RequirementType():
             assert isinstance(value, ir.REQUIREMENT_TYPES)
             return requirement_code(value)
@@ -254,8 +303,28 @@ def py_tuple(codes: list[str]) -> str:
 # ---------------------------------------------------------------- formulas
 
 
-# What each formula type is in Python (the type checker's types: formula_types.py).
-PY_TYPES = {ft.INT: "int", ft.FRACTION: "Fraction", ft.NUMBER: "int | Fraction", ft.BOOL: "bool", ft.DICE: "_rt.Dice"}
+# What each formula type is in Python (the type checker's types: formula_types.py), as the atoms of a union.
+_ATOMS: dict[str, tuple[str, ...]] = {
+    ft.INT: ("int",),
+    ft.FRACTION: ("Fraction",),
+    ft.NUMBER: ("int", "Fraction"),
+    ft.BOOL: ("bool",),
+    ft.DICE: ("Dice",),
+}
+
+
+def py_type(types: Iterable[str]) -> str:
+    """What formulas of these types yield, together, as an annotation (`int | Fraction | _rt.Dice`); a
+    number where there are none."""
+    atoms = {atom for type_ in types for atom in _ATOMS[type_]} or {"int", "Fraction"}
+    if "int" in atoms:
+        atoms.discard("bool")  # a bool is an int
+    written = {"int": "int", "bool": "bool"}
+    return " | ".join(
+        written.get(atom) or (rt(atom) if atom == "Dice" else needing(Need.FRACTION, atom))
+        for atom in ("int", "Fraction", "bool", "Dice")
+        if atom in atoms
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +340,7 @@ class Names:
 def formula_code(expr: ir.Expr, names: Names) -> tuple[str, str]:
     """Python source for a formula, and its annotation (the type checker's type of it)."""
     typing = ft.check(expr, names.env)
-    return _code(expr, names, typing), PY_TYPES[typing.returns]
+    return _code(expr, names, typing), py_type((typing.returns,))
 
 
 def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
@@ -286,9 +355,9 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
         case ir.DiceExpr(dice):
             return dice_code(dice)
         case ir.DiceOf(count, sides):
-            return f"_rt.dice({_bare(sub(count))}, {_bare(sub(sides))})"
+            return f"{rt('dice')}({_bare(sub(count))}, {_bare(sub(sides))})"
         case ir.BinOp("/", left, right):
-            return f"_rt.div({_bare(sub(left))}, {_bare(sub(right))})"
+            return f"{rt('div')}({_bare(sub(left))}, {_bare(sub(right))})"
         case ir.BinOp(op, left, right):
             return f"({sub(left)} {op} {sub(right)})"
         case ir.Neg(operand):
@@ -308,19 +377,20 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
             return f"({sub(then)} if {_bare(sub(condition))} else {sub(otherwise)})"
         case ir.Call(function, args):
             # min/max over values that may be either int or Fraction: the runtime's, typed over both
-            called = _MIXED.get(function) if typing.of(expr) == ft.NUMBER else None
-            return f"{called or _FUNCTIONS[function]}({', '.join(_bare(sub(a)) for a in args)})"
+            mixed = _MIXED.get(function) if typing.of(expr) == ft.NUMBER else None
+            runtime = mixed or _RUNTIME_FUNCTIONS.get(function)
+            return f"{rt(runtime) if runtime else function}({', '.join(_bare(sub(a)) for a in args)})"
         case ir.FieldOf(_, _, _, value):
             assert value is not None, "the semantic checks give every field reference its value"
             return _number(value)
         case ir.Lookup(table, index):
             column = names.env.tables[table.target].column
             assert column is not None, "the checks let formulas look up only tables with one number column"
-            return f"{names.lookups}{constant_name(table.target)}.at({_bare(sub(index))}).{identifier(column)}"
+            return f"{_via(names.lookups)}{constant_name(table.target)}.at({_bare(sub(index))}).{identifier(column)}"
         case ir.FormulaCall(formula, args):
             params = names.env.callees[formula.target].params
             keywords = ", ".join(f"{param_name(p, None)}={_bare(sub(a))}" for p, a in zip(params, args, strict=True))
-            return f"{names.calls}{function_name(formula.target)}({keywords})"
+            return f"{_via(names.calls)}{function_name(formula.target)}({keywords})"
         case ir.Text() | ir.Caret():
             raise AssertionError(f"the checks reject {type(expr).__name__} in evaluated formulas")
         case _:
@@ -339,34 +409,11 @@ def _bare(code: str) -> str:
     return code
 
 
-def formula_yields(values: Iterable[object], env: ft.Env) -> str:
-    """The Python type of what the formulas among `values` yield, together (`int | _rt.Dice`); a number
-    where there are none."""
-    found = []
-    for value in values:
-        for node in ir.walk(value):
-            if isinstance(node, ir.Formula):
-                found.append(PY_TYPES[ft.check(node.expr, env).returns])
-    return _union(found)
-
-
-def _union(annotations: list[str]) -> str:
-    """Formula annotations joined into one (`int`, `int | Fraction` and `_rt.Dice`: `int | Fraction | _rt.Dice`);
-    a number where there are none."""
-    atoms = {atom for annotation in annotations for atom in annotation.split(" | ")}
-    if not atoms:
-        return PY_TYPES[ft.NUMBER]
-    if "int" in atoms:
-        atoms.discard("bool")  # a bool is an int
-    return " | ".join(a for a in ("int", "Fraction", "bool", "_rt.Dice") if a in atoms)
-
-
-def _writes_fraction(formula: ir.Formula) -> bool:
-    """Whether a formula's code holds a Fraction literal (`1.5`, `x1/2`, a field holding a fraction)."""
-    for node in ir.expr_nodes(formula.expr):
-        if isinstance(node, ir.Num | ir.FieldOf) and isinstance(node.value, Fraction) and node.value.denominator != 1:
-            return True
-    return False
+def formula_yields(values: Iterable[object], env: ft.Env) -> set[str]:
+    """The types of what the formulas among `values` yield (for `py_type`)."""
+    return {
+        ft.check(node.expr, env).returns for value in values for node in ir.walk(value) if isinstance(node, ir.Formula)
+    }
 
 
 def formula_value(formula: ir.Formula, names: Names) -> str:
@@ -380,7 +427,7 @@ def formula_value(formula: ir.Formula, names: Names) -> str:
     params = {key: f"v[{py(name.casefold())}]" for key, name in written.items()}
     code, _ = formula_code(formula.expr, replace(names, params=params))
     needed = tuple(dict.fromkeys(written.values()))
-    return f"_rt.Formula({py(formula.text)}, {py(needed)}, lambda v: {_bare(code)})"
+    return f"{rt('Formula')}({py(formula.text)}, {py(needed)}, lambda v: {_bare(code)})"
 
 
 # ---------------------------------------------------------------- kinds
@@ -404,7 +451,7 @@ def field_codes(
         given = [e.fields.get(decl.name) for e in (entities or {}).values()]
         annotation = python_type(decl.type, formula_yields(given, env or ft.Env()))
         if any(isinstance(v, ir.Unknown) for v in given):
-            annotation += " | _rt.Unknown"
+            annotation += " | " + rt("Unknown")
         # `none` is None where the field has a default, or is a list that cannot be empty (`list in 2..3`)
         absent = decl.default is not None or isinstance(decl.type, t.ListType)
         if absent and any(isinstance(v, ir.NoneValue) for v in given):
@@ -439,11 +486,6 @@ def entity_code(kind: Kind, entity: ir.Entity, names: Names | None = None) -> st
 def _ordered(kind: Kind) -> list[FieldDecl]:
     required = [d for d in kind.fields.values() if d.default is None and not d.optional]
     return required + [d for d in kind.fields.values() if d not in required]
-
-
-def _types_used(kind: Kind, entities: Mapping[str, ir.Entity], env: ft.Env) -> set[str]:
-    text = " ".join(c.annotation for c in field_codes(kind, entities, env))
-    return {name for name in ("Fraction", "Literal", "_rt.") if name in text}
 
 
 # ---------------------------------------------------------------- modules
@@ -516,7 +558,7 @@ def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
                 "name": function_name(attr_id),
                 "title": entity.name,
                 "text": formula.text,
-                "params": [(inputs[u], PY_TYPES[derived.variables.get(u, ft.INT)]) for u in uses[attr_id]],
+                "params": [(inputs[u], py_type((derived.variables.get(u, ft.INT),))) for u in uses[attr_id]],
                 # a derived input is the local its function's result went into (`_str_` for `str`)
                 "args": [
                     (inputs[u], f"_{function_name(u)}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]
@@ -565,7 +607,7 @@ def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
 def _cell_type(column: ir.Column, cells: list[ir.Cell], env: ft.Env) -> str:
     annotation = python_type(column.type, formula_yields(cells, env))
     if any(isinstance(c, ir.Unknown) for c in cells):
-        annotation += " | _rt.Unknown"  # the source leaves some of these cells unknown
+        annotation += " | " + rt("Unknown")  # the source leaves some of these cells unknown
     if any(isinstance(c, ir.NoneValue) for c in cells):
         annotation += " | None"
     return annotation
@@ -574,11 +616,11 @@ def _cell_type(column: ir.Column, cells: list[ir.Cell], env: ft.Env) -> str:
 def _key(key: ir.Key) -> str:
     match key:
         case ir.NameKey(text):
-            return f"_rt.Key(name={py(text)})"
+            return f"{rt('Key')}(name={py(text)})"
         case ir.ParityKey(odd):
-            return f"_rt.Key(parity={int(odd)})"
+            return f"{rt('Key')}(parity={int(odd)})"
         case ir.Range(low, high):
-            return f"_rt.Key({py(low)}, {py(high)})"
+            return f"{rt('Key')}({py(low)}, {py(high)})"
         case _:
             assert_never(key)
 
@@ -590,12 +632,12 @@ def roll_code(roll: ir.Roll) -> str:
         extra += f", {roll.modifier.low or 0}, {roll.modifier.high or 0}"
     if roll.tens_units:
         extra += (", 0, 0" if roll.modifier is None else "") + ", tens_units=True"
-    return f"_rt.Roll({py(roll.text)}, {dice}{extra})"
+    return f"{rt('Roll')}({py(roll.text)}, {dice}{extra})"
 
 
 def check_code(check: ir.CheckSpec, names: Names) -> str:
     mechanic = constant_name(check.mechanic.target) if check.mechanic else "None"
-    return f"_rt.Check(_mechanics.{mechanic}, {formula_value(check.modifier, names)}, {check.target})"
+    return f"{rt('Check')}({_via('_mechanics.')}{mechanic}, {formula_value(check.modifier, names)}, {check.target})"
 
 
 def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
@@ -632,9 +674,6 @@ def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
                 "partial": entity.fields.get("partial") is True,
                 "chains": chains,
                 "formulas": any(isinstance(c, ir.Formula) for r in entity.rows for c in r.cells),
-                "fraction_literals": any(
-                    _writes_fraction(c) for r in entity.rows for c in r.cells if isinstance(c, ir.Formula)
-                ),
                 "calls": any(
                     isinstance(n, ir.FormulaCall)
                     for r in entity.rows
@@ -664,12 +703,29 @@ def _mechanics(ruleset: CompiledRuleset) -> list[dict[str, str]]:
         class_, rules = _MECHANIC_RULES[str(entity.fields.get("style"))]
         dice = str(die.terms[0].sides) if class_ == "PoolMechanic" else dice_code(die)
         keywords = [f"{k}={py(entity.fields[k])}" for k in rules if k in entity.fields]
-        code = f"_rt.{class_}(" + ", ".join([py(mechanic_id), py(entity.name), dice, *keywords]) + ")"
+        code = f"{rt(class_)}(" + ", ".join([py(mechanic_id), py(entity.name), dice, *keywords]) + ")"
         result.append({"id": mechanic_id, "constant": constant_name(mechanic_id), "class": class_, "code": code})
     return result
 
 
-def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class KindModule:
+    """What templates/python/kind.py.j2 writes a kind's module from."""
+
+    kind: Kind
+    module: str
+    registry: str
+    class_name: str
+    fields: list[FieldCode]
+    entities: list[tuple[str, str]]  # id, the code making the entity
+    fraction: bool  # what the code uses, so what the module imports
+    literal: bool
+    runtime: bool
+    modules: list[str]
+    doc: str
+
+
+def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[KindModule]:
     """The kinds with a module of their own: declared by the ruleset, or built in and used."""
     for kind_name, kind in ruleset.kinds.items():
         if kind_name in CORE_KINDS:
@@ -677,23 +733,22 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[dict[str, 
         entities = ruleset.entities.get(kind_name, {})
         if kind.builtin and not entities:
             continue
-        used = _types_used(kind, entities, names.env)
-        codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
-        text = " ".join(code for _, code in codes)
-        modules = [m for m in ("formulas", "mechanics", "tables") if f"_{m}." in text]
-        yield {
-            "kind": kind,
-            "module": kind_module(kind_name),
-            "registry": registry_name(kind_name),
-            "class": kind_class(kind_name),
-            "fields": field_codes(kind, entities, names.env),
-            "entities": codes,
-            "fraction": "Fraction" in used or "Fraction(" in text,
-            "literal": "Literal" in used,
-            "runtime": "_rt." in used or "_rt." in text,
-            "modules": modules,
-            "doc": doc_line(kind.title),
-        }
+        with noting() as needs:
+            fields = field_codes(kind, entities, names.env)
+            codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
+        yield KindModule(
+            kind=kind,
+            module=kind_module(kind_name),
+            registry=registry_name(kind_name),
+            class_name=kind_class(kind_name),
+            fields=fields,
+            entities=codes,
+            fraction=Need.FRACTION in needs,
+            literal=Need.LITERAL in needs,
+            runtime=Need.RUNTIME in needs,
+            modules=[n.value[1:] for n in (Need.FORMULAS, Need.MECHANICS, Need.TABLES) if n in needs],
+            doc=doc_line(kind.title),
+        )
 
 
 def _runtime_files(with_lifepaths: bool, header_text: str) -> dict[str, str]:
@@ -705,25 +760,63 @@ def _runtime_files(with_lifepaths: bool, header_text: str) -> dict[str, str]:
     return files
 
 
+@dataclass(frozen=True, slots=True)
+class AttributeKind:
+    fields: list[FieldCode]
+    entities: list[tuple[str, str]]  # id, the code making the attribute
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    """What the package's templates (templates/python/) are written from."""
+
+    ruleset: CompiledRuleset
+    header: str
+    functions: list[dict[str, Any]]  # derived attributes as functions (`_attributes`)
+    formulas: list[dict[str, Any]]  # formulas as functions (`_formulas`)
+    formulas_type: str  # the TypedDict of FORMULAS
+    tables: list[dict[str, Any]]
+    kinds: list[KindModule]
+    mechanics: list[dict[str, str]]
+    mechanics_type: str  # the TypedDict of MECHANICS
+    attribute_kind: AttributeKind
+    with_lifepaths: bool
+    labels: dict[str, dict[str, str]]
+    imports: list[str]  # the package's own modules, as __init__ imports them
+    attribute_exports: list[str]
+    formula_exports: list[str]
+    package_exports: list[str]
+    kind_names: list[str]
+    uses_fraction: bool  # what tables.py, formulas.py and attributes.py use, so import
+    formulas_fraction: bool
+    formulas_runtime: bool
+    table_formulas: bool
+    table_calls: bool
+    attribute_calls: str  # the import of the formulas derived attributes call ("": none)
+    attribute_tables: bool
+
+
 def render(ruleset: CompiledRuleset) -> dict[str, str]:
     """Every file of the package, by path relative to the package folder."""
     env = environment()
     head = header(ruleset)
     formula_env = environment_of(ruleset.entities)
-    formulas = _formulas(ruleset, formula_env)
+    with noting() as formula_needs:
+        formulas = _formulas(ruleset, formula_env)
     functions = _attributes(ruleset, formula_env)
     # Registries and derive_attributes are keyed by id, whatever Python name the function has (`class_`).
     ids = {function_name(i): i for kind in ("formula", "attribute") for i in ruleset.entities.get(kind, {})}
     for function in (*formulas, *functions):
         function["id"] = ids[function["name"]]
-    tables = _tables(ruleset, formula_env)
+    with noting() as table_needs:
+        tables = _tables(ruleset, formula_env)
     cell_names = Names({}, formula_env, lookups="_tables.", calls="_formulas.")
     kinds = list(_kind_modules(ruleset, cell_names))
     with_lifepaths = bool(ruleset.entities.get("lifepath"))
     attribute_kind = ruleset.kinds["attribute"]
     attribute_exports = _isort(["ATTRIBUTES", "Attribute", "derive_attributes", *(str(f["name"]) for f in functions)])
     formula_exports = _isort(["FORMULAS", *(str(f["name"]) for f in formulas)])
-    kind_exports = [(str(k["module"]), _isort([str(k["registry"]), str(k["class"])])) for k in kinds]
+    kind_exports = [(k.module, _isort([k.registry, k.class_name])) for k in kinds]
     burning_exports = ["burn", "requirement_met", "unmet_requirements"] if with_lifepaths else []
     package_exports = _isort(
         [
@@ -754,46 +847,46 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         for e in ruleset.entities.get("attribute", {}).values()
     ]
     mechanics = _mechanics(ruleset)
-    context: dict[str, Any] = {
-        "formulas_type": typed_dict("_Formulas", [(f["id"], f"Callable[..., {f['returns']}]") for f in formulas]),
-        "mechanics_type": typed_dict("_Mechanics", [(m["id"], f"_rt.{m['class']}") for m in mechanics]),
-        "ruleset": ruleset,
-        "header": head,
-        "functions": functions,
-        "formulas": formulas,
-        "tables": tables,
-        "kinds": kinds,
-        "mechanics": mechanics,
-        "attribute_kind": {
-            "fields": field_codes(attribute_kind, ruleset.entities.get("attribute", {}), formula_env),
-            "entities": list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
-        },
-        "with_lifepaths": with_lifepaths,
-        "labels": labels(ruleset),
-        "imports": sorted(imports, key=lambda line: natural(line.split()[1])),
-        "attribute_exports": attribute_exports,
-        "formula_exports": formula_exports,
-        "package_exports": package_exports,
-        "kind_names": sorted(ruleset.entities),
-        "uses_fraction": any(
-            tbl["fraction_literals"] or any("Fraction" in c[1] for c in tbl["columns"]) for tbl in tables
-        ),
-        "table_formulas": any(tbl["formulas"] for tbl in tables),
-        "table_calls": any(tbl["calls"] for tbl in tables),
-    }
     called = sorted({c for f in functions for c in f["calls"]})
-    context["attribute_calls"] = import_line("formulas", called) if called else ""
-    context["attribute_tables"] = any(f["uses_tables"] for f in functions)
+    context = Package(
+        formulas_type=typed_dict("_Formulas", [(f["id"], f"Callable[..., {f['returns']}]") for f in formulas]),
+        mechanics_type=typed_dict("_Mechanics", [(m["id"], rt(m["class"])) for m in mechanics]),
+        ruleset=ruleset,
+        header=head,
+        functions=functions,
+        formulas=formulas,
+        tables=tables,
+        kinds=kinds,
+        mechanics=mechanics,
+        attribute_kind=AttributeKind(
+            fields=field_codes(attribute_kind, ruleset.entities.get("attribute", {}), formula_env),
+            entities=list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
+        ),
+        with_lifepaths=with_lifepaths,
+        labels=labels(ruleset),
+        imports=sorted(imports, key=lambda line: natural(line.split()[1])),
+        attribute_exports=attribute_exports,
+        formula_exports=formula_exports,
+        package_exports=package_exports,
+        kind_names=sorted(ruleset.entities),
+        uses_fraction=Need.FRACTION in table_needs,
+        formulas_fraction=Need.FRACTION in formula_needs,
+        formulas_runtime=Need.RUNTIME in formula_needs,
+        table_formulas=any(tbl["formulas"] for tbl in tables),
+        table_calls=any(tbl["calls"] for tbl in tables),
+        attribute_calls=import_line("formulas", called) if called else "",
+        attribute_tables=any(f["uses_tables"] for f in functions),
+    )
     files = {"py.typed": ""}
     for name in ("__init__", "__main__", "formulas", "mechanics", "tables", "attributes"):
-        files[f"{name}.py"] = env.get_template(f"python/{name}.py.j2").render(context)
+        files[f"{name}.py"] = env.get_template(f"python/{name}.py.j2").render(template_context(context))
     if with_lifepaths:
-        files["burning.py"] = env.get_template("python/burning.py.j2").render(context)
+        files["burning.py"] = env.get_template("python/burning.py.j2").render(template_context(context))
     for kind in kinds:
-        files[f"{kind['module']}.py"] = env.get_template("python/kind.py.j2").render(context, k=kind)
+        files[f"{kind.module}.py"] = env.get_template("python/kind.py.j2").render(template_context(context), k=kind)
     files.update(_runtime_files(with_lifepaths, head))
     files["_manifest.py"] = manifest(ruleset)
-    for kind_name in (*CORE_KINDS[1:], *(str(k["kind"].name) for k in kinds)):
+    for kind_name in (*CORE_KINDS[1:], *(k.kind.name for k in kinds)):
         schema = json.dumps(schema_of(ruleset.kinds[kind_name]), indent=2, sort_keys=True, ensure_ascii=False)
         files[f"schemas/{kind_name}.schema.json"] = schema + "\n"
     return files

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import fields
 from fractions import Fraction
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
 def py(value: Any) -> str:
@@ -48,6 +52,12 @@ def natural(name: str) -> tuple[tuple[int, int | str], ...]:
     """A sort key in natural order, as isort and ruff sort names: `x2` before `x10`."""
     runs = ("".join(run) for _, run in itertools.groupby(name, str.isdigit))
     return tuple((0, int(run)) if run.isdigit() else (1, run) for run in runs)
+
+
+def template_context(context: DataclassInstance) -> dict[str, object]:
+    """A template's typed context (a dataclass, so a misspelt name fails mypy, not a render) as the names
+    Jinja renders with: its fields, shallow."""
+    return {f.name: getattr(context, f.name) for f in fields(context)}
 
 
 @cache
