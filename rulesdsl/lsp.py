@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar, cast
+from typing import Any, BinaryIO, TypeVar, assert_never, cast
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
@@ -37,14 +37,13 @@ from .fieldtypes import RequirementType, referenced_kinds
 from .fmt import NotFormatted, format_text, written_name
 from .formulas import quote
 from .kinds import Kind
+from .locate import KEYS, OPEN_STRING, Place, Statement, key_name, lenient_tokens, locate, statement_at, statements
 from .names import slug
 from .pipeline import Compilation, CompiledRuleset, compile_paths, parser, prelude
 from .source import MANIFEST, SUFFIX, read_source, ruleset_root
 
 DEBOUNCE_SECONDS = 0.1
 T = TypeVar("T")
-_POINTS = re.compile(r"\d+[ \t]+pts?[ \t]*:")
-_HEADER = re.compile(r"^(?:override[ \t]+)?(?:(patch)[ \t]+)?([A-Za-z_]\w*)\b[^{}\n]*\{")
 
 
 # ---------------------------------------------------------------- positions
@@ -319,50 +318,64 @@ def diagnostics_for(snapshot: Snapshot, path: Path) -> list[lsp.Diagnostic]:
     return result
 
 
-def _block_kind(lines: list[str], row: int) -> str | None:
-    """The kind of the block the line `row` is in: the nearest header above whose block is still open."""
-    depth = 0
-    for index in range(row, -1, -1):
-        line = re.sub(r'"(?:[^"\\\n]|\\.)*"|#.*', "", lines[index])
-        depth += line.count("}") - line.count("{") if index != row else -line.count("{") + line.count("}")
-        match = _HEADER.match(lines[index])
-        if match and depth < 0:
-            return match.group(2) if not match.group(1) else line.split()[1]
-        if match and index != row:
-            return None  # the previous block was closed before this line
-    return None
+@functools.lru_cache(maxsize=4)
+def parsed(path: Path, text: str) -> m.SourceFile:
+    """The buffer's own parse (what parses of it): what `locate` reads with the tokens."""
+    try:
+        return parser().parse_file(str(path), text)[0]
+    except RecursionError:  # nested past Python's limit: the tokens alone say where things are
+        return m.SourceFile(str(path), text, ())
 
 
-def _field_at(lines: list[str], row: int, before: str) -> str | None:
-    """The field whose value the cursor is in: the last `key:` before it, on this line or, for a list
-    continued after a comma, on the lines above."""
-    match = None
-    plain = _POINTS.sub("", re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', before))  # `8 pts:` is a value, not a key
-    for found in re.finditer(r"([A-Za-z_]\w*)[ \t]*(?::|\+=|-=)", plain):
-        match = found
-    if match is not None:
-        return match.group(1)
-    index = row - 1
-    while index >= 0 and lines[index].rstrip().endswith(","):
-        found_above = list(re.finditer(r"([A-Za-z_]\w*)[ \t]*(?::|\+=|-=)", lines[index]))
-        if found_above:
-            return found_above[-1].group(1)
-        index -= 1
-    return None
+def _kind_of(snapshot: Snapshot, statement: Statement) -> Kind | None:
+    """The kind whose fields a statement's body holds: a block's own, or the kind a patch changes."""
+    if statement.kind == "patch":
+        return snapshot.kinds.get(statement.target or "")
+    if statement.kind in ("kind", "remove", "override"):
+        return None
+    return snapshot.kinds.get(statement.kind)
+
+
+def _typed_range(place: Place, line: int, column: int, text: str) -> lsp.Range:
+    """What a completion replaces: the word (a key's name, a whole string) the cursor is in; an
+    unterminated string up to the cursor; nothing, at the cursor."""
+    start = end = column
+    word = place.word
+    if word is not None:
+        start = word[3]
+        if word[0] in KEYS:
+            end = start + len(key_name(word))
+        elif word[0] != OPEN_STRING:
+            end = start + len(word[1])
+    return to_range(m.Position("", line, start, line, end), text)
+
+
+def _wanted(snapshot: Snapshot, place: Place, kind: Kind) -> list[str]:
+    """The kinds whose names the value at the cursor takes."""
+    decl = kind.fields.get(place.field.key) if place.field is not None else None
+    if decl is None:
+        return []
+    before = place.before
+    if isinstance(decl.type, RequirementType):
+        if before is not None and before[0] == "NAME" and before[1] in snapshot.kinds:
+            return [before[1]]  # `career navy`: an entity of the kind just named
+        if place.key_position:
+            return []
+        named = {"TRAIT": "trait", "SKILL": "skill", "IN_SETTING": "setting"}
+        return [named.get(before[0] if before is not None else "", "lifepath")]
+    return [] if place.key_position else list(referenced_kinds(decl.type))
 
 
 def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[lsp.CompletionItem]:
     text = snapshot.texts.get(path, "")
-    lines = text.split("\n")
-    if line - 1 >= len(lines):
+    place = locate(parsed(path, text), line, column)
+    statement = place.statement
+    kind = _kind_of(snapshot, statement) if statement is not None and not place.in_header else None
+    if kind is None:
         return []
-    current = lines[line - 1]
-    before = current[: column - 1]
-    kind_name = _block_kind(lines, line - 1)
-    kind = snapshot.kinds.get(kind_name or "")
-    word = re.search(r"[\w-]*$", before)
-    start = before[: len(before) - len(word.group(0))] if word else before
-    if kind is not None and (not start.strip() or start.endswith(("  ", "{ ", "{"))):
+    where = _typed_range(place, line, column, text)
+    wanted = _wanted(snapshot, place, kind)
+    if place.key_position and not wanted:
         return [
             lsp.CompletionItem(
                 label=f.name,
@@ -370,38 +383,54 @@ def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[
                 detail=f"{kind.name} field" + ("" if f.optional else " (required)"),
                 documentation=f.doc,
                 insert_text=f"{f.name}: ",
+                text_edit=lsp.TextEdit(where, f.name if place.word and place.word[0] in KEYS else f"{f.name}: "),
             )
             for f in kind.fields.values()
         ]
-    if kind is None:
-        return []
-    field_name = _field_at(lines, line - 1, before)
-    decl = kind.fields.get(field_name or "")
-    if decl is None:
-        return []
-    wanted = list(referenced_kinds(decl.type))
-    if isinstance(decl.type, RequirementType):
-        last = re.search(r"\b(trait|skill|setting)[ \t]+[\w\"-]*$", before)
-        wanted = [last.group(1)] if last else ["lifepath"]
     items = []
     for target in wanted:
         for entity in sorted(
             (snapshot.ruleset.entities.get(target, {}) if snapshot.ruleset else {}).values(), key=lambda e: e.name
         ):
+            # after a typed quote the name goes inside that string (quoted again, never twice)
+            written = quote(entity.name) if place.quoted else written_name(entity.name)
             items.append(
                 lsp.CompletionItem(
                     label=entity.name,
                     kind=lsp.CompletionItemKind.Reference,
                     detail=f"{target} {entity.id}",
-                    insert_text=written_name(entity.name),
-                    filter_text=entity.name,
+                    insert_text=written,
+                    filter_text='"' + entity.name if place.quoted else entity.name,
+                    text_edit=lsp.TextEdit(where, written),
                 )
             )
     return items
 
 
-def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Location | None:
+def _target_here(snapshot: Snapshot, path: Path, line: int, column: int) -> Target | None:
+    """What the cursor names, when the buffer still says so: a name written where the last analysis saw it,
+    in the statement the cursor is in (never another block's, even when this one does not parse)."""
     target = snapshot.at(path, line, column)
+    if target is None:
+        return None
+    text = snapshot.texts.get(path, "")
+    source = parsed(path, text)
+    statement = statement_at(source, line, column)
+    if statement is None or not _inside(target.pos, statement.span):
+        return None
+    starts = {(t[2], t[3]) for t in lenient_tokens(text)[statement.first : statement.end]}
+    return target if (target.pos.line, target.pos.column) in starts else None
+
+
+def _inside(pos: m.Position, span: m.Position) -> bool:
+    return (span.line, span.column) <= (pos.line, pos.column) and (pos.end_line, pos.end_column) <= (
+        span.end_line,
+        span.end_column,
+    )
+
+
+def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Location | None:
+    target = _target_here(snapshot, path, line, column)
     if target is None:
         return None
     entity = snapshot.entity(target.kind, target.id)
@@ -412,7 +441,7 @@ def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Lo
 
 
 def references(snapshot: Snapshot, path: Path, line: int, column: int, declaration: bool) -> list[lsp.Location]:
-    target = snapshot.at(path, line, column)
+    target = _target_here(snapshot, path, line, column)
     if target is None:
         return []
     found = []
@@ -426,7 +455,7 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 def hover(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Hover | None:
-    target = snapshot.at(path, line, column)
+    target = _target_here(snapshot, path, line, column)
     if target is None or snapshot.ruleset is None:
         return None
     entity = snapshot.entity(target.kind, target.id)
@@ -452,13 +481,13 @@ def hover(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Hover |
 
 
 def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
-    """The file's outline, from its own parse (blocks that parse; the others are left out)."""
-    try:
-        parsed, _ = parser().parse_file(str(path), text)
-    except RecursionError:
-        return []
+    """The file's outline, from its own parse (blocks that parse; the others are left out), each statement
+    spanning its header to its `}`."""
     result = []
-    for statement in parsed.blocks:
+    for found in statements(parsed(path, text)):
+        statement = found.node
+        if statement is None:
+            continue
         match statement:
             case m.Block(kind, kind_pos, block_id, name):
                 label = name.value if name else block_id.text if block_id else kind
@@ -472,7 +501,9 @@ def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
                 word = "patch" if isinstance(statement, m.Patch) else "remove"
                 label = target.value if isinstance(target, m.String) else target.text
                 selection, detail, symbol_kind = target.pos, f"{word} {kind_name.text}", lsp.SymbolKind.Event
-        whole = to_range(statement.pos, text)
+            case _:
+                assert_never(statement)
+        whole = to_range(found.span, text)
         picked = to_range(selection, text)
         result.append(lsp.DocumentSymbol(label, symbol_kind, whole, picked, detail=detail))
     return result
@@ -481,7 +512,7 @@ def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
 def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str) -> lsp.WorkspaceEdit | None:
     """Give an entity a new name: its header and every reference that names it by name (or by the id
     the old name made) are rewritten, in every file; references by explicit id or alias still hold."""
-    target = snapshot.at(path, line, column)
+    target = _target_here(snapshot, path, line, column)
     if target is None or not new_name.strip():
         return None
     entity = snapshot.entity(target.kind, target.id)
@@ -508,11 +539,10 @@ def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str
 
 
 def _header_of(snapshot: Snapshot, entity: ir.Entity, file: Path) -> m.Block | None:
-    parsed, _ = parser().parse_file(str(file), snapshot.texts.get(file, ""))
-    for statement in parsed.blocks:
-        if isinstance(statement, m.Block) and statement.pos.line == entity.pos.line:
-            return statement
-    return None
+    """The parsed block an entity was written in: the statement its id's position is in."""
+    text = snapshot.texts.get(file, "")
+    found = statement_at(parsed(file, text), entity.id_pos.line, entity.id_pos.column)
+    return found.node if found is not None and isinstance(found.node, m.Block) else None
 
 
 def formatting(text: str) -> list[lsp.TextEdit] | None:
