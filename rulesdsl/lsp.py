@@ -37,7 +37,19 @@ from .fieldtypes import RequirementType, referenced_kinds
 from .fmt import NotFormatted, format_text, written_name
 from .formulas import quote
 from .kinds import Kind
-from .locate import KEYS, OPEN_STRING, Place, Statement, key_name, lenient_tokens, locate, statement_at, statements
+from .locate import (
+    KEYS,
+    NAME_TYPES,
+    OPEN_STRING,
+    Place,
+    Statement,
+    Token,
+    key_name,
+    lenient_tokens,
+    locate,
+    statement_at,
+    statements,
+)
 from .names import slug
 from .pipeline import Compilation, CompiledRuleset, compile_paths, parser, prelude
 from .source import MANIFEST, SUFFIX, read_source, ruleset_root
@@ -96,15 +108,17 @@ def lines_of(text: str) -> Lines:
     return Lines(text)
 
 
-def to_range(pos: m.Position, text: str) -> lsp.Range:
+def to_position(line: int, column: int, text: str) -> lsp.Position:
+    """The compiler's (line, column), both from 1, as an LSP position (in the text, at most its end)."""
     lines = lines_of(text)
+    row = min(max(line - 1, 0), len(lines.lines) - 1)
+    return lsp.Position(row, lines.utf16(row, min(max(column - 1, 0), len(lines.lines[row]))))
 
-    def at(line: int, column: int) -> lsp.Position:
-        row = min(max(line - 1, 0), len(lines.lines) - 1)
-        return lsp.Position(row, lines.utf16(row, min(max(column - 1, 0), len(lines.lines[row]))))
 
-    start = at(pos.line, pos.column)
-    end = at(pos.end_line, pos.end_column)
+def to_range(pos: m.Position, text: str) -> lsp.Range:
+    """A node's range; an empty one is widened to a character (an editor would show nothing)."""
+    start = to_position(pos.line, pos.column, text)
+    end = to_position(pos.end_line, pos.end_column, text)
     if (end.line, end.character) <= (start.line, start.character):
         end = lsp.Position(start.line, start.character + 1)
     return lsp.Range(start, end)
@@ -302,20 +316,18 @@ def _own(rulesets: tuple[CompiledRuleset, ...], mapping: dict[str, Path], root: 
 
 def diagnostics_for(snapshot: Snapshot, path: Path) -> list[lsp.Diagnostic]:
     text = snapshot.texts.get(path, "")
-    result = []
-    for d in snapshot.diagnostics.get(path, []):
-        pos = d.pos or m.Position(str(path), 1, 1, 1, 1)
-        message = d.message + (f"\n{d.hint}" if d.hint else "")
-        result.append(
-            lsp.Diagnostic(
-                range=to_range(pos, text),
-                message=message,
-                severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning,
-                code=d.code,
-                source="rulesdsl",
-            )
-        )
-    return result
+    return [_shown(d, path, text) for d in snapshot.diagnostics.get(path, [])]
+
+
+def _shown(d: Diagnostic, path: Path, text: str) -> lsp.Diagnostic:
+    pos = d.pos or m.Position(str(path), 1, 1, 1, 1)
+    return lsp.Diagnostic(
+        range=to_range(pos, text),
+        message=d.message + (f"\n{d.hint}" if d.hint else ""),
+        severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning,
+        code=d.code,
+        source="rulesdsl",
+    )
 
 
 @functools.lru_cache(maxsize=4)
@@ -347,7 +359,7 @@ def _typed_range(place: Place, line: int, column: int, text: str) -> lsp.Range:
             end = start + len(key_name(word))
         elif word[0] != OPEN_STRING:
             end = start + len(word[1])
-    return to_range(m.Position("", line, start, line, end), text)
+    return lsp.Range(to_position(line, start, text), to_position(line, end, text))
 
 
 def _wanted(snapshot: Snapshot, place: Place, kind: Kind) -> list[str]:
@@ -543,6 +555,113 @@ def _header_of(snapshot: Snapshot, entity: ir.Entity, file: Path) -> m.Block | N
     text = snapshot.texts.get(file, "")
     found = statement_at(parsed(file, text), entity.id_pos.line, entity.id_pos.column)
     return found.node if found is not None and isinstance(found.node, m.Block) else None
+
+
+# ---------------------------------------------------------------- code actions
+
+
+def code_actions(snapshot: Snapshot, path: Path, first: tuple[int, int], last: tuple[int, int]) -> list[lsp.CodeAction]:
+    """Quick fixes for what lies in (first, last) (lines and columns from 1): a name a diagnostic says is
+    unknown changed to one it suggests, a word of the language used as a name quoted, a required field
+    the block lacks added."""
+    text = snapshot.texts.get(path, "")
+    toks = lenient_tokens(text)
+    actions: list[lsp.CodeAction] = []
+    for d in snapshot.diagnostics.get(path, []):
+        if d.pos is None or (d.pos.end_line, d.pos.end_column) < first or (d.pos.line, d.pos.column) > last:
+            continue
+        # the token the diagnostic points at, or the last one before where it points (the end of a line)
+        index = bisect.bisect_right(toks, (d.pos.line, d.pos.column), key=lambda t: (t[2], t[3])) - 1
+        if index < 0:
+            continue
+        if d.suggestions and (toks[index][2], toks[index][3]) == (d.pos.line, d.pos.column):
+            actions += _did_you_mean(path, text, toks[index], d)
+        # a syntax error at a word of the language, or just after one
+        for tok in dict.fromkeys(toks[max(index - 1, 0) : index + 1]):
+            actions += _quote_keyword(path, text, tok, d)
+    actions += _add_required(snapshot, path, text, first)
+    return actions
+
+
+def _fix(title: str, path: Path, edits: list[lsp.TextEdit], fixes: Diagnostic | None, text: str) -> lsp.CodeAction:
+    return lsp.CodeAction(
+        title=title,
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[_shown(fixes, path, text)] if fixes is not None else None,
+        edit=lsp.WorkspaceEdit(changes={uri_of(path): edits}),
+    )
+
+
+def _token_range(tok: Token, text: str, length: int | None = None) -> lsp.Range:
+    return to_range(m.Position("", tok[2], tok[3], tok[2], tok[3] + (len(tok[1]) if length is None else length)), text)
+
+
+def _did_you_mean(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
+    found = []
+    for name in d.suggestions:
+        if tok[0] in KEYS:  # a key: its name only, the `:` stays
+            where, written = _token_range(tok, text, len(key_name(tok))), name
+        elif tok[0] == "STRING":
+            where, written = _token_range(tok, text), quote(name)
+        elif tok[0] in NAME_TYPES:
+            where, written = _token_range(tok, text), written_name(name)
+        else:
+            continue
+        found.append(_fix(f"Change to '{name}'", path, [lsp.TextEdit(where, written)], d, text))
+    return found
+
+
+def _quote_keyword(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
+    if d.code != "E101" or tok[0] not in NAME_TYPES or tok[0] == "NAME" or written_name(tok[1]) == tok[1]:
+        return []
+    edit = lsp.TextEdit(_token_range(tok, text), written_name(tok[1]))
+    return [_fix(f"Quote '{tok[1]}' (a word of the language)", path, [edit], d, text)]
+
+
+def _add_required(snapshot: Snapshot, path: Path, text: str, at: tuple[int, int]) -> list[lsp.CodeAction]:
+    """Add each required field the block at `at` lacks, where the formatter would put it: on a line of its
+    own before the `}` of a block of many lines, after the last field of a one-line block."""
+    found = statement_at(parsed(path, text), *at)
+    if found is None or not found.closed or not isinstance(found.node, m.Block):
+        return []
+    block = found.node
+    kind = _kind_of(snapshot, found)
+    if kind is None:
+        return []
+    entity = _entity_of(snapshot, path, block)
+    written = {f.key for f in block.fields} | (set(entity.fields) if entity is not None else set())
+    missing = [name for name in kind.required if name not in written]
+    if not missing:
+        return []
+    toks = lenient_tokens(text)
+    close, previous = toks[found.end - 1], toks[found.end - 2]
+    if previous[0] == "_NL":  # the `}` on a line of its own
+        at_point = to_position(close[2], 1, text)
+        new_text = "  {}: \n"
+    else:
+        at_point = to_position(previous[2], _end_of(previous), text)
+        new_text = " {}:" if previous[0] == "LBRACE" else "  {}:"
+    where = lsp.Range(at_point, at_point)
+    edits = [(name, lsp.TextEdit(where, new_text.format(name))) for name in missing]
+    return [_fix(f"Add the required field '{name}'", path, [edit], None, text) for name, edit in edits]
+
+
+def _end_of(tok: Token) -> int:
+    column: int = tok[3]
+    return column + len(tok[1])
+
+
+def _entity_of(snapshot: Snapshot, path: Path, block: m.Block) -> ir.Entity | None:
+    """The entity lowered from `block`, when the last analysis has it (it may have filled in a field the
+    block leaves out, from the file's defaults)."""
+    written = block.name or block.id
+    if written is None:
+        return None
+    for entity in snapshot.ruleset.entities.get(block.kind, {}).values() if snapshot.ruleset else ():
+        here = (entity.id_pos.line, entity.id_pos.column) == (written.pos.line, written.pos.column)
+        if here and snapshot.real(entity.file) == path:
+            return entity
+    return None
 
 
 def formatting(text: str) -> list[lsp.TextEdit] | None:
@@ -840,6 +959,16 @@ def make_server() -> RulesServer:
         if snapshot is None:
             return None
         return ls.safely(lambda: rename(snapshot, path, line, column, params.new_name))
+
+    @feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    def act(ls: RulesServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        path, snapshot = ls.snapshot(params.text_document.uri)
+        if snapshot is None:
+            return []
+        text = snapshot.texts.get(path, "")
+        first = from_position(params.range.start, text)
+        last = from_position(params.range.end, text)
+        return ls.safely(lambda: code_actions(snapshot, path, first, last)) or []
 
     @feature(lsp.TEXT_DOCUMENT_FORMATTING)
     def format_document(ls: RulesServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:
