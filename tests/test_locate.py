@@ -38,7 +38,7 @@ def summary(found: Place) -> tuple[str | None, str | None, str, str | None, int 
         ('skill a { root: Will  no|te: "x" }', ("a", "skill", "key", None, None, "no")),
         ('skill a { root: Will  |note: "x" }', ("a", "skill", "key", "root", None, "")),
         ('skill a { root: Wi|ll  note: "x" }', ("a", "skill", "value", "root", 0, "Wi")),
-        ('skill a { root: Will, Perc| }', ("a", "skill", "value", "root", 1, "Perc")),
+        ("skill a { root: Will, Perc| }", ("a", "skill", "value", "root", 1, "Perc")),
         ('skill a { root: Will  note: "x" |}', ("a", "skill", "key", "note", None, "")),
         # many lines, the `}` on the cursor's line
         ("lifepath b {\n  time: 3 yrs\n  |}", ("b", "lifepath", "key", None, None, "")),
@@ -83,7 +83,7 @@ def test_a_broken_block_ends_where_the_next_header_starts() -> None:
     found = place(text)
     assert found.statement is not None and (found.statement.id, found.statement.kind) == ("b", "skill")
     assert found.key_position and found.field is not None and found.field.key == "root"
-    typing = place('lifepath a {\n  time: 3 yrs\n  sk|\nskill b { root: will }\n')
+    typing = place("lifepath a {\n  time: 3 yrs\n  sk|\nskill b { root: will }\n")
     assert typing.statement is not None and typing.statement.id == "a" and typing.key_position
     source, _ = parser().parse_file("a.rules", text.replace("|", ""))
     found_statements = statements(source)
