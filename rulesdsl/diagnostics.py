@@ -21,6 +21,8 @@ class Diagnostic:
     pos: Position | None
     hint: str | None = None
     notes: tuple[str, ...] = field(default=())
+    # what the hint suggests writing instead of the text at `pos` ("did you mean"): the editor's quick fixes
+    suggestions: tuple[str, ...] = field(default=())
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
@@ -29,8 +31,10 @@ class Diagnostic:
         return (self.pos.file, self.pos.line, self.pos.column, self.code, self.message)
 
 
-def error(code: str, message: str, pos: Position | None, hint: str | None = None) -> Diagnostic:
-    return Diagnostic("error", code, message, pos, hint)
+def error(
+    code: str, message: str, pos: Position | None, hint: str | None = None, suggestions: Sequence[str] = ()
+) -> Diagnostic:
+    return Diagnostic("error", code, message, pos, hint, suggestions=tuple(suggestions))
 
 
 def warning(code: str, message: str, pos: Position | None, hint: str | None = None) -> Diagnostic:
@@ -63,7 +67,8 @@ def _close_matches(word: str, pool: Sequence[str], cutoff: float) -> list[str]:
     return [candidate for _, candidate in heapq.nlargest(3, scored)]
 
 
-def _hint(close: list[str]) -> str | None:
+def naming_hint(close: Sequence[str]) -> str | None:
+    """The hint naming these candidates ('did you mean ...?'), or None when there are none."""
     return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?" if close else None
 
 
@@ -102,21 +107,25 @@ class Suggestions:
         self._index: dict[str, list[int]] | None = None
 
     def hint(self, word: str) -> str | None:
+        return naming_hint(self.close(word))
+
+    def close(self, word: str) -> list[str]:
+        """The candidates closest to `word` (at most three, the closest first), what `hint` names."""
         if len(word) > HINT_LENGTH:
-            return None
+            return []
         self.asked += 1
         big = len(self.pool) > self.SHORTLIST_POOL
         if not big or self.asked == 1:
             pool = self.pool
         elif self.asked > self.HINTED_WORDS:
-            return None
+            return []
         else:
             pool = self._shortlist(word)
         close = _close_matches(word, pool, 0.6)
         if not close:
             lowered = _lowered(pool)
             close = [lowered[m] for m in _close_matches(word.lower(), sorted(lowered), 0.6)]
-        return _hint(close)
+        return close
 
     def _shortlist(self, word: str) -> list[str]:
         """The candidates sharing the most letter pairs with the word (in pool order)."""

@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar, cast
+from typing import Any, BinaryIO, TypeVar, assert_never, cast
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
@@ -37,14 +37,25 @@ from .fieldtypes import RequirementType, referenced_kinds
 from .fmt import NotFormatted, format_text, written_name
 from .formulas import quote
 from .kinds import Kind
+from .locate import (
+    KEYS,
+    NAME_TYPES,
+    OPEN_STRING,
+    Place,
+    Statement,
+    Token,
+    key_name,
+    lenient_tokens,
+    locate,
+    statement_at,
+    statements,
+)
 from .names import slug
 from .pipeline import Compilation, CompiledRuleset, compile_paths, parser, prelude
 from .source import MANIFEST, SUFFIX, read_source, ruleset_root
 
 DEBOUNCE_SECONDS = 0.1
 T = TypeVar("T")
-_POINTS = re.compile(r"\d+[ \t]+pts?[ \t]*:")
-_HEADER = re.compile(r"^(?:override[ \t]+)?(?:(patch)[ \t]+)?([A-Za-z_]\w*)\b[^{}\n]*\{")
 
 
 # ---------------------------------------------------------------- positions
@@ -97,15 +108,17 @@ def lines_of(text: str) -> Lines:
     return Lines(text)
 
 
-def to_range(pos: m.Position, text: str) -> lsp.Range:
+def to_position(line: int, column: int, text: str) -> lsp.Position:
+    """The compiler's (line, column), both from 1, as an LSP position (in the text, at most its end)."""
     lines = lines_of(text)
+    row = min(max(line - 1, 0), len(lines.lines) - 1)
+    return lsp.Position(row, lines.utf16(row, min(max(column - 1, 0), len(lines.lines[row]))))
 
-    def at(line: int, column: int) -> lsp.Position:
-        row = min(max(line - 1, 0), len(lines.lines) - 1)
-        return lsp.Position(row, lines.utf16(row, min(max(column - 1, 0), len(lines.lines[row]))))
 
-    start = at(pos.line, pos.column)
-    end = at(pos.end_line, pos.end_column)
+def to_range(pos: m.Position, text: str) -> lsp.Range:
+    """A node's range; an empty one is widened to a character (an editor would show nothing)."""
+    start = to_position(pos.line, pos.column, text)
+    end = to_position(pos.end_line, pos.end_column, text)
     if (end.line, end.character) <= (start.line, start.character):
         end = lsp.Position(start.line, start.character + 1)
     return lsp.Range(start, end)
@@ -303,66 +316,78 @@ def _own(rulesets: tuple[CompiledRuleset, ...], mapping: dict[str, Path], root: 
 
 def diagnostics_for(snapshot: Snapshot, path: Path) -> list[lsp.Diagnostic]:
     text = snapshot.texts.get(path, "")
-    result = []
-    for d in snapshot.diagnostics.get(path, []):
-        pos = d.pos or m.Position(str(path), 1, 1, 1, 1)
-        message = d.message + (f"\n{d.hint}" if d.hint else "")
-        result.append(
-            lsp.Diagnostic(
-                range=to_range(pos, text),
-                message=message,
-                severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning,
-                code=d.code,
-                source="rulesdsl",
-            )
-        )
-    return result
+    return [_shown(d, path, text) for d in snapshot.diagnostics.get(path, [])]
 
 
-def _block_kind(lines: list[str], row: int) -> str | None:
-    """The kind of the block the line `row` is in: the nearest header above whose block is still open."""
-    depth = 0
-    for index in range(row, -1, -1):
-        line = re.sub(r'"(?:[^"\\\n]|\\.)*"|#.*', "", lines[index])
-        depth += line.count("}") - line.count("{") if index != row else -line.count("{") + line.count("}")
-        match = _HEADER.match(lines[index])
-        if match and depth < 0:
-            return match.group(2) if not match.group(1) else line.split()[1]
-        if match and index != row:
-            return None  # the previous block was closed before this line
-    return None
+def _shown(d: Diagnostic, path: Path, text: str) -> lsp.Diagnostic:
+    pos = d.pos or m.Position(str(path), 1, 1, 1, 1)
+    return lsp.Diagnostic(
+        range=to_range(pos, text),
+        message=d.message + (f"\n{d.hint}" if d.hint else ""),
+        severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning,
+        code=d.code,
+        source="rulesdsl",
+    )
 
 
-def _field_at(lines: list[str], row: int, before: str) -> str | None:
-    """The field whose value the cursor is in: the last `key:` before it, on this line or, for a list
-    continued after a comma, on the lines above."""
-    match = None
-    plain = _POINTS.sub("", re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', before))  # `8 pts:` is a value, not a key
-    for found in re.finditer(r"([A-Za-z_]\w*)[ \t]*(?::|\+=|-=)", plain):
-        match = found
-    if match is not None:
-        return match.group(1)
-    index = row - 1
-    while index >= 0 and lines[index].rstrip().endswith(","):
-        found_above = list(re.finditer(r"([A-Za-z_]\w*)[ \t]*(?::|\+=|-=)", lines[index]))
-        if found_above:
-            return found_above[-1].group(1)
-        index -= 1
-    return None
+@functools.lru_cache(maxsize=4)
+def parsed(path: Path, text: str) -> m.SourceFile:
+    """The buffer's own parse (what parses of it): what `locate` reads with the tokens."""
+    try:
+        return parser().parse_file(str(path), text)[0]
+    except RecursionError:  # nested past Python's limit: the tokens alone say where things are
+        return m.SourceFile(str(path), text, ())
+
+
+def _kind_of(snapshot: Snapshot, statement: Statement) -> Kind | None:
+    """The kind whose fields a statement's body holds: a block's own, or the kind a patch changes."""
+    if statement.kind == "patch":
+        return snapshot.kinds.get(statement.target or "")
+    if statement.kind in ("kind", "remove", "override"):
+        return None
+    return snapshot.kinds.get(statement.kind)
+
+
+def _typed_range(place: Place, line: int, column: int, text: str) -> lsp.Range:
+    """What a completion replaces: the word (a key's name, a whole string) the cursor is in; an
+    unterminated string up to the cursor; nothing, at the cursor."""
+    start = end = column
+    word = place.word
+    if word is not None:
+        start = word[3]
+        if word[0] in KEYS:
+            end = start + len(key_name(word))
+        elif word[0] != OPEN_STRING:
+            end = start + len(word[1])
+    return lsp.Range(to_position(line, start, text), to_position(line, end, text))
+
+
+def _wanted(snapshot: Snapshot, place: Place, kind: Kind) -> list[str]:
+    """The kinds whose names the value at the cursor takes."""
+    decl = kind.fields.get(place.field.key) if place.field is not None else None
+    if decl is None:
+        return []
+    before = place.before
+    if isinstance(decl.type, RequirementType):
+        if before is not None and before[0] == "NAME" and before[1] in snapshot.kinds:
+            return [before[1]]  # `career navy`: an entity of the kind just named
+        if place.key_position:
+            return []
+        named = {"TRAIT": "trait", "SKILL": "skill", "IN_SETTING": "setting"}
+        return [named.get(before[0] if before is not None else "", "lifepath")]
+    return [] if place.key_position else list(referenced_kinds(decl.type))
 
 
 def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[lsp.CompletionItem]:
     text = snapshot.texts.get(path, "")
-    lines = text.split("\n")
-    if line - 1 >= len(lines):
+    place = locate(parsed(path, text), line, column)
+    statement = place.statement
+    kind = _kind_of(snapshot, statement) if statement is not None and not place.in_header else None
+    if kind is None:
         return []
-    current = lines[line - 1]
-    before = current[: column - 1]
-    kind_name = _block_kind(lines, line - 1)
-    kind = snapshot.kinds.get(kind_name or "")
-    word = re.search(r"[\w-]*$", before)
-    start = before[: len(before) - len(word.group(0))] if word else before
-    if kind is not None and (not start.strip() or start.endswith(("  ", "{ ", "{"))):
+    where = _typed_range(place, line, column, text)
+    wanted = _wanted(snapshot, place, kind)
+    if place.key_position and not wanted:
         return [
             lsp.CompletionItem(
                 label=f.name,
@@ -370,38 +395,54 @@ def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[
                 detail=f"{kind.name} field" + ("" if f.optional else " (required)"),
                 documentation=f.doc,
                 insert_text=f"{f.name}: ",
+                text_edit=lsp.TextEdit(where, f.name if place.word and place.word[0] in KEYS else f"{f.name}: "),
             )
             for f in kind.fields.values()
         ]
-    if kind is None:
-        return []
-    field_name = _field_at(lines, line - 1, before)
-    decl = kind.fields.get(field_name or "")
-    if decl is None:
-        return []
-    wanted = list(referenced_kinds(decl.type))
-    if isinstance(decl.type, RequirementType):
-        last = re.search(r"\b(trait|skill|setting)[ \t]+[\w\"-]*$", before)
-        wanted = [last.group(1)] if last else ["lifepath"]
     items = []
     for target in wanted:
         for entity in sorted(
             (snapshot.ruleset.entities.get(target, {}) if snapshot.ruleset else {}).values(), key=lambda e: e.name
         ):
+            # after a typed quote the name goes inside that string (quoted again, never twice)
+            written = quote(entity.name) if place.quoted else written_name(entity.name)
             items.append(
                 lsp.CompletionItem(
                     label=entity.name,
                     kind=lsp.CompletionItemKind.Reference,
                     detail=f"{target} {entity.id}",
-                    insert_text=written_name(entity.name),
-                    filter_text=entity.name,
+                    insert_text=written,
+                    filter_text='"' + entity.name if place.quoted else entity.name,
+                    text_edit=lsp.TextEdit(where, written),
                 )
             )
     return items
 
 
-def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Location | None:
+def _target_here(snapshot: Snapshot, path: Path, line: int, column: int) -> Target | None:
+    """What the cursor names, when the buffer still says so: a name written where the last analysis saw it,
+    in the statement the cursor is in (never another block's, even when this one does not parse)."""
     target = snapshot.at(path, line, column)
+    if target is None:
+        return None
+    text = snapshot.texts.get(path, "")
+    source = parsed(path, text)
+    statement = statement_at(source, line, column)
+    if statement is None or not _inside(target.pos, statement.span):
+        return None
+    starts = {(t[2], t[3]) for t in lenient_tokens(text)[statement.first : statement.end]}
+    return target if (target.pos.line, target.pos.column) in starts else None
+
+
+def _inside(pos: m.Position, span: m.Position) -> bool:
+    return (span.line, span.column) <= (pos.line, pos.column) and (pos.end_line, pos.end_column) <= (
+        span.end_line,
+        span.end_column,
+    )
+
+
+def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Location | None:
+    target = _target_here(snapshot, path, line, column)
     if target is None:
         return None
     entity = snapshot.entity(target.kind, target.id)
@@ -412,7 +453,7 @@ def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Lo
 
 
 def references(snapshot: Snapshot, path: Path, line: int, column: int, declaration: bool) -> list[lsp.Location]:
-    target = snapshot.at(path, line, column)
+    target = _target_here(snapshot, path, line, column)
     if target is None:
         return []
     found = []
@@ -426,7 +467,7 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 def hover(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Hover | None:
-    target = snapshot.at(path, line, column)
+    target = _target_here(snapshot, path, line, column)
     if target is None or snapshot.ruleset is None:
         return None
     entity = snapshot.entity(target.kind, target.id)
@@ -452,13 +493,13 @@ def hover(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Hover |
 
 
 def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
-    """The file's outline, from its own parse (blocks that parse; the others are left out)."""
-    try:
-        parsed, _ = parser().parse_file(str(path), text)
-    except RecursionError:
-        return []
+    """The file's outline, from its own parse (blocks that parse; the others are left out), each statement
+    spanning its header to its `}`."""
     result = []
-    for statement in parsed.blocks:
+    for found in statements(parsed(path, text)):
+        statement = found.node
+        if statement is None:
+            continue
         match statement:
             case m.Block(kind, kind_pos, block_id, name):
                 label = name.value if name else block_id.text if block_id else kind
@@ -472,7 +513,9 @@ def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
                 word = "patch" if isinstance(statement, m.Patch) else "remove"
                 label = target.value if isinstance(target, m.String) else target.text
                 selection, detail, symbol_kind = target.pos, f"{word} {kind_name.text}", lsp.SymbolKind.Event
-        whole = to_range(statement.pos, text)
+            case _:
+                assert_never(statement)
+        whole = to_range(found.span, text)
         picked = to_range(selection, text)
         result.append(lsp.DocumentSymbol(label, symbol_kind, whole, picked, detail=detail))
     return result
@@ -481,7 +524,7 @@ def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
 def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str) -> lsp.WorkspaceEdit | None:
     """Give an entity a new name: its header and every reference that names it by name (or by the id
     the old name made) are rewritten, in every file; references by explicit id or alias still hold."""
-    target = snapshot.at(path, line, column)
+    target = _target_here(snapshot, path, line, column)
     if target is None or not new_name.strip():
         return None
     entity = snapshot.entity(target.kind, target.id)
@@ -508,10 +551,116 @@ def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str
 
 
 def _header_of(snapshot: Snapshot, entity: ir.Entity, file: Path) -> m.Block | None:
-    parsed, _ = parser().parse_file(str(file), snapshot.texts.get(file, ""))
-    for statement in parsed.blocks:
-        if isinstance(statement, m.Block) and statement.pos.line == entity.pos.line:
-            return statement
+    """The parsed block an entity was written in: the statement its id's position is in."""
+    text = snapshot.texts.get(file, "")
+    found = statement_at(parsed(file, text), entity.id_pos.line, entity.id_pos.column)
+    return found.node if found is not None and isinstance(found.node, m.Block) else None
+
+
+# ---------------------------------------------------------------- code actions
+
+
+def code_actions(snapshot: Snapshot, path: Path, first: tuple[int, int], last: tuple[int, int]) -> list[lsp.CodeAction]:
+    """Quick fixes for what lies in (first, last) (lines and columns from 1): a name a diagnostic says is
+    unknown changed to one it suggests, a word of the language used as a name quoted, a required field
+    the block lacks added."""
+    text = snapshot.texts.get(path, "")
+    toks = lenient_tokens(text)
+    actions: list[lsp.CodeAction] = []
+    for d in snapshot.diagnostics.get(path, []):
+        if d.pos is None or (d.pos.end_line, d.pos.end_column) < first or (d.pos.line, d.pos.column) > last:
+            continue
+        # the token the diagnostic points at, or the last one before where it points (the end of a line)
+        index = bisect.bisect_right(toks, (d.pos.line, d.pos.column), key=lambda t: (t[2], t[3])) - 1
+        if index < 0:
+            continue
+        if d.suggestions and (toks[index][2], toks[index][3]) == (d.pos.line, d.pos.column):
+            actions += _did_you_mean(path, text, toks[index], d)
+        # a syntax error at a word of the language, or just after one
+        for tok in dict.fromkeys(toks[max(index - 1, 0) : index + 1]):
+            actions += _quote_keyword(path, text, tok, d)
+    actions += _add_required(snapshot, path, text, first)
+    return actions
+
+
+def _fix(title: str, path: Path, edits: list[lsp.TextEdit], fixes: Diagnostic | None, text: str) -> lsp.CodeAction:
+    return lsp.CodeAction(
+        title=title,
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[_shown(fixes, path, text)] if fixes is not None else None,
+        edit=lsp.WorkspaceEdit(changes={uri_of(path): edits}),
+    )
+
+
+def _token_range(tok: Token, text: str, length: int | None = None) -> lsp.Range:
+    return to_range(m.Position("", tok[2], tok[3], tok[2], tok[3] + (len(tok[1]) if length is None else length)), text)
+
+
+def _did_you_mean(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
+    found = []
+    for name in d.suggestions:
+        if tok[0] in KEYS:  # a key: its name only, the `:` stays
+            where, written = _token_range(tok, text, len(key_name(tok))), name
+        elif tok[0] == "STRING":
+            where, written = _token_range(tok, text), quote(name)
+        elif tok[0] in NAME_TYPES:
+            where, written = _token_range(tok, text), written_name(name)
+        else:
+            continue
+        found.append(_fix(f"Change to '{name}'", path, [lsp.TextEdit(where, written)], d, text))
+    return found
+
+
+def _quote_keyword(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
+    if d.code != "E101" or tok[0] not in NAME_TYPES or tok[0] == "NAME" or written_name(tok[1]) == tok[1]:
+        return []
+    edit = lsp.TextEdit(_token_range(tok, text), written_name(tok[1]))
+    return [_fix(f"Quote '{tok[1]}' (a word of the language)", path, [edit], d, text)]
+
+
+def _add_required(snapshot: Snapshot, path: Path, text: str, at: tuple[int, int]) -> list[lsp.CodeAction]:
+    """Add each required field the block at `at` lacks, where the formatter would put it: on a line of its
+    own before the `}` of a block of many lines, after the last field of a one-line block."""
+    found = statement_at(parsed(path, text), *at)
+    if found is None or not found.closed or not isinstance(found.node, m.Block):
+        return []
+    block = found.node
+    kind = _kind_of(snapshot, found)
+    if kind is None:
+        return []
+    entity = _entity_of(snapshot, path, block)
+    written = {f.key for f in block.fields} | (set(entity.fields) if entity is not None else set())
+    missing = [name for name in kind.required if name not in written]
+    if not missing:
+        return []
+    toks = lenient_tokens(text)
+    close, previous = toks[found.end - 1], toks[found.end - 2]
+    if previous[0] == "_NL":  # the `}` on a line of its own
+        at_point = to_position(close[2], 1, text)
+        new_text = "  {}: \n"
+    else:
+        at_point = to_position(previous[2], _end_of(previous), text)
+        new_text = " {}:" if previous[0] == "LBRACE" else "  {}:"
+    where = lsp.Range(at_point, at_point)
+    edits = [(name, lsp.TextEdit(where, new_text.format(name))) for name in missing]
+    return [_fix(f"Add the required field '{name}'", path, [edit], None, text) for name, edit in edits]
+
+
+def _end_of(tok: Token) -> int:
+    column: int = tok[3]
+    return column + len(tok[1])
+
+
+def _entity_of(snapshot: Snapshot, path: Path, block: m.Block) -> ir.Entity | None:
+    """The entity lowered from `block`, when the last analysis has it (it may have filled in a field the
+    block leaves out, from the file's defaults)."""
+    written = block.name or block.id
+    if written is None:
+        return None
+    for entity in snapshot.ruleset.entities.get(block.kind, {}).values() if snapshot.ruleset else ():
+        here = (entity.id_pos.line, entity.id_pos.column) == (written.pos.line, written.pos.column)
+        if here and snapshot.real(entity.file) == path:
+            return entity
     return None
 
 
@@ -810,6 +959,16 @@ def make_server() -> RulesServer:
         if snapshot is None:
             return None
         return ls.safely(lambda: rename(snapshot, path, line, column, params.new_name))
+
+    @feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    def act(ls: RulesServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        path, snapshot = ls.snapshot(params.text_document.uri)
+        if snapshot is None:
+            return []
+        text = snapshot.texts.get(path, "")
+        first = from_position(params.range.start, text)
+        last = from_position(params.range.end, text)
+        return ls.safely(lambda: code_actions(snapshot, path, first, last)) or []
 
     @feature(lsp.TEXT_DOCUMENT_FORMATTING)
     def format_document(ls: RulesServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:

@@ -650,7 +650,10 @@ def _at_the_change(
             change = _named_change(d, made)
             if change is not None and change.pos is not None:
                 note = f"it shows at {shows.file}:{shows.line}, which checks clean in the ruleset this one extends"
-                d = replace(d, pos=change.pos, notes=(*d.notes, note), hint=d.hint or "check this change")
+                # moved to the change: what it suggested was for the text it was at
+                d = replace(
+                    d, pos=change.pos, notes=(*d.notes, note), hint=d.hint or "check this change", suggestions=()
+                )
         result.append((d, (shows.file, shows.line, shows.column)))
     return _notes_together(result)
 

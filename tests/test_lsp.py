@@ -406,3 +406,175 @@ def test_frames_hand_pygls_only_whole_frames() -> None:
         "a message whose Content-Length is '0'",
         "the input ended 38 bytes into a message",
     ]
+
+
+SCRATCH = Path("rules/burning_wheel/human/scratch.rules")
+
+
+def open_text(client: LspClient, workspace: Path, relative: Path, text: str) -> str:
+    """A buffer the editor has open, not (yet) on disk."""
+    uri = uri_of((workspace / relative).resolve())
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "rules", "version": 1, "text": text}}
+    )
+    return uri
+
+
+def close_text(client: LspClient, uri: str) -> None:
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+def labels_at(client: LspClient, uri: str, text: str, needle: str, offset: int = 0) -> set[str]:
+    items = client.request("textDocument/completion", doc(uri, at(text, needle, offset)))["items"]
+    return {i["label"] for i in items}
+
+
+LAYOUTS = """\
+lifepath "Tester One" { time: 3 yrs  resources: 1  setting: peasant  skills: 3 pts: Far }
+lifepath "Tester Two" {
+  time: 3 yrs  resources: 1  setting: peasant
+  skills: 3 pts: Farming, Mending,
+    Anim
+  traits: 1 pt: Hoar }
+"""
+
+
+def test_completion_in_every_layout_fmt_writes(client: LspClient, workspace: Path) -> None:
+    """One-line blocks, a `}` on the cursor's line, the first word of a continued list: each gets what
+    goes there (completion was empty in the first two and offered field names in the third)."""
+    uri = open_text(client, workspace, SCRATCH, LAYOUTS)
+    try:
+        one_line = labels_at(client, uri, LAYOUTS, "pts: Far }", len("pts: Far"))
+        assert "Farming" in one_line and "time" not in one_line
+        after_a_value = labels_at(client, uri, LAYOUTS, "Far }", len("Far "))
+        assert {"traits", "leads", "requires"} <= after_a_value and "Farming" not in after_a_value
+        continued = labels_at(client, uri, LAYOUTS, "    Anim", len("    Anim"))
+        assert "Animal Husbandry" in continued and "time" not in continued and "Hoarding" not in continued
+        closing_line = labels_at(client, uri, LAYOUTS, "Hoar }", len("Hoar"))
+        assert "Hoarding" in closing_line and "Farming" not in closing_line
+        before_brace = labels_at(client, uri, LAYOUTS, "Hoar }", len("Hoar "))
+        assert {"requires", "leads"} <= before_brace and "Hoarding" not in before_brace
+    finally:
+        close_text(client, uri)
+
+
+@pytest.mark.parametrize("closing", ["", '"'], ids=["unterminated", "closed by the editor"])
+def test_completion_after_a_typed_quote_inserts_the_name_once_quoted(
+    client: LspClient, workspace: Path, closing: str
+) -> None:
+    text = (
+        f'lifepath "Tester Q" {{\n  time: 3 yrs  resources: 1  setting: peasant\n  skills: 3 pts: "Anim{closing}\n}}\n'
+    )
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        where = at(text, '"Anim', len('"Anim'))
+        items = client.request("textDocument/completion", doc(uri, where))["items"]
+        [husbandry] = [i for i in items if i["label"] == "Animal Husbandry"]
+        edited = apply(text, [husbandry["textEdit"]])
+        assert '  skills: 3 pts: "Animal Husbandry"\n' in edited
+        assert "time" not in {i["label"] for i in items}
+    finally:
+        close_text(client, uri)
+
+
+def test_rename_with_two_blocks_on_a_line(client: LspClient, workspace: Path) -> None:
+    """Renaming the second of two blocks on one line edits that block, not the first."""
+    text = (
+        "trait Boldish { type: character }  trait Bravest { type: character }\n"
+        'lifepath "Tester R" { time: 3 yrs  resources: 1  setting: peasant  traits: 1 pt: Bravest, Boldish }\n'
+    )
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        edit = client.request("textDocument/rename", {**doc(uri, at(text, "Bravest", 2)), "newName": "Valiant"})
+        renamed = apply(text, edit["changes"][uri])
+        assert renamed == text.replace("Bravest", "Valiant")
+        edit = client.request("textDocument/rename", {**doc(uri, at(text, "Boldish", 2)), "newName": "Daring"})
+        assert apply(text, edit["changes"][uri]) == text.replace("Boldish", "Daring")
+    finally:
+        close_text(client, uri)
+
+
+BROKEN = """\
+lifepath "Broken One" {
+  time: 3 yrs
+  skills: 3 pts: "Farm
+skill "Zz Test" { root: will  type: wise   }
+lifepath "Broken Two" {
+  time: 3 yrs  resources: 1  setting: peasant
+  traits: 1 pt: Hoar
+"""
+
+
+def test_broken_buffers_answer_from_their_own_block(client: LspClient, workspace: Path) -> None:
+    """An unterminated string, a missing `}`: completion, hover and rename stay in the block the cursor is
+    in (a broken block used to run on into the next one's names)."""
+    uri = open_text(client, workspace, SCRATCH, BROKEN)
+    try:
+        in_string = labels_at(client, uri, BROKEN, '"Farm', len('"Farm'))
+        assert "Farming" in in_string and "root" not in in_string
+        next_block = labels_at(client, uri, BROKEN, "wise   }", len("wise "))
+        assert {"root", "tools"} <= next_block and not {"time", "skills", "Farming"} & next_block
+        unclosed_at_the_end = labels_at(client, uri, BROKEN, "Hoar\n", len("Hoar"))
+        assert "Hoarding" in unclosed_at_the_end and "root" not in unclosed_at_the_end
+        assert client.request("textDocument/hover", doc(uri, at(BROKEN, '"Farm', 2))) is None
+        hovered = client.request("textDocument/hover", doc(uri, at(BROKEN, '"Zz Test"', 2)))
+        assert hovered is not None and "**Zz Test**" in hovered["contents"]["value"]
+        assert client.request("textDocument/rename", {**doc(uri, at(BROKEN, "3 pts", 0)), "newName": "X"}) is None
+        edit = client.request("textDocument/rename", {**doc(uri, at(BROKEN, '"Zz Test"', 2)), "newName": "Zz Other"})
+        assert apply(BROKEN, edit["changes"][uri]) == BROKEN.replace('"Zz Test"', '"Zz Other"')
+    finally:
+        close_text(client, uri)
+
+
+def actions_at(client: LspClient, uri: str, start: dict[str, int], end: dict[str, int]) -> list[dict[str, Any]]:
+    params = {"textDocument": {"uri": uri}, "range": {"start": start, "end": end}, "context": {"diagnostics": []}}
+    result: list[dict[str, Any]] = client.request("textDocument/codeAction", params)
+    return result
+
+
+def test_code_action_did_you_mean(client: LspClient, workspace: Path) -> None:
+    uri, text = open_file(client, workspace, PEASANT)
+    broken = text.replace("skills: 8 pts: Farming,", "skills: 8 pts: Farmng,", 1)
+    change(client, uri, broken, 200)
+    where = at(broken, "Farmng")
+    actions = actions_at(client, uri, where, where)
+    [fix] = [a for a in actions if a["title"] == "Change to 'Farming'"]
+    assert fix["kind"] == "quickfix" and fix["diagnostics"][0]["code"] == "E303"
+    assert apply(broken, fix["edit"]["changes"][uri]) == text
+    change(client, uri, text, 201)
+
+
+def test_code_action_adds_a_missing_required_field_in_the_layout_fmt_writes(client: LspClient, workspace: Path) -> None:
+    text = (
+        'lifepath "Tester A" { time: 3 yrs  setting: peasant }\n'
+        'lifepath "Tester B" {\n  time: 3 yrs\n  setting: peasant\n}\n'
+        'lifepath "Tester C" { }\n'
+    )
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        one_line = actions_at(client, uri, at(text, "Tester A"), at(text, "Tester A"))
+        [fix] = [a for a in one_line if a["title"] == "Add the required field 'resources'"]
+        edited = apply(text, fix["edit"]["changes"][uri])
+        assert 'lifepath "Tester A" { time: 3 yrs  setting: peasant  resources: }\n' in edited
+        many_lines = actions_at(client, uri, at(text, "  time: 3 yrs\n"), at(text, "  time: 3 yrs\n"))
+        [fix] = [a for a in many_lines if a["title"] == "Add the required field 'resources'"]
+        edited = apply(text, fix["edit"]["changes"][uri])
+        assert 'lifepath "Tester B" {\n  time: 3 yrs\n  setting: peasant\n  resources: \n}\n' in edited
+        empty = actions_at(client, uri, at(text, "Tester C"), at(text, "Tester C"))
+        titles = {a["title"] for a in empty}
+        assert {"Add the required field 'time'", "Add the required field 'resources'"} <= titles
+        [fix] = [a for a in empty if a["title"] == "Add the required field 'time'"]
+        assert 'lifepath "Tester C" { time: }\n' in apply(text, fix["edit"]["changes"][uri])
+    finally:
+        close_text(client, uri)
+
+
+def test_code_action_quotes_a_word_of_the_language(client: LspClient, workspace: Path) -> None:
+    uri, text = open_file(client, workspace, PEASANT)
+    broken = text.replace("traits: 1 pt: Hoarding", "traits: 1 pt: ref, Hoarding", 1)
+    change(client, uri, broken, 210)
+    where = at(broken, "pt: ref", len("pt: "))
+    actions = actions_at(client, uri, where, {**where, "character": where["character"] + 4})
+    [fix] = [a for a in actions if a["title"].startswith("Quote 'ref'")]
+    assert apply(broken, fix["edit"]["changes"][uri]) == broken.replace("pt: ref,", 'pt: "ref",', 1)
+    change(client, uri, text, 211)

@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import fieldtypes as t
 from .. import ir
-from ..diagnostics import Diagnostic, Suggestions, did_you_mean, error, warning
+from ..diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, warning
 from ..formulas import FUNCTIONS
 from ..index import EntityIndex
 from ..kinds import Kind
@@ -184,8 +184,8 @@ def _resolver(
                 functions = sorted(FUNCTIONS) if node.kind == "formula" else []
                 suggestions[node.kind] = Suggestions(index.candidates() + functions)
             what = "function or formula" if node.kind == "formula" else node.kind
-            hint = suggestions[node.kind].hint(node.text)
-            diagnostics.append(error("E303", f"no {what} named '{node.text}'", node.pos, hint))
+            close = suggestions[node.kind].close(node.text)
+            diagnostics.append(error("E303", f"no {what} named '{node.text}'", node.pos, naming_hint(close), close))
         return node
 
     return resolve
