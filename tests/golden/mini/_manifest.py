@@ -2,9 +2,9 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "08aa0894ee24e2920c15512d0bdc58b87f400f428ea2fa0ebdf34392b760c1c5"
+SOURCE_SHA256 = "f4b25590991aae7a676a7859f350db4961c525abd54a8637f7372b5cb5fe8af4"
 SOURCES: dict[str, str] = {
-    "city.rules": "aa5f2d22fced14462c306b6600d725639c4512e12570d386bf1485f457d1abcd",
+    "city.rules": "b16fb607538c802e8ef411c2c3aa0ef47c608aa3341e9a30bc00eb293616ca2b",
     "people.rules": "9001bf64f8de1aa0a09641bd0b756ed1253dbcf34266aeb028ca5ab54d60b020",
     "ruleset.rules": "e9a25553f934116d7a4c86bec813815eb045c51d542d13a9e61e9f611f261efc",
 }

@@ -29,7 +29,6 @@ BONUS: _rt.Table[BonusRow] = _rt.Table(
         _rt.Row((_rt.Key(9, None),), BonusRow(3)),
     ),
     source=None,
-    clamp=True,
 )
 
 
