@@ -32,7 +32,9 @@ def shape(node: object) -> object:
         return (
             (type(node).__name__,)
             + tuple(
-                shape(getattr(node, f.name)) for f in fields(node) if f.name not in ("pos", "kind_pos", "key_pos", "target_pos", "trivia", "text", "path")
+                shape(getattr(node, f.name))
+                for f in fields(node)
+                if f.name not in ("pos", "kind_pos", "key_pos", "target_pos", "trivia", "text", "path")
             )
             + ((node.text,) if isinstance(node, m.Name | m.Decimal) else ())
         )
