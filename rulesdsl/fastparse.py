@@ -29,6 +29,7 @@ from sys import intern
 from typing import Any, TypeVar
 
 from . import model as m
+from . import trivia
 from .syntax import GRAMMAR_PATH, MAX_DIGITS, MAX_ROWS, MAX_STRING, StringEscapeError, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
@@ -175,10 +176,12 @@ _T = TypeVar("_T")
 Token = tuple[str, str, int, int]  # type, text, line, column (1-based); no token but line ends spans lines
 
 
-def tokens(text: str) -> tuple[list[Token], set[int]]:
+def tokens(text: str, comments: list[Token] | None = None) -> tuple[list[Token], set[int]]:
     """The file's tokens as Lark's lexer and line-end postlexer give them, and the indexes of tokens whose
     following line end was dropped because of their type (where a word is a name after all, that line end
-    would have counted: the parser falls back there)."""
+    would have counted: the parser falls back there). Given a list, the comments go into it (as COMMENT
+    tokens, spaces and a '\r' at their end left on): a comment is what the scanner skips before a line end,
+    or at the end of the file."""
     result: list[Token] = []
     dropped: set[int] = set()
     append = result.append
@@ -200,6 +203,8 @@ def tokens(text: str) -> tuple[list[Token], set[int]]:
             previous = kind
             continue
         if how == 1:  # a line end
+            if comments is not None and (at := text.find("#", found.start(), pos - len(value))) >= 0:
+                comments.append(("COMMENT", text[at : pos - len(value)], line, at - line_start + 1))
             if depth <= 0 and previous != "_NL":
                 if previous in continues:
                     dropped.add(len(result) - 1)
@@ -222,6 +227,8 @@ def tokens(text: str) -> tuple[list[Token], set[int]]:
         previous = kind
     if not _TRAILING.match(text, pos):
         raise Fallback("no token here")
+    if comments is not None and (at := text.find("#", pos)) >= 0:
+        comments.append(("COMMENT", text[at:], line, at - line_start + 1))
     end = len(text)
     append(("$END", "", line, end - line_start + 1))
     return result, dropped
@@ -254,7 +261,8 @@ _VALUE_END = frozenset({"FIELD_KEY", "_NL", "RBRACE", "FIELD_APPEND", "FIELD_REM
 class _Parser:
     def __init__(self, path: str, text: str) -> None:
         self.file = path
-        self.toks, self.dropped = tokens(text)
+        self.comments: list[Token] = []
+        self.toks, self.dropped = tokens(text, self.comments)
         self.i = 0
 
     # -- tokens and positions
@@ -273,6 +281,11 @@ class _Parser:
 
     def span(self, first: m.Position, last: m.Position) -> m.Position:
         return _P(self.file, first.line, first.column, last.end_line, last.end_column)
+
+    def through_last(self, first: m.Position) -> m.Position:
+        """From `first` to the end of the last token taken."""
+        tok = self.toks[self.i - 1]
+        return _P(self.file, first.line, first.column, tok[2], tok[3] + len(tok[1]))
 
     def name_token(self) -> Token:
         """A token where only a name (or a string) may stand: words of the language are names there."""
@@ -327,33 +340,29 @@ class _Parser:
         toks = self.toks
         kind_tok = self.name_token()
         kind_pos = self.pos(kind_tok)
-        last = kind_pos
         block_id = None
         title = None
         if toks[self.i][0] != "STRING" and toks[self.i][0] != "LBRACE":
             block_id = self.name()
-            last = block_id.pos
         if toks[self.i][0] == "STRING":
             title = self.string(toks[self.i])
             self.i += 1
-            last = title.pos
         self.expect("LBRACE")
-        fields, rows, end = self.body(False)
-        return m.Block(kind_tok[1], kind_pos, block_id, title, fields, rows, self.span(kind_pos, end or last))
+        fields, rows = self.body(False)
+        return m.Block(kind_tok[1], kind_pos, block_id, title, fields, rows, self.through_last(kind_pos))
 
-    def body(self, patch: bool) -> tuple[tuple[m.Field, ...], tuple[m.Row, ...], m.Position | None]:
-        """`{ row? (field | _NL row?)* }`, after the `{`; the position of the last field or row."""
+    def body(self, patch: bool) -> tuple[tuple[m.Field, ...], tuple[m.Row, ...]]:
+        """`{ row? (field | _NL row?)* }`, after the `{`, through the `}`."""
         toks = self.toks
         fields: list[m.Field] = []
         rows: list[m.Row] = []
-        last: m.Position | None = None
         row_ok = True
         while True:
             tok = toks[self.i]
             kind = tok[0]
             if kind == "RBRACE":
                 self.i += 1
-                return tuple(fields), tuple(rows), last
+                return tuple(fields), tuple(rows)
             if kind == "_NL":
                 self.i += 1
                 row_ok = True
@@ -362,10 +371,9 @@ class _Parser:
                 self.i += 1
                 value = self.value()
                 key = intern(tok[1].rstrip(":+-= \t"))
-                pos = _P(self.file, tok[2], tok[3], tok[2], tok[3] + len(key))
+                key_pos = _P(self.file, tok[2], tok[3], tok[2], tok[3] + len(key))
                 op = ":" if kind == "FIELD_KEY" else ("+=" if kind == "FIELD_APPEND" else "-=")
-                fields.append(_Field(key, value, pos, op))
-                last = pos
+                fields.append(_Field(key, value, self.through_last(key_pos), op, key_pos, None))
                 row_ok = False
                 continue
             if not row_ok:
@@ -374,11 +382,11 @@ class _Parser:
             rows.append(row)
             if len(rows) > MAX_ROWS:
                 raise self.fail("a table over the limit (E107)")
-            last = row.pos
             row_ok = False
 
     def row(self) -> m.Row:
         toks = self.toks
+        first = self.pos(toks[self.i])  # a row spans its signs and brackets too: `-1 -> ...`, `(a) -> ...`
         keys = [self.expr()]
         while toks[self.i][0] == "COMMA":
             self.i += 1
@@ -389,23 +397,21 @@ class _Parser:
             self.i += 1
             cells.append(self.expr())
         source = None
-        last = cells[-1].pos
         tok = toks[self.i]
         if tok[0] == "ROW_SOURCE":
             self.i += 1
             at = tok[1].index('"')
             body = self.string(("STRING", tok[1][at:], tok[2], tok[3])).value
             source = _String(body, self.pos(tok))
-            last = source.pos
-        return m.Row(tuple(keys), tuple(cells), source, self.span(keys[0].pos, last))
+        return m.Row(tuple(keys), tuple(cells), source, self.through_last(first))
 
     def patch(self) -> m.Patch:
         patch_tok = self.expect("PATCH")
         kind = self.name()
         target = self.ref()
         self.expect("LBRACE")
-        fields, rows, end = self.body(True)
-        return m.Patch(kind, target, fields, rows, self.span(self.pos(patch_tok), end or target.pos))
+        fields, rows = self.body(True)
+        return m.Patch(kind, target, fields, rows, self.through_last(self.pos(patch_tok)))
 
     def removal(self) -> m.Removal:
         remove_tok = self.expect("REMOVE")
@@ -425,33 +431,28 @@ class _Parser:
         keyword = self.pos(self.expect("KIND"))
         name = self.name()
         title = None
-        last = name.pos
         if toks[self.i][0] == "STRING":
             title = self.string(toks[self.i])
             self.i += 1
-            last = title.pos
         self.expect("LBRACE")
         if toks[self.i][0] == "_NL":
             self.i += 1
         fields: list[m.KindField] = []
         while toks[self.i][0] != "RBRACE":
             fields.append(self.kind_field())
-            last = fields[-1].pos
             if toks[self.i][0] == "_NL":
                 self.i += 1
         self.i += 1
         first = override if override is not None else keyword
-        return m.KindDecl(name, title, override is not None, tuple(fields), first, self.span(first, last))
+        return m.KindDecl(name, title, override is not None, tuple(fields), first, self.through_last(first))
 
     def kind_field(self) -> m.KindField:
         toks = self.toks
         key_tok = self.expect("FIELD_KEY")
         type_expr = self.type_term()
-        last = type_expr.pos
         optional = False
         if toks[self.i][0] == "OPTIONAL":
             optional = True
-            last = self.pos(toks[self.i])
             self.i += 1
         default: m.Value | None = None
         if toks[self.i][0] == "CMP":
@@ -463,14 +464,13 @@ class _Parser:
                 self.i += 1
             else:
                 default = self.expr()
-            last = default.pos
         doc = None
         if toks[self.i][0] == "STRING":
             doc = self.string(toks[self.i])
             self.i += 1
-            last = doc.pos
         key = key_tok[1].rstrip(":+-= \t")
-        return m.KindField(key, type_expr, optional, default, doc, self.span(self.pos(key_tok), last))
+        key_pos = _P(self.file, key_tok[2], key_tok[3], key_tok[2], key_tok[3] + len(key))
+        return m.KindField(key, type_expr, optional, default, doc, self.through_last(key_pos), key_pos)
 
     def type_term(self) -> m.TypeExpr:
         toks = self.toks
@@ -562,7 +562,8 @@ class _Parser:
             self.i += 1
             rest = self.items()
             items = rest.items if isinstance(rest, m.ValueList) else (rest,)
-            return m.Points(int(tok[1].split()[0]), items, self.span(self.pos(tok), rest.pos))
+            amount, word = tok[1].split()[:2]
+            return m.Points(int(amount), items, self.span(self.pos(tok), rest.pos), not word.startswith("pts"))
         # The commonest value by far: one name, string or number, and the field ends.
         following = toks[self.i + 1][0]
         if following in _VALUE_END:
@@ -609,9 +610,10 @@ class _Parser:
             if toks[self.i][0] == "INT_PLUS":
                 target = toks[self.i]
                 self.i += 1
-                return m.Check(modifier, int(target[1][:-1]), self.span(self.pos(tok), self.pos(target)))
+                target_pos = self.pos(target)
+                return m.Check(modifier, int(target[1][:-1]), self.span(self.pos(tok), target_pos), target_pos)
             if isinstance(modifier, m.AtLeast):  # `check 8+`: no modifier
-                return m.Check(_Integer(0, modifier.pos), modifier.value, self.span(self.pos(tok), modifier.pos))
+                return m.Check(None, modifier.value, self.span(self.pos(tok), modifier.pos), modifier.pos)
             raise self.fail("a check needs a target")
         return self.expr()
 
@@ -749,7 +751,7 @@ class _Parser:
             return m.Decimal(tok[1], self.pos(tok))
         if kind == "DICE":
             count, sides = tok[1].split("d")
-            return m.Dice(int(count or 1), int(sides), self.pos(tok))
+            return m.Dice(int(count or 1), int(sides), self.pos(tok), bool(count))
         if kind == "MULTIPLIER":
             num, _, den = tok[1][1:].partition("/")
             return m.Multiplier(int(num), int(den or 1), self.pos(tok))
@@ -804,7 +806,7 @@ class _Parser:
             return (m.HasTrait if kind == "TRAIT" else m.HasSkill)(ref, ref.pos)
         if kind == "ANY":
             selector = self.selector()
-            return m.CountOf(1, selector, selector.pos)
+            return m.CountOf(1, selector, selector.pos, True)
         if kind in _NAMES_AT_ATOMS:  # no state that starts an atom takes these words: there they are names
             self.i -= 1
             return self.name()
@@ -823,6 +825,7 @@ class _Parser:
             return m.SelectListed(tuple(refs), self.span(refs[0].pos, refs[-1].pos))
         if kind != "LIFEPATH" and kind != "LIFEPATHS":
             raise self.fail()
+        plural = kind == "LIFEPATHS"
         word = self.pos(toks[self.i])
         self.i += 1
         filters: list[m.InSetting | m.Tagged] = []
@@ -838,7 +841,7 @@ class _Parser:
                 filters.append(m.Tagged(ref, ref.pos))
             else:
                 break
-        return m.SelectLifepaths(tuple(filters), self.span(word, filters[-1].pos if filters else word))
+        return m.SelectLifepaths(tuple(filters), self.span(word, filters[-1].pos if filters else word), plural)
 
 
 # Words of the language that no parser state starting an atom accepts (checked against Lark's parse table by
@@ -861,7 +864,10 @@ def parse(path: str, text: str) -> m.SourceFile:
     if _LONG_NUMBER.search(text):
         raise Fallback("a number over the limit (E104)")
     try:
-        statements = _Parser(path, text).source_file()
+        parser = _Parser(path, text)
+        statements = parser.source_file()
     except (IndexError, ValueError, RecursionError) as exc:  # ran off the end, a number too long: Lark decides
         raise Fallback(str(exc)) from None
-    return m.SourceFile(path, text, statements)
+    comments = [trivia.comment(path, tok[1], tok[2], tok[3]) for tok in parser.comments]
+    placed, closing = trivia.attach(statements, comments)
+    return m.SourceFile(path, text, placed, closing)

@@ -14,9 +14,8 @@ multi-line statement, one newline at the end.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 from typing import assert_never
@@ -53,96 +52,45 @@ class NotFormatted(Exception):
         self.diagnostics = tuple(diagnostics)
 
 
-@dataclass(frozen=True, slots=True)
-class Comment:
-    line: int
-    text: str  # from the '#' to the end of the line, trailing spaces removed
-    own_line: bool  # nothing but spaces before it
-
-
 @dataclass(slots=True)
 class _Line:
-    first: int  # the source lines it was printed from
-    last: int
-    indent: int
+    indent: int  # in spaces
     text: str
-    comments: list[str]
-    inside: bool = False  # within a multi-line block (comments before it are indented)
-
-
-def comments_of(text: str) -> list[Comment]:
-    """Every `# ...` outside a string. Scanned from the text rather than collected from the lexer, so it
-    does not depend on how the grammar treats comments (ignored, or folded into line ends)."""
-    found = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        i = 0
-        while i < len(line):
-            ch = line[i]
-            if ch == '"':  # strings end at their quote or, unclosed, at the end of the line
-                i += 1
-                while i < len(line) and line[i] != '"':
-                    i += 2 if line[i] == "\\" else 1
-            elif ch == "#":
-                found.append(Comment(number, line[i:].rstrip(), not line[:i].strip()))
-                break
-            i += 1
-    return found
+    blank: bool = False  # a blank line before it
+    comments: list[str] = field(default_factory=list)  # at its end
+    first: int = 0  # the source line it was printed from (continuation lines of a field)
 
 
 class _Printer:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0]
-        for match in re.finditer("\n", text):
-            self.starts.append(match.end())
-
-    def written(self, pos: m.Position) -> str:
-        """The source text a node spans (one line's worth)."""
-        if pos.line != pos.end_line:
-            return ""
-        start = self.starts[pos.line - 1]
-        return self.text[start + pos.column - 1 : start + pos.end_column - 1]
-
-    def spell(self, value: m.Value) -> str | None:
-        """Forms the model does not tell apart but people write on purpose: `any lifepath`, `d6`."""
-        if isinstance(value, m.CountOf):
-            # `any` is not part of the node's position (it starts at the selector), a count is
-            written_any = value.count == 1 and not self.written(value.pos)[:1].isdigit()
-            lead = "any " if written_any else f"{value.count} of "
-            if isinstance(value.selector, m.SelectListed):
-                return lead + "(" + self.items(value.selector.refs) + ")"
-            rest = expr_text(value).split(" of ", 1)[1]  # a selector holds only names: nothing else to spell
-            return lead + (rest.replace("lifepaths", "lifepath", 1) if written_any else rest)
-        if isinstance(value, m.ValueList):
-            return self.items(value.items)
-        if isinstance(value, m.Points):
-            return f"{value.amount} pt{'s' * (value.amount != 1)}: " + self.items(value.items)
-        if isinstance(value, m.Call):
-            return f"{value.function}(" + self.items(value.args) + ")"
-        if isinstance(value, m.Dice) and value.count == 1 and self.written(value.pos) == f"d{value.sides}":
-            return f"d{value.sides}"
-        return None
-
     def value(self, value: m.Value) -> str:
-        return expr_text(value, self.spell, clarify=True)
+        return expr_text(value, written=True, clarify=True, join=self.items)
 
-    def items(self, items: Sequence[m.Value]) -> str:
+    def items(self, items: Sequence[m.Value | m.Name | m.String], texts: Sequence[str]) -> str:
         """Items joined by commas, breaking the line where the author did (marked `\n<line>\x1f`: a line
         break in printed text is never anything else, since strings print theirs as `\n`)."""
-        text = self.value(items[0]) if items else ""
-        for before, item in pairwise(items):
+        text = texts[0] if texts else ""
+        for (before, item), written in zip(pairwise(items), texts[1:], strict=True):
             gap = f"\n{item.pos.line}{_MARK}" if item.pos.line > before.pos.end_line else " "
-            text += "," + gap + self.value(item)
+            text += "," + gap + written
         return text
 
-    def broken(self, head: str, value: m.Value, first_line: int, indent: int) -> list[_Line]:
-        """A field's lines: the first, then a continuation line for every break kept in its lists."""
-        first, *more = (head + self.value(value)).split("\n")
-        lines = [_Line(first_line, first_line, indent, first, [])]
+    def broken(self, head: str, item: m.Field, indent: int) -> list[_Line]:
+        """A field's lines: the first, then a continuation line for every break kept in its lists, with
+        the comments written among them."""
+        first, *more = (head + self.value(item.value)).split("\n")
+        lines = [_Line(indent, first, first=item.pos.line)]
         for part in more:
             number, _, text = part.partition(_MARK)
-            lines.append(_Line(int(number), int(number), indent + 2, text, []))
-        lines[-1].last = max(lines[-1].first, value.pos.end_line)
+            lines.append(_Line(indent + 2, text, first=int(number)))
+        for comment in _inner(item):
+            same = [line for line in lines if line.first == comment.pos.line]
+            later = [i for i, line in enumerate(lines) if line.first > comment.pos.line]
+            if same:
+                same[0].comments.append(comment.text)
+            elif later:  # on a line of its own, before the next line printed
+                lines.insert(later[0], _Line(lines[later[0]].indent, comment.text, first=comment.pos.line))
+            else:
+                lines[-1].comments.append(comment.text)
         return lines
 
     def field(self, item: m.Field | m.KindField) -> str:
@@ -204,73 +152,85 @@ class _Printer:
             case m.Removal(kind, target):
                 return f"remove {kind.text} {self.value(target)}"
 
-    def end_line(self, statement: m.Statement) -> int:
-        """The line of a statement's closing '}' (positions end at its last field or row): only spaces,
-        comments and the opening '{' can come between."""
-        pos = statement.pos
-        if isinstance(statement, m.Removal):
-            return pos.end_line
-        at, line = self.starts[pos.end_line - 1] + pos.end_column - 1, pos.end_line
-        while at < len(self.text) and self.text[at] != "}":
-            if self.text[at] == "#":
-                at = self.text.find("\n", at)
-                at = len(self.text) if at < 0 else at
-                continue
-            line += self.text[at] == "\n"
-            at += 1
-        return line
+    def file(self, parsed: m.SourceFile) -> list[_Line]:
+        """Every line, blank lines and comments where the tree has them; a statement printed over several
+        lines stands apart (a comment right above it stays with it)."""
+        lines: list[_Line] = []
+        apart = False  # the last statement printed was over several lines
+        for statement in parsed.blocks:
+            trivia = statement.trivia or _NONE
+            printed = self.statement(statement)
+            lines += _comments(trivia.leading, 0, apart)
+            printed[0].blank = trivia.blank_lines > 0 or (not trivia.leading and (apart or len(printed) > 1))
+            lines += printed
+            apart = len(printed) > 1
+        lines += _comments(parsed.closing, 0, apart)
+        if lines:
+            lines[0].blank = False
+        return lines
 
-    def statement(self, statement: m.Statement, end: int, comments_inside: bool) -> list[_Line]:
-        pos = statement.pos
+    def statement(self, statement: m.Statement) -> list[_Line]:
+        trivia = statement.trivia or _NONE
         head = self.header(statement)
         if isinstance(statement, m.Removal):
-            return [_Line(pos.line, end, 0, head, [])]
-        fields: tuple[m.Field | m.KindField, ...] = statement.fields
+            return [_Line(0, head, comments=_texts((*trivia.inner, trivia.trailing)))]
         rows = () if isinstance(statement, m.KindDecl) else statement.rows
-        if not fields and not rows and not comments_inside:
-            return [_Line(pos.line, end, 0, head + " { }", [])]
-        if pos.line == end and not rows:
-            body = "  ".join(self.field(f) for f in fields)
-            return [_Line(pos.line, end, 0, f"{head} {{ {body} }}", [])]
-        lines = [_Line(pos.line, pos.line, 0, head + " {", [])]
-        aligned = self.rows(rows)
-        items: list[m.Field | m.KindField | m.Row] = sorted([*fields, *rows], key=lambda i: (i.pos.line, i.pos.column))
+        items: list[m.Field | m.KindField | m.Row] = sorted(
+            [*statement.fields, *rows], key=lambda i: (i.pos.line, i.pos.column)
+        )
+        trailing = _texts((trivia.trailing,))
+        if not items and not trivia.inner and not trivia.closing:
+            return [_Line(0, head + " { }", comments=trailing)]
+        if statement.pos.line == statement.pos.end_line and not rows:  # written on one line: kept on one
+            body = "  ".join(self.field(f) for f in statement.fields)
+            return [_Line(0, f"{head} {{ {body} }}", comments=trailing)]
+        lines = [_Line(0, head + " {", comments=_texts(trivia.inner))]
+        aligned = self.rows(items)
         index = 0
         while index < len(items):
             item = items[index]
+            own = item.trivia or _NONE
+            lines += _comments(own.leading, 2, False)
             if isinstance(item, m.Row):
-                lines.append(_Line(item.pos.line, item.pos.end_line, 2, aligned[id(item)], []))
                 index += 1
-                continue
-            group = [item]  # the fields written on this line
-            while (
-                index + len(group) < len(items)
-                and not isinstance(items[index + len(group)], m.Row)
-                and items[index + len(group)].pos.line == item.pos.line
-            ):
-                group.append(items[index + len(group)])  # type: ignore[arg-type]
-            index += len(group)
-            *before, last = group
-            head_text = "".join(self.field(f) + "  " for f in before)
-            if isinstance(last, m.Field):
-                separator = ": " if last.op == ":" else f" {last.op} "
-                lines += self.broken(head_text + last.key + separator, last.value, item.pos.line, 2)
+                last: m.Field | m.KindField | m.Row = item
+                printed = [_Line(2, aligned[id(item)], comments=_texts(_inner(item)))]
             else:
-                lines.append(_Line(item.pos.line, last.pos.end_line, 2, head_text + self.field(last), []))
-        lines.append(_Line(end, end, 0, "}", []))
-        for line in lines[1:]:
-            line.inside = True
+                group: list[m.Field | m.KindField] = [item]  # the fields written on this line
+                while index + len(group) < len(items):
+                    following = items[index + len(group)]
+                    if isinstance(following, m.Row) or following.pos.line != item.pos.line:
+                        break
+                    group.append(following)
+                index += len(group)
+                *before, last = group
+                if isinstance(last, m.Field):
+                    separator = ": " if last.op == ":" else f" {last.op} "
+                    head_text = "".join(self.field(f) + "  " for f in before)
+                    printed = self.broken(head_text + last.key + separator, last, 2)
+                else:
+                    printed = [_Line(2, "  ".join(self.field(f) for f in group), comments=_texts(_inner(last)))]
+            printed[0].blank = own.blank_lines > 0
+            printed[-1].comments += _texts(((last.trivia or _NONE).trailing,))
+            lines += printed
+        lines += _comments(trivia.closing, 2, False)
+        lines.append(_Line(0, "}", comments=trailing))
+        lines[1].blank = False  # none after the `{`, none before the `}`
+        lines[-1].blank = False
         return lines
 
-    def rows(self, rows: Sequence[m.Row]) -> dict[int, str]:
-        """Each row's text, keyed by id(row), aligned with the rows written right above and below it."""
+    def rows(self, items: Sequence[m.Field | m.KindField | m.Row]) -> dict[int, str]:
+        """Each row's text, keyed by id(row), aligned with the rows written right above and below it (a
+        blank line, a comment or a field between ends a run)."""
         result: dict[int, str] = {}
         run: list[m.Row] = []
-        for row in rows:
-            if run and row.pos.line > run[-1].pos.end_line + 1:  # a blank line, a comment or a field between
+        for item in items:
+            trivia = item.trivia or _NONE
+            if run and (not isinstance(item, m.Row) or trivia.leading or trivia.blank_lines):
                 result.update(self.run(run))
                 run = []
-            run.append(row)
+            if isinstance(item, m.Row):
+                run.append(item)
         result.update(self.run(run))
         return result
 
@@ -307,48 +267,20 @@ def _bound(low: m.Integer | m.Decimal | None, high: m.Integer | m.Decimal | None
     return f"{text(low)}..{text(high)}"
 
 
-def _between(numbers: Sequence[int], low: int, high: int) -> bool:
-    """Whether a sorted list holds a number strictly between low and high (in log time: files have
-    thousands of statements, comments and blank lines, and each is asked about)."""
-    at = bisect_right(numbers, low)
-    return at < len(numbers) and numbers[at] < high
+_NONE = m.Trivia()
 
 
-def _place_comments(lines: list[_Line], comments: list[Comment], spans: list[tuple[int, int]]) -> list[_Line]:
-    """Own-line comments before the first line printed from a later source line; trailing comments on the
-    last line printed from their line or before it."""
-    result: list[_Line] = []
-    own = [c for c in comments if c.own_line]
-    trailing = [c for c in comments if not c.own_line]
-    starts = [start for start, _ in spans]  # statements in source order: their spans do not overlap
-    k = 0
-    for line in lines:
-        while k < len(own) and own[k].line < line.first:
-            comment = own[k]
-            at = bisect_left(starts, comment.line) - 1
-            inside = at >= 0 and comment.line < spans[at][1]
-            indent = max(2, line.indent) if inside else 0
-            result.append(_Line(comment.line, comment.line, indent, comment.text, [], inside))
-            k += 1
-        result.append(line)
-    for comment in own[k:]:
-        result.append(_Line(comment.line, comment.line, 0, comment.text, []))
-    code = [line for line in result if not line.text.startswith("#")]
-    # the last of the lines starting at or before it: later ones were printed from later source lines.
-    # Comments come in line order, so one sweep over the lines by their first source line finds each.
-    by_first = sorted(range(len(code)), key=lambda i: code[i].first)
-    seen, last = 0, -1
-    for comment in trailing:
-        while seen < len(by_first) and code[by_first[seen]].first <= comment.line:
-            last = max(last, by_first[seen])
-            seen += 1
-        if last >= 0:
-            code[last].comments.append(comment.text)
-        elif code:
-            code[-1].comments.append(comment.text)
-        else:  # pragma: no cover - a trailing comment follows code, and code is printed
-            result.append(_Line(comment.line, comment.line, 0, comment.text, []))
-    return result
+def _texts(comments: Sequence[m.Comment | None]) -> list[str]:
+    return [c.text for c in comments if c is not None]
+
+
+def _inner(item: m.Field | m.Row | m.KindField) -> tuple[m.Comment, ...]:
+    return (item.trivia or _NONE).inner
+
+
+def _comments(comments: Sequence[m.Comment], indent: int, apart: bool) -> list[_Line]:
+    """Comments on lines of their own; the first after a statement printed over several lines stands apart."""
+    return [_Line(indent, c.text, c.blank_lines > 0 or (apart and i == 0)) for i, c in enumerate(comments)]
 
 
 def format_text(text: str, path: str = "<text>") -> str:
@@ -371,46 +303,18 @@ def _format(text: str, path: str) -> str:
     errors = [d for d in problems if d.severity == "error"]
     if parsed is None or errors:
         raise NotFormatted(errors)
-    printer = _Printer(text)
-    comments = comments_of(text)
-    comment_lines = [c.line for c in comments]
-    lines: list[_Line] = []
-    spans = []
     try:
-        for statement in parsed.blocks:
-            start, end = statement.pos.line, printer.end_line(statement)
-            inside = _between(comment_lines, start, end)
-            printed = printer.statement(statement, end, inside)
-            lines += printed
-            if len(printed) > 1:
-                spans.append((start, end))
+        lines = _Printer().file(parsed)
     except RecursionError:
         raise NotFormatted([]) from None
-    placed = _place_comments(lines, comments, spans)
-    return _join(placed, spans, text)
-
-
-def _join(lines: list[_Line], spans: list[tuple[int, int]], text: str) -> str:
-    blank = [number for number, line in enumerate(text.split("\n"), start=1) if not line.strip()]
-    starts = {start for start, _ in spans}
-    ends = {end for _, end in spans}
     out: list[str] = []
-    previous: _Line | None = None
     for line in lines:
-        if previous is not None:
-            written_apart = _between(blank, previous.last, line.first)
-            opens_or_closes = previous.text.endswith("{") or line.text == "}"
-            # a multi-line statement stands apart (a comment right above it stays with it)
-            around_block = (
-                line.first in starts and not line.inside and line.indent == 0 and not previous.text.startswith("#")
-            ) or (previous.last in ends and previous.text == "}")
-            if not opens_or_closes and (written_apart or around_block):
-                out.append("")
-        body = INDENT * (line.indent // 2) + line.text
+        if line.blank:
+            out.append("")
+        body = " " * line.indent + line.text
         if line.comments:
             body += "  " + " ".join(line.comments)
         out.append(body.rstrip())
-        previous = line
     return "\n".join(out) + "\n" if out else ""
 
 

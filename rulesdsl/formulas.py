@@ -17,8 +17,13 @@ _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6
 # The escapes the grammar reads back (syntax.unescape); other control characters as \uXXXX.
 _ESCAPED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
 
-# Lets a caller spell some nodes its own way (the formatter keeps `any lifepath` and `d6` as written).
-Spelling = Callable[[m.Value], str | None]
+# Joins the texts of a list's items (a list, a points list, a call's arguments, listed lifepaths): the
+# formatter breaks the line where the author did.
+Join = Callable[[Sequence[m.Value | m.Name | m.String], Sequence[str]], str]
+
+
+def _commas(_items: Sequence[m.Value | m.Name | m.String], texts: Sequence[str]) -> str:
+    return ", ".join(texts)
 
 
 def quote(text: str) -> str:
@@ -26,10 +31,12 @@ def quote(text: str) -> str:
     return '"' + "".join(_ESCAPED.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 32 else c) for c in text) + '"'
 
 
-def expr_text(value: m.Value, spell: Spelling | None = None, *, clarify: bool = False) -> str:
+def expr_text(value: m.Value, *, written: bool = False, clarify: bool = False, join: Join = _commas) -> str:
     """The canonical text of a value: spaces around operators, parentheses only where needed (and, with
-    `clarify`, around an `and` inside an `or`, where readers look for them)."""
-    printer = _Printer(spell, clarify)
+    `clarify`, around an `and` inside an `or`, where readers look for them). With `written`, spellings
+    are kept as the author chose them (`d6`, `any lifepath`, `check 8+`, `1 pts`); without, the text is
+    the one the compiler records (`1d6`, `1 of lifepaths`, `check 0 8+`, `1 pt`)."""
+    printer = _Printer(written, clarify, join)
     printer.value(value, 0)
     return "".join(printer.parts)
 
@@ -41,7 +48,7 @@ NameAt = tuple[m.Position, int, int]
 def expr_text_names(value: m.Value) -> tuple[str, tuple[NameAt, ...]]:
     """The canonical text of a value, and where each name, quoted name and called function's name stands
     in it (keyed by the position it was written at: what the IR's nodes carry)."""
-    printer = _Printer(None, False)
+    printer = _Printer(False, False, _commas)
     printer.value(value, 0)
     return "".join(printer.parts), tuple(printer.names)
 
@@ -49,9 +56,10 @@ def expr_text_names(value: m.Value) -> tuple[str, tuple[NameAt, ...]]:
 class _Printer:
     """Writes a value's canonical text piece by piece, so that it knows where each name lands."""
 
-    def __init__(self, spell: Spelling | None, clarify: bool) -> None:
-        self.spell = spell
+    def __init__(self, written: bool, clarify: bool, join: Join) -> None:
+        self.written = written
         self.clarify = clarify
+        self.joining = join
         self.parts: list[str] = []
         self.at = 0
         self.names: list[NameAt] = []
@@ -71,6 +79,15 @@ class _Printer:
                 self.put(separator)
             self.value(item, level)
 
+    def items(self, items: Sequence[m.Value]) -> None:
+        """A list's items, joined as the caller asks (the formatter keeps the author's line breaks; names
+        are then not tracked: only the compiler's own text links its names)."""
+        if self.joining is _commas:
+            self.join(", ", items, 0)
+            return
+        texts = [expr_text(item, written=self.written, clarify=self.clarify, join=self.joining) for item in items]
+        self.put(self.joining(items, texts))
+
     @contextmanager
     def wrap(self, own: int, outer: int) -> Iterator[None]:
         """Parentheses around what is written inside, where the value binds less tightly than its place."""
@@ -81,11 +98,6 @@ class _Printer:
             self.put(")")
 
     def value(self, value: m.Value, outer: int) -> None:
-        if self.spell is not None:
-            spelt = self.spell(value)
-            if spelt is not None:
-                self.put(spelt)
-                return
         match value:
             case m.Integer(number):
                 self.put(str(number))
@@ -95,8 +107,8 @@ class _Printer:
                 self.name(value.pos, quote(text))
             case m.Name(text):
                 self.name(value.pos, text)
-            case m.Dice(count, sides):
-                self.put(f"{count}d{sides}")
+            case m.Dice(count, sides, _, count_written):
+                self.put(f"{count if count_written or not self.written else ''}d{sides}")
             case m.Multiplier(num, den):
                 self.put(f"x{num}" + (f"/{den}" if den != 1 else ""))
             case m.AtLeast(number):
@@ -125,7 +137,7 @@ class _Printer:
             case m.Call(function, args):
                 self.name(value.pos, function)
                 self.put("(")
-                self.join(", ", args, 0)
+                self.items(args)
                 self.put(")")
             case m.Subscript(target, index):
                 self.value(target, 9)
@@ -164,14 +176,15 @@ class _Printer:
             case m.Holds(kind, ref):
                 self.put(f"{kind.text} ")
                 self.value(ref, 10)
-            case m.CountOf(count, selector):
-                self.put(f"{count} of ")
+            case m.CountOf(count, selector, _, written_any):
+                self.put("any " if written_any and self.written else f"{count} of ")
                 self.selector(selector)
-            case m.Points(amount, items):
-                self.put(f"{amount} pt{'s' * (amount != 1)}: ")
-                self.join(", ", items, 0)
+            case m.Points(amount, items, _, singular):
+                plural = not singular if self.written else amount != 1
+                self.put(f"{amount} pt{'s' * plural}: ")
+                self.items(items)
             case m.ValueList(items):
-                self.join(", ", items, 0)
+                self.items(items)
             case m.DiceCount(count, sides):
                 self.put("(")
                 self.value(count, 0)
@@ -179,19 +192,22 @@ class _Printer:
             case m.RefMarker(kind):
                 self.put(f"ref {kind.text}")
             case m.Check(modifier, target):
-                self.put("check ")
-                self.value(modifier, 6)
-                self.put(f" {target}+")
+                if modifier is None:  # adds nothing
+                    self.put(f"check {target}+" if self.written else f"check 0 {target}+")
+                else:
+                    self.put("check ")
+                    self.value(modifier, 6)
+                    self.put(f" {target}+")
             case _:
                 assert_never(value)
 
     def selector(self, selector: m.SelectLifepaths | m.SelectListed) -> None:
         if isinstance(selector, m.SelectListed):
             self.put("(")
-            self.join(", ", selector.refs, 0)
+            self.items(selector.refs)
             self.put(")")
         else:
-            self.put("lifepaths")
+            self.put("lifepaths" if selector.plural or not self.written else "lifepath")
             for flt in selector.filters:
                 self.put(" in setting " if isinstance(flt, m.InSetting) else " tagged ")
                 self.value(flt.ref, 10)

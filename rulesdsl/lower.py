@@ -370,7 +370,9 @@ class _Reader:
             case t.CheckType(mechanic):
                 if not isinstance(value, m.Check):
                     raise _fail("a check (like check END 5+)", value)
-                modifier = self.formula(value.modifier)
+                # `check 8+` adds nothing: a modifier of 0, where the target is written
+                modifier_value = value.modifier if value.modifier is not None else m.Integer(0, value.target_pos)
+                modifier = self.formula(modifier_value)
                 named = ir.Ref("mechanic", mechanic, value.pos) if mechanic is not None else None
                 return ir.CheckSpec(modifier, value.target, named, value.pos)
             case _:
@@ -805,18 +807,20 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
     seen: dict[str, m.Field] = {}
     for fld in block.fields:
         if fld.key in seen:
-            first = seen[fld.key].pos
-            diagnostics.append(error("E202", f"field '{fld.key}' is given twice (first at line {first.line})", fld.pos))
+            first = seen[fld.key].key_pos
+            diagnostics.append(
+                error("E202", f"field '{fld.key}' is given twice (first at line {first.line})", fld.key_pos)
+            )
             continue
         seen[fld.key] = fld
-        reader.positions[_path((fld.key,))] = fld.pos
+        reader.positions[_path((fld.key,))] = fld.key_pos
         if depth(fld.value) > MAX_DEPTH:
             failed.add(fld.key)
             diagnostics.append(
                 error(
                     "E204",
                     f"'{fld.key}' nests more than {MAX_DEPTH} levels deep",
-                    fld.pos,
+                    fld.key_pos,
                     "split it into smaller formulas",
                 )
             )
@@ -941,7 +945,7 @@ def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entit
                 error(
                     "E210",
                     f"a {kind.name} has no field '{fld.key}'",
-                    fld.pos,
+                    fld.key_pos,
                     did_you_mean(fld.key, kind.fields) or "fields: " + ", ".join(kind.fields),
                 )
             )
@@ -986,7 +990,7 @@ def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entit
 def _patch_list(reader: _Reader, declared: FieldDecl, current: ir.Value | None, fld: m.Field) -> ir.Value:
     """`+=` and `-=` on a list field (or a points list: its options)."""
     if isinstance(declared.type, t.ChoicesType):
-        choices = current if isinstance(current, ir.Choices) else ir.Choices(0, (), fld.pos)
+        choices = current if isinstance(current, ir.Choices) else ir.Choices(0, (), fld.key_pos)
         written = fld.value.items if isinstance(fld.value, m.Points) else items_of(fld.value)
         change = reader.choices(declared.type.kind, m.Points(0, written, fld.value.pos))
         if fld.op == "+=":
@@ -1000,7 +1004,7 @@ def _patch_list(reader: _Reader, declared: FieldDecl, current: ir.Value | None, 
     if not isinstance(declared.type, t.ListType):
         raise LoweringError(
             f"'{fld.key}' is not a list, so it takes no {fld.op}",
-            fld.pos,
+            fld.key_pos,
             f"replace it: {fld.key}: ...",
             code="E505",
         )

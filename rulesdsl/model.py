@@ -1,7 +1,12 @@
 """The syntax model: what the parser produces, as plain frozen dataclasses with source positions.
 
-Every value node carries the position of its first character so that any later stage (lowering,
-schema validation, semantic checks) can point at it.
+It is the one lossless tree every tool reads (compiler, formatter, language server):
+- every value node carries its position, so that any later stage can point at it; a statement spans its
+  whole text (from its first word to its `}`), a field or row from its first character to its last;
+- comments and blank lines are kept as `Trivia` on the statement, field or row they stand by;
+- spellings an author chooses are kept (`d6` and `1d6`, `check 8+` and `check 0 8+`, `any lifepath` and
+  `1 of lifepaths`, `1 pt` and `1 pts`); notations that only differ in layout are not (`==` is `=`, a
+  unary `+` is dropped, spaces and escapes in strings are the formatter's to choose).
 """
 
 from __future__ import annotations
@@ -28,6 +33,26 @@ class Position(_Node):
     column: int
     end_line: int
     end_column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Comment(_Node):
+    """`# ...`: from the '#' to the end of its line, trailing spaces dropped."""
+
+    text: str
+    pos: Position
+    blank_lines: int = 0  # blank lines between it and what stands before it (a comment on its own line)
+
+
+@dataclass(frozen=True, slots=True)
+class Trivia(_Node):
+    """The comments and blank lines by a node (syntax.trivia attaches them; fmt prints them back)."""
+
+    leading: tuple[Comment, ...] = ()  # on lines of their own, right before the node
+    blank_lines: int = 0  # blank lines right before the node (after its leading comments)
+    trailing: Comment | None = None  # after the node, on its last line
+    inner: tuple[Comment, ...] = ()  # within a field or row that spans lines; a statement's on its header's lines
+    closing: tuple[Comment, ...] = ()  # a block's, after its last field or row and before its '}'
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +84,7 @@ class Dice(_Node):
     count: int
     sides: int
     pos: Position
+    count_written: bool = True  # `1d6`, where `d6` leaves the count of 1 out
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +135,7 @@ class Points(_Node):
     amount: int
     items: tuple[Value, ...]
     pos: Position
+    singular: bool = False  # written `pt:`, not `pts:`
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +259,7 @@ class Tagged(_Node):
 class SelectLifepaths(_Node):
     filters: tuple[InSetting | Tagged, ...]
     pos: Position
+    plural: bool = True  # `lifepaths`, or `lifepath` (as after `any`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +273,7 @@ class CountOf(_Node):
     count: int
     selector: SelectLifepaths | SelectListed
     pos: Position
+    any: bool = False  # written `any ...`: a count of 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,11 +295,13 @@ class RefMarker(_Node):
 
 @dataclass(frozen=True, slots=True)
 class Check(_Node):
-    """`check END 5+`: roll the ruleset's check dice, add the modifier, meet the target."""
+    """`check END 5+`: roll the ruleset's check dice, add the modifier, meet the target. `check 8+` has no
+    modifier (None): it adds nothing."""
 
-    modifier: Value
+    modifier: Value | None
     target: int
     pos: Position
+    target_pos: Position
 
 
 Value = (
@@ -311,8 +342,10 @@ Value = (
 class Field(_Node):
     key: str
     value: Value
-    pos: Position
-    op: str = ":"  # in a patch also "+=" (append to a list) and "-=" (remove from it)
+    pos: Position  # from the key to the end of the value
+    op: str  # ":", in a patch also "+=" (append to a list) and "-=" (remove from it)
+    key_pos: Position  # the key alone
+    trivia: Trivia | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +354,7 @@ class Row(_Node):
     cells: tuple[Value, ...]
     source: String | None
     pos: Position
+    trivia: Trivia | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,7 +365,8 @@ class Block(_Node):
     name: String | None
     fields: tuple[Field, ...]
     rows: tuple[Row, ...]
-    pos: Position
+    pos: Position  # from the kind to the '}'
+    trivia: Trivia | None = None
 
 
 # ---- type expressions, in kind declarations
@@ -409,7 +444,9 @@ class KindField(_Node):
     optional: bool
     default: Value | None
     doc: String | None
-    pos: Position
+    pos: Position  # from the key to the end of the doc string (or of whatever ends the field)
+    key_pos: Position
+    trivia: Trivia | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,7 +458,8 @@ class KindDecl(_Node):
     override: bool
     fields: tuple[KindField, ...]
     kind_pos: Position  # the `kind` (or `override`) keyword
-    pos: Position
+    pos: Position  # from that keyword to the '}'
+    trivia: Trivia | None = None
 
 
 # ---- homebrew: changing what an extended ruleset declares
@@ -435,7 +473,8 @@ class Patch(_Node):
     target: Name | String
     fields: tuple[Field, ...]
     rows: tuple[Row, ...]
-    pos: Position
+    pos: Position  # from `patch` to the '}'
+    trivia: Trivia | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,6 +484,7 @@ class Removal(_Node):
     kind: Name
     target: Name | String
     pos: Position
+    trivia: Trivia | None = None
 
 
 Statement = Block | KindDecl | Patch | Removal
@@ -455,3 +495,4 @@ class SourceFile(_Node):
     path: str
     text: str
     blocks: tuple[Statement, ...]
+    closing: tuple[Comment, ...] = ()  # the comments after the last statement

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from . import model as m
+from . import trivia
 from .diagnostics import Diagnostic, error
 
 if TYPE_CHECKING:  # lark is imported only when a file needs it: the fast path (fastparse.py) parses most
@@ -56,6 +57,27 @@ class _LineEnds:
             depth = max(0, depth + _OPENERS.get(tok.type, 0))
             previous = tok.type
             yield tok
+
+
+class _Recording(_LineEnds):
+    """The line-end postlexer, keeping the tokens it passes to the parser: the inline transformer is given
+    no `}` or `)` and no signs, so where a statement, field or row starts and ends is read from them."""
+
+    def __init__(self) -> None:
+        self.seen: list[Token] = []
+        self.ended = False  # the parser has every token, and reduces what is left on the end of the text
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        self.seen = []
+        self.ended = False
+        for tok in super().process(stream):
+            self.seen.append(tok)
+            yield tok
+        self.ended = True
+
+    def last(self) -> int:
+        """The index of the last token of what is being reduced: the one before the lookahead."""
+        return len(self.seen) - (1 if self.ended else 2)
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
@@ -105,11 +127,19 @@ class _ToModel:
     Positions are shifted by where the block starts in its file. Lark's tokens are strings: a child that is a
     `str` is a token, any other a node."""
 
-    def __init__(self) -> None:
+    def __init__(self, recorded: _Recording) -> None:
         self.file = ""
         self.line_offset = 0
         self.column_offset = 0
         self.rows = 0  # rows since the last block ended
+        self.recorded = recorded
+        self.comments: list[m.Comment] = []
+
+    def comment(self, tok: Token) -> Token:
+        """Lark's lexer hands every comment here (a lexer callback) though the grammar ignores them."""
+        pos = self._tok_pos(tok)
+        self.comments.append(trivia.comment(self.file, str(tok), pos.line, pos.column))
+        return tok
 
     # -- positions
     def _span(self, children: list[Any]) -> m.Position:
@@ -117,6 +147,14 @@ class _ToModel:
         spans = [self._tok_pos(c) if _is_token(c) else c.pos for c in children if c is not None]
         first, last = spans[0], spans[-1]
         return m.Position(first.file, first.line, first.column, last.end_line, last.end_column)
+
+    def _through_last(self, first: m.Position) -> m.Position:
+        """From `first` to the end of the last token of what is being reduced."""
+        last = self._tok_pos(self.recorded.seen[self.recorded.last()])
+        return m.Position(first.file, first.line, first.column, last.end_line, last.end_column)
+
+    def _statement_done(self) -> None:
+        del self.recorded.seen[:-2]  # no later node looks further back than its own statement
 
     def _tok_pos(self, tok: Token) -> m.Position:
         return self._at(tok.line or 1, tok.column or 1, tok.end_line or 1, tok.end_column or 1)
@@ -150,24 +188,29 @@ class _ToModel:
                 fields.append(child)
             elif isinstance(child, m.Row):
                 rows.append(child)
-        return m.Block(
-            str(kind_tok), self._tok_pos(kind_tok), block_id, name, tuple(fields), tuple(rows), self._span(children)
-        )
+        kind_pos = self._tok_pos(kind_tok)
+        pos = self._through_last(kind_pos)
+        self._statement_done()
+        return m.Block(str(kind_tok), kind_pos, block_id, name, tuple(fields), tuple(rows), pos)
 
     def field(self, children: list[Any]) -> m.Field:
-        return self._key(children[0], ":", children[1])
+        return self._field(children[0], ":", children[1])
 
-    def _key(self, key_tok: Token, op: str, value: m.Value) -> m.Field:
+    def _key(self, key_tok: Token) -> tuple[str, m.Position]:
+        """A field's key and where it is written (without the ':')."""
         key = str(key_tok).rstrip(":+-= \t")
         end = key_tok.column + len(key) if key_tok.column else 1
-        pos = self._at(key_tok.line or 1, key_tok.column or 1, key_tok.line or 1, end)
-        return m.Field(key, value, pos, op)
+        return key, self._at(key_tok.line or 1, key_tok.column or 1, key_tok.line or 1, end)
+
+    def _field(self, key_tok: Token, op: str, value: m.Value) -> m.Field:
+        key, key_pos = self._key(key_tok)
+        return m.Field(key, value, self._through_last(key_pos), op, key_pos)
 
     def append_field(self, children: list[Any]) -> m.Field:
-        return self._key(children[0], "+=", children[1])
+        return self._field(children[0], "+=", children[1])
 
     def remove_field(self, children: list[Any]) -> m.Field:
-        return self._key(children[0], "-=", children[1])
+        return self._field(children[0], "-=", children[1])
 
     def _name_tok(self, tok: Token) -> m.Name:
         return m.Name(str(tok), self._tok_pos(tok))
@@ -176,9 +219,12 @@ class _ToModel:
         self.rows = 0
         fields = tuple(c for c in children[3:] if isinstance(c, m.Field))
         rows = tuple(c for c in children[3:] if isinstance(c, m.Row))
-        return m.Patch(self._name_tok(children[1]), children[2], fields, rows, self._span(children))
+        pos = self._through_last(self._tok_pos(children[0]))
+        self._statement_done()
+        return m.Patch(self._name_tok(children[1]), children[2], fields, rows, pos)
 
     def removal(self, children: list[Any]) -> m.Removal:
+        self._statement_done()
         return m.Removal(self._name_tok(children[1]), children[2], self._span(children))
 
     # -- kind declarations
@@ -186,29 +232,19 @@ class _ToModel:
         override, keyword, name = children[0], children[1], children[2]
         title = next((self._string_token(c) for c in children[3:] if _is_token(c)), None)
         fields = tuple(c for c in children[3:] if isinstance(c, m.KindField))
-        first = override if override is not None else keyword
-        return m.KindDecl(
-            self._name_tok(name),
-            title,
-            override is not None,
-            fields,
-            self._tok_pos(first),
-            self._span([c for c in children if c is not None]),
-        )
+        first = self._tok_pos(override if override is not None else keyword)
+        pos = self._through_last(first)
+        self._statement_done()
+        return m.KindDecl(self._name_tok(name), title, override is not None, fields, first, pos)
 
     def kind_field(self, children: list[Any]) -> m.KindField:
         key_tok, type_expr, optional, equals, default, doc = children
         if equals is not None and str(equals) != "=":
             raise _Problem("E101", f"unexpected '{equals}'", self._tok_pos(equals), "a default is written '= value'")
-        key = self._key(key_tok, ":", type_expr)
+        key, key_pos = self._key(key_tok)
         described = self._string_token(doc) if doc is not None else None
         return m.KindField(
-            key.key,
-            type_expr,
-            optional is not None,
-            default,
-            described,
-            self._span([c for c in children if c is not None]),
+            key, type_expr, optional is not None, default, described, self._through_last(key_pos), key_pos
         )
 
     def simple_type(self, children: list[Any]) -> m.SimpleType:
@@ -250,9 +286,9 @@ class _ToModel:
         if modifier is None:  # `style: check`: the word, not a check
             return m.Name(str(children[0]), self._tok_pos(children[0]))
         if target is not None:
-            return m.Check(modifier, self._int(str(target)[:-1], target), self._span(children))
+            return m.Check(modifier, self._int(str(target)[:-1], target), self._span(children), self._tok_pos(target))
         if isinstance(modifier, m.AtLeast):  # `check 8+`: no modifier
-            return m.Check(m.Integer(0, modifier.pos), modifier.value, self._span(children[:2]))
+            return m.Check(None, modifier.value, self._span(children[:2]), modifier.pos)
         raise _Problem(
             "E101", "a check needs a target", self._span(children[:2]), "write it after the modifier: check END 5+"
         )
@@ -273,7 +309,12 @@ class _ToModel:
         *cells, source = children[arrow + 1 :]  # the optional `@ "..."` is None when left out
         if _is_token(source):
             source = self._string_token(source.new_borrow_pos("STRING", source[source.index('"') :], source))
-        return m.Row(tuple(children[:arrow]), tuple(cells), source, self._span([c for c in children if c is not None]))
+        # a row starts its line (or follows the `{`), signs and brackets before its first key included
+        seen = self.recorded.seen
+        first = self.recorded.last()
+        while first > 0 and seen[first - 1].type not in ("_NL", "LBRACE"):
+            first -= 1
+        return m.Row(tuple(children[:arrow]), tuple(cells), source, self._through_last(self._tok_pos(seen[first])))
 
     # -- lists
     def value_list(self, children: list[Any]) -> m.Value:
@@ -282,10 +323,10 @@ class _ToModel:
         return m.ValueList(tuple(children), self._span(children))
 
     def points(self, children: list[Any]) -> m.Points:
-        amount = self._int(str(children[0]).split()[0], children[0])  # the POINTS token is "8 pts:"
+        number, word = str(children[0]).split()[:2]  # the POINTS token is "8 pts:"
         rest = children[1]
         items = rest.items if isinstance(rest, m.ValueList) else (rest,)
-        return m.Points(amount, items, self._span(children))
+        return m.Points(self._int(number, children[0]), items, self._span(children), not word.startswith("pts"))
 
     def quantity(self, children: list[Any]) -> m.Quantity:
         text = str(children[0])
@@ -344,7 +385,8 @@ class _ToModel:
     def dice(self, children: list[Any]) -> m.Dice:
         count, sides = str(children[0]).split("d")
         tok = children[0]
-        return m.Dice(self._int(count or "1", tok), self._int(sides, tok, len(count) + 1), self._span(children))
+        sides_number = self._int(sides, tok, len(count) + 1)
+        return m.Dice(self._int(count or "1", tok), sides_number, self._span(children), bool(count))
 
     def multiplier(self, children: list[Any]) -> m.Multiplier:
         num, _, den = str(children[0])[1:].partition("/")
@@ -450,11 +492,11 @@ class _ToModel:
         return m.CountOf(self._int(children[0], children[0]), children[1], self._span(children))
 
     def any_one(self, children: list[Any]) -> m.CountOf:
-        return m.CountOf(1, children[0], self._span(children))
+        return m.CountOf(1, children[0], self._span(children), True)
 
     def select_lifepaths(self, children: list[Any]) -> m.SelectLifepaths:
         filters = tuple(c for c in children if isinstance(c, m.InSetting | m.Tagged))
-        return m.SelectLifepaths(filters, self._span(children))
+        return m.SelectLifepaths(filters, self._span(children), children[0].type == "LIFEPATHS")
 
     def select_listed(self, children: list[Any]) -> m.SelectListed:
         return m.SelectListed(tuple(children), self._span(children))
@@ -483,7 +525,8 @@ class Parser:
     """
 
     def __init__(self) -> None:
-        self._transformer = _ToModel()
+        self._postlex = _Recording()
+        self._transformer = _ToModel(self._postlex)
         self._built: Lark | None = None
 
     @property
@@ -496,7 +539,8 @@ class Parser:
                 GRAMMAR_PATH.read_text(encoding="utf-8"),
                 parser="lalr",
                 lexer="contextual",
-                postlex=_LineEnds(),
+                postlex=self._postlex,
+                lexer_callbacks={"COMMENT": self._transformer.comment},
                 maybe_placeholders=True,
                 start=["start", "blocks"],
                 transformer=self._transformer,
@@ -523,11 +567,14 @@ class Parser:
         self._transformer.line_offset = 0
         self._transformer.column_offset = 0
         self._transformer.rows = 0
+        self._transformer.comments = []
         try:
             whole: list[m.Statement] = self._lark.parse(text, start="blocks")  # type: ignore[assignment]
-            return m.SourceFile(path, text, tuple(whole)), []
+            return m.SourceFile(path, text, *trivia.attach(whole, self._transformer.comments)), []
         except (UnexpectedInput, _Problem):
             pass
+        # block by block: the comments of the blocks that parse are kept, those between blocks are not read
+        self._transformer.comments = []
         blocks: list[m.Statement] = []
         diagnostics: list[Diagnostic] = []
         for chunk in split_blocks(text):
@@ -546,14 +593,17 @@ class Parser:
             self._transformer.line_offset = chunk.line - 1
             self._transformer.column_offset = chunk.column - 1
             self._transformer.rows = 0
+            comments = len(self._transformer.comments)
             try:
                 block: m.Statement = self._lark.parse(chunk.text, start="start")  # type: ignore[assignment]
                 blocks.append(block)
             except _Problem as exc:
                 diagnostics.append(exc.diagnostic)
+                del self._transformer.comments[comments:]
             except UnexpectedInput as exc:
                 diagnostics.append(self._syntax_error(path, chunk, exc))
-        return m.SourceFile(path, text, tuple(blocks)), diagnostics
+                del self._transformer.comments[comments:]
+        return m.SourceFile(path, text, *trivia.attach(blocks, self._transformer.comments)), diagnostics
 
     def _syntax_error(self, path: str, chunk: Chunk, exc: UnexpectedInput) -> Diagnostic:
         from lark.exceptions import UnexpectedEOF, UnexpectedToken

@@ -169,6 +169,10 @@ ATOMS = [
     "-2 P",
     "2 of lifepaths in setting s",
     "any lifepath tagged t",
+    "any lifepaths",
+    "2 of lifepath",
+    "1 of lifepaths in setting s",
+    "any (A)",
     '2 of (A, "B")',
     "trait Brave",
     'skill "Sword"',
@@ -198,6 +202,8 @@ def expressions() -> st.SearchStrategy[str]:
             | st.lists(inner, min_size=2, max_size=3).map(", ".join)
             | inner.map(lambda e: f"check {e} 5+")
             | inner.map(lambda e: f"6 pts: {e}")
+            | inner.map(lambda e: f"1 pt: {e}")
+            | st.sampled_from(["check 8+", "check 0 8+", "check d6 4+"])
         ),
         max_leaves=8,
     )
@@ -208,7 +214,8 @@ def statements() -> st.SearchStrategy[str]:
     key = st.sampled_from(["a", "requires", "check", "x_1", "leads", "in"])
     fields = st.lists(st.tuples(key, st.sampled_from([": ", ":", " += ", " -= "]), value).map("".join), max_size=4)
     row = st.tuples(value, value).map(lambda t: f"{t[0]} -> {t[1]}") | value.map(lambda e: f'{e} -> 1 @ "p. 3"')
-    body = st.lists(fields.map("  ".join) | row, max_size=3).map(lambda lines: "\n".join(lines))
+    line_end = st.sampled_from(["\n", "  # note\n", "\n\n", "\n  # own line\n", "\n\n# apart\n\n"])
+    body = st.lists(st.tuples(fields.map("  ".join) | row, line_end).map("".join), max_size=3).map("".join)
     header = st.tuples(
         st.sampled_from(WORDS),
         st.sampled_from(["", " id", ' "Name"', ' check "N"', " or"]),
@@ -236,7 +243,9 @@ def statements() -> st.SearchStrategy[str]:
     kind_field = st.tuples(key, type_term, st.sampled_from(["", "?", " = 3", " < 3", ' "doc"', " = 8 yrs"])).map(
         lambda t: f"{t[0]}: {t[1]}{t[2]}"
     )
-    kind_decl = st.lists(kind_field, max_size=3).map(lambda fs: 'kind weapon "W" {\n  ' + "\n  ".join(fs) + "\n}")
+    kind_decl = st.tuples(
+        st.lists(kind_field, max_size=3), st.sampled_from(["\n  ", "  # k\n  ", "\n\n  # k\n  "])
+    ).map(lambda t: 'kind weapon "W" {  # w\n  ' + t[1].join(t[0]) + "\n}")
     patch = st.tuples(st.sampled_from(WORDS), body).map(lambda t: f"patch lifepath {t[0]} {{\n{t[1]}\n}}")
     removal = st.sampled_from(WORDS).map(lambda w: f"remove skill {w}")
     return block | kind_decl | patch | removal

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rulesdsl import fastparse
 from rulesdsl import model as m
-from rulesdsl.fmt import NotFormatted, comments_of, format_text, rules_files
+from rulesdsl.fmt import NotFormatted, format_text, rules_files
 from rulesdsl.pipeline import compile_paths, parser
 
 from .conftest import ROOT, WRITE_FAULTS, leftovers, refuse_writes, write_ruleset
@@ -31,11 +32,40 @@ def shape(node: object) -> object:
         return (
             (type(node).__name__,)
             + tuple(
-                shape(getattr(node, f.name)) for f in fields(node) if f.name not in ("pos", "kind_pos", "text", "path")
+                shape(getattr(node, f.name))
+                for f in fields(node)
+                if f.name not in ("pos", "kind_pos", "key_pos", "target_pos", "trivia", "text", "path")
             )
             + ((node.text,) if isinstance(node, m.Name | m.Decimal) else ())
         )
     return node
+
+
+def comments_of(text: str) -> list[str]:
+    """Every comment in the text, as the scanner finds them."""
+    found: list[fastparse.Token] = []
+    fastparse.tokens(text, found)
+    return [c[1].rstrip() for c in found]
+
+
+def tree_comments(parsed: m.SourceFile) -> list[str]:
+    """Every comment the tree holds, in the order the formatter prints them."""
+    found: list[m.Comment | None] = []
+
+    def of(node: m.Statement | m.Field | m.Row | m.KindField) -> None:
+        trivia = node.trivia or m.Trivia()
+        found.extend(trivia.leading)
+        found.extend(trivia.inner)
+        if isinstance(node, m.Block | m.Patch | m.KindDecl):
+            items = sorted([*node.fields, *getattr(node, "rows", ())], key=lambda i: (i.pos.line, i.pos.column))
+            for item in items:
+                of(item)
+        found.extend(trivia.closing)
+        found.append(trivia.trailing)
+
+    for statement in parsed.blocks:
+        of(statement)
+    return [c.text for c in [*found, *parsed.closing] if c is not None]
 
 
 def parsed_shape(text: str) -> object:
@@ -66,7 +96,7 @@ def test_every_file_in_rules_round_trips(tmp_path: Path, monkeypatch: pytest.Mon
         text = path.read_text(encoding="utf-8")
         formatted = format_text(text, str(path))
         assert format_text(formatted, str(path)) == formatted, f"{path}: a second pass changes it"
-        assert [c.text for c in comments_of(formatted)] == [c.text for c in comments_of(text)], path
+        assert comments_of(formatted) == comments_of(text), path
         assert parsed_shape(formatted) == parsed_shape(text), path
         path.write_text(formatted, encoding="utf-8")
     assert export(Path("rules")) == before
@@ -173,7 +203,7 @@ def test_whatever_parses_formats_to_the_same_meaning(text: str) -> None:
         return
     assert parsed_shape(formatted) == parsed_shape(text)
     assert format_text(formatted) == formatted
-    assert [c.text for c in comments_of(formatted)] == [c.text for c in comments_of(text)]
+    assert comments_of(formatted) == comments_of(text)
 
 
 @settings(max_examples=200, deadline=None)
