@@ -224,16 +224,8 @@ def _statement(
     while last[0] == "_NL" and end - 1 > first:  # a broken block ends at its last token, not a line end
         end -= 1
         last = toks[end - 1]
-    span = _whole_span_ADAPTER(node, _span(file, toks[first], last))
+    span = node.pos if node is not None else _span(file, toks[first], last)  # a parsed one spans to its }
     return Statement(kind, target, id_, span, closed, node, first, end)
-
-
-def _whole_span_ADAPTER(node: m.Statement | None, from_tokens: m.Position) -> m.Position:
-    """ADAPTER, to delete once every statement's `pos` spans its header to its `}` (issue 18, the lossless
-    tree): today a block's ends at its last field's key, so the end comes from the tokens."""
-    if node is None:
-        return from_tokens
-    return m.Position(node.pos.file, node.pos.line, node.pos.column, from_tokens.end_line, from_tokens.end_column)
 
 
 def statement_at(source: m.SourceFile, line: int, column: int) -> Statement | None:
