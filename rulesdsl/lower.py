@@ -695,7 +695,16 @@ def range_of(value: m.Value, *, allow_dash: bool) -> ir.Range:
             if op in bounds:
                 low_bound, high_bound = bounds[op]
                 return ir.Range(low_bound, high_bound, value.pos)
-    raise _fail("a number or a range (3, 2-4, 1..10, >9, 10+)", value)
+        case m.Binary("-", m.Integer(low), m.Integer(high)):  # not allow_dash: in a field, `1-12` is arithmetic
+            raise LoweringError(
+                f"expected a range, got the subtraction {low} - {high}",
+                value.pos,
+                f"in a field a range is written {low}..{high} (`{low}-{high}` is a range only in a table's rows)",
+            )
+    raise _fail(
+        "a number or a range (3, 1..10, >9, 10+)" if not allow_dash else "a number or a range (3, 2-4, 1..10, >9, 10+)",
+        value,
+    )
 
 
 def dice_of(value: m.Value) -> ir.Dice:

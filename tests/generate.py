@@ -671,7 +671,7 @@ class Writer:
             abbr = self.pick(["AGL", "WTS", "END", "INT", "PRS", "STR", "REF", "BODY"])
             if abbr in self.abbrs:
                 continue
-            span = self.pick(["1..10", "0..6", "1-12", "2..10"])  # an attribute's `range`: a range field
+            span = self.pick(["1..10", "0..6", "1..12", "2..10"])  # an attribute's `range`: a range field
             self.seen.add("RangeType")
             blocks.append(f'attribute {abbr.lower()} "{abbr.title()}" {{ abbr: {abbr}  group: base  range: {span} }}')
             self.abbrs.append(abbr)

@@ -125,3 +125,11 @@ def test_wrong_value_shape_is_reported_at_the_value(compile_rules: Callable[...,
 def test_a_field_given_twice(compile_rules: Callable[..., Compilation]) -> None:
     result = compile_rules({"t.rules": "trait T { type: die\n  type: character }\n"})
     assert messages(result) == ["field 'type' is given twice (first at line 1)"]
+
+
+def test_a_dash_range_in_a_field_says_how_a_field_writes_ranges(compile_rules: Callable[..., Compilation]) -> None:
+    """`range: 1-12` is the subtraction 1 - 12 in a field; the message offered `2-4` as a range form."""
+    result = compile_rules({"a.rules": "attribute a { abbr: A  group: g  range: 1-12 }\n"})
+    (found,) = [d for d in result.diagnostics if d.code == "E201"]
+    assert found.message == "expected a range, got the subtraction 1 - 12"
+    assert found.hint is not None and "range is written 1..12" in found.hint
