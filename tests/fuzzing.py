@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rulesdsl.build import render_all, write_output
 from rulesdsl.diagnostics import render_json, render_text, source_lines
+from rulesdsl.emit import python
 from rulesdsl.pipeline import Compilation, compile_paths
 
 from .conftest import MANIFEST, quality_command, run_python
@@ -430,10 +431,12 @@ def write_rules(rules: Path, files: dict[str, str]) -> None:
         (rules / name).write_text(text, encoding="utf-8")
 
 
-def judge_generated(files: dict[str, str], scratch: Path, out: Path, *, seed: int = 0) -> Judged:
+def judge_generated(files: dict[str, str], scratch: Path, out: Path, *, seed: int = 0, site: bool = True) -> Judged:
     """The property for one generated ruleset (files below `rules/`): `check` reports diagnostics, each
     with a position inside its file, or the rulesets build, import in a bare interpreter and run (DRIVER).
-    The packages are written to `out`, which may hold others (mypy runs over them all, later)."""
+    The packages are written to `out`, which may hold others (mypy runs over them all, later). Without
+    `site` only the packages are rendered (the reference is 40% of the time; a long run renders it for a
+    sample)."""
     rules = scratch / "rules"
     shutil.rmtree(rules, ignore_errors=True)
     write_rules(rules, files)
@@ -453,7 +456,10 @@ def judge_generated(files: dict[str, str], scratch: Path, out: Path, *, seed: in
         return Judged(tuple(problems), True, (), codes)
     built = tuple(r.id for r in result.rulesets)
     try:
-        files_out = render_all(result.rulesets)
+        if site:
+            files_out = render_all(result.rulesets)
+        else:
+            files_out = {f"{r.id}/{name}": text for r in result.rulesets for name, text in python.render(r).items()}
         for name, text in files_out.items():
             if name.split("/", 1)[0] in built:  # the site is not what this property is about
                 target = out / name
@@ -472,9 +478,14 @@ def judge_generated(files: dict[str, str], scratch: Path, out: Path, *, seed: in
     return Judged((), True, built, codes)
 
 
-def mypy_strict(out: Path, packages: Sequence[str]) -> str:
-    """One `mypy --strict` run over many built packages; its report when it fails, else ''."""
+def mypy_strict(out: Path, packages: Sequence[str], cache: Path | None = None) -> str:
+    """One `mypy --strict` run over many built packages; its report when it fails, else ''. With `cache`,
+    mypy keeps what it learnt of the standard library there between runs (a long run's packages have
+    names of their own, so nothing of theirs is reused)."""
     if not packages:
         return ""
-    ran = subprocess.run(quality_command("mypy", *packages), cwd=out, capture_output=True, text=True, check=False)
+    command = quality_command("mypy", *packages)
+    if cache is not None:
+        command = [*command[: command.index("--no-incremental")], "--cache-dir", str(cache), *packages]
+    ran = subprocess.run(command, cwd=out, capture_output=True, text=True, check=False)
     return "" if ran.returncode == 0 else ran.stdout + ran.stderr
