@@ -25,21 +25,13 @@ GRAMMAR_PATH = next(
     p for p in (_HERE / "grammar" / "rules.lark", _HERE.parent / "grammar" / "rules.lark") if p.exists()
 )
 
-# Tokens after which a line end cannot end an entry: the entry goes on on the next line.
-_CONTINUES = frozenset(
-    {
-        *("COMMA", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
-        *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "IN_SETTING"),
-        *("ONE_OF", "LIST_OF", "POINTS_OF", "REF", "FIELD_APPEND", "FIELD_REMOVE", "KIND", "OVERRIDE", "PATCH"),
-        *("REMOVE", "CHECK", "DOT"),
-    }
-)
 _OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
 
 
 class _LineEnds:
-    """Keeps a line end only where it can end an entry: not after _CONTINUES tokens, not inside
-    brackets, not twice in a row.
+    """Keeps a line end only where it can end an entry: not after a token after which the grammar never
+    takes one (`continues`, read from the parse table: words.continuation), not inside brackets, not twice
+    in a row.
 
     It never holds a token back: the contextual lexer asks the parser what may come next, so the
     parser must have seen every token before the next one is lexed.
@@ -47,11 +39,15 @@ class _LineEnds:
 
     always_accept = ("_NL",)
 
+    def __init__(self) -> None:
+        self.continues: frozenset[str] = frozenset()  # set once the parse table is built
+
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         depth = 0
         previous = "_NL"  # a block never starts with a line end
+        continues = self.continues
         for tok in stream:
-            if tok.type == "_NL" and (depth > 0 or previous in _CONTINUES or previous == "_NL"):
+            if tok.type == "_NL" and (depth > 0 or previous in continues or previous == "_NL"):
                 continue
             depth = max(0, depth + _OPENERS.get(tok.type, 0))
             previous = tok.type
@@ -492,15 +488,19 @@ class Parser:
         if self._built is None:
             from lark import Lark
 
+            from .words import continuation
+
+            line_ends = _LineEnds()
             self._built = Lark(
                 GRAMMAR_PATH.read_text(encoding="utf-8"),
                 parser="lalr",
                 lexer="contextual",
-                postlex=_LineEnds(),
+                postlex=line_ends,
                 maybe_placeholders=True,
                 start=["start", "blocks"],
                 transformer=self._transformer,
             )
+            line_ends.continues = continuation(self._built)
         return self._built
 
     def parse_file(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
