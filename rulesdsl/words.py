@@ -20,12 +20,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .words_from_grammar import CONTINUES, GRAMMAR_SHA256, IGNORED, KEYWORDS, TERMINALS
+from .words_from_grammar import CONTINUES as CONTINUES
+from .words_from_grammar import GRAMMAR_SHA256
+from .words_from_grammar import IGNORED as IGNORED
+from .words_from_grammar import KEYWORDS as KEYWORDS
+from .words_from_grammar import TERMINALS as TERMINALS
 
 if TYPE_CHECKING:
     from lark import Lark
-
-__all__ = ["CONTINUES", "IGNORED", "KEYWORDS", "QUOTED", "TERMINALS", "TRUTH_WORDS", "UNKNOWN", "VALUE_WORDS", "fresh"]
 
 # Names that lowering reads as values, not as references: `born: yes`, `leads: none`, `age: unknown`.
 TRUTH_WORDS: Mapping[str, bool] = {"yes": True, "true": True, "no": False, "false": False}
