@@ -21,6 +21,9 @@ class Diagnostic:
     pos: Position | None
     hint: str | None = None
     notes: tuple[str, ...] = field(default=())
+    # The ids (or kinds) of the entities it is about, as data: the pipeline reports a homebrew's diagnostic at
+    # the change to one of them, and never reads the message for them.
+    about: tuple[str, ...] = field(default=())
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
@@ -29,12 +32,16 @@ class Diagnostic:
         return (self.pos.file, self.pos.line, self.pos.column, self.code, self.message)
 
 
-def error(code: str, message: str, pos: Position | None, hint: str | None = None) -> Diagnostic:
-    return Diagnostic("error", code, message, pos, hint)
+def error(
+    code: str, message: str, pos: Position | None, hint: str | None = None, *, about: tuple[str, ...] = ()
+) -> Diagnostic:
+    return Diagnostic("error", code, message, pos, hint, about=about)
 
 
-def warning(code: str, message: str, pos: Position | None, hint: str | None = None) -> Diagnostic:
-    return Diagnostic("warning", code, message, pos, hint)
+def warning(
+    code: str, message: str, pos: Position | None, hint: str | None = None, *, about: tuple[str, ...] = ()
+) -> Diagnostic:
+    return Diagnostic("warning", code, message, pos, hint, about=about)
 
 
 # Hints compare names only up to this length (names are at most 200 characters): beyond it nobody
