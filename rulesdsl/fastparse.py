@@ -30,7 +30,8 @@ from typing import Any, TypeVar
 
 from . import model as m
 from . import scanner, words
-from .syntax import GRAMMAR_PATH, MAX_DIGITS, MAX_ROWS, MAX_STRING, StringEscapeError, unescape
+from .scanner import StringEscapeError, unescape
+from .syntax import GRAMMAR_PATH, MAX_DIGITS, MAX_ROWS, MAX_STRING
 
 # sha256 of the grammar this parser implements; see the module docstring.
 GRAMMAR_SHA256 = "18095f822700984a2d09768715604647aff8a05572120d7c2f3e98a498cacc2b"

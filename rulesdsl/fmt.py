@@ -13,11 +13,10 @@ multi-line statement, one newline at the end.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import assert_never
 
@@ -85,9 +84,7 @@ def comments_of(text: str) -> list[Comment]:
 class _Printer:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0]
-        for match in re.finditer("\n", text):
-            self.starts.append(match.end())
+        self.starts = list(accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
 
     def written(self, pos: m.Position) -> str:
         """The source text a node spans (one line's worth)."""

@@ -99,6 +99,38 @@ _SKIPPED = re.compile(_SKIP)
 _UNCLOSED_STRING = re.compile(dict(words.TERMINALS)["STRING"].removesuffix('"') + r"\\?")
 
 
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+# a surrogate pair written as two escapes is one character; a lone half is not a character at all
+_ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)")
+
+
+class StringEscapeError(ValueError):
+    def __init__(self, escape: str, offset: int, message: str | None = None) -> None:
+        super().__init__(escape)
+        self.escape = escape
+        self.offset = offset
+        self.message = message or f"unknown escape '{escape}' in a string"
+
+
+def unescape(body: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code in _ESCAPES:
+            return _ESCAPES[code]
+        if len(code) == 11:  # a surrogate pair: \uD83D\uDE00
+            high, low = int(code[1:5], 16), int(code[7:], 16)
+            return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+        if code.startswith("u") and len(code) == 5:
+            if 0xD800 <= int(code[1:], 16) <= 0xDFFF:
+                raise StringEscapeError(
+                    "\\" + code, match.start(), f"'\\{code}' is half of a surrogate pair, not a character"
+                )
+            return chr(int(code[1:], 16))
+        raise StringEscapeError("\\" + code, match.start())
+
+    return _ESCAPE_RE.sub(replace, body)
+
+
 class Scanned(NamedTuple):
     type: str  # the terminal (keywords renamed, as Lark's lexer names them), UNCLOSED_STRING or ERROR
     text: str

@@ -6,7 +6,6 @@ every block that does not yields exactly one diagnostic.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from . import model as m
 from .diagnostics import Diagnostic, error
-from .scanner import Scanned, scan
+from .scanner import Scanned, StringEscapeError, scan, unescape
 from .words import KEYWORDS
 
 if TYPE_CHECKING:  # lark is imported only when a file needs it: the fast path (fastparse.py) parses most
@@ -56,42 +55,11 @@ class _LineEnds:
             yield tok
 
 
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
-# a surrogate pair written as two escapes is one character; a lone half is not a character at all
-_ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)")
-
 # Limits (docs/diagnostics.md, "Limits"): far beyond any rules text, and they keep every later stage cheap.
 MAX_DIGITS = 15  # E104: up to 999 trillion; every such number is exact as a float, in JSON and in JavaScript
 MAX_STRING = 100_000  # E105: characters in one quoted string as written; the longest field takes 20,000
 MAX_SYNTAX_ERRORS = 100  # E106: syntax errors reported in one file before the rest of it is left unread
 MAX_ROWS = 10_000  # E107: rows in one table, counted while parsing so that a longer one is never held whole
-
-
-class StringEscapeError(ValueError):
-    def __init__(self, escape: str, offset: int, message: str | None = None) -> None:
-        super().__init__(escape)
-        self.escape = escape
-        self.offset = offset
-        self.message = message or f"unknown escape '{escape}' in a string"
-
-
-def unescape(body: str) -> str:
-    def replace(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if code in _ESCAPES:
-            return _ESCAPES[code]
-        if len(code) == 11:  # a surrogate pair: \uD83D\uDE00
-            high, low = int(code[1:5], 16), int(code[7:], 16)
-            return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-        if code.startswith("u") and len(code) == 5:
-            if 0xD800 <= int(code[1:], 16) <= 0xDFFF:
-                raise StringEscapeError(
-                    "\\" + code, match.start(), f"'\\{code}' is half of a surrogate pair, not a character"
-                )
-            return chr(int(code[1:], 16))
-        raise StringEscapeError("\\" + code, match.start())
-
-    return _ESCAPE_RE.sub(replace, body)
 
 
 def _is_token(child: object) -> TypeGuard[Token]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rulesdsl import model as m
-from rulesdsl.syntax import Parser, split_blocks, unescape
+from rulesdsl.scanner import unescape
+from rulesdsl.syntax import Parser, split_blocks
 
 
 @pytest.fixture(scope="module")
