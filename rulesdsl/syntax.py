@@ -685,14 +685,13 @@ def _lines(tokens: Iterator[Scanned]) -> Iterator[list[Scanned]]:
         yield line
 
 
+def _problem(at: Scanned, code: str, message: str, hint: str) -> Chunk:
+    """A mistake found while splitting, at a token."""
+    return Chunk("", at.line, at.column, (code, message, hint), (at.line, at.column))
+
+
 def _not_closed(start: Scanned) -> Chunk:
-    return Chunk(
-        "",
-        start.line,
-        start.column,
-        ("E103", "this block is not closed", "add '}' at its end"),
-        (start.line, start.column),
-    )
+    return _problem(start, "E103", "this block is not closed", "add '}' at its end")
 
 
 def split_blocks(text: str) -> Iterator[Chunk]:
@@ -731,13 +730,7 @@ def split_blocks(text: str) -> Iterator[Chunk]:
                     yield (
                         Chunk(text[start.start : tok.end], start.line, start.column)
                         if depth == 0
-                        else Chunk(
-                            "",
-                            tok.line,
-                            tok.column,
-                            ("E101", "unexpected '}'", "it closes no block"),
-                            (tok.line, tok.column),
-                        )
+                        else _problem(tok, "E101", "unexpected '}'", "it closes no block")
                     )
                     depth, start, removal = 0, None, False
         line = following
