@@ -131,7 +131,13 @@ def _may_declare_kinds(text: str) -> bool:
     """Whether the scanner finds the word `kind` in a file: only such a file can declare a kind. Other files are
     parsed when they are lowered, one at a time, so that a large ruleset's syntax trees are never all in memory
     at once."""
-    return "kind" in text and any(tok.type == "KIND" for tok in scan(text))
+    at = text.find("kind")
+    while at >= 0:  # only the lines with the letters in them: every line starts a token (no token spans lines)
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at) % (len(text) + 1)
+        if any(tok.type == "KIND" for tok in scan(text[start:end])):
+            return True
+        at = text.find("kind", end)
+    return False
 
 
 def _parse_now(source: _File) -> list[Diagnostic]:

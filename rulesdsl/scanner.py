@@ -61,7 +61,7 @@ def _field_keys(terminals: dict[str, str]) -> str:
     return _possessive(patterns[0][:common]) + "(?:" + "|".join(p[common:] for p in patterns) + ")"
 
 
-def _scanner() -> tuple[re.Pattern[str], dict[str, str]]:
+def _scanner() -> tuple[str, dict[str, str]]:
     """One pattern for all tokens, the same as trying the terminals in Lark's order, only faster; and the
     alternatives renamed (a terminal that can start with characters of two groups is in both: `DICE_` is
     `2d6`, `DICE` is `d6`) with the terminal each stands for."""
@@ -86,17 +86,21 @@ def _scanner() -> tuple[re.Pattern[str], dict[str, str]]:
             pattern = _possessive(terminals[name]) if name == "FUNCTION" else terminals[name]
             group.append(f"(?P<{alias}>{pattern})")
         alternatives.append((f"(?={start})" if start else "") + "(?:" + "|".join(group) + ")")
-    return re.compile(_SKIP + "(?:" + "|".join(alternatives) + ")"), renamed
+    return "|".join(alternatives), renamed
 
 
 # Whitespace and comments (the grammar's ignored terminals) are skipped in front of every token.
 _SKIP = "".join(f"(?:{dict(words.TERMINALS)[name]})?+" for name in ("WS", "COMMENT"))  # possessive: no backtracking
-TOKEN, RENAMED = _scanner()
+_ALTERNATIVES, RENAMED = _scanner()
+TOKEN = re.compile(_SKIP + "(?:" + _ALTERNATIVES + ")")
 FIELDS = {":": "FIELD_KEY", "+": "FIELD_APPEND", "-": "FIELD_REMOVE"}  # a FIELD's type by its operator
 TRAILING = re.compile(_SKIP + r"\Z")  # nothing but whitespace and a comment left
-_SKIPPED = re.compile(_SKIP)
-# A string not closed on its line: the STRING terminal without its closing quote, to the line's end.
-_UNCLOSED_STRING = re.compile(dict(words.TERMINALS)["STRING"].removesuffix('"') + r"\\?")
+# TOKEN, or where no token starts: a string not closed on its line (the STRING terminal without its closing
+# quote, to the line's end), else the characters up to a space or a token (at least one).
+_UNCLOSED_STRING = dict(words.TERMINALS)["STRING"].removesuffix('"') + r"\\?"
+_ANY_TOKEN = re.sub(r"\(\?P<\w+>", "(?:", _ALTERNATIVES)  # the alternatives, unnamed (a name is used once)
+_ERROR = f'(?:(?!{_ANY_TOKEN}|")\\S)++|.'
+_TOLERANT = re.compile(_SKIP + f"(?:{_ALTERNATIVES}|(?P<UNCLOSED_STRING>{_UNCLOSED_STRING})|(?P<ERROR>{_ERROR}))")
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
@@ -155,28 +159,23 @@ def type_of(group: str, text: str) -> str:
 def scan(text: str) -> Iterator[Scanned]:
     """Every token of `text` as the scanner reads it with no parser behind it (so a word of the language is
     its keyword wherever it stands), mistakes included: a string not closed on its line is one
-    UNCLOSED_STRING token to the line's end, any other character that starts no token one ERROR token.
+    UNCLOSED_STRING token to the line's end, other characters that start no token an ERROR token (a run of
+    them up to a space or a token; a space the grammar does not know, like a no-break space, on its own).
     Every line end is a `_NL` token (a run of them is one); whitespace and comments are passed over."""
-    pos, line, line_start, size = 0, 1, 0, len(text)
-    while True:
-        found = TOKEN.match(text, pos)
-        if found is None:
-            at = _SKIPPED.match(text, pos).end()  # type: ignore[union-attr]  # it matches anywhere
-            if at >= size:
-                return
-            unclosed = _UNCLOSED_STRING.match(text, at)
-            end = unclosed.end() if unclosed else at + 1
-            kind = "UNCLOSED_STRING" if unclosed else "ERROR"
-            yield Scanned(kind, text[at:end], at, line, at - line_start + 1)
-            pos = end
-            continue
+    line, line_start, pos = 1, 0, 0
+    make = Scanned._make
+    for found in _TOLERANT.finditer(text):
+        if found.start() != pos:
+            return  # only whitespace and a comment were left: a search further on would look inside them
+        pos = found.end()
         group = found.lastgroup
         assert group is not None
-        start, pos = found.start(group), found.end()
-        kind = type_of(group, found.group(group))
-        yield Scanned(kind, found.group(group), start, line, start - line_start + 1)
+        value = found.group(group)
+        start = found.start(group)
+        kind = type_of(group, value)
+        yield make((kind, value, start, line, start - line_start + 1))
         if kind == "_NL":
-            line += found.group(group).count("\n")
+            line += value.count("\n")
             line_start = pos
 
 

@@ -17,10 +17,10 @@ OTHER = "reads no .rules text"
 
 # (module, where: the module-level name or the function it stands in, the `re` function) -> (what, why)
 LISTED: dict[tuple[str, str, str], tuple[str, str]] = {
-    ("scanner.py", "_scanner", "compile"): (SCANNER, "every terminal of the grammar in one pattern"),
+    ("scanner.py", "TOKEN", "compile"): (SCANNER, "every terminal of the grammar in one pattern"),
     ("scanner.py", "TRAILING", "compile"): (SCANNER, "nothing but whitespace and a comment left at the end"),
-    ("scanner.py", "_SKIPPED", "compile"): (SCANNER, "whitespace and a comment before a token"),
-    ("scanner.py", "_UNCLOSED_STRING", "compile"): (SCANNER, "a string not closed on its line"),
+    ("scanner.py", "_TOLERANT", "compile"): (SCANNER, "TOKEN, or an unclosed string, or characters no token takes"),
+    ("scanner.py", "_ANY_TOKEN", "sub"): (OTHER, "TOKEN's pattern without its group names (a pattern, not text)"),
     ("scanner.py", "_ESCAPE_RE", "compile"): (SCANNER, "the escapes in a string token"),
     ("fastparse.py", "_LONG_NUMBER", "compile"): (SCANNER, "a number over the limit (E104): Lark's path reports it"),
     ("words.py", "keywords", "fullmatch"): (OTHER, "the grammar's string literals that NAME matches (generator)"),

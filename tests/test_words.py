@@ -154,3 +154,20 @@ def test_a_written_name_reads_back_as_that_name(parser: Parser) -> None:
         first = parsed.blocks[0].fields[0].value.items[0].items[0]  # type: ignore[union-attr]
         assert getattr(first, "text", getattr(first, "value", None)) == name
         assert format_text(text, "t.rules") == text
+
+
+def test_scan_reads_text_with_mistakes_to_its_end() -> None:
+    text = 'a { x: "open {\n  y: $$ 2d6 # kind: {\n}\u00a0# kind'
+    assert [(t.type, t.text, t.line, t.column) for t in scanner.scan(text)] == [
+        ("NAME", "a", 1, 1),
+        ("LBRACE", "{", 1, 3),
+        ("FIELD_KEY", "x:", 1, 5),
+        ("UNCLOSED_STRING", '"open {', 1, 8),
+        ("_NL", "\n", 1, 15),
+        ("FIELD_KEY", "y:", 2, 3),
+        ("ERROR", "$$", 2, 6),
+        ("DICE", "2d6", 2, 9),
+        ("_NL", "\n", 2, 22),
+        ("RBRACE", "}", 3, 1),
+        ("ERROR", "\u00a0", 3, 2),
+    ]
