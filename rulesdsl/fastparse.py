@@ -15,8 +15,10 @@ Where the parser wants something else, it falls back. The one exception it makes
 that take only a name (a block's kind and id, `ref X`, `trait X`, ...), words of the language are names,
 as they are for Lark there (only NAME and STRING are accepted in those states).
 
+Its tokens come from the scanner (scanner.py), built from the grammar's own terminals and keywords (words.py).
 The parser was written for one version of the grammar: if grammar/rules.lark changes, the fast path turns
-itself off (every file goes to Lark) until it is brought up to date (a test says so).
+itself off (every file goes to Lark) until it is brought up to date and its words are generated again from
+the grammar (tests say so, naming any terminal or keyword it lacks).
 """
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ def compared(parser: Parser, path: str, text: str) -> tuple[bool, bool]:
 def test_the_fast_path_implements_this_grammar() -> None:
     assert fastparse.enabled(), (
         "grammar/rules.lark changed: bring rulesdsl/fastparse.py up to date (until then every file is parsed by "
-        "Lark), then set its GRAMMAR_SHA256"
+        "Lark), run python -m rulesdsl.words (tests/test_words.py names what the fast path lacks), then set its "
+        "GRAMMAR_SHA256"
     )
 
 
