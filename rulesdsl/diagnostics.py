@@ -23,6 +23,9 @@ class Diagnostic:
     notes: tuple[str, ...] = field(default=())
     # what the hint suggests writing instead of the text at `pos` ("did you mean"): the editor's quick fixes
     suggestions: tuple[str, ...] = field(default=())
+    # The ids (or kinds) of the entities it is about, as data: the pipeline reports a homebrew's diagnostic at
+    # the change to one of them, and never reads the message for them.
+    about: tuple[str, ...] = field(default=())
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
@@ -32,13 +35,21 @@ class Diagnostic:
 
 
 def error(
-    code: str, message: str, pos: Position | None, hint: str | None = None, suggestions: Sequence[str] = ()
+    code: str,
+    message: str,
+    pos: Position | None,
+    hint: str | None = None,
+    suggestions: Sequence[str] = (),
+    *,
+    about: tuple[str, ...] = (),
 ) -> Diagnostic:
-    return Diagnostic("error", code, message, pos, hint, suggestions=tuple(suggestions))
+    return Diagnostic("error", code, message, pos, hint, suggestions=tuple(suggestions), about=about)
 
 
-def warning(code: str, message: str, pos: Position | None, hint: str | None = None) -> Diagnostic:
-    return Diagnostic("warning", code, message, pos, hint)
+def warning(
+    code: str, message: str, pos: Position | None, hint: str | None = None, *, about: tuple[str, ...] = ()
+) -> Diagnostic:
+    return Diagnostic("warning", code, message, pos, hint, about=about)
 
 
 # Hints compare names only up to this length (names are at most 200 characters): beyond it nobody

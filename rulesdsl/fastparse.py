@@ -15,8 +15,10 @@ Where the parser wants something else, it falls back. The one exception it makes
 that take only a name (a block's kind and id, `ref X`, `trait X`, ...), words of the language are names,
 as they are for Lark there (only NAME and STRING are accepted in those states).
 
+Its tokens come from the scanner (scanner.py), built from the grammar's own terminals and keywords (words.py).
 The parser was written for one version of the grammar: if grammar/rules.lark changes, the fast path turns
-itself off (every file goes to Lark) until it is brought up to date (a test says so).
+itself off (every file goes to Lark) until it is brought up to date and its words are generated again from
+the grammar (tests say so, naming any terminal or keyword it lacks).
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from sys import intern
 from typing import Any, TypeVar
 
 from . import model as m
-from . import trivia
-from .syntax import GRAMMAR_PATH, MAX_DIGITS, MAX_ROWS, MAX_STRING, StringEscapeError, unescape
+from . import scanner, trivia, words
+from .scanner import StringEscapeError, unescape
+from .syntax import GRAMMAR_PATH, MAX_DIGITS, MAX_ROWS, MAX_STRING
 
 # sha256 of the grammar this parser implements; see the module docstring.
 GRAMMAR_SHA256 = "18095f822700984a2d09768715604647aff8a05572120d7c2f3e98a498cacc2b"
@@ -42,127 +45,19 @@ class Fallback(Exception):
 
 @cache
 def enabled() -> bool:
-    """Whether the fast path implements the grammar in use."""
-    return hashlib.sha256(GRAMMAR_PATH.read_bytes()).hexdigest() == GRAMMAR_SHA256
+    """Whether the fast path implements the grammar in use: the grammar it was written for, its words
+    generated from that grammar (words.py), every terminal placed in the scanner."""
+    grammar = GRAMMAR_PATH.read_bytes()
+    return hashlib.sha256(grammar).hexdigest() == GRAMMAR_SHA256 and words.fresh(grammar) and not scanner.UNPLACED
 
 
-# Lark's terminals in the order its lexer tries them (priority, then width, then pattern length, then name),
-# with the words of the language (`or`, `check`, ...) matched as NAME and then renamed, as Lark does.
-# tests/test_fastparse.py checks this list against the one Lark builds from the grammar.
-TERMINALS: tuple[tuple[str, str], ...] = (
-    ("POINTS", r"\d+[ \t]+pts?[ \t]*:"),
-    (
-        "QUANTITY",
-        r"[+-]?\d+[ \t]+(?!(?:of|and|or|in|not|x\d+)\b)[^\W\d][\w]*+(?:\/[^\W\d][\w]*+)*+"
-        r"(?![\w\/]*[ \t]*(?::|\+=|-=))",
-    ),
-    ("FIELD_KEY", r"[A-Za-z_][A-Za-z0-9_]*[ \t]*:(?!:)"),
-    ("FIELD_APPEND", r"[A-Za-z_][A-Za-z0-9_]*[ \t]*\+="),
-    ("FIELD_REMOVE", r"[A-Za-z_][A-Za-z0-9_]*[ \t]*-="),
-    ("MULTIPLIER", r"x\d+(?:\/\d+)?(?![\w])"),
-    ("DICE", r"\d*d\d+(?![\w])"),
-    ("INT_PLUS", r"\d+\+(?![ \t]*(?:[(\"\d]|[^\W\d][\w-]*\b(?![ \t]*:)))"),
-    ("FUNCTION", r"[^\W\d][\w]*(?=\()"),
-    ("IN_SETTING", r"in[ \t]+setting\b"),
-    ("POINTS_OF", r"points[ \t]+of\b"),
-    ("LIST_IN", r"list[ \t]+in\b"),
-    ("LIST_OF", r"list[ \t]+of\b"),
-    ("ONE_OF", r"one[ \t]+of\b"),
-    ("DECIMAL", r"\d+\.\d+"),
-    ("NAME", r"[^\W\d][\w]*+(?:-[^\W\d][\w]*+)*+"),
-    ("ROW_SOURCE", r"@[ \t]*\"(?:[^\"\\\n]|\\.)*+\""),
-    ("STRING", r"\"(?:[^\"\\\n]|\\.)*+\""),
-    ("_NL", r"(?:\r?\n)++"),
-    ("WS", r"[ \t\f\r]+"),
-    ("COMMENT", r"#[^\n]*"),
-    ("INT", r"\d+"),
-    ("CMP", r"<=|>=|!=|==|=|<|>"),
-    ("ARROW", r"->"),
-    ("DOTS", r"\.\."),
-    ("CIRCUMFLEX", r"\^"),
-    ("COMMA", r","),
-    ("DOT", r"\."),
-    ("LBRACE", r"\{"),
-    ("LPAR", r"\("),
-    ("LSQB", r"\["),
-    ("MINUS", r"-"),
-    ("NONE_DASH", r"—"),
-    ("OPTIONAL", r"\?"),
-    ("PLUS", r"\+"),
-    ("RBRACE", r"\}"),
-    ("RPAR", r"\)"),
-    ("RSQB", r"\]"),
-    ("SLASH", r"/"),
-    ("STAR", r"\*"),
-)
-KEYWORDS = {
-    word: word.upper()
-    for word in (
-        *("lifepaths", "lifepath", "override", "remove", "tagged", "check", "patch", "skill", "trait", "kind"),
-        *("and", "any", "not", "ref", "in", "of", "or"),
-    )
-}
-# Token types after which a line end does not end an entry (syntax._LineEnds, which this must match).
-CONTINUES = frozenset(
-    {
-        *("COMMA", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
-        *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "IN_SETTING"),
-        *("ONE_OF", "LIST_OF", "POINTS_OF", "REF", "FIELD_APPEND", "FIELD_REMOVE", "KIND", "OVERRIDE", "PATCH"),
-        *("REMOVE", "CHECK", "DOT"),
-    }
-)
 _DEPTH = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
-# Whitespace and comments are skipped in front of every token: no terminal starts with either.
-_SKIP = r"[ \t\f\r]*+(?:#[^\n]*+)?+"  # possessive: no backtracking over long runs
-
-
-def _scanner() -> re.Pattern[str]:
-    """One pattern for all tokens, the same as trying TERMINALS in order, only faster.
-
-    The terminals are grouped by the characters they can start with, in Lark's order within each group:
-    terminals of different groups never match at the same place, so which group comes first makes no
-    difference, and the common ones can come first. The field keys (`x:`, `x +=`, `x -=`) are one pattern
-    (what follows the name tells them apart), and names are matched possessively (giving back characters
-    could never make them match: nothing follows them in their patterns); these only save backtracking.
-    """
-    terminals = dict(TERMINALS)
-    field = r"[A-Za-z_][A-Za-z0-9_]*+[ \t]*+(?::(?!:)|\+=|-=)"
-    function = r"[^\W\d][\w]*+(?=\()"
-    name = r"[^\W\d][\w]*+(?:-[^\W\d][\w]*+)*+"
-    word = [("FIELD", field), *[(n, terminals[n]) for n in ("MULTIPLIER", "DICE")], ("FUNCTION", function)]
-    word += [(n, terminals[n]) for n in ("IN_SETTING", "POINTS_OF", "LIST_IN", "LIST_OF", "ONE_OF")]
-    word += [("NAME", name)]
-    digit = [(n + "_", terminals[n]) for n in ("POINTS", "QUANTITY", "DICE", "INT_PLUS", "DECIMAL", "INT")]
-    # A sign starts QUANTITY (`+1 M`) and also ARROW, MINUS and PLUS, which come later in Lark's order.
-    assert terminals["QUANTITY"].startswith("[+-]?")
-    sign = [("QUANTITY__", r"[+-]" + terminals["QUANTITY"][len("[+-]?") :])]
-    sign += [(n, terminals[n]) for n in ("ARROW", "MINUS", "PLUS")]
-    other = [(n, terminals[n]) for n in ("CMP", "DOTS", "CIRCUMFLEX", "COMMA", "DOT", "LBRACE", "LPAR", "LSQB")]
-    other += [(n, terminals[n]) for n in ("NONE_DASH", "OPTIONAL", "RBRACE", "RPAR", "RSQB", "SLASH", "STAR")]
-    other += [("ROW_SOURCE", terminals["ROW_SOURCE"])]
-    groups = [  # (what each group's terminals can start with, the terminals)
-        (r"[^\W\d]", word),
-        ('"', [("STRING", terminals["STRING"])]),
-        (r"\n", [("_NL", terminals["_NL"])]),
-        (r"\d", digit),
-        (r"[+-]", sign),
-        ("", other),
-    ]
-    alternatives = "|".join(
-        (f"(?={start})" if start else "") + "(?:" + "|".join(f"(?P<{n}>{p})" for n, p in group) + ")"
-        for start, group in groups
-    )
-    return re.compile(_SKIP + "(?:" + alternatives + ")")
-
-
-_TOKEN = _scanner()
-_RENAMED = {"POINTS_": "POINTS", "QUANTITY_": "QUANTITY", "QUANTITY__": "QUANTITY", "DICE_": "DICE"}
-_RENAMED |= {"INT_PLUS_": "INT_PLUS", "DECIMAL_": "DECIMAL", "INT_": "INT"}
-_FIELDS = {":": "FIELD_KEY", "+": "FIELD_APPEND", "-": "FIELD_REMOVE"}
+_KEYWORD_TYPES = frozenset(words.KEYWORDS.values())
+_TOKEN, _RENAMED, _FIELDS = scanner.TOKEN, scanner.RENAMED, scanner.FIELDS
 # How the scanner treats a token type: 1 a line end, 2 a word (maybe of the language), 3 a field key, 4 renamed,
 # 5 a bracket; any other type is taken as it is.
 _SPECIAL = {"_NL": 1, "NAME": 2, "FIELD": 3, **dict.fromkeys(_RENAMED, 4), **dict.fromkeys(_DEPTH, 5)}
-_TRAILING = re.compile(_SKIP + r"\Z")
+_TRAILING = scanner.TRAILING
 
 # Types that can start an expression (an `atom`, or a unary operator in front of one).
 _ATOM_START = frozenset(
@@ -187,8 +82,8 @@ def tokens(text: str, comments: list[Token] | None = None) -> tuple[list[Token],
     append = result.append
     line, line_start, depth, previous = 1, 0, 0, "_NL"
     pos = 0
-    keywords = KEYWORDS
-    continues = CONTINUES
+    keywords = words.KEYWORDS
+    continues = words.CONTINUES
     special = _SPECIAL
     for found in _TOKEN.finditer(text):
         kind = found.lastgroup
@@ -290,7 +185,9 @@ class _Parser:
     def name_token(self) -> Token:
         """A token where only a name (or a string) may stand: words of the language are names there."""
         tok = self.toks[self.i]
-        if tok[0] != "NAME" and (tok[1] not in KEYWORDS or tok[0] != KEYWORDS[tok[1]] or self.i in self.dropped):
+        if tok[0] != "NAME" and (
+            tok[1] not in words.KEYWORDS or tok[0] != words.KEYWORDS[tok[1]] or self.i in self.dropped
+        ):
             raise self.fail()
         self.i += 1
         return tok
@@ -506,7 +403,7 @@ class _Parser:
                 self.i += 1
                 mechanic = self.name()
             return m.CheckType(mechanic, self.span(self.pos(tok), mechanic.pos if mechanic else self.pos(tok)))
-        if kind in KEYWORDS.values() and kind != "NAME" and kind not in ("CHECK", "REF"):
+        if kind in _KEYWORD_TYPES and kind != "NAME" and kind not in ("CHECK", "REF"):
             tok = self.name_token()
         elif kind == "NAME":
             self.i += 1
@@ -603,7 +500,7 @@ class _Parser:
             self.i += 1
             following = toks[self.i][0]
             if following not in _ATOM_START:
-                if following in KEYWORDS.values() or following in ("FIELD_APPEND", "FIELD_REMOVE"):
+                if following in _KEYWORD_TYPES or following in ("FIELD_APPEND", "FIELD_REMOVE"):
                     raise self.fail()
                 return _Name(tok[1], self.pos(tok))  # `style: check`: the word, not a check
             modifier = self.sum()

@@ -13,7 +13,6 @@ multi-line statement, one newline at the end.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -23,25 +22,18 @@ from typing import assert_never
 from . import model as m
 from .diagnostics import Diagnostic
 from .formulas import expr_text, quote
+from .scanner import reads_as_one_name
 from .source import SUFFIX
+from .words import QUOTED
 
 INDENT = "  "
 _MARK = "\x1f"
 
 
-_BARE_NAME = re.compile(r"[^\W\d]\w*(?:-[^\W\d]\w*)*")
-# words the grammar gives meaning to: a name spelt like one must be quoted
-_KEYWORDS = frozenset(
-    (
-        *("or", "and", "not", "in", "of", "any", "trait", "skill", "lifepath", "lifepaths", "tagged", "setting"),
-        *("kind", "override", "patch", "remove", "ref", "unknown", "none", "yes", "no", "true", "false"),
-    )
-)
-
-
 def written_name(name: str) -> str:
-    """How a reference to `name` is written: bare when the grammar reads it as one name, else quoted."""
-    return name if _BARE_NAME.fullmatch(name) and name not in _KEYWORDS else quote(name)
+    """How a reference to `name` is written: bare when the scanner reads it as that one name and lowering
+    reads it as a name (not `yes`, `none`, ...), else quoted."""
+    return name if reads_as_one_name(name) and name not in QUOTED else quote(name)
 
 
 class NotFormatted(Exception):

@@ -92,6 +92,7 @@ class Problem:
     pos: Position
     message: str
     hint: str | None = None
+    about: tuple[str, ...] = ()  # the ids of the entities it is about (Diagnostic.about)
 
 
 @dataclass(slots=True)
@@ -300,7 +301,7 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             if found is None:
                 return NUMBER  # an unresolved name: reported where it is resolved
             if found.problem is not None:
-                problems.append(Problem("E324", node.pos, found.problem))
+                problems.append(Problem("E324", node.pos, found.problem, about=(table.id or "",)))
             return found.returns or NUMBER
         case ir.FormulaCall(formula, args):
             callee = env.callees.get(formula.id or "")
@@ -315,6 +316,7 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
                         node.pos,
                         f"{formula.id}() names {', '.join(callee.extra)} besides its params, so it cannot be called",
                         f"add them to the params of {formula.id}",
+                        about=(formula.id or "",),
                     )
                 )
             elif len(args) != len(callee.params):
@@ -325,6 +327,7 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
                         node.pos,
                         f"{formula.id}() takes {len(own)} argument{'s' * (len(own) != 1)} "
                         f"({', '.join(sorted(own))}), not {len(args)}",
+                        about=(formula.id or "",),
                     )
                 )
             return callee.returns

@@ -14,7 +14,7 @@ FUNCTIONS: dict[str, int | None] = {"floor": 1, "ceil": 1, "round": 1, "abs": 1,
 _PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "range": 5, "+": 6, "-": 6, "*": 7, "/": 7, "unary": 8}
 
 
-# The escapes the grammar reads back (syntax.unescape); other control characters as \uXXXX.
+# The escapes the grammar reads back (scanner.unescape); other control characters as \uXXXX.
 _ESCAPED = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
 
 # Joins the texts of a list's items (a list, a points list, a call's arguments, listed lifepaths): the

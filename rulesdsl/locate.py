@@ -14,7 +14,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import fastparse
+from . import fastparse, words
 from . import model as m
 
 Token = fastparse.Token
@@ -24,12 +24,12 @@ OPEN_STRING = "OPEN_STRING"
 UNREADABLE = "UNREADABLE"
 KEYS = frozenset({"FIELD_KEY", "FIELD_APPEND", "FIELD_REMOVE"})
 _OPS = {"FIELD_KEY": ":", "FIELD_APPEND": "+=", "FIELD_REMOVE": "-="}
-_WORDS = frozenset({"NAME", *fastparse.KEYWORDS.values()})  # a header's words: names, and words of the language
+_WORDS = frozenset({"NAME", *words.KEYWORDS.values()})  # a header's words: names, and words of the language
 _DEPTH = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
 _NAMES = frozenset({"NAME", "STRING", OPEN_STRING})
 NAME_TYPES = _WORDS  # the types of a bare word: a name, or a word of the language (`or`, `ref`, ...)
 # After these a value goes on (a list after a comma, an expression after an operator), also on the next line.
-_GOES_ON = fastparse.CONTINUES - KEYS - {"POINTS", "LBRACE"}
+_GOES_ON = words.CONTINUES - KEYS - {"POINTS", "LBRACE"}
 _LONGEST_REPAIRED_LINE = 4096  # a longer unreadable line is one unreadable token (finding where it stops is quadratic)
 
 

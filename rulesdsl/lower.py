@@ -24,18 +24,18 @@ from .formulas import FUNCTIONS, expr_text, expr_text_names
 from .jsonform import value_json
 from .kinds import COMMON_FIELDS, FieldDecl, Kind
 from .names import slug
+from .words import NONE_WORDS, TRUTH_WORDS
 
 Path = tuple[str | int, ...]
 
 CONDITIONS = ("age", "age_at_entry", "position", "lifepaths", "times_taken", "gender")
-_BOOLEANS = {"yes": True, "true": True, "no": False, "false": False}
+_BOOLEANS = TRUTH_WORDS
 _YEARS = {"yr", "yrs", "year", "years"}
 _POINTS = {"pt", "pts"}
 MAX_DEPTH = 100  # expression nesting; every later stage walks values recursively
 # Limits (docs/diagnostics.md, "Limits"): far beyond any book, and they bound what the odds and checks cost.
 MAX_DICE = 100  # E205: dice in one roll, all its terms together
 MAX_SIDES = 1000  # E206: sides of one die
-NONE_WORDS = ("none", "—")
 
 
 class LoweringError(Exception):

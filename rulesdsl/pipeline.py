@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ from .lower import declare_kind, lower_block
 from .merge import Changes, Layer
 from .model import Position
 from .names import slug
+from .scanner import scan
 from .source import MANIFEST, RulesetFiles, discover, display_path, read_source
 from .syntax import Parser
 from .validate import schema, semantic, uses
@@ -127,9 +127,17 @@ def _outline(parsed: m.SourceFile) -> m.SourceFile:
     return m.SourceFile(parsed.path, parsed.text, tuple(kept))
 
 
-# A file can declare a kind only if the word is in it: other files are parsed when they are lowered, one at a
-# time, so that a large ruleset's syntax trees are never all in memory at once.
-_MAY_DECLARE_KINDS = re.compile(r"\bkind\b")
+def _may_declare_kinds(text: str) -> bool:
+    """Whether the scanner finds the word `kind` in a file: only such a file can declare a kind. Other files are
+    parsed when they are lowered, one at a time, so that a large ruleset's syntax trees are never all in memory
+    at once."""
+    at = text.find("kind")
+    while at >= 0:  # only the lines with the letters in them: every line starts a token (no token spans lines)
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at) % (len(text) + 1)
+        if any(tok.type == "KIND" for tok in scan(text[start:end])):
+            return True
+        at = text.find("kind", end)
+    return False
 
 
 def _parse_now(source: _File) -> list[Diagnostic]:
@@ -346,7 +354,7 @@ def _parse(
         if cached is not None:
             source.outline, more = cached
             diagnostics += more + _misplaced_manifests(source)
-        elif path.name == MANIFEST or _MAY_DECLARE_KINDS.search(text):
+        elif path.name == MANIFEST or _may_declare_kinds(text):
             diagnostics += _parse_now(source)
         statements.append(source)
     manifests = [
@@ -669,29 +677,25 @@ def _notes_together(placed: list[tuple[Diagnostic, tuple[str, int, int]]]) -> li
 
 
 def _named_change(found: Diagnostic, made: Changes) -> merge.Change | None:
-    """The change an error names: a patched, removed or added entity's id among its words, else the only
-    change of a kind it names (a patch that left the ruleset with "no mechanic of style check")."""
-    words = set(re.findall(r"\w+", found.message))
+    """The change an error is about (`Diagnostic.about`): to one of its entities, else the only change of a kind
+    it is about (a patch that left the ruleset with "no mechanic of style check")."""
+    about = set(found.about)
     everything = (*made.patched, *made.removed, *made.added)
     for change in everything:
-        if change.id in words:
+        if change.id in about:
             return change
-    of_kind = [c for c in (*made.patched, *made.removed) if c.kind in words]
+    of_kind = [c for c in (*made.patched, *made.removed) if c.kind in about]
     return of_kind[0] if len(of_kind) == 1 else None
 
 
 def _culprit(warning: Diagnostic, changes: Sequence[m.Patch | m.Removal]) -> m.Patch | m.Removal:
-    """The change that cut the way to a setting (a lead patched away), else the first change."""
-    cut = re.search(r"its setting '(\w+)'", warning.message)
+    """The change that cut the way to a setting the warning is about (a lead patched away), else the first change."""
+    cut = set(warning.about)
     for change in changes:
-        if cut is not None and isinstance(change, m.Patch):
+        if cut and isinstance(change, m.Patch):
             for fld in change.fields:
                 written = fld.value.items if isinstance(fld.value, m.ValueList) else (fld.value,)
-                if (
-                    fld.key == "leads"
-                    and fld.op in ("-=", ":")
-                    and cut.group(1) in (slug(expr_text(v)) for v in written)
-                ):
+                if fld.key == "leads" and fld.op in ("-=", ":") and cut & {slug(expr_text(v)) for v in written}:
                     return change
     return changes[0]
 

@@ -6,7 +6,6 @@ every block that does not yields exactly one diagnostic.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,8 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from . import model as m
 from . import trivia
 from .diagnostics import Diagnostic, error
+from .scanner import Scanned, StringEscapeError, scan, unescape
+from .words import KEYWORDS
 
 if TYPE_CHECKING:  # lark is imported only when a file needs it: the fast path (fastparse.py) parses most
     from lark import Lark, Token
@@ -26,21 +27,13 @@ GRAMMAR_PATH = next(
     p for p in (_HERE / "grammar" / "rules.lark", _HERE.parent / "grammar" / "rules.lark") if p.exists()
 )
 
-# Tokens after which a line end cannot end an entry: the entry goes on on the next line.
-_CONTINUES = frozenset(
-    {
-        *("COMMA", "LPAR", "LSQB", "ARROW", "PLUS", "MINUS", "STAR", "SLASH", "OR", "AND", "NOT"),
-        *("IN", "CMP", "DOTS", "FIELD_KEY", "POINTS", "OF", "ANY", "TRAIT", "SKILL", "TAGGED", "IN_SETTING"),
-        *("ONE_OF", "LIST_OF", "POINTS_OF", "REF", "FIELD_APPEND", "FIELD_REMOVE", "KIND", "OVERRIDE", "PATCH"),
-        *("REMOVE", "CHECK", "DOT"),
-    }
-)
 _OPENERS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
 
 
 class _LineEnds:
-    """Keeps a line end only where it can end an entry: not after _CONTINUES tokens, not inside
-    brackets, not twice in a row.
+    """Keeps a line end only where it can end an entry: not after a token after which the grammar never
+    takes one (`continues`, read from the parse table: words.continuation), not inside brackets, not twice
+    in a row.
 
     It never holds a token back: the contextual lexer asks the parser what may come next, so the
     parser must have seen every token before the next one is lexed.
@@ -48,11 +41,15 @@ class _LineEnds:
 
     always_accept = ("_NL",)
 
+    def __init__(self) -> None:
+        self.continues: frozenset[str] = frozenset()  # set once the parse table is built
+
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         depth = 0
         previous = "_NL"  # a block never starts with a line end
+        continues = self.continues
         for tok in stream:
-            if tok.type == "_NL" and (depth > 0 or previous in _CONTINUES or previous == "_NL"):
+            if tok.type == "_NL" and (depth > 0 or previous in continues or previous == "_NL"):
                 continue
             depth = max(0, depth + _OPENERS.get(tok.type, 0))
             previous = tok.type
@@ -80,42 +77,11 @@ class _Recording(_LineEnds):
         return len(self.seen) - (1 if self.ended else 2)
 
 
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
-# a surrogate pair written as two escapes is one character; a lone half is not a character at all
-_ESCAPE_RE = re.compile(r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)")
-
 # Limits (docs/diagnostics.md, "Limits"): far beyond any rules text, and they keep every later stage cheap.
 MAX_DIGITS = 15  # E104: up to 999 trillion; every such number is exact as a float, in JSON and in JavaScript
 MAX_STRING = 100_000  # E105: characters in one quoted string as written; the longest field takes 20,000
 MAX_SYNTAX_ERRORS = 100  # E106: syntax errors reported in one file before the rest of it is left unread
 MAX_ROWS = 10_000  # E107: rows in one table, counted while parsing so that a longer one is never held whole
-
-
-class StringEscapeError(ValueError):
-    def __init__(self, escape: str, offset: int, message: str | None = None) -> None:
-        super().__init__(escape)
-        self.escape = escape
-        self.offset = offset
-        self.message = message or f"unknown escape '{escape}' in a string"
-
-
-def unescape(body: str) -> str:
-    def replace(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if code in _ESCAPES:
-            return _ESCAPES[code]
-        if len(code) == 11:  # a surrogate pair: \uD83D\uDE00
-            high, low = int(code[1:5], 16), int(code[7:], 16)
-            return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-        if code.startswith("u") and len(code) == 5:
-            if 0xD800 <= int(code[1:], 16) <= 0xDFFF:
-                raise StringEscapeError(
-                    "\\" + code, match.start(), f"'\\{code}' is half of a surrogate pair, not a character"
-                )
-            return chr(int(code[1:], 16))
-        raise StringEscapeError("\\" + code, match.start())
-
-    return _ESCAPE_RE.sub(replace, body)
 
 
 def _is_token(child: object) -> TypeGuard[Token]:
@@ -535,6 +501,8 @@ class Parser:
         if self._built is None:
             from lark import Lark
 
+            from .words import continuation
+
             self._built = Lark(
                 GRAMMAR_PATH.read_text(encoding="utf-8"),
                 parser="lalr",
@@ -545,6 +513,7 @@ class Parser:
                 start=["start", "blocks"],
                 transformer=self._transformer,
             )
+            self._postlex.continues = continuation(self._built)
         return self._built
 
     def parse_file(self, path: str, text: str) -> tuple[m.SourceFile, list[Diagnostic]]:
@@ -649,36 +618,38 @@ def _token_words(tok: Token) -> str:
     return f"'{tok!s}'"
 
 
-_KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+def _last_tokens(before: str) -> list[Scanned]:
+    """The scanner's tokens of `before` (a block's text up to an error)."""
+    return list(scan(before))
 
 
 def field_before(before: str) -> str | None:
-    """The key of a field that `before` ends in with no value yet (`name:`), read backwards from the end:
-    a regular expression searched from the front would be quadratic in the length of the text."""
-    rest = before.removesuffix("\n").rstrip(" \t")  # as `[ \t]*$` would read it
-    if not rest.endswith(":"):
+    """The key of a field that `before` ends in with no value yet (`name:`, then at most spaces and one line end)."""
+    tokens = _last_tokens(before)
+    if tokens and tokens[-1].type == "_NL" and tokens[-1].text == "\n" and tokens[-1].end == len(before):
+        tokens.pop()
+        before = before[:-1]
+    if not tokens or tokens[-1].type != "FIELD_KEY" or before[tokens[-1].end :].strip(" \t"):
         return None
-    rest = rest[:-1].rstrip(" \t")
-    start = len(rest)
-    while start > 0 and rest[start - 1] in _KEY_CHARACTERS:
-        start -= 1
-    key = rest[start:].lstrip("0123456789")
-    return key or None
+    return tokens[-1].text[:-1].rstrip(" \t")
+
+
+_WORDS = frozenset({"NAME", *KEYWORDS.values()})
 
 
 def word_before(before: str) -> bool:
-    """Whether `before` ends in a bare word and a space (`career "Star Navy"`), read backwards from the end
-    (linear, like `field_before`)."""
-    rest = before.rstrip(" \t")
-    if len(rest) == len(before):
+    """Whether `before` ends in a bare word and a space (`career "Star Navy"`): a word standing on its own
+    (after a space, a `(` or a field key, or first)."""
+    tokens = _last_tokens(before)
+    if not tokens or tokens[-1].type not in _WORDS:
         return False
-    start = len(rest)
-    while start > 0 and (rest[start - 1].isalnum() or rest[start - 1] == "_"):
-        start -= 1
-    word = rest[start:]
-    if not word or not (word[0].isalpha() or word[0] == "_"):
+    word = tokens[-1]
+    if not before[word.end :] or before[word.end :].strip(" \t"):
         return False
-    return start == 0 or rest[start - 1].isspace() or rest[start - 1] in "(:"
+    if len(tokens) == 1:
+        return True
+    previous = tokens[-2]
+    return previous.end < word.start or previous.type in ("LPAR", "FIELD_KEY")
 
 
 _DICE_HINT = "dice are written like 2d6, d66 or 1d6+1"
@@ -735,82 +706,85 @@ class Chunk:
     problem_at: tuple[int, int] = (0, 0)
 
 
-# A block header at the start of a line: words and quoted names, then "{" (fields have ':', rows '->').
-# Possessive loops (*+, ++): nothing here ever needs to give back, and backtracking would cost memory per character.
-_HEADER_AT_LINE_START = re.compile(r'[A-Za-z_][\w-]*+(?:[ \t]++(?:[A-Za-z_][\w-]*+|"(?:[^"\\\n]|\\.)*+"))*+[ \t]*\{')
-_REMOVAL = re.compile(r"remove\b")
+# What a block's header is made of before its "{": its kind, id and title.
+_HEADER_WORDS = frozenset({"NAME", "STRING", "DICE", "MULTIPLIER", *KEYWORDS.values()})
+
+
+def _is_header(line: list[Scanned]) -> bool:
+    """Whether a line's tokens start with a block header in column 1: words and quoted names, then "{"."""
+    if not line or line[0].column != 1 or line[0].type not in _WORDS:
+        return False
+    for tok in line[1:]:
+        if tok.type == "LBRACE":
+            return True
+        if tok.type not in _HEADER_WORDS:
+            return False
+    return False
+
+
+def _lines(tokens: Iterator[Scanned]) -> Iterator[list[Scanned]]:
+    """Tokens a line at a time, each line with the line end that closes it."""
+    line: list[Scanned] = []
+    for tok in tokens:
+        line.append(tok)
+        if tok.type == "_NL":
+            yield line
+            line = []
+    if line:
+        yield line
+
+
+def _problem(at: Scanned, code: str, message: str, hint: str) -> Chunk:
+    """A mistake found while splitting, at a token."""
+    return Chunk("", at.line, at.column, (code, message, hint), (at.line, at.column))
+
+
+def _not_closed(start: Scanned) -> Chunk:
+    return _problem(start, "E103", "this block is not closed", "add '}' at its end")
 
 
 def split_blocks(text: str) -> Iterator[Chunk]:
-    """Cut a file into top-level statements by brace depth, skipping strings and comments.
+    """Cut a file into top-level statements by the brace depth of its tokens (the scanner's, mistakes and all).
 
     A line that starts (in column 1) with a block header while a block is still open means that block
     lost its '}': it is reported and the new block starts there. `remove KIND name` has no braces and
     ends at its line's end.
     """
-    i, n = 0, len(text)
-    line, line_start = 1, 0
     depth = 0
-    start: tuple[int, int, int] | None = None  # offset, line, column of the current block
+    start: Scanned | None = None  # the current statement's first token
     removal = False
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            if removal and start is not None:
-                yield Chunk(text[start[0] : i], start[1], start[2])
-                start, removal = None, False
-            line += 1
-            line_start = i + 1
-            i += 1
-            if depth > 0 and start is not None and _HEADER_AT_LINE_START.match(text, i):
-                yield Chunk(
-                    "",
-                    start[1],
-                    start[2],
-                    ("E103", "this block is not closed", "add '}' at its end"),
-                    (start[1], start[2]),
-                )
-                depth, start = 0, None
-            continue
-        if ch == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if ch.isspace():
-            i += 1
-            continue
-        if start is None:
-            start = (i, line, i - line_start + 1)
-            removal = _REMOVAL.match(text, i) is not None
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] not in '"\n':
-                # an escape never takes the line end: an unclosed string ends with its line, as the lexer reads it
-                j += 2 if text[j] == "\\" and j + 1 < n and text[j + 1] != "\n" else 1
-            i = j + 1 if j < n and text[j] == '"' else j
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth <= 0:
-                yield (
-                    Chunk(text[start[0] : i + 1], start[1], start[2])
-                    if depth == 0
-                    else Chunk(
-                        "",
-                        line,
-                        i - line_start + 1,
-                        ("E101", "unexpected '}'", "it closes no block"),
-                        (line, i - line_start + 1),
+    lines = _lines(scan(text))  # a line ahead: a header there may end a block that lost its "}"
+    line = next(lines, None)
+    while line is not None:
+        following = next(lines, None)
+        for tok in line:
+            if tok.type == "_NL":
+                if removal and start is not None:
+                    yield Chunk(text[start.start : tok.start], start.line, start.column)
+                    start, removal = None, False
+                if depth > 0 and start is not None and following is not None and _is_header(following):
+                    yield _not_closed(start)
+                    depth, start = 0, None
+                continue
+            if tok.type == "ERROR" and tok.text.isspace():
+                continue  # white space the grammar does not know (a no-break space): passed over between statements
+            if start is None:
+                start = tok
+                removal = tok.type == "REMOVE"
+            if tok.type == "LBRACE":
+                depth += 1
+            elif tok.type == "RBRACE":
+                depth -= 1
+                if depth <= 0:
+                    yield (
+                        Chunk(text[start.start : tok.end], start.line, start.column)
+                        if depth == 0
+                        else _problem(tok, "E101", "unexpected '}'", "it closes no block")
                     )
-                )
-                depth, start, removal = 0, None, False
-        i += 1
+                    depth, start, removal = 0, None, False
+        line = following
     if start is not None:
         if depth > 0:
-            yield Chunk(
-                "", start[1], start[2], ("E103", "this block is not closed", "add '}' at its end"), (start[1], start[2])
-            )
+            yield _not_closed(start)
         else:
-            yield Chunk(text[start[0] :], start[1], start[2])
+            yield Chunk(text[start.start :], start.line, start.column)

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesdsl import fastparse
-from rulesdsl.syntax import _CONTINUES, Parser
+from rulesdsl import fastparse, words
+from rulesdsl.syntax import Parser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,29 +45,9 @@ def compared(parser: Parser, path: str, text: str) -> tuple[bool, bool]:
 def test_the_fast_path_implements_this_grammar() -> None:
     assert fastparse.enabled(), (
         "grammar/rules.lark changed: bring rulesdsl/fastparse.py up to date (until then every file is parsed by "
-        "Lark), then set its GRAMMAR_SHA256"
+        "Lark), run python -m rulesdsl.words (tests/test_words.py names what the fast path lacks), then set its "
+        "GRAMMAR_SHA256"
     )
-
-
-def test_terminals_are_lark_s_in_lark_s_order(parser: Parser) -> None:
-    lark = parser._lark
-    ordered = sorted(lark.terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
-    words = {
-        t.pattern.value: t.name
-        for t in ordered
-        if type(t.pattern).__name__ == "PatternStr" and t.name in {k.upper() for k in fastparse.KEYWORDS}
-    }
-    assert words == dict(fastparse.KEYWORDS.items())
-    others = [(t.name, t.pattern.to_regexp()) for t in ordered if t.name not in fastparse.KEYWORDS.values()]
-    assert [name for name, _ in others] == [name for name, _ in fastparse.TERMINALS]
-    for (name, pattern), (_, mine) in zip(others, fastparse.TERMINALS, strict=True):
-        assert _parsed(pattern.replace("(\r?\n)", "(?:\r?\n)")) == _parsed(mine), name
-    assert fastparse.CONTINUES == _CONTINUES
-
-
-def _parsed(pattern: str) -> str:
-    """A regular expression as the re module reads it (`\\t` and a tab are the same)."""
-    return repr(re._parser.parse(pattern).data)  # type: ignore[attr-defined]
 
 
 def test_words_the_fast_path_reads_as_names_are_names_to_lark_there(parser: Parser) -> None:
@@ -266,7 +246,7 @@ def test_any_text_parses_as_lark_parses_it(text: str) -> None:
 PARSER = Parser()
 
 
-NAIVE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in fastparse.TERMINALS))
+NAIVE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in words.TERMINALS))
 
 
 def naive_tokens(text: str) -> list[tuple[str, str]] | None:
@@ -278,7 +258,7 @@ def naive_tokens(text: str) -> list[tuple[str, str]] | None:
             return None
         kind, value = match.lastgroup or "", match.group()
         if kind not in ("WS", "COMMENT", "_NL"):
-            found.append((fastparse.KEYWORDS.get(value, kind) if kind == "NAME" else kind, value))
+            found.append((words.KEYWORDS.get(value, kind) if kind == "NAME" else kind, value))
         pos = match.end()
     return found
 

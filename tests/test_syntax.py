@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rulesdsl import model as m
-from rulesdsl.syntax import Parser, split_blocks, unescape
+from rulesdsl.scanner import unescape
+from rulesdsl.syntax import Parser, split_blocks
 
 
 @pytest.fixture(scope="module")
@@ -135,3 +136,31 @@ def test_grammar_has_no_terminal_collisions() -> None:
 
     pytest.importorskip("interegular")
     Lark(GRAMMAR_PATH.read_text(), parser="lalr", postlex=_LineEnds(), strict=True)
+
+
+def test_a_header_the_grammar_reads_ends_a_block_that_lost_its_brace(parser: Parser) -> None:
+    """The splitter reads the scanner's tokens: a header is a name, then names and strings, then "{", on one
+    line from column 1, whatever letters the name starts with; a `{` in an unclosed string is no header."""
+    text = 'lifepath a {\n  note: "open {\nélan b "B" {\n  time: 2 yrs\n}\nremove lifepath c\nlifepath d { }\n'
+    chunks = list(split_blocks(text))
+    assert [(c.line, c.problem[0] if c.problem else c.text.split("\n")[0]) for c in chunks] == [
+        (1, "E103"),
+        (3, 'élan b "B" {'),
+        (6, "remove lifepath c"),
+        (7, "lifepath d { }"),
+    ]
+    parsed, diagnostics = parser.parse_file("t.rules", text)
+    assert [d.code for d in diagnostics] == ["E103"]
+    assert [type(s).__name__ for s in parsed.blocks] == ["Block", "Removal", "Block"]
+    assert parsed.blocks[0].kind == "élan"  # type: ignore[union-attr]
+
+
+def test_a_line_goes_on_after_a_token_that_never_ends_one(parser: Parser) -> None:
+    """Lists and expressions continue on the next line after a comma, an operator or a field key; a line that
+    ends where an entry can end ends the entry (`style: check`)."""
+    text = "mechanic m {\n  style:\n    check\n  rules: a,\n    b or\n    c\n}\n"
+    parsed, diagnostics = parser.parse_file("t.rules", text)
+    assert diagnostics == []
+    fields = {f.key: f.value for f in parsed.blocks[0].fields}  # type: ignore[union-attr]
+    assert getattr(fields["style"], "text", None) == "check"
+    assert len(getattr(fields["rules"], "items", ())) == 2

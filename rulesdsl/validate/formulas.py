@@ -338,7 +338,10 @@ def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
     diagnostics: list[Diagnostic] = []
     for site in sites(entities, kinds):
         typing = ft.check(site.formula.expr, derived if site.entity.kind == "attribute" else env)
-        diagnostics += [error(p.code, site.where + _CANNOT[p.code] + p.message, p.pos, p.hint) for p in typing.problems]
+        diagnostics += [
+            error(p.code, site.where + _CANNOT[p.code] + p.message, p.pos, p.hint, about=p.about)
+            for p in typing.problems
+        ]
         if typing.problems or any(ft.fits(typing.returns, wanted) for wanted in site.yields):
             continue
         made = ft.SHOWN[typing.returns]

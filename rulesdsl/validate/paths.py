@@ -197,6 +197,7 @@ def check_paths(entities: Entities) -> list[Diagnostic]:
                         f"'{setting}'",
                         entity.position("setting"),
                         "add the setting to some lifepath's leads",
+                        about=(setting,) if setting else (),
                     )
                 )
                 continue

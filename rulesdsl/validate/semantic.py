@@ -410,7 +410,12 @@ def _default_check_mechanics(
             named = mechanics.get(node.mechanic.id or "")
             if named is not None and named.fields.get("style") != "check":
                 diagnostics.append(
-                    error("E329", f"{named.id} is a {named.fields.get('style')} mechanic, not a check", node.pos)
+                    error(
+                        "E329",
+                        f"{named.id} is a {named.fields.get('style')} mechanic, not a check",
+                        node.pos,
+                        about=(named.id,),
+                    )
                 )
             return node
         if len(checks) == 1:
@@ -424,6 +429,7 @@ def _default_check_mechanics(
                 "declare one: mechanic task { style: check  die: 2d6 }, or name it in the kind: check of task"
                 if not checks
                 else f"name one in the kind: check of {checks[0]}",
+                about=(*checks, "mechanic"),
             )
         )
         return node
