@@ -88,10 +88,14 @@ def derived(lark: Lark) -> tuple[tuple[tuple[str, str], ...], dict[str, str], fr
 
 def generated_text() -> str:
     """words_from_grammar.py as the grammar of record gives it today."""
-    from .syntax import GRAMMAR_PATH, Parser
+    from lark import Lark
 
-    terminals, words, continues, ignored = derived(Parser()._lark)
-    digest = hashlib.sha256(GRAMMAR_PATH.read_bytes()).hexdigest()
+    from .resources import GRAMMAR
+
+    # the parser's own settings, less its postlexer: terminals, keywords and the parse table are the same
+    lark = Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", lexer="contextual", start=["start", "blocks"])
+    terminals, words, continues, ignored = derived(lark)
+    digest = hashlib.sha256(GRAMMAR.read_bytes()).hexdigest()
     lines = [
         '"""Generated from grammar/rules.lark by `python -m rulesdsl.words`: do not edit (see words.py)."""',
         "",
