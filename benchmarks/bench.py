@@ -40,9 +40,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rulesdsl import fieldtypes as t  # noqa: E402
-from rulesdsl.jsonform import schema_of  # noqa: E402
-from rulesdsl.pipeline import compile_paths  # noqa: E402
+from rulesdsl.compile.jsonform import schema_of  # noqa: E402
+from rulesdsl.compile.pipeline import compile_paths  # noqa: E402
+from rulesdsl.language import fieldtypes as t  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -340,7 +340,7 @@ def stage_table(corpora: list[Corpus]) -> str:
 
 def child_stages(folder: Path) -> None:
     """In a child process: one cold compile, the seconds of CPU each stage took, as JSON."""
-    from rulesdsl import pipeline
+    from rulesdsl.compile import pipeline
 
     result = pipeline.compile_paths([folder])
     assert result.ok

@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench import median_seconds, synthetic_ruleset  # noqa: E402
 
-from rulesdsl.build import render_all, write_output  # noqa: E402
-from rulesdsl.emit import html  # noqa: E402
-from rulesdsl.pipeline import compile_paths  # noqa: E402
+from rulesdsl.compile.pipeline import compile_paths  # noqa: E402
+from rulesdsl.targets.build import render_all, write_output  # noqa: E402
+from rulesdsl.targets.html import site as html  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run"]

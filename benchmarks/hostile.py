@@ -27,14 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["RULESDSL_CACHE_DIR"] = "off"
 
-from rulesdsl import syntax  # noqa: E402
-from rulesdsl.build import render_all  # noqa: E402
+from rulesdsl.compile.pipeline import compile_paths, prelude  # noqa: E402
 from rulesdsl.diagnostics import did_you_mean  # noqa: E402
-from rulesdsl.fmt import format_text  # noqa: E402
-from rulesdsl.importer import convert  # noqa: E402
-from rulesdsl.pipeline import compile_paths, prelude  # noqa: E402
 from rulesdsl.runtime import core  # noqa: E402
-from rulesdsl.source import MAX_SOURCE_BYTES  # noqa: E402
+from rulesdsl.syntax import parse as syntax  # noqa: E402
+from rulesdsl.syntax.source import MAX_SOURCE_BYTES  # noqa: E402
+from rulesdsl.targets.build import render_all  # noqa: E402
+from rulesdsl.tools.fmt import format_text  # noqa: E402
+from rulesdsl.tools.importer import convert  # noqa: E402
 
 MANIFEST = 'ruleset demo { title: "Demo"  version: "0.1.0" }\n'
 
@@ -122,7 +122,7 @@ def small_cases(scratch: Path) -> dict[str, Callable[[], object]]:
 
 def lsp_cases(scratch: Path) -> dict[str, Callable[[], object]]:
     """The language server's outline and diagnostics of one large file (issue 17: they were quadratic)."""
-    from rulesdsl import lsp
+    from rulesdsl.tools import lsp
 
     text = "".join(f"trait t{i} {{ type: die  cost: 1  rol: 2 }}\n" for i in range(20_000))  # an error in each
     path = (ruleset(scratch / "lsp" / "demo", text) / "a.rules").resolve()

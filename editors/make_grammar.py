@@ -19,10 +19,10 @@ ROOT = HERE.parent
 OUTPUT = HERE / "vscode" / "syntaxes" / "rules.tmLanguage.json"
 sys.path.insert(0, str(ROOT))
 
-from rulesdsl.fieldtypes import SIMPLE  # noqa: E402 - the checkout's own compiler
-from rulesdsl.formulas import FUNCTIONS  # noqa: E402
-from rulesdsl.pipeline import prelude  # noqa: E402
-from rulesdsl.syntax import GRAMMAR_PATH  # noqa: E402
+from rulesdsl.compile.pipeline import prelude  # noqa: E402
+from rulesdsl.language.fieldtypes import SIMPLE  # noqa: E402 - the checkout's own compiler
+from rulesdsl.syntax.parse import GRAMMAR_PATH  # noqa: E402
+from rulesdsl.syntax.written import FUNCTIONS  # noqa: E402
 
 # Names the grammar reads as values rather than keywords (lowering gives them meaning).
 CONSTANTS = ("yes", "no", "true", "false", "unknown", "none")

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from rulesdsl.cli import main
+from rulesdsl.compile.pipeline import Compilation, compile_paths
 from rulesdsl.diagnostics import Diagnostic
-from rulesdsl.pipeline import Compilation, compile_paths
+from rulesdsl.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

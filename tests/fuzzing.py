@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rulesdsl.build import render_all, write_output
+from rulesdsl.compile.pipeline import Compilation, compile_paths
 from rulesdsl.diagnostics import render_json, render_text, source_lines
-from rulesdsl.emit import python
-from rulesdsl.pipeline import Compilation, compile_paths
+from rulesdsl.targets.build import render_all, write_output
+from rulesdsl.targets.python import package as python
 
 from .conftest import MANIFEST, quality_command, run_python
 

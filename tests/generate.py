@@ -21,10 +21,10 @@ from typing import Protocol, TypeVar, assert_never
 
 from hypothesis import strategies as st
 
-from rulesdsl import fieldtypes as ft
-from rulesdsl.kinds import COMMON_NAMES, FieldDecl, Kind
-from rulesdsl.model import KindDecl
-from rulesdsl.pipeline import declare_kinds, parser, prelude
+from rulesdsl.compile.kinds import COMMON_NAMES, FieldDecl, Kind
+from rulesdsl.compile.pipeline import declare_kinds, parser, prelude
+from rulesdsl.language import fieldtypes as ft
+from rulesdsl.syntax.tree import KindDecl
 
 T = TypeVar("T")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesdsl.build import render_all, write_output
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.targets.build import render_all, write_output
 
 from .conftest import run_python, write_ruleset
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.build import MARKER, OutputError, render_all, stale_files, write_output
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.targets.build import MARKER, OutputError, render_all, stale_files, write_output
 
 from .conftest import FIXTURES
 

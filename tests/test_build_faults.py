@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from rulesdsl import build
-from rulesdsl.build import MARKER, MARKER_TEXT, OutputError, recover_output, write_output
+from rulesdsl.targets import build
+from rulesdsl.targets.build import MARKER, MARKER_TEXT, OutputError, recover_output, write_output
 
 from .conftest import FIXTURES
 from .test_build import digest
@@ -336,7 +336,7 @@ def test_two_real_builds_at_once_both_succeed(tmp_path: Path) -> None:
 
 CHILD = """
 import os, sys
-import rulesdsl.build as build
+import rulesdsl.targets.build as build
 if os.environ.get("NO_EXCHANGE"):
     build._exchange = lambda first, second: False
 real = build.write_output
@@ -344,7 +344,7 @@ def announced(*args, **kwargs):
     print("writing", flush=True)  # the test kills from here on, at a random moment
     return real(*args, **kwargs)
 build.write_output = announced
-from rulesdsl.cli import main
+from rulesdsl.tools.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-import rulesdsl.cache
-from rulesdsl.cache import FORMAT, pack, unpack
+import rulesdsl.compile.cache
+from rulesdsl.compile.cache import FORMAT, pack, unpack
+from rulesdsl.compile.pipeline import Compilation, compile_paths
 from rulesdsl.diagnostics import Diagnostic
-from rulesdsl.model import SourceFile
-from rulesdsl.pipeline import Compilation, compile_paths
-from rulesdsl.syntax import Parser
+from rulesdsl.syntax.parse import Parser
+from rulesdsl.syntax.tree import SourceFile
 
 from .conftest import FIXTURES, write_ruleset
 
@@ -159,7 +159,7 @@ def test_a_truncated_entry_is_ignored_and_written_again(
     paths = mini_copy(tmp_path)
     expected = compile_paths(paths)
     originals = {p: p.read_bytes() for p in entries(cache)}
-    monkeypatch.setattr(rulesdsl.cache, "_MAX_ENTRIES", len(originals))  # full: rewriting needs no room
+    monkeypatch.setattr(rulesdsl.compile.cache, "_MAX_ENTRIES", len(originals))  # full: rewriting needs no room
     for path, data in originals.items():
         end = {"empty": 0, "one byte": 1, "header only": data.index(b"\n") + 1, "half": len(data) // 2}
         path.write_bytes(data[: end.get(cut, len(data) - 1)])
@@ -225,11 +225,11 @@ def test_entries_of_another_version_are_not_used(tmp_path: Path, monkeypatch: py
     paths = mini_copy(tmp_path)
     try:
         with monkeypatch.context() as patch:
-            patch.setattr(rulesdsl.cache, "__version__", "0.0.1-older")
-            rulesdsl.cache._compiler_digest.cache_clear()
+            patch.setattr(rulesdsl.compile.cache, "__version__", "0.0.1-older")
+            rulesdsl.compile.cache._compiler_digest.cache_clear()
             older = compile_paths(paths)
     finally:
-        rulesdsl.cache._compiler_digest.cache_clear()
+        rulesdsl.compile.cache._compiler_digest.cache_clear()
     parses = count_parses(monkeypatch)
     assert same_result(compile_paths(paths), older)
     assert len(parses) == 3
@@ -270,7 +270,7 @@ def test_each_run_lists_the_cache_once_however_many_files_it_saves(
     """Trimming is amortised: a ruleset larger than the cache must not be slower to check with it."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
-    monkeypatch.setattr(rulesdsl.cache, "_MAX_ENTRIES", 40)
+    monkeypatch.setattr(rulesdsl.compile.cache, "_MAX_ENTRIES", 40)
     paths = many_files(tmp_path / "big", 300)
     listed = count_listings(monkeypatch, cache)
     first = compile_paths(paths)
@@ -287,7 +287,7 @@ def test_a_file_with_no_entry_costs_no_look_in_the_folder(tmp_path: Path, monkey
     files 50,000 failed look-ups."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
-    monkeypatch.setattr(rulesdsl.cache, "_MAX_ENTRIES", 40)
+    monkeypatch.setattr(rulesdsl.compile.cache, "_MAX_ENTRIES", 40)
     paths = many_files(tmp_path / "big", 300)
     compile_paths(paths)
     opened: list[str] = []
@@ -307,7 +307,7 @@ def test_a_file_with_no_entry_costs_no_look_in_the_folder(tmp_path: Path, monkey
 def test_a_full_cache_forgets_the_least_recently_written_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
     monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
-    monkeypatch.setattr(rulesdsl.cache, "_MAX_ENTRIES", 40)
+    monkeypatch.setattr(rulesdsl.compile.cache, "_MAX_ENTRIES", 40)
     compile_paths(many_files(tmp_path / "old", 35))
     for entry in entries(cache):
         os.utime(entry, (1_000_000_000, 1_000_000_000))  # written long ago
@@ -326,7 +326,7 @@ def test_a_ruleset_larger_than_the_cache_reuses_what_fits_and_writes_nothing_mor
     no gain: a check must not be slower with the cache than without."""
     cache = tmp_path / "cache"
     monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
-    monkeypatch.setattr(rulesdsl.cache, "_MAX_ENTRIES", 40)
+    monkeypatch.setattr(rulesdsl.compile.cache, "_MAX_ENTRIES", 40)
     paths = many_files(tmp_path / "big", 300)
     compile_paths(paths)
     written = {p.name: p.stat().st_mtime_ns for p in entries(cache)}

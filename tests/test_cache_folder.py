@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from rulesdsl.compile.pipeline import Compilation, compile_paths
 from rulesdsl.diagnostics import render_text, summary
-from rulesdsl.pipeline import Compilation, compile_paths
-from rulesdsl.syntax import Parser
+from rulesdsl.syntax.parse import Parser
 
 from .conftest import FIXTURES, ROOT
 

@@ -90,4 +90,4 @@ def test_default_path_is_rules(cli: Cli, tmp_path: Path, monkeypatch) -> None:  
 
 def test_console_script_is_declared() -> None:
     text = (ROOT / "pyproject.toml").read_text()
-    assert 'rulesdsl = "rulesdsl.cli:main"' in text
+    assert 'rulesdsl = "rulesdsl.tools.cli:main"' in text

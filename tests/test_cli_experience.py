@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.explain import explanations
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.tools.explain import explanations
 
 from .conftest import FIXTURES, ROOT, write_ruleset
 from .test_diagnostics import codes_in_source

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulesdsl.cache import CACHED_CLASSES
-from rulesdsl.codec import Codec, CodecError
+from rulesdsl.compile.cache import CACHED_CLASSES
+from rulesdsl.compile.codec import Codec, CodecError
+from rulesdsl.compile.pipeline import parser
 from rulesdsl.diagnostics import Diagnostic
-from rulesdsl.model import Integer, Position, SourceFile
-from rulesdsl.pipeline import parser
+from rulesdsl.syntax.tree import Integer, Position, SourceFile
 
 from .conftest import ROOT
 

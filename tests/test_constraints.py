@@ -16,9 +16,9 @@ import jsonschema_rs
 import pytest
 from jsonschema import Draft202012Validator
 
-from rulesdsl import fieldtypes as t
-from rulesdsl.jsonform import defs_schema, type_schema, value_json
-from rulesdsl.pipeline import Compilation, compile_paths
+from rulesdsl.compile.jsonform import defs_schema, type_schema, value_json
+from rulesdsl.compile.pipeline import Compilation, compile_paths
+from rulesdsl.language import fieldtypes as t
 
 from .conftest import messages, write_ruleset
 

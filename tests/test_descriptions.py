@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
 
 from .conftest import ROOT
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from rulesdsl.compile.pipeline import compile_paths
 from rulesdsl.diagnostics import render_json, render_text, summary
-from rulesdsl.pipeline import compile_paths
 
 from .conftest import write_ruleset
 

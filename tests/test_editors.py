@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from rulesdsl.syntax import GRAMMAR_PATH
+from rulesdsl.syntax.parse import GRAMMAR_PATH
 
 from .conftest import ROOT
 

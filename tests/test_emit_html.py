@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.build import render_all
-from rulesdsl.emit import html
-from rulesdsl.emit.html_markdown import markdown
-from rulesdsl.emit.html_search import DESCRIPTION, NAME, OTHER, SearchIndex, fold, words
-from rulesdsl.emit.html_values import percent
-from rulesdsl.jsonform import schema_of
-from rulesdsl.pipeline import Compilation, CompiledRuleset, compile_paths
+from rulesdsl.compile.jsonform import schema_of
+from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths
+from rulesdsl.targets.build import render_all
+from rulesdsl.targets.html import site as html
+from rulesdsl.targets.html.markdown import markdown
+from rulesdsl.targets.html.search import DESCRIPTION, NAME, OTHER, SearchIndex, fold, words
+from rulesdsl.targets.html.values import percent
 
 from .conftest import FIXTURES, ROOT, golden_folder, write_ruleset
 

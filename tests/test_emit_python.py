@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.build import render_all
-from rulesdsl.emit.templating import py
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.targets.build import render_all
+from rulesdsl.targets.templating import py
 
 from .conftest import FIXTURES, golden_folder, quality_command, run_python, write_ruleset
 

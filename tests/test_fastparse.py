@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesdsl import fastparse, words
-from rulesdsl.syntax import Parser
+from rulesdsl.language import words
+from rulesdsl.syntax import fast as fastparse
+from rulesdsl.syntax.parse import Parser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,7 +46,8 @@ def compared(parser: Parser, path: str, text: str) -> tuple[bool, bool]:
 def test_the_fast_path_implements_this_grammar() -> None:
     assert fastparse.enabled(), (
         "grammar/rules.lark changed: bring rulesdsl/fastparse.py up to date (until then every file is parsed by "
-        "Lark), run python -m rulesdsl.words (tests/test_words.py names what the fast path lacks), then set its "
+        "Lark), run python -m rulesdsl.language.words (tests/test_words.py names what the fast path lacks), then "
+        "set its "
         "GRAMMAR_SHA256"
     )
 

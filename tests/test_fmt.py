@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesdsl import fastparse
-from rulesdsl import model as m
-from rulesdsl.fmt import NotFormatted, format_text, rules_files
-from rulesdsl.pipeline import compile_paths, parser
+from rulesdsl.compile.pipeline import compile_paths, parser
+from rulesdsl.syntax import fast as fastparse
+from rulesdsl.syntax import tree as m
+from rulesdsl.tools.fmt import NotFormatted, format_text, rules_files
 
 from .conftest import ROOT, WRITE_FAULTS, leftovers, refuse_writes, write_ruleset
 from .test_properties import _PIECES

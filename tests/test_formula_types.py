@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl import formula_types as ft
-from rulesdsl import ir
-from rulesdsl.build import render_all, write_output
-from rulesdsl.model import Position
-from rulesdsl.pipeline import Compilation, compile_paths
+from rulesdsl.compile import formula_types as ft
+from rulesdsl.compile import ir
+from rulesdsl.compile.pipeline import Compilation, compile_paths
+from rulesdsl.syntax.tree import Position
+from rulesdsl.targets.build import render_all, write_output
 
 from .conftest import messages, quality_command, run_python, write_ruleset
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from hypothesis import given, settings
 
-from rulesdsl import fieldtypes
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.language import fieldtypes
 
 from .fuzzing import judge_generated, mypy_strict, write_rules
 from .generate import Ruleset, rulesets, seeded

@@ -10,8 +10,8 @@ from types import ModuleType
 
 import pytest
 
-from rulesdsl.build import render_all, write_output
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.targets.build import render_all, write_output
 
 from .conftest import GENERATED, ROOT, run_python, write_ruleset
 

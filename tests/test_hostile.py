@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rulesdsl.build import render_all, write_output
+from rulesdsl.compile.pipeline import Compilation, compile_paths, prelude
 from rulesdsl.diagnostics import HINT_LENGTH, Suggestions, did_you_mean, render_text, source_lines
-from rulesdsl.fmt import format_text
-from rulesdsl.importer import convert
-from rulesdsl.pipeline import Compilation, compile_paths, prelude
 from rulesdsl.runtime.core import Dice, DiceTerm
-from rulesdsl.syntax import field_before, split_blocks
+from rulesdsl.syntax.parse import field_before, split_blocks
+from rulesdsl.targets.build import render_all, write_output
+from rulesdsl.tools.fmt import format_text
+from rulesdsl.tools.importer import convert
 
 from .conftest import run_python, write_ruleset
 
@@ -127,7 +127,7 @@ def test_windows_line_ends_echo_without_the_carriage_return(compile_rules: Compi
 
 def test_a_long_line_is_echoed_around_its_column() -> None:
     from rulesdsl.diagnostics import ECHO_WIDTH, error
-    from rulesdsl.model import Position
+    from rulesdsl.syntax.tree import Position
 
     line = "".join(random.Random(1).choices(string.ascii_lowercase, k=5000))
     for column in (1, 40, 2500, 4990, 5001):

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from rulesdsl import fieldtypes, ir, pipeline
-from rulesdsl.cache import CACHED_CLASSES, _codec
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile import ir, pipeline
+from rulesdsl.compile.cache import CACHED_CLASSES, _codec
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.language import fieldtypes
 
 ROOT = Path(__file__).resolve().parent.parent
 IR_CLASSES = [c for c in CACHED_CLASSES if c.__module__ in (ir.__name__, fieldtypes.__name__)]
@@ -100,7 +101,7 @@ def test_a_check_after_a_one_file_edit_lowers_only_that_file(tmp_path: Path, mon
 def test_a_one_file_edit_changes_only_the_files_it_affects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The sources' digest is in each package's _manifest.py only: an edit to one lifepath changes the lifepaths
     modules (of its ruleset and of the one extending it) and its ruleset's manifest, never the whole package."""
-    from rulesdsl.build import render_all
+    from rulesdsl.targets.build import render_all
 
     shutil.copytree(ROOT / "rules", tmp_path / "rules")
     monkeypatch.chdir(tmp_path)

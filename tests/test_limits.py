@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.jsonform import defs_schema
-from rulesdsl.lower import MAX_DICE, MAX_SIDES
-from rulesdsl.pipeline import Compilation
-from rulesdsl.source import MAX_SOURCE_BYTES
-from rulesdsl.syntax import MAX_DIGITS, MAX_ROWS, MAX_STRING, MAX_SYNTAX_ERRORS
+from rulesdsl.compile.jsonform import defs_schema
+from rulesdsl.compile.lower import MAX_DICE, MAX_SIDES
+from rulesdsl.compile.pipeline import Compilation
+from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING, MAX_SYNTAX_ERRORS
+from rulesdsl.syntax.source import MAX_SOURCE_BYTES
 
 from .conftest import write_ruleset
 from .test_diagnostics import GOLDEN, matches_golden, render

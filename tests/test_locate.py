@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rulesdsl.locate import Place, lenient_tokens, locate, statements
-from rulesdsl.pipeline import parser
+from rulesdsl.compile.pipeline import parser
+from rulesdsl.tools.locate import Place, lenient_tokens, locate, statements
 
 
 def place(marked: str) -> Place:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rulesdsl.pipeline import Compilation
+from rulesdsl.compile.pipeline import Compilation
 
 from .conftest import messages
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from rulesdsl.fmt import format_text
-from rulesdsl.lsp import MAX_MESSAGE_BYTES, uri_of
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.tools.fmt import format_text
+from rulesdsl.tools.lsp import MAX_MESSAGE_BYTES, uri_of
 
 from .conftest import ROOT
 from .lsp_client import LspClient
@@ -223,7 +223,7 @@ def test_half_typed_files_never_crash_it(client: LspClient, workspace: Path) -> 
 
 def test_a_homebrew_finds_what_it_extends(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In a ruleset that extends another, references lead into the base's files, wherever the server runs."""
-    from rulesdsl.lsp import Analyser, definition
+    from rulesdsl.tools.lsp import Analyser, definition
 
     monkeypatch.chdir(tmp_path)
     analyser = Analyser()
@@ -335,7 +335,7 @@ def test_invalid_params_are_answered(client: LspClient, workspace: Path, method:
 def test_an_outline_and_diagnostics_split_the_file_once(tmp_path: Path) -> None:
     """Each range was computed from the file split anew: a 4 MiB file's outline took minutes (quadratic;
     benchmarks/hostile.py measures it)."""
-    from rulesdsl import lsp
+    from rulesdsl.tools import lsp
 
     folder = tmp_path / "demo"
     folder.mkdir()
@@ -356,7 +356,7 @@ def test_an_outline_and_diagnostics_split_the_file_once(tmp_path: Path) -> None:
 
 def test_columns_count_utf16_code_units() -> None:
     """A character beyond the BMP is two UTF-16 units: columns after it shift, both ways."""
-    from rulesdsl.lsp import Lines
+    from rulesdsl.tools.lsp import Lines
 
     line = "a\U0001f600b\U0001f600\U0001f600c"
     lines = Lines("first\n" + line)
@@ -371,7 +371,7 @@ def test_frames_hand_pygls_only_whole_frames() -> None:
     """The framing on its own: every well-formed frame comes out, in order, whatever lies between them."""
     import io
 
-    from rulesdsl.lsp import Frames
+    from rulesdsl.tools.lsp import Frames
 
     def framed(body: bytes, *headers: bytes) -> bytes:
         return b"".join(headers) + b"Content-Length: %d\r\n\r\n" % len(body) + body

@@ -45,6 +45,6 @@ def test_installed_wheel_builds_a_ruleset_from_anywhere(installed: Path, tmp_pat
     assert (out / "mini" / "__init__.py").is_file() and (out / "site" / "index.html").is_file()
     module = run(python, "-m", "rulesdsl", "check", str(FIXTURES / "mini"))
     assert module.returncode == 0, module.stderr
-    location = run(python, "-c", "import rulesdsl.syntax as s; print(s.GRAMMAR_PATH)")
+    location = run(python, "-c", "import rulesdsl.syntax.parse as s; print(s.GRAMMAR_PATH)")
     assert str(installed) in location.stdout, "the grammar must come from the installed package"
     assert sys.prefix not in location.stdout or str(installed) in location.stdout

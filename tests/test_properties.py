@@ -9,11 +9,11 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rulesdsl.build import render_all
-from rulesdsl.emit.templating import py
-from rulesdsl.names import slug
-from rulesdsl.pipeline import Compilation
+from rulesdsl.compile.pipeline import Compilation
+from rulesdsl.language.names import slug
 from rulesdsl.runtime.core import Dice, DiceTerm
+from rulesdsl.targets.build import render_all
+from rulesdsl.targets.templating import py
 
 ID = re.compile(r"^[a-z_][a-z0-9_]*$")
 

@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.build import render_all, write_output
-from rulesdsl.emit.templating import doc_line
-from rulesdsl.pipeline import Compilation
-from rulesdsl.targets import (
+from rulesdsl.compile.pipeline import Compilation
+from rulesdsl.compile.python_names import (
     BODY_NAMES,
     CLASS_NAMES,
     HARD_KEYWORDS,
@@ -25,6 +23,8 @@ from rulesdsl.targets import (
     kind_module,
     param_name,
 )
+from rulesdsl.targets.build import render_all, write_output
+from rulesdsl.targets.templating import doc_line
 
 from .conftest import quality_command, run_python
 

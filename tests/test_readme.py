@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.build import render_all, write_output
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.targets.build import render_all, write_output
 
 from .conftest import ROOT, run_python
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from rulesdsl.build import render_all, stale_files
-from rulesdsl.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.targets.build import render_all, stale_files
 
 from .conftest import ROOT, quality_command, run_python
 

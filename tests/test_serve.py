@@ -46,7 +46,7 @@ def serving(tmp_path: Path, before: str = "") -> Iterator[tuple[str, Path]]:
     """`rulesdsl serve` on a copy of the Witcher excerpt, with `before` run first in its process."""
     rules = tmp_path / "rules"
     shutil.copytree(ROOT / "rules" / "witcher", rules / "witcher")
-    start = f"import sys\n{before}\nfrom rulesdsl.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    start = f"import sys\n{before}\nfrom rulesdsl.tools.cli import main\nsys.exit(main(sys.argv[1:]))\n"
     process = subprocess.Popen(
         [sys.executable, "-c", start, "serve", str(rules), "--port", "0"],
         stdout=subprocess.PIPE,
@@ -142,13 +142,13 @@ def test_only_requests_for_this_machine_are_answered(served: tuple[str, Path]) -
 
 # the compiler, made to crash on a file that says so (as a bug of the compiler's would, on some input)
 CRASHING = """
-import rulesdsl.pipeline
-real = rulesdsl.pipeline.compile_paths
+import rulesdsl.compile.pipeline
+real = rulesdsl.compile.pipeline.compile_paths
 def compile_paths(paths, *args, **kwargs):
     if any("CRASH" in f.read_text() for p in paths for f in p.rglob("*.rules")):
         raise ZeroDivisionError("an injected bug")
     return real(paths, *args, **kwargs)
-rulesdsl.pipeline.compile_paths = compile_paths
+rulesdsl.compile.pipeline.compile_paths = compile_paths
 """
 
 

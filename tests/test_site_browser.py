@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from rulesdsl import ir
-from rulesdsl.build import render_all, write_output
-from rulesdsl.pipeline import CompiledRuleset, compile_paths
+from rulesdsl.compile import ir
+from rulesdsl.compile.pipeline import CompiledRuleset, compile_paths
+from rulesdsl.targets.build import render_all, write_output
 
 from .conftest import FIXTURES, ROOT
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl import source
+from rulesdsl.compile.pipeline import Compilation, compile_paths
 from rulesdsl.diagnostics import Diagnostic, render_json, render_text
-from rulesdsl.pipeline import Compilation, compile_paths
+from rulesdsl.syntax import source
 
 from .conftest import write_ruleset
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rulesdsl import model as m
-from rulesdsl.scanner import unescape
-from rulesdsl.syntax import Parser, split_blocks
+from rulesdsl.syntax import tree as m
+from rulesdsl.syntax.parse import Parser, split_blocks
+from rulesdsl.syntax.scanner import unescape
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +132,7 @@ def test_grammar_has_no_terminal_collisions() -> None:
     """Lark's strict mode refuses grammars whose terminals can collide (too slow for run time)."""
     from lark import Lark
 
-    from rulesdsl.syntax import GRAMMAR_PATH, _LineEnds
+    from rulesdsl.syntax.parse import GRAMMAR_PATH, _LineEnds
 
     pytest.importorskip("interegular")
     Lark(GRAMMAR_PATH.read_text(), parser="lalr", postlex=_LineEnds(), strict=True)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl import fastparse
-from rulesdsl import model as m
-from rulesdsl.fmt import NotFormatted, format_text
-from rulesdsl.pipeline import compile_paths
-from rulesdsl.syntax import Parser
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.syntax import fast as fastparse
+from rulesdsl.syntax import tree as m
+from rulesdsl.syntax.parse import Parser
+from rulesdsl.tools.fmt import NotFormatted, format_text
 
 from .conftest import ROOT, write_ruleset
 from .test_fmt import comments_of, tree_comments

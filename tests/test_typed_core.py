@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.build import render_all, write_output
-from rulesdsl.pipeline import Compilation, compile_paths
-from rulesdsl.validate.semantic import cycles
+from rulesdsl.compile.checks.semantic import cycles
+from rulesdsl.compile.pipeline import Compilation, compile_paths
+from rulesdsl.targets.build import render_all, write_output
 
 from .conftest import messages, run_python, write_ruleset
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from rulesdsl.ir import Ref
-from rulesdsl.jsonform import schema_of
-from rulesdsl.pipeline import Compilation, prelude
+from rulesdsl.compile.ir import Ref
+from rulesdsl.compile.jsonform import schema_of
+from rulesdsl.compile.pipeline import Compilation, prelude
 
 from .conftest import FIXTURES, messages, only
 
@@ -197,11 +197,11 @@ LIFEPATHS_WITH_REQUIREMENT = (
 
 def test_fast_and_reference_validators_agree() -> None:
     """jsonschema-rs decides valid-or-not; jsonschema explains. They must never disagree."""
-    from rulesdsl.jsonform import document
-    from rulesdsl.lower import lower_block
-    from rulesdsl.model import Block
-    from rulesdsl.pipeline import parser
-    from rulesdsl.validate.schema import validators
+    from rulesdsl.compile.checks.schema import validators
+    from rulesdsl.compile.jsonform import document
+    from rulesdsl.compile.lower import lower_block
+    from rulesdsl.compile.pipeline import parser
+    from rulesdsl.syntax.tree import Block
 
     sources = sorted((Path(__file__).parent / "golden" / "diagnostics").glob("*.rules"))
     sources += sorted((Path(__file__).parent / "fixtures").rglob("*.rules"))
@@ -243,7 +243,7 @@ def test_burning_wheel_lead_abbreviations_resolve(tmp_path, monkeypatch) -> None
     import shutil
     from pathlib import Path
 
-    from rulesdsl.pipeline import compile_paths
+    from rulesdsl.compile.pipeline import compile_paths
 
     from .conftest import ROOT
 

@@ -10,9 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from rulesdsl import fastparse, scanner, words
-from rulesdsl.fmt import format_text, written_name
-from rulesdsl.syntax import Parser
+from rulesdsl.language import words
+from rulesdsl.syntax import fast as fastparse
+from rulesdsl.syntax import scanner
+from rulesdsl.syntax.parse import Parser
+from rulesdsl.tools.fmt import format_text, written_name
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +24,13 @@ def parser() -> Parser:
 
 def test_the_generated_words_are_the_grammar_s(parser: Parser) -> None:
     terminals, keywords, continues, ignored = words.derived(parser._lark)
-    assert terminals == words.TERMINALS, "grammar/rules.lark changed its terminals: run python -m rulesdsl.words"
-    assert keywords == words.KEYWORDS, "grammar/rules.lark changed its keywords: run python -m rulesdsl.words"
-    assert continues == words.CONTINUES, "the grammar continues lines elsewhere now: run python -m rulesdsl.words"
+    assert terminals == words.TERMINALS, (
+        "grammar/rules.lark changed its terminals: run python -m rulesdsl.language.words"
+    )
+    assert keywords == words.KEYWORDS, "grammar/rules.lark changed its keywords: run python -m rulesdsl.language.words"
+    assert continues == words.CONTINUES, (
+        "the grammar continues lines elsewhere now: run python -m rulesdsl.language.words"
+    )
     assert frozenset(ignored) == words.IGNORED
     assert words.GENERATED.read_text(encoding="utf-8") == words.generated_text()
     assert words.fresh(fastparse.GRAMMAR_PATH.read_bytes())

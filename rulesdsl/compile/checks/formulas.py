@@ -1,0 +1,363 @@
+"""Formulas, wherever they stand: every name resolved, every formula typed by the one checker.
+
+A formula stands in a formula entity, a derived attribute, a formula field of any kind (`damage: formula of
+slot`), a check (`check END 5+`), a table's formula cell, and inside those in dice counts, calls and
+lookups. Each place says which free names its formulas may use (a formula's `params`, a field's `of`
+names, a table's `params`; attributes everywhere, by abbreviation or id) and what it must yield; names are
+resolved against that scope (did-you-mean on a miss) and the result is typed by `formula_types.check`,
+which the Python emitter reads too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+from rulesdsl.compile import formula_types as ft
+from rulesdsl.compile import ir
+from rulesdsl.compile.kinds import Kind
+from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
+from rulesdsl.language import fieldtypes as t
+from rulesdsl.language.names import slug
+from rulesdsl.syntax.tree import Position
+
+Entities = Mapping[str, Mapping[str, ir.Entity]]  # kind -> id -> entity
+
+ANY = (ft.NUMBER, ft.BOOL, ft.DICE)  # what a formula may yield where nothing narrower is asked
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One place a formula stands: which free names it may use, what it must yield, how to say where."""
+
+    entity: ir.Entity
+    formula: ir.Formula
+    where: str  # put before a message: "column 'tn': "
+    yields: tuple[str, ...]
+    names: tuple[str, ...]  # the free names it may use besides attributes
+
+
+def unresolved(entity: ir.Entity, kind: Kind) -> Iterator[ir.Var]:
+    """The names in `entity`'s formulas that are neither an attribute nor a name their place declares."""
+    for site in _entity_sites(entity, kind):
+        for node in ir.expr_nodes(site.formula.expr):
+            if isinstance(node, ir.Var) and node.attribute is None and slug(node.name) not in site.names:
+                yield node
+
+
+def params(entity: ir.Entity) -> tuple[str, ...]:
+    """A formula entity's (or a table's) declared parameter names."""
+    value = entity.fields.get("params", ())
+    return tuple(p for p in value if isinstance(p, str)) if isinstance(value, tuple) else ()
+
+
+def columns(entity: ir.Entity, name: str) -> tuple[ir.Column, ...]:
+    value = entity.fields.get(name, ())
+    return tuple(c for c in value if isinstance(c, ir.Column)) if isinstance(value, tuple) else ()
+
+
+def abbreviations(attributes: Mapping[str, ir.Entity]) -> dict[str, str]:
+    """How formulas may name attributes: by abbreviation or by id."""
+    names = {attr_id: attr_id for attr_id in attributes}
+    for attr_id, attribute in attributes.items():
+        abbr = attribute.fields.get("abbr")
+        if isinstance(abbr, str):
+            names[abbr] = attr_id
+    return names
+
+
+def _formula_fields(kind: Kind) -> Iterator[tuple[str, t.FormulaType | t.CheckType]]:
+    """The fields of a kind that hold evaluated formulas or checks (directly or as list items)."""
+    for name, decl in kind.fields.items():
+        item = decl.type.item if isinstance(decl.type, t.ListType) else decl.type
+        if isinstance(item, t.FormulaType | t.CheckType):
+            yield name, item
+
+
+def sites(entities: Entities, kinds: Mapping[str, Kind]) -> Iterator[Site]:
+    """Every formula of a ruleset, with its scope, in a fixed order."""
+    for kind_name, group in entities.items():
+        kind = kinds.get(kind_name)
+        if kind is None:
+            continue
+        for entity in group.values():
+            yield from _entity_sites(entity, kind)
+
+
+def scope(entity: ir.Entity, name: str, item: t.FormulaType | t.CheckType) -> tuple[tuple[str, ...], str | None]:
+    """The free names a formula in field `name` of `entity` may use besides attributes, and how to declare
+    another (the start of a declaration the unknown name completes)."""
+    if entity.kind in ("formula", "table"):
+        return params(entity), "declare it: params: "
+    if entity.kind == "attribute" or isinstance(item, t.CheckType):
+        return (), None
+    return item.names, f"declare it in the kind: {name}: formula of "
+
+
+_OWN_FORMULA = {"formula": t.FormulaType()}  # a formula's or attribute's own `formula` field
+
+
+def _holding(entity: ir.Entity, kind: Kind) -> Mapping[str, t.FormulaType | t.CheckType]:
+    """The fields of `entity` that hold formulas to evaluate (a table's are in its rows)."""
+    if entity.kind in ("formula", "attribute"):
+        return _OWN_FORMULA
+    if entity.kind == "table":
+        return {}
+    return dict(_formula_fields(kind))
+
+
+def _entity_sites(entity: ir.Entity, kind: Kind) -> Iterator[Site]:
+    if entity.kind == "table":
+        cols = columns(entity, "columns")
+        names = params(entity)
+        for row in entity.rows:
+            for column, cell in zip(cols, row.cells, strict=False):
+                if isinstance(cell, ir.Formula):
+                    yield Site(entity, cell, f"column '{column.name}': ", ANY, names)
+        return
+    for name, item in _holding(entity, kind).items():
+        value = entity.fields.get(name)
+        names = scope(entity, name, item)[0]
+        for node in ir.walk(value) if value is not None else ():
+            if isinstance(node, ir.CheckSpec) and isinstance(item, t.CheckType):
+                yield Site(entity, node.modifier, "the check's modifier: ", (ft.INT,), names)
+            elif isinstance(node, ir.Formula) and isinstance(item, t.FormulaType):
+                yields = (ft.NUMBER,) if entity.kind == "attribute" else ANY
+                yield Site(entity, node, "", yields, names)
+
+
+# ---------------------------------------------------------------- names
+
+
+@dataclass
+class _Namer:
+    """Gives each attribute named in one field's formulas its id; reports each unknown name once."""
+
+    names: tuple[str, ...]
+    by_name: Mapping[str, str]
+    declare: str | None
+    diagnostics: list[Diagnostic]
+    reported: set[str] = field(default_factory=set)
+
+    def __call__(self, node: Any) -> Any:
+        if not isinstance(node, ir.Var) or slug(node.name) in self.names:
+            return node  # a free name, matched as declared names are (`params: ATN` declares `atn`)
+        target = self.by_name.get(node.name)
+        if target is not None:
+            return replace(node, attribute=target)
+        if node.name not in self.reported:
+            self.reported.add(node.name)
+            what = "parameter or attribute" if self.names or self.declare else "attribute"
+            known = sorted({*self.names, *self.by_name})
+            declared = f"{self.declare}{', '.join((*self.names, node.name))}" if self.declare else None
+            hint = did_you_mean(node.name, known) or declared
+            self.diagnostics.append(error("E321", f"formula names '{node.name}', which is no {what}", node.pos, hint))
+        return node
+
+
+def resolve_names(
+    entities: dict[str, dict[str, ir.Entity]], kinds: Mapping[str, Kind], diagnostics: list[Diagnostic]
+) -> dict[str, dict[str, ir.Entity]]:
+    """Every name in every formula resolved: a free name stays a name, an attribute gets its id, anything
+    else is reported (once per field) with what it may have meant."""
+    by_name = abbreviations(entities.get("attribute", {}))
+    result = dict(entities)
+    for kind_name, group in entities.items():
+        kind = kinds.get(kind_name)
+        if kind is None or (kind_name != "table" and not _holding(next(iter(group.values())), kind)):
+            continue
+        result[kind_name] = {i: _named(e, kind, by_name, diagnostics) for i, e in group.items()}
+    return result
+
+
+def _named(entity: ir.Entity, kind: Kind, by_name: Mapping[str, str], diagnostics: list[Diagnostic]) -> ir.Entity:
+    if entity.kind == "table":
+        names, declare = scope(entity, "", t.FormulaType())
+        namer = _Namer(names, by_name, declare, diagnostics)
+        rows = tuple(
+            replace(row, cells=tuple(ir.rebuild(c, namer) if isinstance(c, ir.Formula) else c for c in row.cells))
+            if any(isinstance(c, ir.Formula) for c in row.cells)
+            else row
+            for row in entity.rows
+        )
+        return replace(entity, rows=rows)
+    fields = dict(entity.fields)
+    for name, item in _holding(entity, kind).items():
+        value = fields.get(name)
+        if value is not None:
+            names, declare = scope(entity, name, item)
+            fields[name] = ir.rebuild(value, _Namer(names, by_name, declare, diagnostics))
+    return replace(entity, fields=fields)
+
+
+# ---------------------------------------------------------------- types
+
+
+def _table(entity: ir.Entity) -> ft.Table:
+    """What looking `entity` up in a formula yields, or why a formula cannot."""
+    cols, keys = columns(entity, "columns"), columns(entity, "keys")
+    if len(cols) != 1 or len(keys) > 1:
+        why = f"{max(len(keys), 1)} key(s) and {len(cols)} column(s)"
+        return ft.Table(None, problem=f"formulas look up tables with one key and one column; '{entity.id}' has {why}")
+    column = cols[0]
+    returns = {t.IntType: ft.INT, t.MultiplierType: ft.FRACTION, t.NumberType: ft.NUMBER}.get(type(column.type))
+    if returns is None:
+        shown = t.type_text(column.type)
+        return ft.Table(None, problem=f"'{entity.id}' holds {shown}, not numbers to compute with")
+    if any(isinstance(k, ir.NameKey) for row in entity.rows for k in row.keys):
+        return ft.Table(None, problem=f"'{entity.id}' is keyed by names, and a formula looks a table up by a number")
+    gap = _gap(entity.rows)
+    if gap is not None:
+        return ft.Table(None, problem=f"'{entity.id}' has no row for {gap}: a lookup of it would find nothing")
+    empty = [row for row in entity.rows if row.cells and isinstance(row.cells[0], ir.Unknown | ir.NoneValue)]
+    if empty:
+        which = ", ".join(ir.key_text(k) for k in empty[0].keys)
+        why = f"'{entity.id}' gives no number at {which} (none or unknown): a lookup there has nothing to compute with"
+        return ft.Table(None, problem=why)
+    if entity.fields.get("clamp") is True or entity.fields.get("partial") is True:
+        return ft.Table(returns, column.name)
+    covers, stops = _covers(entity.rows)
+    return ft.Table(returns, column.name, covers=covers, stops=stops)
+
+
+def _gap(rows: tuple[ir.TableRow, ...]) -> int | None:
+    """The first whole number between a table's lowest and highest keys that no row covers (None: none)."""
+    spans = sorted(
+        ((k.low, k.high) for row in rows for k in row.keys if isinstance(k, ir.Range)),
+        key=lambda span: -(10**18) if span[0] is None else span[0],
+    )
+    reached: int | None = None  # the highest number covered so far
+    for low, high in spans:
+        if reached is not None and low is not None and low > reached + 1:
+            return reached + 1
+        if high is None:
+            return None  # open above: everything from here on is covered
+        reached = high if reached is None else max(reached, high)
+    return None
+
+
+def _covers(rows: tuple[ir.TableRow, ...]) -> tuple[ft.Span, str]:
+    """The numbers a table's rows cover (None at an open end), and where they stop, in words."""
+    spans = [(k.low, k.high) for row in rows for k in row.keys if isinstance(k, ir.Range)]
+    lows, highs = [low for low, _ in spans], [high for _, high in spans]
+    low = None if not spans or None in lows else min(low for low in lows if low is not None)
+    high = None if not spans or None in highs else max(high for high in highs if high is not None)
+    if low is None and high is None:
+        return (None, None), ""
+    if low is None:
+        words = f"has no row above {high}"
+    elif high is None:
+        words = f"has no row below {low}"
+    else:
+        words = f"has rows for {low} to {high} only"
+    return (None if low is None else Fraction(low), None if high is None else Fraction(high)), words
+
+
+def environment(entities: Entities) -> ft.Env:
+    """What a formula's calls and lookups yield, for the checks and the emitter alike: tables first, then
+    each named formula typed after the formulas it calls (post-order, no recursion)."""
+    tables = {table_id: _table(entity) for table_id, entity in entities.get("table", {}).items()}
+    formulas = entities.get("formula", {})
+
+    def called(formula_id: str) -> list[str]:
+        formula = formulas[formula_id].fields.get("formula")
+        if not isinstance(formula, ir.Formula):
+            return []
+        return [n.formula.id for n in ir.expr_nodes(formula.expr) if isinstance(n, ir.FormulaCall) and n.formula.id]
+
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in formulas:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(called(root)))]
+        while stack:
+            node, pending = stack[-1]
+            following = next(pending, None)
+            if following is None:
+                stack.pop()
+                order.append(node)
+            elif following in formulas and following not in seen:
+                seen.add(following)
+                stack.append((following, iter(called(following))))
+    callees: dict[str, ft.Callee] = {}
+    for formula_id in order:
+        entity = formulas[formula_id]
+        formula = entity.fields.get("formula")
+        if not isinstance(formula, ir.Formula):
+            continue
+        own = params(entity)
+        returns = ft.check(formula.expr, ft.Env({}, callees, tables)).returns
+        nodes = ir.expr_nodes(formula.expr)
+        extra = sorted({n.name for n in nodes if isinstance(n, ir.Var) and slug(n.name) not in own})
+        callees[formula_id] = ft.Callee(own, returns, tuple(extra))
+    return ft.Env({}, callees, tables)
+
+
+def attribute_types(attributes: Mapping[str, ir.Entity], env: ft.Env) -> dict[str, str]:
+    """What each derived attribute yields, inputs first (a base attribute is a whole number); attributes in a
+    cycle (reported apart) count as whole numbers."""
+    uses = {
+        attr_id: [n.attribute for n in ir.expr_nodes(f.expr) if isinstance(n, ir.Var) and n.attribute]
+        for attr_id, entity in attributes.items()
+        if isinstance(f := entity.fields.get("formula"), ir.Formula)
+    }
+    types: dict[str, str] = {}
+    state: dict[str, int] = {}  # 1: being typed, 2: typed
+    for root in sorted(uses):
+        stack = [root]
+        while stack:
+            node = stack[-1]
+            if state.get(node) == 2:
+                stack.pop()
+                continue
+            state[node] = 1
+            waiting = [u for u in uses.get(node, ()) if u in uses and u is not None and state.get(u) is None]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            formula = attributes[node].fields["formula"]
+            assert isinstance(formula, ir.Formula)
+            types[node] = ft.check(formula.expr, replace(env, variables=types)).returns
+            state[node] = 2
+            stack.pop()
+    return types
+
+
+# What comes before a problem's own words, by its code.
+_CANNOT = {"E327": "the generated package cannot evaluate this: ", "E324": "", "E325": "", "E326": ""}
+
+
+def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagnostic]:
+    """Every formula typed: what the generated package could not compute, and results of the wrong type."""
+    env = environment(entities)
+    derived = replace(env, variables=attribute_types(entities.get("attribute", {}), env))
+    diagnostics: list[Diagnostic] = []
+    for site in sites(entities, kinds):
+        typing = ft.check(site.formula.expr, derived if site.entity.kind == "attribute" else env)
+        diagnostics += [
+            error(p.code, site.where + _CANNOT[p.code] + p.message, p.pos, p.hint, about=p.about)
+            for p in typing.problems
+        ]
+        if typing.problems or any(ft.fits(typing.returns, wanted) for wanted in site.yields):
+            continue
+        made = ft.SHOWN[typing.returns]
+        wanted = " or ".join(ft.SHOWN[w] for w in site.yields)
+        rounds = site.yields == (ft.INT,) and typing.returns in (ft.NUMBER, ft.FRACTION)
+        hint = "round it: floor(...), ceil(...) or round(...)" if rounds else None
+        message = f"{site.where}this formula makes {made}, and {wanted} belongs here"
+        diagnostics.append(error("E327", message, site.formula.pos, hint))
+    return diagnostics
+
+
+def unknown_kind(node: ir.FieldOf, kinds: Mapping[str, Kind], pos: Position) -> Diagnostic:
+    """`foo[bar].x` where `foo` is no kind."""
+    return error(
+        "E330",
+        f"no kind named '{node.entity.kind}'",
+        pos,
+        did_you_mean(node.entity.kind, kinds) or "write KIND[id].field, or TABLE[number] for a table's one column",
+    )

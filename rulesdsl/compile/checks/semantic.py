@@ -1,0 +1,629 @@
+"""Semantic checks: what no schema can say.
+
+Duplicate ids; references that must resolve in the right kind (each `Ref` gets its id); tables that
+cover their keys exactly once; formulas over declared names, without cycles, that the generated package
+can evaluate; requirements that can hold; and everything the generated package relies on (Python
+names that cannot collide, the tables burning characters reads). Produces the resolved entities.
+"""
+
+from __future__ import annotations
+
+import keyword
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from rulesdsl.compile import ir
+from rulesdsl.compile.checks import formulas
+from rulesdsl.compile.checks.coverage import check_coverage
+from rulesdsl.compile.checks.formulas import columns as table_columns
+from rulesdsl.compile.checks.paths import check_paths
+from rulesdsl.compile.checks.pynames import check_python_names
+from rulesdsl.compile.index import EntityIndex
+from rulesdsl.compile.kinds import Kind
+from rulesdsl.compile.lower import requirement_nodes
+from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, warning
+from rulesdsl.language import fieldtypes as t
+from rulesdsl.language.names import slug
+from rulesdsl.syntax.tree import Position
+from rulesdsl.syntax.written import FUNCTIONS
+
+Entities = Mapping[str, Mapping[str, ir.Entity]]  # kind -> id -> entity
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """One ruleset after the checks: entities by kind, then by id, both sorted; every Ref resolved."""
+
+    entities: dict[str, dict[str, ir.Entity]]
+
+
+def check_ruleset(
+    ruleset_id: str,
+    manifest_pos: Position,
+    entities: Sequence[ir.Entity],
+    kinds: Mapping[str, Kind],
+    removed: Mapping[tuple[str, str], Position] | None = None,
+) -> tuple[Resolved, list[Diagnostic]]:
+    """`removed`: (kind, slug of a name) of entities a homebrew removed; references to them are reported
+    at the removal (E507), so not again where they are written."""
+    diagnostics: list[Diagnostic] = []
+    diagnostics += _check_package_name(ruleset_id, manifest_pos)
+    unique: dict[str, dict[str, ir.Entity]] = defaultdict(dict)
+    for entity in entities:
+        seen = unique[entity.kind]
+        if entity.id in seen:
+            first = seen[entity.id].pos
+            diagnostics.append(
+                error(
+                    "E301",
+                    f"{entity.kind} '{entity.id}' is defined twice (first at {first.file}:{first.line})",
+                    entity.id_pos,
+                    'give one of them an explicit id: KIND some_id "Name" { ... }',
+                )
+            )
+        else:
+            seen[entity.id] = entity
+    indexes = {kind: EntityIndex(list(group.values())) for kind, group in unique.items()}
+    resolved: dict[str, dict[str, ir.Entity]] = {}
+    resolve = _resolver(indexes, kinds, diagnostics, removed or {})
+    for kind, group in sorted(unique.items()):
+        resolved[kind] = {entity_id: _resolve(entity, resolve) for entity_id, entity in sorted(group.items())}
+    resolved = formulas.resolve_names(resolved, kinds, diagnostics)
+    resolved = _default_check_mechanics(resolved, kinds, diagnostics)
+    diagnostics += _check_chains(resolved.get("table", {}))
+    for entity in resolved.get("table", {}).values():
+        diagnostics += _check_table(entity)
+    diagnostics += formulas.check_formulas(resolved, kinds)
+    diagnostics += _check_formula_graph(resolved)
+    diagnostics += _check_mechanics(resolved.get("mechanic", {}))
+    diagnostics += _check_requirements(resolved)
+    diagnostics += check_paths(resolved)
+    diagnostics += _check_burning(resolved, kinds)
+    diagnostics += check_python_names(resolved, kinds)
+    return Resolved(resolved), diagnostics
+
+
+def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
+    if keyword.iskeyword(ruleset_id) or ruleset_id in sys.stdlib_module_names or ruleset_id in ("site", "rulesdsl"):
+        return [
+            error(
+                "E304",
+                f"the ruleset id '{ruleset_id}' cannot be a Python package name",
+                pos,
+                f"choose another id, e.g. '{ruleset_id}_rules'",
+            )
+        ]
+    return []
+
+
+# ---------------------------------------------------------------- references
+
+
+def _field_value(
+    node: ir.FieldOf, indexes: Mapping[str, EntityIndex], kinds: Mapping[str, Kind]
+) -> ir.FieldOf | Diagnostic:
+    """`weapon[longsword].reach` with its number, or why it has none."""
+    target = indexes[node.entity.kind].by_id[node.entity.target]
+    decl = kinds[node.entity.kind].fields.get(node.field)
+    if decl is None:
+        fields = [d.name for d in kinds[node.entity.kind].fields.values()]
+        hint = did_you_mean(node.field, fields)
+        return error("E330", f"a {node.entity.kind} has no field '{node.field}'", node.pos, hint)
+    value = target.fields.get(node.field, decl.default)
+    if value is None:
+        return error(
+            "E330", f"{target.name} gives no '{node.field}'", node.pos, "give it one, or a default in the kind"
+        )
+    if isinstance(value, bool) or not isinstance(value, int | Fraction):
+        shown = t.type_text(decl.type)
+        return error("E330", f"'{node.field}' of {target.name} is {shown}, not a number to compute with", node.pos)
+    return replace(node, value=value)
+
+
+def _resolver(
+    indexes: Mapping[str, EntityIndex],
+    kinds: Mapping[str, Kind],
+    diagnostics: list[Diagnostic],
+    removed: Mapping[tuple[str, str], Position],
+) -> Callable[[Any], Any]:
+    """What resolving does to each node: a Ref gets its id (an unresolvable one is reported and left without),
+    a FieldOf its number."""
+    found_ids: dict[tuple[str, str], str | None] = {}
+    suggestions: dict[str, Suggestions] = {}
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, ir.FieldOf) and node.entity.kind not in kinds:
+            diagnostics.append(formulas.unknown_kind(node, kinds, node.entity.pos))
+            return node
+        if isinstance(node, ir.FieldOf) and node.entity.id is not None:
+            valued = _field_value(node, indexes, kinds)
+            if isinstance(valued, Diagnostic):
+                diagnostics.append(valued)
+                return node
+            return valued
+        if isinstance(node, ir.Holds) and node.kind not in kinds:
+            diagnostics.append(
+                error(
+                    "E200",
+                    f"unknown kind '{node.kind}'",
+                    node.pos,
+                    did_you_mean(node.kind, kinds) or "a requirement names a kind, then one of its entities",
+                )
+            )
+            return node
+        if not isinstance(node, ir.Ref):
+            return node
+        if node.kind not in kinds:
+            return node  # only a requirement names a kind this freely; reported at the requirement
+        key = (node.kind, node.text)
+        if key in found_ids:  # the same name written again: found the same way (or reported again, below)
+            target = found_ids[key]
+            if target is not None:
+                return ir.Ref(node.kind, node.text, node.pos, target)
+        index = indexes.get(node.kind) or EntityIndex(())
+        found = index.find(node.text)
+        if len(found) == 1:
+            found_ids[key] = found[0]
+            return ir.Ref(node.kind, node.text, node.pos, found[0])
+        found_ids[key] = None
+        if found:
+            diagnostics.append(
+                error(
+                    "E302",
+                    f"'{node.text}' could mean several {node.kind}s: {', '.join(found)}",
+                    node.pos,
+                    "write the id of the one you mean",
+                )
+            )
+        elif (node.kind, slug(node.text)) not in removed:
+            if node.kind not in suggestions:  # one pool per kind: every unknown name asks it
+                functions = sorted(FUNCTIONS) if node.kind == "formula" else []
+                suggestions[node.kind] = Suggestions(index.candidates() + functions)
+            what = "function or formula" if node.kind == "formula" else node.kind
+            close = suggestions[node.kind].close(node.text)
+            diagnostics.append(error("E303", f"no {what} named '{node.text}'", node.pos, naming_hint(close), close))
+        return node
+
+    return resolve
+
+
+def _resolve(entity: ir.Entity, resolve: Callable[[Any], Any]) -> ir.Entity:
+    """The entity with every Ref's id set (an unresolvable one is reported and left without)."""
+    fields = {name: _resolved(value, resolve) for name, value in entity.fields.items()}
+    rows = tuple(_resolved(row, resolve) for row in entity.rows) if entity.rows else entity.rows
+    e = entity
+    return ir.Entity(e.kind, e.id, e.name, fields, e.positions, rows, e.failed, e.id_pos, e.pos, e.file)
+
+
+# Values that hold no reference: left as they are without looking inside.
+_NO_REFS = (int, str, bool, Fraction, ir.Dice, ir.Range, ir.StatBonus, ir.Multiplier, ir.Actions, ir.Unknown)
+_NO_REFS_TYPES = frozenset({*_NO_REFS, ir.NoneValue, ir.Roll, ir.Column, type(None)})
+_ONE_REF = {ir.TookLifepath: "lifepath", ir.HasTrait: "trait", ir.HasSkill: "skill", ir.Previous: "lifepath"}
+
+
+def _resolved(value: Any, resolve: Callable[[Any], Any]) -> Any:
+    """`ir.rebuild(value, resolve)`, with the values lifepaths are made of (references, lists, points,
+    requirements) taken apart directly: resolving is done for every reference of every entity."""
+    kind = type(value)
+    if kind in _NO_REFS_TYPES:
+        return value
+    if kind is ir.Ref:
+        return resolve(value)
+    if kind is tuple:
+        items = tuple([_resolved(item, resolve) for item in value])
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if kind is ir.Choices:
+        options = tuple([tuple([resolve(r) for r in option]) for option in value.options])
+        return ir.Choices(value.points, options, value.pos)
+    if kind in _ONE_REF:
+        ref = resolve(getattr(value, _ONE_REF[kind]))
+        return kind(ref, value.pos)
+    if kind is ir.AnyOf or kind is ir.AllOf:
+        return kind(tuple([_resolved(item, resolve) for item in value.items]), value.pos)
+    if kind is ir.NotReq:
+        return ir.NotReq(_resolved(value.item, resolve), value.pos)
+    if kind is ir.CountOf:
+        setting = resolve(value.setting) if value.setting is not None else None
+        lifepaths = tuple([resolve(r) for r in value.lifepaths])
+        return ir.CountOf(value.count, setting, value.tag, lifepaths, value.pos)
+    return ir.rebuild(value, resolve)
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _check_table(entity: ir.Entity) -> list[Diagnostic]:
+    diagnostics: list[Diagnostic] = []
+    columns = table_columns(entity, "columns")
+    seen: dict[str, ir.Column] = {}
+    for column in (*table_columns(entity, "keys"), *columns):
+        if column.name in seen:
+            diagnostics.append(error("E316", f"'{column.name}' is declared twice in this table", column.pos))
+        seen[column.name] = column
+    if "rows" in entity.failed:
+        return diagnostics
+    roll = entity.fields.get("roll")
+    keys = table_columns(entity, "keys")
+    if isinstance(roll, ir.Roll) and len(roll.dice) > max(len(keys), 1):
+        diagnostics.append(
+            error(
+                "E319",
+                f"the table is rolled on {len(roll.dice)} dice but has {max(len(keys), 1)} key(s)",
+                roll.pos,
+                "declare a key per die: keys: first(int), second(int)",
+            )
+        )
+        return diagnostics
+    rolled = roll if isinstance(roll, ir.Roll) else None
+    diagnostics += check_coverage(entity, rolled, "roll" if rolled else ("keys" if keys else None))
+    return diagnostics
+
+
+# ---------------------------------------------------------------- formulas
+
+
+def _check_formula_graph(entities: Entities) -> list[Diagnostic]:
+    """Formulas that use one another in a circle, and a formula named like a derived attribute."""
+    diagnostics: list[Diagnostic] = []
+    attributes = entities.get("attribute", {})
+    for entity in entities.get("formula", {}).values():
+        if entity.id in attributes and "formula" in attributes[entity.id].fields:
+            diagnostics.append(
+                error(
+                    "E323",
+                    f"the formula '{entity.id}' has the name of a derived attribute",
+                    entity.id_pos,
+                    "give one of them another id",
+                )
+            )
+    for kind, node_type in (("attribute", ir.Var), ("formula", ir.FormulaCall)):
+        uses = {}
+        for entity in entities.get(kind, {}).values():
+            formula = entity.fields.get("formula")
+            if isinstance(formula, ir.Formula):
+                uses[entity.id] = [_used(n) for n in ir.expr_nodes(formula.expr) if isinstance(n, node_type)]
+        for cycle in cycles(uses):
+            entity = entities[kind][cycle[0]]
+            message = "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]])
+            diagnostics.append(error("E322", message, entity.position("formula")))
+    return diagnostics
+
+
+def _used(node: ir.Expr) -> str | None:
+    """The attribute or formula a name or call uses (None: unresolved)."""
+    if isinstance(node, ir.Var):
+        return node.attribute
+    return node.formula.id if isinstance(node, ir.FormulaCall) else None
+
+
+def cycles(uses: Mapping[str, Sequence[str | None]]) -> list[list[str]]:
+    """One cycle through each strongly connected group of names using one another (Tarjan, iterative:
+    linear in names and uses), each starting at its smallest name."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    groups: list[list[str]] = []
+    for root in sorted(uses):
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            targets = [u for u in uses.get(node, ()) if u is not None and u in uses]
+            if i < len(targets):
+                work.append((node, i + 1))
+                nxt = targets[i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1 or node in uses.get(node, ()):
+                    groups.append(sorted(group))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return sorted(_cycle_in(group, uses) for group in groups)
+
+
+def _cycle_in(group: list[str], uses: Mapping[str, Sequence[str | None]]) -> list[str]:
+    """A path from the group's smallest name back to itself, within the group (breadth first)."""
+    members = set(group)
+    start = group[0]
+    came_from: dict[str, str] = {}
+    queue = [start]
+    for node in queue:
+        for nxt in uses.get(node, ()):
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return path[::-1]
+            if nxt in members and nxt not in came_from and nxt is not None:
+                came_from[nxt] = node
+                queue.append(nxt)
+    return [start]  # pragma: no cover - a group always has a cycle through its smallest member
+
+
+def _chained(row: ir.TableRow) -> list[str]:
+    return [c.id for c in row.cells if isinstance(c, ir.Ref) and c.kind == "table" and c.id]
+
+
+def _has_checks(field_type: t.FieldType) -> bool:
+    return isinstance(field_type, t.CheckType) or (isinstance(field_type, t.ListType) and _has_checks(field_type.item))
+
+
+def _check_chains(tables: Mapping[str, ir.Entity]) -> list[Diagnostic]:
+    """Rolling on through `ref table` cells must be able to stop: a table ends when one of its rows
+    chains only to tables that end (or to none). "Roll again on this table" rows are fine."""
+    chaining = {t_id for t_id, e in tables.items() if any(_chained(r) for r in e.rows)}
+    ends = set(tables) - chaining
+    changed = True
+    while changed:
+        changed = False
+        for table_id in sorted(chaining - ends):
+            if any(all(target in ends for target in _chained(r)) for r in tables[table_id].rows):
+                ends.add(table_id)
+                changed = True
+    return [
+        error(
+            "E317",
+            f"rolling on {table_id} never ends: every row chains on to a table that goes on chaining",
+            tables[table_id].id_pos,
+            "give some row a cell that stops the chain (none, or —)",
+        )
+        for table_id in sorted(chaining - ends)
+    ]
+
+
+# ---------------------------------------------------------------- mechanics
+
+
+def _default_check_mechanics(
+    entities: dict[str, dict[str, ir.Entity]], kinds: Mapping[str, Kind], diagnostics: list[Diagnostic]
+) -> dict[str, dict[str, ir.Entity]]:
+    """A `check` that names no mechanic uses the ruleset's only check mechanic; a named one must be a check."""
+    mechanics = entities.get("mechanic", {})
+    checks = sorted(m_id for m_id, e in mechanics.items() if e.fields.get("style") == "check")
+
+    def settle(node: Any) -> Any:
+        if not isinstance(node, ir.CheckSpec):
+            return node
+        if node.mechanic is not None:
+            named = mechanics.get(node.mechanic.id or "")
+            if named is not None and named.fields.get("style") != "check":
+                diagnostics.append(
+                    error(
+                        "E329",
+                        f"{named.id} is a {named.fields.get('style')} mechanic, not a check",
+                        node.pos,
+                        about=(named.id,),
+                    )
+                )
+            return node
+        if len(checks) == 1:
+            return replace(node, mechanic=ir.Ref("mechanic", checks[0], node.pos, checks[0]))
+        which = f"several check mechanics ({', '.join(checks)})" if checks else "no mechanic of style check"
+        diagnostics.append(
+            error(
+                "E329",
+                f"this check needs a mechanic to roll with, and the ruleset has {which}",
+                node.pos,
+                "declare one: mechanic task { style: check  die: 2d6 }, or name it in the kind: check of task"
+                if not checks
+                else f"name one in the kind: check of {checks[0]}",
+                about=(*checks, "mechanic"),
+            )
+        )
+        return node
+
+    result = dict(entities)
+    for kind, group in entities.items():
+        if not any(_has_checks(d.type) for d in kinds[kind].fields.values()):
+            continue
+        result[kind] = {
+            i: replace(e, fields={n: ir.rebuild(v, settle) for n, v in e.fields.items()}) for i, e in group.items()
+        }
+    return result
+
+
+def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
+    """What the generated mechanics can roll: a pool is one kind of die; exploding needs one die."""
+    diagnostics = []
+    for entity in mechanics.values():
+        die = entity.fields.get("die")
+        if not isinstance(die, ir.Dice):
+            continue
+        style = entity.fields.get("style")
+        rerolls = [f for f in ("explode_on", "fumble_on", "stack_on") if f in entity.fields]
+        if style in ("check", "contest"):
+            rules = [f for f in (*rerolls, "fumble_ones", "floor") if f in entity.fields]
+            diagnostics += [
+                error("E328", f"{name} is not a rule of a {style} mechanic", entity.position(name)) for name in rules
+            ]
+            continue
+        if style == "pool" and not die.single_die:
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"a pool is rolled as a number of one kind of die, not {die.text}",
+                    entity.position("die"),
+                    f"write die: d{die.terms[0].sides}; the number of dice is given when rolling",
+                )
+            )
+        elif rerolls and not die.single_die:
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"{rerolls[0]} needs a single die to roll again, not {die.text}",
+                    entity.position(rerolls[0]),
+                    "exploding and fumbling are rules for one die",
+                )
+            )
+        for name in rerolls:
+            face = entity.fields[name]
+            if isinstance(face, int) and die.single_die and not 1 <= face <= die.terms[0].sides:
+                diagnostics.append(error("E328", f"{name} {face} is not a face of {die.text}", entity.position(name)))
+    return diagnostics
+
+
+# ---------------------------------------------------------------- requirements
+
+
+def _requirements(entity: ir.Entity) -> Iterator[tuple[str, ir.Requirement]]:
+    for name, value in entity.fields.items():
+        if isinstance(value, ir.REQUIREMENT_TYPES):
+            yield name, value
+
+
+def _check_requirements(entities: Entities) -> list[Diagnostic]:
+    lifepaths = entities.get("lifepath", {})
+    tags = {tag for lp in lifepaths.values() for tag in _words(lp, "tags")}
+    diagnostics = []
+    for kind_entities in entities.values():
+        for entity in kind_entities.values():
+            for name, req in _requirements(entity):
+                for node in requirement_nodes(req):
+                    if isinstance(node, ir.CountOf) and node.tag is not None and node.tag.text not in tags:
+                        diagnostics.append(
+                            error(
+                                "E331",
+                                f"no lifepath is tagged '{node.tag.text}'",
+                                node.tag.pos,
+                                did_you_mean(node.tag.text, tags) or "tag lifepaths with 'tags: ...'",
+                            )
+                        )
+                if entity.kind == "lifepath" and name == "requires" and entity.fields.get("born") is True:
+                    diagnostics.append(
+                        warning(
+                            "W332",
+                            "a born lifepath is always first, so its requirement can never hold",
+                            entity.position("requires"),
+                        )
+                    )
+    return diagnostics
+
+
+def _words(entity: ir.Entity, name: str) -> tuple[str, ...]:
+    value = entity.fields.get(name, ())
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, tuple) else ()
+
+
+# ---------------------------------------------------------------- what burning characters reads
+
+
+REPEAT_COLUMNS = ("years", "skill_points", "general_points", "trait_points", "resources", "stat")
+LIFEPATH_FIELDS: dict[str, tuple[type, ...]] = {
+    "setting": (t.RefType,),
+    "born": (t.BoolType,),
+    "time": (t.YearsType, t.IntType),
+    "resources": (t.IntType,),
+    "stat": (t.StatBonusType,),
+    "leads": (t.ListType,),
+    "skills": (t.ChoicesType,),
+    "general": (t.PointsType, t.IntType),
+    "traits": (t.ChoicesType,),
+    "requires": (t.RequirementType,),
+    "restrictions": (t.RequirementType,),
+    "tags": (t.ListType,),
+}
+
+
+# What burning reads that cannot be left `none` (it has no "no value" to burn with); `unknown` is refused
+# wherever burning reads.
+_NEVER_NONE = ("born", "time", "resources", "setting")
+
+
+def _burning_values(lifepaths: Mapping[str, ir.Entity], stocks: Mapping[str, ir.Entity]) -> list[Diagnostic]:
+    """`unknown` (and, where burning needs a value, `none`) in a field burning reads: the package could not
+    burn with it, so it is said here rather than at run time."""
+    diagnostics = []
+    read = [(lp, name) for lp in lifepaths.values() for name in LIFEPATH_FIELDS]
+    read += [(stock, name) for stock in stocks.values() for name in ("common_traits", "stat_pools")]
+    for entity, name in read:
+        value = entity.fields.get(name)
+        if isinstance(value, ir.Unknown) or (isinstance(value, ir.NoneValue) and name in _NEVER_NONE):
+            word = "unknown" if isinstance(value, ir.Unknown) else "none"
+            diagnostics.append(
+                error(
+                    "E344",
+                    f"burning characters reads the {name} of every {entity.kind}, so it cannot be {word}",
+                    entity.position(name),
+                    'give the value the sources most likely mean, and say so in uncertain: "..."',
+                )
+            )
+    return diagnostics
+
+
+def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagnostic]:
+    """Burning characters (generated when a ruleset has lifepaths) reads stocks' stat pools, the
+    `lifepath_repeats` table and the lifepath fields: each is checked here, where it is written."""
+    lifepaths = entities.get("lifepath", {})
+    if not lifepaths:
+        return []
+    diagnostics = []
+    kind = kinds["lifepath"]
+    wrong = [
+        name
+        for name, allowed in LIFEPATH_FIELDS.items()
+        if name not in kind.fields or not isinstance(kind.fields[name].type, allowed)
+    ]
+    if wrong:
+        diagnostics.append(
+            error(
+                "E341",
+                f"burning characters reads these lifepath fields, missing or of another type here: {', '.join(wrong)}",
+                kind.pos or next(iter(lifepaths.values())).pos,
+                "keep the built-in lifepath fields (with their types) when overriding the kind",
+            )
+        )
+    diagnostics += _burning_values(lifepaths, entities.get("stock", {}))
+    tables = entities.get("table", {})
+    for stock in entities.get("stock", {}).values():
+        pools = stock.fields.get("stat_pools")
+        if not isinstance(pools, ir.Ref) or pools.id is None or pools.id not in tables:
+            continue
+        table = tables[pools.id]
+        columns = {c.name: c for c in table_columns(table, "columns")}
+        missing = [c for c in ("mental", "physical") if c not in columns or not isinstance(columns[c].type, t.IntType)]
+        if missing or len(table_columns(table, "keys")) > 1:
+            diagnostics.append(
+                error(
+                    "E342",
+                    f"the stat pools table '{table.id}' needs int columns mental and physical, keyed by age",
+                    pools.pos,
+                    "columns: mental(int), physical(int)",
+                )
+            )
+    repeats = tables.get("lifepath_repeats")
+    if repeats is not None:
+        for column in table_columns(repeats, "columns"):
+            if column.name not in REPEAT_COLUMNS or not isinstance(column.type, t.MultiplierType):
+                diagnostics.append(
+                    error(
+                        "E343",
+                        f"lifepath_repeats columns are multipliers named {', '.join(REPEAT_COLUMNS)}, not "
+                        f"{column.name}({t.type_text(column.type)})",
+                        column.pos,
+                    )
+                )
+        if len(table_columns(repeats, "keys")) > 1:
+            diagnostics.append(error("E343", "lifepath_repeats is keyed by the number of times taken", repeats.id_pos))
+    return diagnostics

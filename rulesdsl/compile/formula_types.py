@@ -1,0 +1,353 @@
+"""The one type checker for formulas, wherever a formula stands.
+
+Formula entities, derived attributes, the formula fields of declared kinds, check modifiers, table cells
+and dice counts are all checked here, by one function over the resolved IR: what each node yields (a whole
+number, a fraction, a number that may be either, a truth value, dice), and what in it the generated package
+could not compute, with why. The semantic checks report the problems; the Python emitter reads the same
+types for the generated annotations, so a formula's declared return type is what it returns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Final, Literal, assert_never
+
+from rulesdsl.compile import ir
+from rulesdsl.syntax.tree import Position
+
+# What a formula yields. INT and FRACTION are both NUMBERs (a NUMBER may be either); a BOOL computes as 0 or 1.
+Type = Literal["int", "fraction", "number", "bool", "dice"]
+INT: Final = "int"
+FRACTION: Final = "fraction"
+NUMBER: Final = "number"
+BOOL: Final = "bool"
+DICE: Final = "dice"
+
+# How a type reads in a message.
+SHOWN: Mapping[str, str] = {
+    INT: "a whole number",
+    FRACTION: "a number",
+    NUMBER: "a number",
+    BOOL: "a truth value",
+    DICE: "dice",
+}
+
+
+TRUTH = "a number or a bool"  # what a condition may be: a number counts as true unless 0
+
+
+def fits(given: str, wanted: str) -> bool:
+    """Whether a value of type `given` may stand where `wanted` is expected."""
+    if given == wanted:
+        return True
+    if wanted == NUMBER:
+        return given in (INT, FRACTION, BOOL)
+    return wanted == INT and given == BOOL
+
+
+@dataclass(frozen=True, slots=True)
+class Callee:
+    """A named formula, as a call sees it: its parameters in order, what it yields, and the names it uses
+    besides its parameters (a formula that names attributes cannot be called with arguments alone)."""
+
+    params: tuple[str, ...]
+    returns: str
+    extra: tuple[str, ...] = ()
+
+
+Bound = Fraction | None  # None: unbounded that way
+Span = tuple[Bound, Bound]  # the least and the greatest value a formula may take
+_ANY: Span = (None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table as a lookup sees it: what its one column yields, or why it cannot be looked up."""
+
+    returns: str | None
+    column: str | None = None  # the column a lookup reads
+    problem: str | None = None
+    # The numbers its rows cover where they stop short and the table says nothing of what lies past them
+    # (neither `clamp` nor `partial`); None at an end: open. A lookup must stay inside (E324).
+    covers: Span = (None, None)
+    stops: str = ""  # the same in words, for the diagnostic: "has rows for 0 to 20 only"
+
+
+@dataclass(frozen=True, slots=True)
+class Env:
+    """What the names in a formula are: `variables` by attribute id or parameter name (INT when absent),
+    the formulas it may call and the tables it may look up, by id."""
+
+    variables: Mapping[str, str] = field(default_factory=dict)
+    callees: Mapping[str, Callee] = field(default_factory=dict)
+    tables: Mapping[str, Table] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    code: str
+    pos: Position
+    message: str
+    hint: str | None = None
+    about: tuple[str, ...] = ()  # the ids of the entities it is about (Diagnostic.about)
+
+
+@dataclass(slots=True)
+class Typing:
+    """A formula, typed: what it yields, each node's type (by node identity) and its problems."""
+
+    returns: str
+    types: dict[int, str]
+    problems: list[Problem]
+
+    def of(self, node: ir.Expr) -> str:
+        return self.types[id(node)]
+
+
+def _numeric(*kinds: str) -> str:
+    """What + - * yield over these: whole numbers stay whole, a fraction anywhere makes a fraction."""
+    if all(k in (INT, BOOL) for k in kinds):
+        return INT
+    return FRACTION if FRACTION in kinds else NUMBER
+
+
+def _one_of(*kinds: str) -> str:
+    """What yields one of these values unchanged (`if`, `min`, `max`): their common type."""
+    if all(k in (INT, BOOL) for k in kinds):
+        return BOOL if all(k == BOOL for k in kinds) else INT
+    return kinds[0] if all(k == kinds[0] for k in kinds) else NUMBER
+
+
+def constant(expr: ir.Expr) -> Fraction | None:
+    """The value of a formula made of numbers alone (`2 - 2`, `weapon[sword].reach`), or None."""
+    match expr:
+        case ir.Num(value) | ir.FieldOf(_, _, _, value) if value is not None:
+            return Fraction(value)
+        case ir.Neg(operand):
+            inner = constant(operand)
+            return None if inner is None else -inner
+        case ir.BinOp(op, left, right):
+            a, b = constant(left), constant(right)
+            if a is None or b is None:
+                return None
+            if op == "/":
+                return None if b == 0 else a / b
+            return a + b if op == "+" else a - b if op == "-" else a * b
+        case _:
+            return None
+
+
+def check(expr: ir.Expr, env: Env) -> Typing:
+    """Type a formula bottom-up (no recursion: any depth is safe)."""
+    types: dict[int, str] = {}
+    spans: dict[int, Span] = {}
+    problems: list[Problem] = []
+    order = list(ir.expr_nodes(expr))
+    for node in reversed(order):  # children before parents
+        spans[id(node)] = _span(node, spans)
+        types[id(node)] = _type(node, types, env, problems)
+        if isinstance(node, ir.Lookup):
+            _inside(node, spans[id(node.index)], env, problems)
+    problems.sort(key=lambda p: (p.pos.line, p.pos.column))
+    return Typing(types[id(expr)], types, problems)
+
+
+def _inside(node: ir.Lookup, index: Span, env: Env, problems: list[Problem]) -> None:
+    """A lookup of a table whose rows stop short must stay within them: where the index may go past, the
+    table says what the rules do there (`clamp`, `partial`) or opens its ends."""
+    found = env.tables.get(node.table.id or "")
+    if found is None or found.problem is not None or found.covers == _ANY:
+        return
+    (low, high), (least, greatest) = found.covers, index
+    below = low is not None and (least is None or least < low)
+    above = high is not None and (greatest is None or greatest > high)
+    if below or above:
+        past = f"below {low}" if below else f"above {high}"
+        why = (
+            f"'{node.table.id}' {found.stops}, and this lookup may go {past}, where a lookup finds nothing; "
+            "open its first and last rows (`<=N`, `N+`), or say what the rules do there: `clamp: yes` (the "
+            "first or last row) or `partial: yes` (no answer: the package raises PastRows)"
+        )
+        problems.append(Problem("E324", node.pos, why))
+
+
+def _span(node: ir.Expr, spans: Mapping[int, Span]) -> Span:
+    """The least and greatest value a formula may take, as far as its own shape tells (parameters and
+    attributes may be any number): enough to see that `t[abs(a - b)]` never goes below 0."""
+
+    def of(child: ir.Expr) -> Span:
+        return spans.get(id(child), _ANY)
+
+    def add(a: Bound, b: Bound) -> Bound:
+        return None if a is None or b is None else a + b
+
+    def neg(a: Bound) -> Bound:
+        return None if a is None else -a
+
+    match node:
+        case ir.Num(value) | ir.FieldOf(_, _, _, value) if value is not None:
+            return (Fraction(value), Fraction(value))
+        case ir.Neg(operand):
+            low, high = of(operand)
+            return (neg(high), neg(low))
+        case ir.BinOp("+", left, right):
+            return (add(of(left)[0], of(right)[0]), add(of(left)[1], of(right)[1]))
+        case ir.BinOp("-", left, right):
+            return (add(of(left)[0], neg(of(right)[1])), add(of(left)[1], neg(of(right)[0])))
+        case ir.BinOp("*", left, right):
+            ends = [a * b for a in of(left) for b in of(right) if a is not None and b is not None]
+            return (min(ends), max(ends)) if len(ends) == 4 else _ANY
+        case ir.Call("abs", (operand,)):
+            low, high = of(operand)
+            if low is not None and low >= 0:
+                return (low, high)
+            if high is not None and high <= 0:
+                return (-high, neg(low))
+            return (Fraction(0), None if low is None or high is None else max(-low, high))
+        case ir.Call("min" | "max" as function, args):
+            lows, highs = [of(a)[0] for a in args], [of(a)[1] for a in args]
+            known_lows, known_highs = [b for b in lows if b is not None], [b for b in highs if b is not None]
+            if function == "min":  # at most the least high; at least the least low, if every low is known
+                return (min(known_lows) if len(known_lows) == len(lows) else None, min(known_highs, default=None))
+            return (max(known_lows, default=None), max(known_highs) if len(known_highs) == len(highs) else None)
+        case ir.Call("floor" | "ceil" | "round", (operand,)):
+            low, high = of(operand)
+            return (
+                None if low is None else Fraction(math.floor(low)),
+                None if high is None else Fraction(math.ceil(high)),
+            )
+        case ir.If(_, then, otherwise):
+            (a, b), (c, d) = of(then), of(otherwise)
+            return (None if a is None or c is None else min(a, c), None if b is None or d is None else max(b, d))
+        case _:
+            return _ANY
+
+
+def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Problem]) -> str:
+    def of(child: ir.Expr) -> str:
+        return types[id(child)]
+
+    def need(child: ir.Expr, wanted: str, what: str = "") -> str:
+        given = of(child)
+        if not fits(given, wanted):
+            what = what or ("a whole number" if wanted == INT else "a number")
+            shown = "dice" if given == DICE else f"a {'bool' if given == BOOL else 'number'}"
+            problems.append(Problem("E327", child.pos, f"this is {shown}, where {what} belongs"))
+        return given
+
+    match node:
+        case ir.Num(value):
+            return INT if isinstance(value, int) or value.denominator == 1 else FRACTION
+        case ir.Var(name, _, attribute):
+            return env.variables.get(attribute or name, INT)
+        case ir.FieldOf(_, _, _, value):
+            return FRACTION if isinstance(value, Fraction) and value.denominator != 1 else INT
+        case ir.Text():
+            problems.append(Problem("E327", node.pos, "quoted text has no value to compute with"))
+            return NUMBER
+        case ir.Caret():
+            problems.append(
+                Problem("E327", node.pos, "a caret number (4^) is an obstacle to show, not a value to compute")
+            )
+            return NUMBER
+        case ir.DiceExpr():
+            return DICE
+        case ir.DiceOf(count, sides):
+            need(count, INT, "a whole number of dice")
+            need(sides, INT, "a whole number of sides")
+            return DICE
+        case ir.BinOp("/", left, right):
+            need(left, NUMBER)
+            need(right, NUMBER)
+            if constant(right) == 0:
+                problems.append(Problem("E327", right.pos, "this divides by zero"))
+            return FRACTION
+        case ir.BinOp("+" | "-" as op, left, right) if DICE in (of(left), of(right)):
+            return _dice_arithmetic(op, left, right, of(left), of(right), problems)
+        case ir.BinOp(_, left, right):
+            return _numeric(need(left, NUMBER), need(right, NUMBER))
+        case ir.Neg(operand):
+            return _numeric(need(operand, NUMBER))
+        case ir.Compare(_, left, right):
+            need(left, NUMBER, TRUTH)
+            need(right, NUMBER, TRUTH)
+            return BOOL
+        case ir.Logic(_, items):
+            for item in items:
+                need(item, NUMBER, TRUTH)
+            return BOOL
+        case ir.NotExpr(operand):
+            need(operand, NUMBER, TRUTH)
+            return BOOL
+        case ir.If(condition, then, otherwise):
+            need(condition, NUMBER, TRUTH)
+            first, second = of(then), of(otherwise)
+            if (first == DICE) != (second == DICE):
+                problems.append(Problem("E327", node.pos, "one branch is dice and the other a number"))
+            return DICE if DICE in (first, second) else _one_of(first, second)
+        case ir.Call(function, args):
+            given = [need(arg, NUMBER) for arg in args]
+            if function in ("floor", "ceil", "round"):
+                return INT
+            if function == "abs":
+                return _numeric(*given)
+            return _one_of(*given)  # min, max: one of their arguments
+        case ir.Lookup(table, index):
+            need(index, INT, "a whole number to look up (round it: floor(...))")
+            found = env.tables.get(table.id or "")
+            if found is None:
+                return NUMBER  # an unresolved name: reported where it is resolved
+            if found.problem is not None:
+                problems.append(Problem("E324", node.pos, found.problem, about=(table.id or "",)))
+            return found.returns or NUMBER
+        case ir.FormulaCall(formula, args):
+            callee = env.callees.get(formula.id or "")
+            if callee is None:
+                return NUMBER  # unresolved, or a formula that could not be read: reported there
+            for arg in args:  # a formula's parameters are whole numbers, as the values it is given are
+                need(arg, INT, "a whole number (a formula's parameters are; round it: floor(...))")
+            if callee.extra:
+                problems.append(
+                    Problem(
+                        "E326",
+                        node.pos,
+                        f"{formula.id}() names {', '.join(callee.extra)} besides its params, so it cannot be called",
+                        f"add them to the params of {formula.id}",
+                        about=(formula.id or "",),
+                    )
+                )
+            elif len(args) != len(callee.params):
+                own = callee.params
+                problems.append(
+                    Problem(
+                        "E325",
+                        node.pos,
+                        f"{formula.id}() takes {len(own)} argument{'s' * (len(own) != 1)} "
+                        f"({', '.join(sorted(own))}), not {len(args)}",
+                        about=(formula.id or "",),
+                    )
+                )
+            return callee.returns
+        case _:
+            assert_never(node)
+
+
+def _dice_arithmetic(op: str, left: ir.Expr, right: ir.Expr, first: str, second: str, problems: list[Problem]) -> str:
+    """Dice add dice and whole numbers, and take whole numbers away; nothing else computes on them (yet)."""
+    if op == "+" or (op == "-" and first == DICE):
+        for node, kind in ((left, first), (right, second)):
+            if kind not in (DICE, INT, BOOL):
+                problems.append(
+                    Problem("E327", node.pos, f"this is {SHOWN[kind]}: dice add only dice and whole numbers")
+                )
+        if op == "-" and second == DICE:
+            problems.append(Problem("E327", right.pos, "dice cannot be taken away from dice"))
+        return DICE
+    problems.append(Problem("E327", left.pos if first == DICE else right.pos, f"dice cannot be {_VERB.get(op, op)}"))
+    return DICE
+
+
+_VERB = {"*": "multiplied", "-": "taken away from a number"}

@@ -1,0 +1,702 @@
+"""The typed intermediate representation: what lowering produces and every later stage consumes.
+
+Formulas, requirements, dice, references and the structured values of fields are frozen dataclasses,
+each with the source position it was read from. Consumers dispatch over the unions below with one
+`match` ending in `assert_never`, so that mypy names every consumer a new node has not reached.
+JSON is only a serialisation of these (see jsonform.py), for schema validation and `export`.
+
+References are written as `Ref`s with `id=None` by lowering; the semantic stage resolves them and
+returns entities whose every `Ref` has its `id`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
+from fractions import Fraction
+from typing import Any, assert_never
+
+from rulesdsl.language.fieldtypes import FieldType
+from rulesdsl.syntax.tree import Position
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A name written where an entity of `kind` is expected; `id` is what it names, once resolved."""
+
+    kind: str
+    text: str
+    pos: Position
+    id: str | None = None
+
+    @property
+    def target(self) -> str:
+        """The resolved id (the semantic stage guarantees one on every entity it passes on)."""
+        assert self.id is not None, f"unresolved reference to {self.kind} {self.text!r}"
+        return self.id
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """`unknown`: the source is unreadable or silent here; never invented."""
+
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class NoneValue:
+    """`none` or `—`: the rules give no value here."""
+
+    pos: Position
+
+
+# ---------------------------------------------------------------- dice
+
+
+@dataclass(frozen=True, slots=True)
+class DiceTerm:
+    count: int
+    sides: int
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """`1d10`, `2d6+3`, `30 + 1d10`: dice terms plus a constant."""
+
+    terms: tuple[DiceTerm, ...]
+    modifier: int
+    text: str
+    pos: Position
+
+    @property
+    def low(self) -> int:
+        return sum(t.count for t in self.terms) + self.modifier
+
+    @property
+    def high(self) -> int:
+        return sum(t.count * t.sides for t in self.terms) + self.modifier
+
+    @property
+    def single_die(self) -> bool:
+        """One die and nothing added: what an exploding total or a pool is rolled with."""
+        return len(self.terms) == 1 and self.terms[0].count == 1 and self.modifier == 0
+
+
+# ---------------------------------------------------------------- formulas
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    """A number: `3`, `1.5`, or a multiplier written in a formula (`x1/2`)."""
+
+    value: int | Fraction
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Quoted text inside a formula-like value (a spell's `"Target's Forte"`)."""
+
+    value: str
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A name in a formula: a parameter, or an attribute (by abbreviation or id).
+
+    `attribute` is the attribute's id once the semantic stage has resolved it.
+    """
+
+    name: str
+    pos: Position
+    attribute: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Caret:
+    """`4^`: Burning Wheel's obstacle-times-the-stat marker."""
+
+    value: int
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class DiceExpr:
+    """Dice written inside a formula (`1d6`)."""
+
+    dice: Dice
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class DiceOf:
+    """Dice made by a formula: `(slot - 3)d6`, `dice(n, 6)`."""
+
+    count: Expr
+    sides: Expr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp:
+    op: str  # + - * /
+    left: Expr
+    right: Expr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Neg:
+    operand: Expr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    op: str  # = != < <= > >=
+    left: Expr
+    right: Expr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Logic:
+    op: str  # and, or
+    items: tuple[Expr, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class NotExpr:
+    operand: Expr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    condition: Expr
+    then: Expr
+    otherwise: Expr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A built-in function: floor, ceil, round, abs, min, max."""
+
+    function: str
+    args: tuple[Expr, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """`bonus_armor[abs(a - b)]`: the one column of a one-key table, looked up."""
+
+    table: Ref
+    index: Expr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class FieldOf:
+    """`weapon[longsword].reach`: a number a field of an entity holds; `value` once resolved."""
+
+    entity: Ref
+    field: str
+    pos: Position
+    value: int | Fraction | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaCall:
+    """`layered_sp(a, b)`: another formula, its parameters given in order."""
+
+    formula: Ref
+    args: tuple[Expr, ...]
+    pos: Position
+
+
+Expr = (
+    Num
+    | Text
+    | Var
+    | Caret
+    | DiceExpr
+    | DiceOf
+    | BinOp
+    | Neg
+    | Compare
+    | Logic
+    | NotExpr
+    | If
+    | Call
+    | Lookup
+    | FieldOf
+    | FormulaCall
+)
+
+
+def subexpressions(expr: Expr) -> tuple[Expr, ...]:
+    """The expressions directly inside one (the one place that knows each node's children)."""
+    match expr:
+        case Num() | Text() | Var() | Caret() | DiceExpr() | FieldOf():
+            return ()
+        case BinOp(_, left, right) | Compare(_, left, right) | DiceOf(left, right):
+            return (left, right)
+        case Neg(operand) | NotExpr(operand):
+            return (operand,)
+        case Logic(_, items):
+            return items
+        case If(condition, then, otherwise):
+            return (condition, then, otherwise)
+        case Call(_, args) | FormulaCall(_, args):
+            return args
+        case Lookup(_, index):
+            return (index,)
+        case _:
+            assert_never(expr)
+
+
+def expr_nodes(expr: Expr) -> Iterator[Expr]:
+    """Every node of a formula, parents first, in writing order (no recursion: any depth is safe)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(subexpressions(node)))
+
+
+@dataclass(frozen=True, slots=True)
+class NameSpan:
+    """Where a name (a quoted one, a called formula's) stands in a formula's text: `text[start:end]`, and
+    `pos`, where it was written, which the nodes naming things carry (what they resolve to links there)."""
+
+    start: int
+    end: int
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    """A formula and its canonical text (what the reference and docstrings show)."""
+
+    text: str
+    expr: Expr
+    pos: Position
+    names: tuple[NameSpan, ...] = ()
+
+
+# ---------------------------------------------------------------- requirements
+
+
+@dataclass(frozen=True, slots=True)
+class TookLifepath:
+    lifepath: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class HasTrait:
+    trait: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class HasSkill:
+    skill: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Holds:
+    """`career navy`: the character holds, or has done, that entity of a kind (any kind but the
+    lifepath-shaped ones above, which keep their own meaning)."""
+
+    kind: str
+    entity: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """`previous = Page`: the lifepath taken just before."""
+
+    lifepath: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class GmPermission:
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class AllOf:
+    items: tuple[Requirement, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    items: tuple[Requirement, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class NotReq:
+    item: Requirement
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    text: str  # as an id
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class CountOf:
+    """`2 of lifepaths in setting host tagged guard`, `any lifepath ...`, `2 of (A, B)`."""
+
+    count: int
+    setting: Ref | None
+    tag: Tag | None
+    lifepaths: tuple[Ref, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """`age > 50`, `gender = female`; `value` is a number, or an id for gender."""
+
+    subject: str
+    op: str
+    value: int | str
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionIn:
+    """`position in 2..3`."""
+
+    subject: str
+    low: int | None
+    high: int | None
+    pos: Position
+
+
+Requirement = (
+    TookLifepath
+    | HasTrait
+    | HasSkill
+    | Holds
+    | Previous
+    | GmPermission
+    | AllOf
+    | AnyOf
+    | NotReq
+    | CountOf
+    | Condition
+    | ConditionIn
+)
+
+
+REQUIREMENT_TYPES = (
+    TookLifepath,
+    HasTrait,
+    HasSkill,
+    Holds,
+    Previous,
+    GmPermission,
+    AllOf,
+    AnyOf,
+    NotReq,
+    CountOf,
+    Condition,
+    ConditionIn,
+)
+
+
+# ---------------------------------------------------------------- structured field values
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """`1..10`, `2-4`, `>9`, `10+`: either end may be open (None)."""
+
+    low: int | None
+    high: int | None
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Multiplier:
+    """`x3`, `x1/2`."""
+
+    value: Fraction
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """`8 pts: A, B or C`: points, and what they buy (each entry the options to choose one from)."""
+
+    points: int
+    options: tuple[tuple[Ref, ...], ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class StatBonus:
+    """`+1 M`, `+1 P`, `+1 M/P` (either: the player chooses)."""
+
+    mental: int
+    physical: int
+    either: int
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Actions:
+    """A spell's casting time: `10` actions, or `x3` (times the obstacle)."""
+
+    count: int
+    per_obstacle: bool
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """A table's dice, one per key; `modifier`: the range of modifiers its rows must also cover (`+ 0..1`);
+    `tens_units`: d66, two d6 read as tens and units."""
+
+    dice: tuple[Dice, ...]
+    modifier: Range | None
+    tens_units: bool
+    text: str
+    pos: Position
+
+    def spans(self, key: int) -> list[tuple[int, int]]:
+        """The numbers key `key` can come up as, as ranges."""
+        low_mod, high_mod = (self.modifier.low or 0, self.modifier.high or 0) if self.modifier else (0, 0)
+        if self.tens_units:
+            return [(10 * t + 1 + low_mod, 10 * t + 6 + high_mod) for t in range(1, 7)]
+        dice = self.dice[key]
+        return [(dice.low + low_mod, dice.high + high_mod)]
+
+    def range_text(self, key: int) -> str:
+        spans = self.spans(key)
+        if len(spans) > 1:
+            return ", ".join(f"{lo}-{hi}" for lo, hi in spans)
+        return f"{spans[0][0]}-{spans[0][1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    """`check END 5+`: the mechanic's dice plus the modifier against the target. `mechanic` is None when
+    the kind does not name one: the semantic stage then gives it the ruleset's only check mechanic."""
+
+    modifier: Formula
+    target: int
+    mechanic: Ref | None
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A table column or key: `to_hit(int)`, `next(ref table)`."""
+
+    name: str
+    type: FieldType
+    pos: Position
+
+
+# ---------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True, slots=True)
+class NameKey:
+    text: str
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class ParityKey:
+    """`odd` or `even` in a rolled table."""
+
+    odd: bool
+    pos: Position
+
+
+Key = Range | NameKey | ParityKey
+
+
+def range_text(low: int | None, high: int | None) -> str:
+    """`3`, `2-4`, `10+`, `<=3`: a range as the rules write it."""
+    if low is None:
+        return f"<={high}"
+    if high is None:
+        return f"{low}+"
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def key_text(key: Key) -> str:
+    match key:
+        case NameKey(text):
+            return text
+        case ParityKey(odd):
+            return "odd" if odd else "even"
+        case Range(low, high):
+            return range_text(low, high)
+        case _:
+            assert_never(key)
+
+
+Cell = int | Fraction | str | bool | Unknown | NoneValue | Dice | Formula | Multiplier | Ref | CheckSpec
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    keys: tuple[Key, ...]
+    cells: tuple[Cell, ...]
+    source: str | None
+    pos: Position
+
+
+Value = (
+    int
+    | Fraction
+    | str
+    | bool
+    | Ref
+    | Unknown
+    | NoneValue
+    | Dice
+    | Formula
+    | Requirement
+    | Range
+    | Multiplier
+    | Choices
+    | StatBonus
+    | Actions
+    | Column
+    | Roll
+    | CheckSpec
+    | tuple["Value", ...]
+)
+
+
+# ---------------------------------------------------------------- entities
+
+
+Path = tuple[str | int, ...]  # where a part of an entity sits in its JSON document: ("skills", "items", 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """One block, lowered: the fields it gives (as declared by its kind), and rows for tables."""
+
+    kind: str
+    id: str
+    name: str
+    fields: Mapping[str, Value]
+    positions: Mapping[Path, Position]  # where each field (and each list item, row, key, cell) was written
+    rows: tuple[TableRow, ...]
+    failed: frozenset[str]  # fields whose value could not be read (already reported)
+    id_pos: Position
+    pos: Position
+    file: str = field(default="")  # the file it was written in (display path)
+
+    def position(self, *path: str | int) -> Position:
+        """Where the closest enclosing part of `path` was written, or the entity's header."""
+        for end in range(len(path), 0, -1):
+            found = self.positions.get(path[:end])
+            if found is not None:
+                return found
+        return self.id_pos
+
+    def get(self, name: str) -> Value | None:
+        return self.fields.get(name)
+
+
+# ---------------------------------------------------------------- generic walks
+
+
+def children(node: object) -> Iterator[object]:
+    """The nodes directly inside an IR node (tuples are looked into), in field order."""
+    if type(node) is tuple:
+        yield from node
+        return
+    for name in _node_fields(type(node)) or ():
+        value = getattr(node, name)
+        if type(value) is tuple:
+            yield from value
+        elif _node_fields(type(value)) is not None:
+            yield value
+
+
+def walk(node: object) -> Iterator[object]:
+    """Every IR node at and below `node`, parents first, in writing order (no recursion: any depth is safe)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(children(current))))
+
+
+def refs_in(node: object) -> Iterator[Ref]:
+    """Every Ref at and below `node`, in writing order (`walk`, filtered, without making the other nodes' lists)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is Ref:
+            yield current  # type: ignore[misc]
+        elif kind is tuple:
+            stack.extend(reversed(current))  # type: ignore[call-overload]
+        else:
+            names = _node_fields(kind)
+            if names:
+                stack.extend(reversed([getattr(current, name) for name in names]))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+_NODES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _node_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields of an IR node's class (a dataclass other than Position); None for anything else."""
+    try:
+        return _NODES[cls]
+    except KeyError:
+        names = tuple(f.name for f in fields(cls)) if is_dataclass(cls) and cls is not Position else None
+        _NODES[cls] = names
+        return names
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls)) if is_dataclass(cls) and cls is not Position else ()
+        _FIELDS[cls] = names
+    return names
+
+
+def rebuild(node: Any, change: Callable[[Any], Any]) -> Any:
+    """`node` rebuilt bottom-up with `change` applied to every IR node (tuples looked into); `change`
+    returns its argument for nodes it leaves alone, and unchanged subtrees are shared, not copied."""
+    if type(node) is tuple:
+        items = tuple(rebuild(item, change) for item in node)
+        return node if all(a is b for a, b in zip(items, node, strict=True)) else items
+    names = _field_names(type(node))
+    if not names:
+        return node
+    values = [getattr(node, name) for name in names]
+    new = [rebuild(v, change) if type(v) is tuple or _field_names(type(v)) else v for v in values]
+    if any(a is not b for a, b in zip(new, values, strict=True)):
+        node = type(node)(*new)
+    return change(node)

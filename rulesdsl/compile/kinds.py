@@ -1,0 +1,96 @@
+"""Kinds: what entities of each kind may say, declared once in the language.
+
+Every kind is a `kind` declaration; the built-in ones are declared in prelude.rules, shipped with
+rulesdsl, and a ruleset may declare kinds of its own (or `override` a built-in one). From a kind's
+fields everything else derives: how lowering reads each value, the JSON Schema, the dataclass in the
+generated package, the reference page and the docs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from rulesdsl.compile.ir import Value
+from rulesdsl.language.fieldtypes import FieldType, ListType, MarkdownType, TextType
+from rulesdsl.resources import PRELUDE
+from rulesdsl.syntax.tree import Position
+
+PRELUDE_PATH = PRELUDE
+
+# Kinds the compiler itself gives meaning to (formulas, tables, dice): declared in the prelude like the
+# others, but a ruleset cannot replace them.
+CORE_KINDS = ("ruleset", "table", "attribute", "formula", "mechanic")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDecl:
+    name: str
+    type: FieldType
+    optional: bool
+    default: Value | None  # what a left-out field means (already read as that type)
+    doc: str | None
+    pos: Position | None
+
+
+# The fields every entity has besides its id and name.
+COMMON_FIELDS = (
+    FieldDecl("source", TextType(), True, None, "where the facts come from (page or section)", None),
+    FieldDecl("uncertain", TextType(), True, None, "what could not be read with certainty", None),
+    FieldDecl("note", TextType(), True, None, "one short line in the author's own words", None),
+    FieldDecl(
+        "aliases",
+        ListType(TextType()),
+        True,
+        None,
+        "other names the sources use for it (abbreviations, misprints); references may use them",
+        None,
+    ),
+    FieldDecl("description", MarkdownType(), True, None, "what it is or does, in the author's own words", None),
+)
+COMMON_NAMES = frozenset(f.name for f in COMMON_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    name: str
+    title: str
+    fields: Mapping[str, FieldDecl]  # its own fields in declaration order, then the common ones
+    builtin: bool  # declared in the prelude
+    pos: Position | None
+    # Hashed by value, once: what is derived from a kind (its schema, validators) is cached by kind, and a
+    # kind declared again unchanged, as every compile of a language server does, must find it.
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "_hash", hash((self.name, self.title, tuple(self.fields.items()), self.builtin, self.pos))
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def own_fields(self) -> tuple[FieldDecl, ...]:
+        return tuple(f for f in self.fields.values() if f.name not in COMMON_NAMES)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields.values() if not f.optional and f.default is None)
+
+    @property
+    def has_rows(self) -> bool:
+        return self.name == "table"
+
+
+def plural(kind: str) -> str:
+    """`lifepath` -> `lifepaths`, `class` -> `classes`, `category` -> `categories`: module and registry
+    names in packages."""
+    if kind.endswith("y") and len(kind) > 1 and kind[-2] not in "aeiou":
+        return kind[:-1] + "ies"
+    return kind + ("es" if kind.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def class_name(kind: str) -> str:
+    """`lifepath` -> `Lifepath`, `hit_location` -> `HitLocation`."""
+    return "".join(part.capitalize() for part in kind.split("_") if part) or "Entity"

@@ -1,0 +1,1045 @@
+"""Lowering: the syntax tree becomes the typed IR.
+
+A `kind` declaration becomes a `kinds.Kind`; every other block becomes an `ir.Entity` whose fields are
+read by the type its kind declares for them (one `match` over the field types). Lowering checks shapes
+(a number where a number belongs) and every constraint a type declares, wherever a value is written
+(bounds, text lengths, options, list lengths: `fieldtypes.constraint_problem`); which fields a block must
+and may have is the JSON Schema's, and references are resolved by the semantic stage.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import lru_cache
+from typing import assert_never
+
+from rulesdsl.compile import ir
+from rulesdsl.compile.jsonform import value_json
+from rulesdsl.compile.kinds import COMMON_FIELDS, FieldDecl, Kind
+from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
+from rulesdsl.language import fieldtypes as t
+from rulesdsl.language.names import slug
+from rulesdsl.language.words import NONE_WORDS, TRUTH_WORDS
+from rulesdsl.syntax import tree as m
+from rulesdsl.syntax.written import FUNCTIONS, expr_text, expr_text_names
+
+Path = tuple[str | int, ...]
+
+CONDITIONS = ("age", "age_at_entry", "position", "lifepaths", "times_taken", "gender")
+_BOOLEANS = TRUTH_WORDS
+_YEARS = {"yr", "yrs", "year", "years"}
+_POINTS = {"pt", "pts"}
+MAX_DEPTH = 100  # expression nesting; every later stage walks values recursively
+# Limits (docs/diagnostics.md, "Limits"): far beyond any book, and they bound what the odds and checks cost.
+MAX_DICE = 100  # E205: dice in one roll, all its terms together
+MAX_SIDES = 1000  # E206: sides of one die
+
+
+class LoweringError(Exception):
+    def __init__(self, message: str, pos: m.Position, hint: str | None = None, code: str = "E201") -> None:
+        super().__init__(message)
+        self.diagnostic = error(code, message, pos, hint)
+
+
+def describe(value: m.Value) -> str:
+    """What a value looks like, in words, for messages."""
+    match value:
+        case m.Integer():
+            return "a number"
+        case m.Decimal():
+            return "a decimal number"
+        case m.String():
+            return "a quoted string"
+        case m.Name():
+            return "a name"
+        case m.Dice() | m.DiceCount():
+            return "dice"
+        case m.Multiplier():
+            return "a multiplier"
+        case m.AtLeast() | m.OpenRange():
+            return "an open range"
+        case m.ClosedRange():
+            return "a range"
+        case m.Quantity():
+            return "a quantity"
+        case m.Points():
+            return "a points list"
+        case m.ValueList():
+            return "a list"
+        case m.Binary():
+            return "an arithmetic expression"
+        case m.Negative():
+            return "a negative expression"
+        case m.Call():
+            return "a function call"
+        case m.Subscript():
+            return "a lookup"
+        case m.Attribute():
+            return "a field of an entity"
+        case m.Caret():
+            return "a caret number"
+        case m.Comparison():
+            return "a comparison"
+        case m.Membership():
+            return "a range test"
+        case m.AnyOf():
+            return "an 'or' expression"
+        case m.AllOf():
+            return "an 'and' expression"
+        case m.Not():
+            return "a 'not' expression"
+        case m.HasTrait():
+            return "a trait condition"
+        case m.HasSkill():
+            return "a skill condition"
+        case m.Holds(kind):
+            return f"a {kind.text} condition"
+        case m.CountOf():
+            return "a count condition"
+        case m.RefMarker():
+            return "a 'ref' type"
+        case m.Check():
+            return "a check"
+        case _:
+            assert_never(value)
+
+
+def _fail(expected: str, value: m.Value, hint: str | None = None) -> LoweringError:
+    return LoweringError(f"expected {expected}, got {describe(value)}", value.pos, hint)
+
+
+def items_of(value: m.Value) -> tuple[m.Value, ...]:
+    return value.items if isinstance(value, m.ValueList) else (value,)
+
+
+# Every entity keeps where each of its parts was written, by path: the same few paths, shared rather than made
+# again for each of thousands of entities.
+_PATHS: dict[Path, Path] = {}
+
+
+_PATHS_KEPT = 1 << 16  # far more than one ruleset uses; new field names, edit after edit, must not grow it for ever
+
+
+def _path(path: Path) -> Path:
+    if len(_PATHS) >= _PATHS_KEPT and path not in _PATHS:
+        _PATHS.clear()
+    return _PATHS.setdefault(path, path)
+
+
+# Values with no values inside: their depth is 1, known without looking.
+def multiplier_fraction(value: m.Multiplier) -> Fraction:
+    """What `x3/2` multiplies by; a zero below the line is a mistake, not a number."""
+    if value.denominator == 0:
+        number = value.numerator
+        raise LoweringError(f"x{number}/0 divides by zero", value.pos, f"write x{number} or x{number}/2", "E201")
+    return Fraction(value.numerator, value.denominator)
+
+
+_FLAT = frozenset({m.Integer, m.Decimal, m.String, m.Name, m.Dice, m.Multiplier, m.AtLeast, m.Quantity, m.Caret})
+
+
+def depth(value: object) -> int:
+    """How deeply a value nests (counted without recursion, so any input is safe to measure)."""
+    if type(value) in _FLAT:
+        return 1
+    if type(value) in (m.ValueList, m.Points) and all(type(item) in _FLAT for item in value.items):  # type: ignore[attr-defined]
+        return 2
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        for name in getattr(type(node), "__slots__", ()):
+            child = getattr(node, name)
+            for item in child if isinstance(child, tuple) else (child,):
+                if isinstance(item, m._Node) and not isinstance(item, m.Position):
+                    stack.append((item, level + 1))
+    return deepest
+
+
+# ---------------------------------------------------------------- kind declarations
+
+
+def _number(value: m.Integer | m.Decimal | None) -> Fraction | None:
+    if value is None:
+        return None
+    return Fraction(value.value) if isinstance(value, m.Integer) else Fraction(value.text)
+
+
+def field_type(written: m.TypeExpr) -> t.FieldType:
+    """A type expression as a field type; LoweringError for unknown names and misplaced bounds."""
+    match written:
+        case m.SimpleType(name, low, high, bounded):
+            simple = t.SIMPLE.get(name.text)
+            if simple is None:
+                raise LoweringError(
+                    f"unknown field type '{name.text}'",
+                    name.pos,
+                    did_you_mean(name.text, t.SIMPLE) or "types: " + ", ".join(t.SIMPLE),
+                    code="E401",
+                )
+            if not bounded:
+                return simple
+            lo, hi = _number(low), _number(high)
+            if lo is not None and hi is not None and lo > hi:
+                raise LoweringError(f"the range {lo}..{hi} runs backwards", written.pos, f"write {hi}..{lo}", "E402")
+            if isinstance(simple, t.IntType):
+                if any(b is not None and b.denominator != 1 for b in (lo, hi)):
+                    raise LoweringError("an int's bounds are whole numbers", written.pos, code="E402")
+                return t.IntType(None if lo is None else int(lo), None if hi is None else int(hi))
+            if isinstance(simple, t.NumberType):
+                return t.NumberType(lo, hi)
+            raise LoweringError(
+                f"only int and number take bounds, not {name.text}", written.pos, "write int in 1..5", "E402"
+            )
+        case m.EnumType(options):
+            texts = [o.text if isinstance(o, m.Name) else o.value for o in options]
+            if len(set(texts)) != len(texts):
+                repeated = next(x for x in texts if texts.count(x) > 1)
+                raise LoweringError(f"'{repeated}' is listed twice", written.pos, code="E402")
+            return t.EnumType(tuple(texts))
+        case m.RefType(kind):
+            return t.RefType(kind.text)
+        case m.ListType(item, low, high):
+            lo, hi = _number(low), _number(high)
+            if any(b is not None and (b.denominator != 1 or b < 0) for b in (lo, hi)) or (
+                lo is not None and hi is not None and lo > hi
+            ):
+                raise LoweringError("a list's length is a range of whole numbers, like 1..2", written.pos, code="E402")
+            inner = field_type(item)
+            if isinstance(inner, t.ListType | t.ChoicesType | t.ColumnsType):
+                raise LoweringError("lists hold single values, not lists", item.pos, code="E402")
+            return t.ListType(inner, 0 if lo is None else int(lo), None if hi is None else int(hi))
+        case m.PointsType(item):
+            inner = field_type(item)
+            if not isinstance(inner, t.RefType):
+                raise LoweringError("points buy entities: write points of ref skill", item.pos, code="E402")
+            return t.ChoicesType(inner.kind)
+        case m.CheckType(mechanic):
+            return t.CheckType(mechanic.text if mechanic is not None else None)
+        case m.NamedType(name, names):
+            if name.text != "formula":
+                raise LoweringError(
+                    f"only a formula names what it is computed from, not {name.text}",
+                    written.pos,
+                    "write formula of slot, level",
+                    code="E402",
+                )
+            texts = [n.text for n in names]
+            if len(set(texts)) != len(texts):
+                repeated = next(x for x in texts if texts.count(x) > 1)
+                raise LoweringError(f"'{repeated}' is listed twice", written.pos, code="E402")
+            return t.FormulaType(tuple(slug(x) for x in texts))
+        case _:
+            assert_never(written)
+
+
+def declare_kind(decl: m.KindDecl, *, builtin: bool) -> tuple[Kind, list[Diagnostic]]:
+    """A kind declaration as a Kind; fields that cannot be read are reported and left out."""
+    diagnostics: list[Diagnostic] = []
+    fields: dict[str, FieldDecl] = {}
+    common = {f.name: f for f in COMMON_FIELDS}
+    for written in decl.fields:
+        if written.key in fields or written.key in ("kind", "id", "name", "rows"):
+            what = "declared twice" if written.key in fields else "reserved"
+            diagnostics.append(error("E403", f"field '{written.key}' is {what}", written.pos))
+            continue
+        if written.key in common:
+            diagnostics.append(
+                error("E403", f"every kind already has a '{written.key}' field", written.pos, "choose another name")
+            )
+            continue
+        try:
+            declared = field_type(written.type)
+            default = None
+            if written.default is not None:
+                # a default must be a value the field could be given: the reader keeps its constraints
+                default = _Reader(defaults=True).read(declared, written.default, (written.key,))
+        except LoweringError as exc:
+            diagnostics.append(exc.diagnostic)
+            continue
+        doc = written.doc.value if written.doc is not None else None
+        fields[written.key] = FieldDecl(written.key, declared, written.optional, default, doc, written.pos)
+    title = decl.title.value if decl.title is not None else decl.name.text
+    kind = Kind(decl.name.text, title, {**fields, **common}, builtin, decl.name.pos)
+    return kind, diagnostics
+
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass
+class _Reader:
+    """Reads written values by their field type, remembering where each part was written."""
+
+    positions: dict[Path, m.Position] = field(default_factory=dict)
+    defaults: bool = False  # reading the defaults of a kind declaration: a broken constraint is E402 there
+
+    def read(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
+        """The value as its type reads it, keeping every constraint its type declares."""
+        result = self.shape(field_type, value, path)
+        if type(field_type) not in t.CONSTRAINED:  # most values: references, dice, formulas, requirements
+            return result
+        problem = t.constraint_problem(field_type, result)
+        if problem is not None:
+            raise LoweringError(f"{self.about(path)} {problem[0]}", value.pos, problem[1], self.code)
+        return result
+
+    @property
+    def code(self) -> str:
+        return "E402" if self.defaults else "E210"
+
+    def about(self, path: Path) -> str:
+        """Who a constraint is about, in words: a field (or an item of it: the caret says which), a table cell,
+        a default."""
+        if path[0] == "rows":
+            return "the cell"  # `cell` says which column
+        return f"the default of '{path[0]}'" if self.defaults else f"'{path[0]}'"
+
+    def shape(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
+        """The value read by its type: its shape, not yet its constraints."""
+        self.positions[_PATHS.setdefault(path, path)] = value.pos
+        # The commonest types first: the cases are tried in order (they never overlap).
+        match field_type:
+            case t.RefType(kind):
+                return self.ref(kind, value)
+            case t.ListType(item):
+                result = []
+                for i, element in enumerate(items_of(value)):
+                    result.append(self.read(item, element, (*path, i)))
+                return tuple(result)
+            case t.TextType() | t.MarkdownType():
+                return self.text(value)
+            case t.IntType():
+                return self.integer(value)
+            case t.ChoicesType(kind):
+                return self.choices(kind, value)
+            case t.YearsType():
+                return self.counted(value, _YEARS, "a number of years (like 8 yrs)")
+            case t.StatBonusType():
+                return self.stat_bonus(value)
+            case t.RequirementType():
+                return self.requirement(value)
+            case t.BoolType():
+                if isinstance(value, m.Name) and value.text.lower() in _BOOLEANS:
+                    return _BOOLEANS[value.text.lower()]
+                raise _fail("yes or no", value)
+            case t.EnumType(options):
+                written = self.text(value)
+                # `Will` is the option `will`: options match as names do, by their slug
+                return next((o for o in options if o == written or slug(o) == slug(written)), written)
+            case t.NumberType():
+                return self.number(value)
+            case t.DiceType():
+                return dice_of(value)
+            case t.FormulaType() | t.ObstacleType():
+                return self.formula(value)
+            case t.RangeType():
+                return range_of(value, allow_dash=False)
+            case t.MultiplierType():
+                if isinstance(value, m.Multiplier):
+                    return ir.Multiplier(multiplier_fraction(value), value.pos)
+                raise _fail("a multiplier (like x2 or x1/2)", value)
+            case t.WordType():
+                if isinstance(value, m.Name | m.String):
+                    return slug(self.text(value))
+                raise _fail("a name", value)
+            case t.AbbreviationType():
+                if isinstance(value, m.Name):
+                    return value.text
+                raise _fail("an abbreviation (like AGL)", value)
+            case t.VersionType():
+                if isinstance(value, m.String):
+                    return value.value
+                raise _fail('a version in quotes (like "0.1.0")', value)
+            case t.PointsType():
+                return self.counted(value, _POINTS, "points (like 2 pts)")
+            case t.ActionsType():
+                if isinstance(value, m.Integer):
+                    return ir.Actions(value.value, False, value.pos)
+                if isinstance(value, m.Multiplier) and value.denominator == 1:
+                    return ir.Actions(value.numerator, True, value.pos)
+                raise _fail("a number of actions (10) or a multiple of the obstacle (x3)", value)
+            case t.ColumnsType():
+                return self.columns(value, path)
+            case t.RollType():
+                return roll_of(value)
+            case t.CheckType(mechanic):
+                if not isinstance(value, m.Check):
+                    raise _fail("a check (like check END 5+)", value)
+                # `check 8+` adds nothing: a modifier of 0, where the target is written
+                modifier_value = value.modifier if value.modifier is not None else m.Integer(0, value.target_pos)
+                modifier = self.formula(modifier_value)
+                named = ir.Ref("mechanic", mechanic, value.pos) if mechanic is not None else None
+                return ir.CheckSpec(modifier, value.target, named, value.pos)
+            case _:
+                assert_never(field_type)
+
+    # ---- scalars
+    def text(self, value: m.Value) -> str:
+        if isinstance(value, m.String):
+            return value.value
+        if isinstance(value, m.Name):
+            return value.text
+        if isinstance(value, m.Integer):
+            return str(value.value)
+        raise _fail("text", value, 'quote it: "..."')
+
+    def integer(self, value: m.Value) -> int:
+        if isinstance(value, m.Integer):
+            return value.value
+        raise _fail("a whole number", value)
+
+    def number(self, value: m.Value) -> int | Fraction:
+        match value:
+            case m.Integer(number):
+                return number
+            case m.Decimal(text):
+                return Fraction(text)
+            case m.Negative(m.Decimal(text)):
+                return -Fraction(text)
+            case m.Binary("/", m.Integer(a), m.Integer(b)) if b != 0:
+                return Fraction(a, b)
+        raise _fail("a number (like 3, 1.5 or 1/3)", value)
+
+    def counted(self, value: m.Value, units: set[str], expected: str) -> int:
+        if isinstance(value, m.Quantity) and value.unit.lower() in units and not value.signed:
+            return value.amount
+        if isinstance(value, m.Integer):
+            return value.value
+        raise _fail(expected, value)
+
+    def stat_bonus(self, value: m.Value) -> ir.StatBonus:
+        bonus = {"mental": 0, "physical": 0, "either": 0}
+        slots = {"m": "mental", "p": "physical", "m/p": "either", "p/m": "either"}
+        for item in items_of(value):
+            if isinstance(item, m.Integer) and item.value == 0:
+                continue
+            if not isinstance(item, m.Quantity) or item.unit.lower() not in slots:
+                raise _fail("a stat bonus (+1 M, +1 P or +1 M/P)", item)
+            bonus[slots[item.unit.lower()]] += item.amount
+        return ir.StatBonus(bonus["mental"], bonus["physical"], bonus["either"], value.pos)
+
+    # ---- references
+    def ref(self, kind: str, value: m.Value) -> ir.Ref:
+        if isinstance(value, m.Name):
+            return ir.Ref(kind, value.text, value.pos)
+        if isinstance(value, m.String):
+            return ir.Ref(kind, value.value, value.pos)
+        raise _fail(f"the name of a {kind}", value)
+
+    def choices(self, kind: str, value: m.Value) -> ir.Choices:
+        if isinstance(value, m.Quantity | m.Integer):
+            return ir.Choices(self.counted(value, _POINTS, "points (like 2 pts)"), (), value.pos)
+        if not isinstance(value, m.Points):
+            raise _fail(f"points and {kind}s (like 2 pts: A, B)", value)
+        options = []
+        for item in value.items:
+            alternatives = item.items if isinstance(item, m.AnyOf) else (item,)
+            options.append(tuple(self.ref(kind, alt) for alt in alternatives))
+        return ir.Choices(value.amount, tuple(options), value.pos)
+
+    # ---- formulas
+    def formula(self, value: m.Value) -> ir.Formula:
+        text, names = expr_text_names(value)
+        spans = tuple(ir.NameSpan(start, end, pos) for pos, start, end in names)
+        return ir.Formula(text, self.expr(value), value.pos, spans)
+
+    def expr(self, value: m.Value) -> ir.Expr:
+        match value:
+            case m.Integer(number):
+                return ir.Num(number, value.pos)
+            case m.Decimal(text):
+                return ir.Num(Fraction(text), value.pos)
+            case m.Multiplier():
+                return ir.Num(multiplier_fraction(value), value.pos)
+            case m.Name(text):
+                return ir.Var(text, value.pos)
+            case m.String(text):
+                return ir.Text(text, value.pos)
+            case m.Caret(number):
+                return ir.Caret(number, value.pos)
+            case m.Dice():
+                return ir.DiceExpr(dice_of(value), value.pos)
+            case m.DiceCount(count, sides):
+                return ir.DiceOf(self.expr(count), ir.Num(sides, value.pos), value.pos)
+            case m.Call("dice", args):
+                if len(args) != 2:
+                    raise LoweringError("dice() takes 2 arguments: dice(count, sides)", value.pos)
+                return ir.DiceOf(self.expr(args[0]), self.expr(args[1]), value.pos)
+            case m.Binary(op, left, right):
+                return ir.BinOp(op, self.expr(left), self.expr(right), value.pos)
+            case m.Negative(operand):
+                return ir.Neg(self.expr(operand), value.pos)
+            case m.Comparison(op, left, right):
+                return ir.Compare(op, self.expr(left), self.expr(right), value.pos)
+            case m.AnyOf(items) | m.AllOf(items):
+                op = "or" if isinstance(value, m.AnyOf) else "and"
+                return ir.Logic(op, tuple(self.expr(i) for i in items), value.pos)
+            case m.Not(operand):
+                return ir.NotExpr(self.expr(operand), value.pos)
+            case m.Attribute(m.Subscript(m.Name(kind), m.Name() | m.String() as which), field):
+                return ir.FieldOf(self.ref(kind, which), field.text, value.pos)
+            case m.Subscript(target, index):
+                if not isinstance(target, m.Name):
+                    raise _fail("a table name before '['", target)
+                return ir.Lookup(self.ref("table", target), self.expr(index), value.pos)
+            case m.Call("if", args):
+                if len(args) != 3:
+                    raise LoweringError("if() takes 3 arguments: if(condition, then, otherwise)", value.pos)
+                condition, then, otherwise = (self.expr(a) for a in args)
+                return ir.If(condition, then, otherwise, value.pos)
+            case m.Call(function, args) if function not in FUNCTIONS:
+                # another formula: resolved (and its arguments counted) by the semantic checks
+                callee = ir.Ref("formula", function, value.pos)
+                return ir.FormulaCall(callee, tuple(self.expr(a) for a in args), value.pos)
+            case m.Call(function, args):
+                arity = FUNCTIONS[function]
+                if arity is not None and len(args) != arity:
+                    raise LoweringError(f"{function}() takes {arity} argument{'s' * (arity != 1)}", value.pos)
+                if arity is None and len(args) < 2:
+                    raise LoweringError(
+                        f"{function}() takes two or more arguments",
+                        value.pos,
+                        f"{function}(a, b): the {function}imum of them",
+                    )
+                return ir.Call(function, tuple(self.expr(a) for a in args), value.pos)
+        raise _fail("a formula", value)
+
+    # ---- requirements
+    def requirement(self, value: m.Value) -> ir.Requirement:
+        match value:
+            case m.Name("gm_permission"):
+                return ir.GmPermission(value.pos)
+            case m.Name() | m.String():
+                return ir.TookLifepath(self.ref("lifepath", value), value.pos)
+            case m.AnyOf(items):
+                return ir.AnyOf(tuple(self.requirement(i) for i in items), value.pos)
+            case m.AllOf(items):
+                return ir.AllOf(tuple(self.requirement(i) for i in items), value.pos)
+            case m.Not(operand):
+                return ir.NotReq(self.requirement(operand), value.pos)
+            case m.HasTrait(written):
+                return ir.HasTrait(self.ref("trait", written), value.pos)
+            case m.HasSkill(written):
+                return ir.HasSkill(self.ref("skill", written), value.pos)
+            case m.Holds(m.Name("lifepath"), written):
+                return ir.TookLifepath(self.ref("lifepath", written), value.pos)
+            case m.Holds(kind, written):
+                return ir.Holds(kind.text, self.ref(kind.text, written), value.pos)
+            case m.CountOf(count, selector):
+                return self.count_of(count, selector, value.pos)
+            case m.Comparison(op, m.Name("previous"), right) if op == "=":
+                return ir.Previous(self.ref("lifepath", right), value.pos)
+            case m.Comparison(op, m.Name(subject), right):
+                self.subject(subject, value)
+                if subject == "gender":
+                    if op not in ("=", "!="):
+                        raise LoweringError("gender can only be compared with = or !=", value.pos)
+                    if not isinstance(right, m.Name | m.String):
+                        raise _fail("a name", right)
+                    return ir.Condition(subject, op, slug(self.text(right)), value.pos)
+                return ir.Condition(subject, op, self.integer(right), value.pos)
+            case m.Membership(m.Name(subject), within):
+                self.subject(subject, value)
+                bounds = range_of(within, allow_dash=False)
+                return ir.ConditionIn(subject, bounds.low, bounds.high, value.pos)
+        raise _fail(
+            "a requirement",
+            value,
+            "write lifepath names joined by 'and'/'or', or a condition like 'age > 50' (see the language reference)",
+        )
+
+    def subject(self, subject: str, value: m.Value) -> None:
+        if subject not in CONDITIONS:
+            raise LoweringError(
+                f"unknown condition '{subject}'",
+                value.pos,
+                did_you_mean(subject, (*CONDITIONS, "previous")) or "conditions: " + ", ".join(CONDITIONS),
+            )
+
+    def count_of(self, count: int, selector: m.SelectLifepaths | m.SelectListed, pos: m.Position) -> ir.CountOf:
+        if count < 1:
+            raise LoweringError("count at least 1 lifepath", pos)
+        if isinstance(selector, m.SelectListed):
+            return ir.CountOf(count, None, None, tuple(self.ref("lifepath", r) for r in selector.refs), pos)
+        setting: ir.Ref | None = None
+        tag: ir.Tag | None = None
+        for flt in selector.filters:
+            if isinstance(flt, m.InSetting):
+                setting = self.ref("setting", flt.ref)
+            else:
+                tag = ir.Tag(slug(self.text(flt.ref)), flt.ref.pos)
+        return ir.CountOf(count, setting, tag, (), pos)
+
+    # ---- tables
+    def columns(self, value: m.Value, path: Path) -> tuple[ir.Column, ...]:
+        result = []
+        for i, item in enumerate(items_of(value)):
+            self.positions[_path((*path, i))] = item.pos
+            if isinstance(item, m.Name | m.String):  # quoted: a name that is also a word of the language
+                result.append(ir.Column(slug(self.text(item)), t.TextType(), item.pos))
+            elif isinstance(item, m.Call) and len(item.args) == 1:
+                result.append(ir.Column(slug(item.function), column_type(item.args[0]), item.pos))
+            else:
+                raise _fail("a column (name or name(type))", item)
+        return tuple(result)
+
+    def key(self, value: m.Value, key: ir.Column | None, rolled: bool) -> ir.Key:
+        """A row key: a number or range, or a name; a declared key type says which. In a rolled table
+        `odd` and `even` are the numbers of that parity."""
+        if rolled and isinstance(value, m.Name) and value.text.lower() in ("odd", "even"):
+            return ir.ParityKey(value.text.lower() == "odd", value.pos)
+        if (key is not None and isinstance(key.type, t.TextType)) or (
+            key is None and isinstance(value, m.Name | m.String)
+        ):
+            return ir.NameKey(self.text(value), value.pos)
+        return range_of(value, allow_dash=True)
+
+    def cell(self, value: m.Value, column: ir.Column, path: Path) -> ir.Cell:
+        if isinstance(value, m.Name) and value.text == "unknown":
+            return ir.Unknown(value.pos)  # the source does not give this cell: say so rather than invent it
+        if isinstance(value, m.Name) and value.text in NONE_WORDS:
+            return ir.NoneValue(value.pos)
+        try:
+            cell = self.read(column.type, value, path)
+        except LoweringError as exc:
+            raise LoweringError(
+                f"column '{column.name}': {exc.diagnostic.message}",
+                exc.diagnostic.pos or value.pos,
+                exc.diagnostic.hint,
+                exc.diagnostic.code,
+            ) from None
+        assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll), (
+            cell
+        )
+        assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
+        return cell
+
+    def rows(
+        self, rows: tuple[m.Row, ...], keys: tuple[ir.Column, ...], columns: tuple[ir.Column, ...], rolled: bool
+    ) -> tuple[list[ir.TableRow], list[Diagnostic]]:
+        result: list[ir.TableRow] = []
+        diagnostics: list[Diagnostic] = []
+        width = len(keys) or 1
+        for i, row in enumerate(rows):
+            path: Path = ("rows", i)
+            self.positions[_path(path)] = row.pos
+            try:
+                if len(row.keys) != width:
+                    raise LoweringError(
+                        f"this row has {len(row.keys)} key{'s' * (len(row.keys) != 1)}, the table has {width}",
+                        row.pos,
+                        "keys: " + ", ".join(k.name for k in keys) if keys else "declare them: keys: zone, level(int)",
+                    )
+                if columns and len(row.cells) != len(columns):
+                    raise LoweringError(
+                        f"this row has {len(row.cells)} cell{'s' * (len(row.cells) != 1)}, the table has "
+                        f"{len(columns)} column{'s' * (len(columns) != 1)}",
+                        row.pos,
+                        "columns: " + ", ".join(c.name for c in columns),
+                    )
+                if max(depth(v) for v in (*row.keys, *row.cells)) > MAX_DEPTH:
+                    raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
+                row_keys = []
+                for j, key in enumerate(row.keys):
+                    self.positions[_path((*path, "keys", j))] = key.pos
+                    row_keys.append(self.key(key, keys[j] if keys else None, rolled))
+                plain = ir.Column("", t.TextType(), row.pos)
+                cells = tuple(
+                    self.cell(cell, columns[j] if columns else plain, (*path, "cells", j))
+                    for j, cell in enumerate(row.cells)
+                )
+                source = row.source.value if row.source is not None else None
+                result.append(ir.TableRow(tuple(row_keys), cells, source, row.pos))
+            except LoweringError as exc:
+                diagnostics.append(exc.diagnostic)
+        return result, diagnostics
+
+
+def column_type(value: m.Value) -> t.FieldType:
+    """`int`, `formula`, `ref table`, `int in 1..5`: what a column's cells hold."""
+    if isinstance(value, m.RefMarker):
+        return t.RefType(value.kind.text)
+    if isinstance(value, m.Name) and value.text in t.COLUMN_TYPES:
+        return t.SIMPLE[value.text]
+    if isinstance(value, m.Name):
+        raise LoweringError(
+            f"unknown column type '{value.text}'",
+            value.pos,
+            did_you_mean(value.text, t.COLUMN_TYPES) or "types: " + ", ".join(t.COLUMN_TYPES) + ", ref KIND",
+        )
+    raise _fail("a column type (int, formula, ref table, ...)", value)
+
+
+def range_of(value: m.Value, *, allow_dash: bool) -> ir.Range:
+    """Numbers and ranges: `3`, `1..10`, `>9`, `10+`, `<=3`, and `2-4` where `allow_dash`."""
+    match value:
+        case m.Integer(number):
+            return ir.Range(number, number, value.pos)
+        case m.AtLeast(number):
+            return ir.Range(number, None, value.pos)
+        case m.Negative(m.AtLeast(number)):
+            return ir.Range(-number, None, value.pos)
+        case m.ClosedRange(m.Integer(low), m.Integer(high)) | m.Binary("-", m.Integer(low), m.Integer(high)) if (
+            allow_dash or isinstance(value, m.ClosedRange)
+        ):
+            if low > high:
+                raise LoweringError(f"the range {low}-{high} runs backwards", value.pos, f"write {high}-{low}")
+            return ir.Range(low, high, value.pos)
+        case m.OpenRange(op, m.Integer(number)):
+            bounds = {">": (number + 1, None), ">=": (number, None), "<": (None, number - 1), "<=": (None, number)}
+            if op in bounds:
+                low_bound, high_bound = bounds[op]
+                return ir.Range(low_bound, high_bound, value.pos)
+        case m.Binary("-", m.Integer(low), m.Integer(high)):  # not allow_dash: in a field, `1-12` is arithmetic
+            raise LoweringError(
+                f"expected a range, got the subtraction {low} - {high}",
+                value.pos,
+                f"in a field a range is written {low}..{high} (`{low}-{high}` is a range only in a table's rows)",
+            )
+    raise _fail(
+        "a number or a range (3, 1..10, >9, 10+)" if not allow_dash else "a number or a range (3, 2-4, 1..10, >9, 10+)",
+        value,
+    )
+
+
+def dice_of(value: m.Value) -> ir.Dice:
+    """`1d10`, `2d6+3`, `30 + 1d10`: dice terms plus a constant."""
+    terms: list[ir.DiceTerm] = []
+    modifier = 0
+    stack: list[tuple[m.Value, int]] = [(value, 1)]
+    while stack:
+        node, sign = stack.pop()
+        match node:
+            case m.Dice(count, sides):
+                if sign < 0:
+                    raise LoweringError("dice cannot be subtracted", node.pos)
+                if count < 1:
+                    raise LoweringError(f"a roll of {count} dice; a roll has at least 1", node.pos)
+                if sides < 2:
+                    raise LoweringError(f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2", node.pos)
+                if sides > MAX_SIDES:
+                    raise LoweringError(
+                        f"a die of {sides:,} sides; a die has at most {MAX_SIDES:,}", node.pos, code="E206"
+                    )
+                terms.append(ir.DiceTerm(count, sides))
+            case m.Integer(number):
+                modifier += sign * number
+            case m.Binary("+", left, right):
+                stack += [(right, sign), (left, sign)]
+            case m.Binary("-", left, right):
+                stack += [(right, -sign), (left, sign)]
+            case _:
+                raise _fail("dice (like 1d10, 2d6+3 or 30 + 1d10)", node)
+    if not terms:
+        raise _fail("dice (like 1d10, 2d6+3 or 30 + 1d10)", value)
+    if (dice := sum(term.count for term in terms)) > MAX_DICE:
+        raise LoweringError(f"a roll of {dice:,} dice; a roll has at most {MAX_DICE}", value.pos, code="E205")
+    return ir.Dice(tuple(terms), modifier, expr_text(value), value.pos)
+
+
+def _absent(value: m.Name, declared: FieldDecl) -> ir.Unknown | ir.NoneValue | tuple[ir.Value, ...]:
+    """`unknown` (the source is silent or unreadable) or `none` (the rules give no value), where allowed;
+    `none` of a list is the empty list (the rules give none of them), which the package reads as such."""
+    if isinstance(declared.type, t.ListType) and value.text != "unknown" and declared.type.min_items == 0:
+        return ()
+    if declared.optional or declared.default is not None:
+        return ir.Unknown(value.pos) if value.text == "unknown" else ir.NoneValue(value.pos)
+    raise LoweringError(
+        f"'{declared.name}' must be given, so it cannot be {value.text}",
+        value.pos,
+        'give the value the sources most likely mean, and say so in uncertain: "..."',
+    )
+
+
+def roll_of(value: m.Value) -> ir.Roll:
+    """A table's roll: `2d6`, `d66`, `1d6 + 0..1`, `1d10, 1d10`."""
+    if isinstance(value, m.ValueList):
+        parts = [roll_of(item) for item in value.items]
+        if any(p.modifier is not None or p.tens_units for p in parts):
+            raise LoweringError("a table rolled on several dice takes no modifier and no d66", value.pos)
+        dice = tuple(d for p in parts for d in p.dice)
+        return ir.Roll(dice, None, False, ", ".join(d.text for d in dice), value.pos)
+    if isinstance(value, m.Dice) and value.count == 1 and value.sides == 66:
+        d66 = ir.Dice((ir.DiceTerm(1, 6), ir.DiceTerm(1, 6)), 0, "d66", value.pos)
+        return ir.Roll((d66,), None, True, "d66", value.pos)
+    if isinstance(value, m.ClosedRange) and isinstance(value.low, m.Binary) and value.low.op == "+":
+        # `1d6 + 0..1` reads as (1d6 + 0)..1: the dice, and the modifiers the rows must also take
+        low, high = value.low.right, value.high
+        if isinstance(low, m.Integer) and isinstance(high, m.Integer):
+            if low.value > high.value:
+                raise LoweringError(f"the modifiers {low.value}..{high.value} run backwards", value.pos)
+            inner = roll_of(value.low.left)
+            modifier = ir.Range(low.value, high.value, value.pos)
+            return ir.Roll(inner.dice, modifier, inner.tens_units, expr_text(value), value.pos)
+    single = dice_of(value)
+    return ir.Roll((single,), None, False, single.text, value.pos)
+
+
+def generic(value: m.Value) -> str:
+    """A field no kind declares: keep something readable, the schema check reports the field itself."""
+    return expr_text(value)
+
+
+# ---------------------------------------------------------------- entities
+
+
+@lru_cache(maxsize=256)  # kinds hash by value; bounded, as a language server declares them again for hours
+def _required_refs(kind: Kind) -> tuple[tuple[str, str], ...]:
+    """(field, kind it names) of a kind's required references."""
+    return tuple(
+        (d.name, d.type.kind) for d in kind.fields.values() if not d.optional and isinstance(d.type, t.RefType)
+    )
+
+
+def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str]) -> tuple[ir.Entity, list[Diagnostic]]:
+    """A block as an entity. `file_defaults`: kind -> the id of the only entity of that kind in the same
+    file, which a required reference to that kind that is left out names (a lifepath's setting)."""
+    diagnostics: list[Diagnostic] = []
+    reader = _Reader()
+    # `KIND Name {` names the entity (its id is the slug); `KIND id "Name" {` gives both.
+    if block.name is not None:
+        name = block.name.value
+        entity_id = block.id.text if block.id else slug(name)
+    else:
+        name = block.id.text if block.id else ""
+        entity_id = slug(name)
+    id_pos = block.id.pos if block.id else (block.name.pos if block.name else block.kind_pos)
+    reader.positions[_path(("id",))] = id_pos
+    reader.positions[_path(("name",))] = block.name.pos if block.name else id_pos
+    values: dict[str, ir.Value] = {}
+    failed: set[str] = set()
+    seen: dict[str, m.Field] = {}
+    for fld in block.fields:
+        if fld.key in seen:
+            first = seen[fld.key].key_pos
+            diagnostics.append(
+                error("E202", f"field '{fld.key}' is given twice (first at line {first.line})", fld.key_pos)
+            )
+            continue
+        seen[fld.key] = fld
+        reader.positions[_path((fld.key,))] = fld.key_pos
+        if depth(fld.value) > MAX_DEPTH:
+            failed.add(fld.key)
+            diagnostics.append(
+                error(
+                    "E204",
+                    f"'{fld.key}' nests more than {MAX_DEPTH} levels deep",
+                    fld.key_pos,
+                    "split it into smaller formulas",
+                )
+            )
+            continue
+        declared = kind.fields.get(fld.key)
+        try:
+            if declared is None:
+                values[fld.key] = generic(fld.value)  # the schema reports the unknown field
+            elif isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
+                values[fld.key] = _absent(fld.value, declared)
+                reader.positions[_path((fld.key,))] = fld.value.pos
+            else:
+                values[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
+        except LoweringError as exc:
+            failed.add(fld.key)
+            diagnostics.append(exc.diagnostic)
+    rows: list[ir.TableRow] = []
+    if block.rows:
+        if kind.has_rows:
+            keys = values.get("keys", ())
+            columns = values.get("columns", ())
+            assert isinstance(keys, tuple) and isinstance(columns, tuple)
+            rows, more = reader.rows(
+                block.rows,
+                tuple(k for k in keys if isinstance(k, ir.Column)),
+                tuple(c for c in columns if isinstance(c, ir.Column)),
+                isinstance(values.get("roll"), ir.Roll),
+            )
+            if more:
+                failed.add("rows")  # a row was dropped: coverage checks would only repeat it
+            diagnostics += more
+            reader.positions.setdefault(("rows",), block.rows[0].pos)
+        else:
+            diagnostics.append(error("E203", f"a {block.kind} has no rows; rows belong in a table", block.rows[0].pos))
+    for field_name, target in _required_refs(kind):
+        if field_name not in values:
+            default = file_defaults.get(target)
+            if default is not None:
+                values[field_name] = ir.Ref(target, default, block.kind_pos, None)
+    entity = ir.Entity(
+        block.kind,
+        entity_id,
+        name,
+        values,
+        reader.positions,
+        tuple(rows),
+        frozenset(failed),
+        id_pos,
+        block.pos,
+        block.kind_pos.file,
+    )
+    return entity, diagnostics
+
+
+def requirement_nodes(req: ir.Requirement) -> Iterator[ir.Requirement]:
+    """Every node of a requirement, parents first, in writing order (no recursion: any depth is safe)."""
+    stack: list[ir.Requirement] = [req]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ir.AllOf | ir.AnyOf):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, ir.NotReq):
+            stack.append(node.item)
+
+
+# ---------------------------------------------------------------- patches
+
+
+def _item_key(value: ir.Value) -> object:
+    """What makes two list items the same one, by meaning and never by where they were written: a reference
+    by the slug of what it names, dice by their dice and modifier (`1d6+1d6` is `2d6`), a formula by its
+    canonical text, a range by its bounds; anything else by its JSON form (which holds no positions)."""
+    match value:
+        case ir.Ref(_, text):
+            return ("ref", slug(text))
+        case str():
+            return ("text", slug(value))
+        case ir.Dice(terms, modifier):
+            sides = sorted({term.sides for term in terms})
+            return ("dice", tuple((s, sum(term.count for term in terms if term.sides == s)) for s in sides), modifier)
+        case ir.Formula(text):
+            return ("formula", text)
+        case ir.Range(low, high):
+            return ("range", low, high)
+        case _:
+            return ("value", json.dumps(value_json(value), sort_keys=True))
+
+
+def _item_text(value: ir.Value) -> str:
+    """A list item as it is written, for messages."""
+    match value:
+        case ir.Ref(_, text):
+            return text
+        case str():
+            return value
+        case ir.Dice(text=text) | ir.Formula(text=text):
+            return text
+        case ir.Range(low, high):
+            return ir.range_text(low, high)
+        case bool():
+            return "yes" if value else "no"
+        case int() | Fraction():
+            return t.number_text(value)
+        case _:
+            return json.dumps(value_json(value), sort_keys=True)
+
+
+def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entity, list[str], list[Diagnostic]]:
+    """`target` with the patch applied: `field: value` replaces, `field += items` appends to a list (or a
+    points list), `field -= items` removes from it; rows replace the rows with the same keys, or are added.
+    Returns the patched entity, the fields it changed, and what could not be applied."""
+    reader = _Reader()
+    diagnostics: list[Diagnostic] = []
+    fields = dict(target.fields)
+    positions = dict(target.positions)
+    changed: list[str] = []
+    for fld in patch.fields:
+        declared = kind.fields.get(fld.key)
+        if declared is None:
+            diagnostics.append(
+                error(
+                    "E210",
+                    f"a {kind.name} has no field '{fld.key}'",
+                    fld.key_pos,
+                    did_you_mean(fld.key, kind.fields) or "fields: " + ", ".join(kind.fields),
+                )
+            )
+            continue
+        try:
+            if fld.op == ":":
+                if isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
+                    fields[fld.key] = _absent(fld.value, declared)
+                else:
+                    fields[fld.key] = reader.read(declared.type, fld.value, (fld.key,))
+            else:
+                fields[fld.key] = _patch_list(reader, declared, fields.get(fld.key), fld)
+        except LoweringError as exc:
+            diagnostics.append(exc.diagnostic)
+            continue
+        for path in [p for p in positions if p and p[0] == fld.key]:
+            del positions[path]
+        positions[(fld.key,)] = fld.value.pos
+        positions.update({p: pos for p, pos in reader.positions.items() if p and p[0] == fld.key})
+        changed.append(fld.key)
+    rows = list(target.rows)
+    if patch.rows:
+        if not kind.has_rows:
+            diagnostics.append(error("E203", f"a {kind.name} has no rows; rows belong in a table", patch.rows[0].pos))
+        else:
+            keys = tuple(k for k in fields.get("keys", ()) if isinstance(k, ir.Column))  # type: ignore[union-attr]
+            columns = tuple(c for c in fields.get("columns", ()) if isinstance(c, ir.Column))  # type: ignore[union-attr]
+            new_rows, more = reader.rows(patch.rows, keys, columns, isinstance(fields.get("roll"), ir.Roll))
+            diagnostics += more
+            index = {tuple(ir.key_text(k) for k in r.keys): i for i, r in enumerate(rows)}
+            for row in new_rows:
+                if tuple(ir.key_text(k) for k in row.keys) in index:
+                    rows[index[tuple(ir.key_text(k) for k in row.keys)]] = row
+                else:
+                    rows.append(row)
+            for i, row in enumerate(rows):  # row positions follow the merged order
+                positions[("rows", i)] = row.pos
+            changed.append("rows")
+    return replace(target, fields=fields, positions=positions, rows=tuple(rows)), changed, diagnostics
+
+
+def _patch_list(reader: _Reader, declared: FieldDecl, current: ir.Value | None, fld: m.Field) -> ir.Value:
+    """`+=` and `-=` on a list field (or a points list: its options)."""
+    if isinstance(declared.type, t.ChoicesType):
+        choices = current if isinstance(current, ir.Choices) else ir.Choices(0, (), fld.key_pos)
+        written = fld.value.items if isinstance(fld.value, m.Points) else items_of(fld.value)
+        change = reader.choices(declared.type.kind, m.Points(0, written, fld.value.pos))
+        if fld.op == "+=":
+            return ir.Choices(choices.points, choices.options + change.options, choices.pos)
+        present = {_item_key(r) for option in choices.options for r in option}
+        held = [r.text for option in choices.options for r in option]
+        _refuse_missing(fld, [r.text for o in change.options for r in o if _item_key(r) not in present], held)
+        gone = {_item_key(r) for option in change.options for r in option}
+        kept = tuple(tuple(r for r in option if _item_key(r) not in gone) for option in choices.options)
+        return ir.Choices(choices.points, tuple(o for o in kept if o), choices.pos)
+    if not isinstance(declared.type, t.ListType):
+        raise LoweringError(
+            f"'{fld.key}' is not a list, so it takes no {fld.op}",
+            fld.key_pos,
+            f"replace it: {fld.key}: ...",
+            code="E505",
+        )
+    items = current if isinstance(current, tuple) else ()
+    # the items alone (the length bounds are the whole list's, once changed)
+    added = reader.read(replace(declared.type, min_items=0, max_items=None), fld.value, (fld.key,))
+    assert isinstance(added, tuple)
+    if fld.op == "+=":
+        result = items + added
+    else:
+        present = {_item_key(v) for v in items}
+        _refuse_missing(fld, [_item_text(v) for v in added if _item_key(v) not in present], map(_item_text, items))
+        gone = {_item_key(v) for v in added}
+        result = tuple(v for v in items if _item_key(v) not in gone)
+    problem = t.constraint_problem(declared.type, result)
+    if problem is not None:
+        raise LoweringError(f"once patched, '{fld.key}' {problem[0]}", fld.value.pos, problem[1], "E210")
+    return result
+
+
+def _refuse_missing(fld: m.Field, missing: list[str], present: Iterable[str]) -> None:
+    if missing:
+        held = list(present)
+        raise LoweringError(
+            f"'{fld.key}' has no {', '.join(missing)} to remove",
+            fld.value.pos,
+            did_you_mean(missing[0], held) or ("it holds: " + ", ".join(held) if held else "it is empty"),
+            code="E506",
+        )

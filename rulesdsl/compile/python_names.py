@@ -1,0 +1,90 @@
+"""The Python target: what a generated package can evaluate, and the Python names it gives things.
+
+Both the semantic checks (which report, at its position, anything the target cannot do) and the Python
+emitter (which relies on it) read this module, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from rulesdsl.compile.kinds import class_name, plural
+
+# The hard keywords of every Python the packages support (3.11 to 3.13; the same list on each). Fixed
+# here, not read from the running interpreter's `keyword` module, so that every interpreter names things
+# alike. Soft keywords (`type`, `match`, `case`, `_`) are legal names everywhere and stay as written.
+HARD_KEYWORDS = frozenset(
+    {
+        *("False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue"),
+        *("def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in"),
+        *("is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"),
+    }
+)
+# Names the generated modules use at module level (imports, their own definitions, the builtins their
+# annotations and bodies call): a formula, table, mechanic or kind named like one would shadow it.
+PACKAGE_NAMES = frozenset(
+    {
+        *("_rt", "_tables", "_formulas", "_mechanics", "_lifepaths", "_lp", "runtime", "Fraction", "Callable"),
+        *("Mapping", "Sequence", "Iterable", "Any", "Literal", "TypedDict", "dataclass", "field", "annotations"),
+        *("main", "burn", "sheet_text", "requirement_met", "unmet_requirements", "derive_attributes", "values"),
+        *("ID", "TITLE", "VERSION", "SOURCE_SHA256", "CATALOG", "NAMES", "REGISTRIES"),
+        *("TABLES", "FORMULAS", "ATTRIBUTES", "MECHANICS", "KINDS"),
+        *("abs", "bool", "dict", "int", "list", "max", "min", "str", "tuple"),
+        *("attributes", "burning", "formulas", "mechanics", "tables"),  # submodules, beside functions
+    }
+)
+# What generated function bodies call: a parameter of that name would shadow it.
+BODY_NAMES = frozenset({"min", "max", "abs", "_rt", "_tables", "_formulas", "Fraction"})
+# What the class body of a generated dataclass reads (its annotations and defaults): a field of that name
+# would shadow it for the fields after it.
+CLASS_NAMES = frozenset(
+    {"str", "int", "bool", "tuple", "Fraction", "Literal", "_rt", "_formulas", "_mechanics", "_tables"}
+)
+# The package's own modules: a declared kind's module must not be one of them.
+MODULES = frozenset(
+    {"tables", "formulas", "attributes", "mechanics", "burning", "_runtime", "_manifest", "__main__", "__init__"}
+)
+
+
+def python_name(name: str, taken: frozenset[str]) -> str:
+    """The one way a name from the sources becomes a Python name: as written, unless it is a hard keyword
+    or one of the names `taken` in its scope; then with a trailing '_' (`class` -> `class_`), as many
+    as it takes. Deterministic, so every part of the package agrees on it."""
+    while name in HARD_KEYWORDS or name in taken:
+        name += "_"
+    return name
+
+
+def identifier(name: str) -> str:
+    """A field or column as a dataclass attribute (`class` -> `class_`, `str` -> `str_`, `type` stays)."""
+    return python_name(name, CLASS_NAMES)
+
+
+def function_name(entity_id: str) -> str:
+    """What a formula or derived attribute is called in the package."""
+    return python_name(entity_id, PACKAGE_NAMES)
+
+
+def constant_name(table_id: str) -> str:
+    """A table's or mechanic's constant (`tables` -> `TABLES_`, not the package's TABLES)."""
+    return python_name(table_id.upper(), PACKAGE_NAMES)
+
+
+def row_class(table_id: str) -> str:
+    return python_name(class_name(table_id) + "Row", PACKAGE_NAMES)
+
+
+def kind_class(kind: str) -> str:
+    """A kind's dataclass (`none` -> `None_`, `fraction` -> `Fraction_`)."""
+    return python_name(class_name(kind), PACKAGE_NAMES)
+
+
+def kind_module(kind: str) -> str:
+    return python_name(plural(kind), frozenset())
+
+
+def registry_name(kind: str) -> str:
+    return python_name(plural(kind).upper(), PACKAGE_NAMES)
+
+
+def param_name(name: str, abbr: str | None) -> str:
+    """Attributes are passed by their abbreviation as the rules write it (`AGL=6`), parameters by name."""
+    return python_name(abbr or name, BODY_NAMES)

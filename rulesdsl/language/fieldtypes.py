@@ -1,0 +1,337 @@
+"""Field types: what a field of a kind may hold, as written in kind declarations (`int in 1..5`,
+`list of ref skill`, `one of one, two`).
+
+Each type is a frozen dataclass; lowering, the JSON Schema, the generated Python, the reference and
+the docs each dispatch over `FieldType` with one `match`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import assert_never
+
+from rulesdsl.diagnostics import did_you_mean
+
+
+@dataclass(frozen=True, slots=True)
+class IntType:
+    """`int`, `int in 1..5`, `int in 0..`."""
+
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NumberType:
+    """`number`: an exact number (`1.5` is 3/2), optionally bounded."""
+
+    low: Fraction | None = None
+    high: Fraction | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextType:
+    """`text`: one short line (facts and short notes, never copied prose)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MarkdownType:
+    """`markdown`: a description in the author's own words, rendered on the reference."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoolType:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DiceType:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaType:
+    """A formula the generated package can evaluate; `formula of slot, level` names the free names its
+    formulas may use besides attributes (every other name is an error)."""
+
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RangeType:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class MultiplierType:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class EnumType:
+    """`one of one, two, versatile`."""
+
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RefType:
+    """`ref skill`: the name of an entity of that kind, checked and linked."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class ListType:
+    """`list of T`, `list in 1..2 of T`."""
+
+    item: FieldType
+    min_items: int = 0
+    max_items: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WordType:
+    """`word`: a name kept as an id (`tens_of_paces`), for open-ended categories."""
+
+
+@dataclass(frozen=True, slots=True)
+class AbbreviationType:
+    """`abbreviation`: upper-case letters and digits (`AGL`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class VersionType:
+    """`version`: `0.1.0`."""
+
+
+@dataclass(frozen=True, slots=True)
+class YearsType:
+    """`years`: `8 yrs` (Burning Wheel lifepaths)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PointsType:
+    """`pts`: `2 pts`."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatBonusType:
+    """`stat_bonus`: `+1 M`, `+1 P`, `+1 M/P` (Burning Wheel)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionsType:
+    """`actions`: `10`, or `x3` times the obstacle (Burning Wheel spells)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChoicesType:
+    """`points of ref skill`: `8 pts: A, B or C` (Burning Wheel lifepaths)."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class RequirementType:
+    """`requirement`: a condition over the lifepaths taken before."""
+
+
+@dataclass(frozen=True, slots=True)
+class ObstacleType:
+    """`obstacle`: `3`, `4^`, `"Target's Forte"`, `6 + Will` (Burning Wheel), shown, not evaluated."""
+
+
+@dataclass(frozen=True, slots=True)
+class RollType:
+    """`roll`: a table's dice: `2d6`, `d66`, `1d6 + 0..1` (with the modifiers it must take), `1d10, 1d10`."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckType:
+    """`check` (or `check of career_check`): `check END 5+`, the ruleset's check dice plus END against 5."""
+
+    mechanic: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnsType:
+    """`columns`: a table's columns or keys, `name` or `name(type)`."""
+
+
+FieldType = (
+    IntType
+    | NumberType
+    | TextType
+    | MarkdownType
+    | BoolType
+    | DiceType
+    | FormulaType
+    | RangeType
+    | MultiplierType
+    | EnumType
+    | RefType
+    | ListType
+    | WordType
+    | AbbreviationType
+    | VersionType
+    | YearsType
+    | PointsType
+    | StatBonusType
+    | ActionsType
+    | ChoicesType
+    | RequirementType
+    | ObstacleType
+    | ColumnsType
+    | RollType
+    | CheckType
+)
+
+# The type names written on their own in declarations, and in table columns (`name(type)`).
+SIMPLE: dict[str, FieldType] = {
+    "int": IntType(),
+    "number": NumberType(),
+    "text": TextType(),
+    "markdown": MarkdownType(),
+    "bool": BoolType(),
+    "dice": DiceType(),
+    "formula": FormulaType(),
+    "range": RangeType(),
+    "multiplier": MultiplierType(),
+    "word": WordType(),
+    "abbreviation": AbbreviationType(),
+    "version": VersionType(),
+    "years": YearsType(),
+    "pts": PointsType(),
+    "stat_bonus": StatBonusType(),
+    "actions": ActionsType(),
+    "requirement": RequirementType(),
+    "obstacle": ObstacleType(),
+    "columns": ColumnsType(),
+    "roll": RollType(),
+    "check": CheckType(),
+}
+# What a table cell may be: the value types with a meaning in one cell.
+COLUMN_TYPES = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown")
+
+TEXT_LIMIT = 200  # characters in a `text` value: facts and short notes, never prose
+MARKDOWN_LIMIT = 20_000
+
+
+def _bound(low: int | Fraction | None, high: int | Fraction | None) -> str:
+    if low is None and high is None:
+        return ""
+    return f" in {'' if low is None else low}..{'' if high is None else high}"
+
+
+def type_text(field_type: FieldType) -> str:
+    """The type as it is written in a kind declaration."""
+    match field_type:
+        case IntType(low, high):
+            return "int" + _bound(low, high)
+        case NumberType(low, high):
+            return "number" + _bound(low, high)
+        case EnumType(options):
+            return "one of " + ", ".join(o if o.isidentifier() else f'"{o}"' for o in options)
+        case RefType(kind):
+            return f"ref {kind}"
+        case ListType(item, low, high):
+            bounds = _bound(low or None, high)
+            return f"list{bounds} of {type_text(item)}"
+        case ChoicesType(kind):
+            return f"points of ref {kind}"
+        case CheckType(mechanic):
+            return "check" if mechanic is None else f"check of {mechanic}"
+        case FormulaType(names) if names:
+            return "formula of " + ", ".join(names)
+        case (
+            TextType()
+            | MarkdownType()
+            | BoolType()
+            | DiceType()
+            | FormulaType()
+            | RangeType()
+            | MultiplierType()
+            | WordType()
+            | AbbreviationType()
+            | VersionType()
+            | YearsType()
+            | PointsType()
+            | StatBonusType()
+            | ActionsType()
+            | RequirementType()
+            | ObstacleType()
+            | ColumnsType()
+            | RollType()
+        ):
+            return next(name for name, simple in SIMPLE.items() if simple == field_type)
+        case _:
+            assert_never(field_type)
+
+
+def referenced_kinds(field_type: FieldType) -> tuple[str, ...]:
+    """The kinds a field of this type names."""
+    match field_type:
+        case RefType(kind) | ChoicesType(kind):
+            return (kind,)
+        case ListType(item):
+            return referenced_kinds(item)
+        case _:
+            return ()
+
+
+def number_text(value: int | Fraction) -> str:
+    """A number as people write it: `3`, `0.25`, and `1/3` where no decimal is exact."""
+    if isinstance(value, int) or value.denominator == 1:
+        return str(int(value))
+    den = value.denominator
+    while den % 2 == 0:
+        den //= 2
+    while den % 5 == 0:
+        den //= 5
+    if den != 1:
+        return f"{value.numerator}/{value.denominator}"
+    digits = 0
+    while (value * 10**digits).denominator != 1:
+        digits += 1
+    return f"{float(value):.{digits}f}" if digits <= 15 else f"{value.numerator}/{value.denominator}"
+
+
+def _items(count: int) -> str:
+    return f"{count} item{'s' * (count != 1)}"
+
+
+# The types that declare constraints (`constraint_problem`'s cases): a reader asks of no other type's values.
+CONSTRAINED = frozenset({IntType, NumberType, TextType, MarkdownType, EnumType, ListType})
+
+
+def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str | None] | None:
+    """What of its type's declared constraints a value breaks, as the end of a sentence about it ("must be at
+    most 5, not 9") and a hint; None when it keeps them all. The one place bounds, text lengths, options and
+    list lengths are checked: lowering asks it of every value it reads, wherever the value is written (fields,
+    defaults, list items, table cells, patches). Values of another shape (`unknown`, `none`) are not its
+    business. A list's items are checked as they are read; here only its length."""
+    match field_type:
+        case IntType(low, high) | NumberType(low, high) if isinstance(value, int | Fraction) and not isinstance(
+            value, bool
+        ):
+            if low is not None and value < low:
+                return f"must be at least {number_text(low)}, not {number_text(value)}", None
+            if high is not None and value > high:
+                return f"must be at most {number_text(high)}, not {number_text(value)}", None
+        case TextType() | MarkdownType() if isinstance(value, str):
+            limit = TEXT_LIMIT if isinstance(field_type, TextType) else MARKDOWN_LIMIT
+            if not value:
+                return "must not be empty", None
+            if len(value) > limit:
+                hint = "keep it to one short line in your own words" if limit == TEXT_LIMIT else "split it up"
+                return f"is too long ({len(value):,} characters, at most {limit:,})", hint
+        case EnumType(options) if isinstance(value, str) and value not in options:
+            return "must be one of: " + ", ".join(options), did_you_mean(value, options)
+        case ListType(_, low, high) if isinstance(value, tuple):
+            if len(value) < low:
+                return f"needs at least {_items(low)}, not {len(value)}", None
+            if high is not None and len(value) > high:
+                return f"holds {_items(len(value))}, at most {high}", None
+    return None

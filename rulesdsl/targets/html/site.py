@@ -1,0 +1,1028 @@
+"""Emit the static HTML rules reference: pages that read like the book, search, previews, graphs.
+
+Works from file:// with no network: the search index and the hover previews are scripts injected on
+first use (fetch() fails from file://), never loaded with every page. Every text from the sources is
+escaped by Jinja2's autoescape or markupsafe; descriptions are Markdown rendered without raw HTML.
+
+How entities are laid out follows their kinds' declarations, so declared kinds get the same treatment:
+- a kind whose first field is a required reference to another kind is *nested* in it (a lifepath in its
+  setting, a setting in its stock), and is shown on its parent's page in the book's compact columns;
+- a kind others are nested in gets a page per entity (a page per setting, a page per stock);
+- every other kind is listed alphabetically, split into pages when it is big.
+Links are placeholders until every entity has its page (see html_values), then resolved.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from rulesdsl import __version__
+from rulesdsl.compile import ir
+from rulesdsl.compile.jsonform import schema_of, value_json
+from rulesdsl.compile.kinds import COMMON_NAMES, CORE_KINDS, Kind
+from rulesdsl.compile.pipeline import CompiledRuleset
+from rulesdsl.language import fieldtypes as t
+from rulesdsl.resources import DOCS
+from rulesdsl.syntax.tree import Position
+from rulesdsl.targets.html import changes, graphs
+from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
+from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
+from rulesdsl.targets.html.values import PLACEHOLDER, Values, heading, href, short_type
+from rulesdsl.targets.labels import labels
+from rulesdsl.targets.templating import environment
+
+PAGE_BUDGET = 120_000  # characters of entries on one page before the next page starts
+CONTENTS_LIMIT = 2_000  # a contents page lists entries by name up to this many, else only their pages
+NAV_KINDS = 40  # the bar atop every page of a ruleset links each kind up to this many, else its contents
+_SHOWN_APART = {"source", "uncertain", "note", "aliases", "description", "columns", "keys"}
+_DOCS = (DOCS,)
+
+
+def _language_doc() -> str | None:
+    """docs/language.md: packaged beside the code in a wheel, in the repository's docs/ otherwise."""
+    for folder in _DOCS:
+        path = folder / "language.md"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return None
+
+
+# ---------------------------------------------------------------- layout from the declarations
+
+
+def nesting(ruleset: CompiledRuleset) -> dict[str, tuple[str, str]]:
+    """kind -> (field, parent kind): a kind whose first field is a required reference to another kind's
+    entries (`setting: ref setting` first in a lifepath) is shown in them. The core kinds (tables,
+    formulas, mechanics, attributes) are rules, never containers."""
+    found: dict[str, tuple[str, str]] = {}
+    for name, kind in ruleset.kinds.items():
+        first = kind.own_fields[0] if kind.own_fields else None
+        if name not in ruleset.entities or first is None or not isinstance(first.type, t.RefType):
+            continue
+        target = first.type.kind
+        if target != name and target not in CORE_KINDS and not first.optional and target in ruleset.entities:
+            found[name] = (first.name, target)
+    for name in list(found):  # a loop of kinds nested in each other nests none of them
+        seen, current = {name}, found[name][1]
+        while current in found and current not in seen:
+            seen.add(current)
+            current = found[current][1]
+        if current in seen:
+            found.pop(name, None)
+    return found
+
+
+def unique_labels(ruleset: CompiledRuleset, parents: dict[str, tuple[str, str]]) -> dict[str, dict[str, str]]:
+    """Labels that tell entities of one kind apart: the shared ones (labels.py) and, where two still read
+    the same, what tells them apart: their parent ("Born Noble (Noble Setting, Dwarves)"), a reference,
+    a word naming another entity (a spell's stock: "Dark of Night (Orcs)"); else the source, or the id."""
+    base = labels(ruleset)
+    qualifiers: dict[tuple[str, str], list[str]] = {}
+
+    def qualifier(kind: str, id_: str) -> list[str]:
+        key = (kind, id_)
+        if key not in qualifiers:
+            qualifiers[key] = []  # no loops
+            qualifiers[key] = _qualifier(kind, id_)
+        return qualifiers[key]
+
+    def _qualifier(kind: str, id_: str) -> list[str]:
+        entity = ruleset.entities[kind][id_]
+        if kind in parents:
+            ref = entity.fields.get(parents[kind][0])
+            if isinstance(ref, ir.Ref) and ref.target in ruleset.entities.get(ref.kind, {}):
+                parent = ruleset.entities[ref.kind][ref.target]
+                return [parent.name, *(qualifier(ref.kind, ref.target) if clashes(ref.kind, ref.target) else [])]
+        for decl in ruleset.kinds[kind].own_fields:
+            value = entity.fields.get(decl.name)
+            if isinstance(value, ir.Ref) and value.target in ruleset.entities.get(value.kind, {}):
+                return [ruleset.entities[value.kind][value.target].name]
+            named = ruleset.entities.get(decl.name, {})
+            if isinstance(value, tuple) and named:
+                hits = [named[v].name for v in value if isinstance(v, str) and v in named]
+                if hits:
+                    return hits
+        return []
+
+    clashing: dict[str, set[str]] = {}
+    for kind, group in ruleset.entities.items():
+        seen: dict[str, list[str]] = {}
+        for id_, entity in group.items():
+            seen.setdefault(entity.name, []).append(id_)
+        clashing[kind] = {i for ids in seen.values() if len(ids) > 1 for i in ids}
+
+    def clashes(kind: str, id_: str) -> bool:
+        return id_ in clashing.get(kind, set())
+
+    result = {kind: dict(group) for kind, group in base.items()}
+    for kind, group in ruleset.entities.items():
+        by_label: dict[str, list[str]] = {}
+        for id_ in group:
+            by_label.setdefault(result[kind][id_], []).append(id_)
+        for ids in by_label.values():
+            if len(ids) < 2:
+                continue
+            made = {i: f"{group[i].name} ({', '.join(q)})" if (q := qualifier(kind, i)) else group[i].name for i in ids}
+            if len(set(made.values())) < len(ids):  # then where the sources put them, at last their ids
+                sources = {i: group[i].fields.get("source") for i in ids}
+                made = {i: f"{made[i]} ({s})" if isinstance(s := sources[i], str) else made[i] for i in ids}
+            if len(set(made.values())) < len(ids):
+                made = {i: f"{group[i].name} ({i})" for i in ids}
+            result[kind].update(made)
+    return result
+
+
+@dataclass
+class Backlinks:
+    """Who names whom, by the field that names it (children are their parent's content, not listed)."""
+
+    found: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = field(default_factory=dict)
+
+    def add(self, target: tuple[str, str], source: tuple[str, str, str]) -> None:
+        kind, field_name, id_ = source
+        ids = self.found.setdefault(target, {}).setdefault((kind, field_name), [])
+        if not ids or ids[-1] != id_:
+            ids.append(id_)
+
+    def of(self, kind: str, id_: str) -> dict[tuple[str, str], list[str]]:
+        return self.found.get((kind, id_), {})
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def named_in(value: object) -> list[tuple[str, str]]:
+    """What a value names, in writing order: resolved references, and the attributes formulas use.
+    (ir.walk's generic walk, with each node type's fields looked up once: it ran for every field.)"""
+    found: list[tuple[str, str]] = []
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        node_type = type(node)
+        if node_type is tuple:
+            stack.extend(reversed(node))
+        elif isinstance(node, ir.Ref):
+            if node.id is not None:
+                found.append((node.kind, node.id))
+        elif isinstance(node, ir.Var):
+            if node.attribute is not None:
+                found.append(("attribute", node.attribute))
+        else:
+            names = _CHILD_FIELDS.get(node_type)
+            if names is None:
+                is_node = dataclasses.is_dataclass(node) and node_type is not Position
+                names = tuple(f.name for f in dataclasses.fields(node) if f.name != "pos") if is_node else ()
+                _CHILD_FIELDS[node_type] = names
+            stack.extend(reversed([getattr(node, name) for name in names]))
+    return found
+
+
+def backlinks(
+    ruleset: CompiledRuleset, parents: dict[str, tuple[str, str]], order: dict[str, list[str]]
+) -> tuple[Backlinks, dict[tuple[str, str], dict[str, list[tuple[str, str]]]]]:
+    """Who names whom, and what each entity names by field (its table rows as "rows")."""
+    links = Backlinks()
+    names: dict[tuple[str, str], dict[str, list[tuple[str, str]]]] = {}
+    for kind in ruleset.entities:
+        skip = parents.get(kind, ("",))[0]
+        for id_ in order[kind]:
+            entity = ruleset.entities[kind][id_]
+            by_field = {name: named_in(value) for name, value in entity.fields.items()}
+            if entity.rows:
+                by_field["rows"] = named_in(entity.rows)
+            names[(kind, id_)] = by_field
+            named: dict[tuple[str, str], str] = {}
+            for name, targets in by_field.items():
+                if name != skip:
+                    for target in targets:
+                        named.setdefault(target, name)
+            for target, name in named.items():
+                if target != (kind, id_):
+                    links.add(target, (kind, name, id_))
+    return links, names
+
+
+def page_order(ruleset: CompiledRuleset, kind: str, parents: dict[str, tuple[str, str]]) -> list[str]:
+    """Nested kinds in book order (the sources' order); everything else alphabetical, as in the book's indexes."""
+    entities = ruleset.entities[kind]
+    if kind in parents:
+        order = [i for i in ruleset.source_order.get(kind, ()) if i in entities]
+        return order + sorted(set(entities) - set(order))
+    return sorted(entities, key=lambda i: (entities[i].name.casefold(), i))
+
+
+# ---------------------------------------------------------------- one ruleset's pages
+
+
+@dataclass
+class Rendered:
+    """One entity, rendered for its page (placeholders unresolved)."""
+
+    kind: str
+    id: str
+    html: Markup
+    preview: Markup
+    texts: list[tuple[str, int]]
+    graph: dict[str, Any] | None = None  # drawn on demand, from the page's graphs script
+
+
+@dataclass
+class Page:
+    name: str  # file name in the ruleset's folder
+    template: str
+    context: dict[str, Any]
+    entries: list[Rendered] = field(default_factory=list)
+
+
+class RulesetSite:
+    def __init__(self, ruleset: CompiledRuleset, has_language: bool) -> None:
+        self.ruleset = ruleset
+        self.has_language = has_language
+        self.env = environment()
+        self.parts: Any = self.env.get_template("html/parts.html").module  # macros: entity_row, preview, ...
+        self.parents = nesting(ruleset)
+        self.owners = {parent for _, parent in self.parents.values()}
+        self.labels = unique_labels(ruleset, self.parents)
+        self.values = Values(ruleset, self.labels)
+        self.order = {kind: page_order(ruleset, kind, self.parents) for kind in ruleset.entities}
+        self.back, self.named = backlinks(ruleset, self.parents, self.order)
+        self.children: dict[tuple[str, str], dict[str, list[str]]] = {}  # (kind, id) -> child kind -> ids
+        for kind, (name, parent) in self.parents.items():
+            for id_ in self.order[kind]:
+                ref = ruleset.entities[kind][id_].fields.get(name)
+                if isinstance(ref, ir.Ref):
+                    self.children.setdefault((parent, ref.target), {}).setdefault(kind, []).append(id_)
+        self.urls: dict[tuple[str, str], str] = {}
+        self.pages: list[Page] = []
+        self.owner_texts: dict[str, tuple[str, str, dict[str, Any]]] = {}  # page -> the entity it is about
+        self._came: dict[tuple[str, str], dict[str, int]] = {}
+        self.origins = changes.notes(ruleset)  # what a homebrew added or changed, said on the entity
+        self.counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
+        # every page's bar of kinds: past NAV_KINDS, one link to the ruleset's contents, else pages x kinds
+        self.nav = self.counts if len(self.counts) <= NAV_KINDS else []
+
+    # ------------------------------------------------------------ entities
+
+    def kind_title(self, kind: str) -> str:
+        return self.ruleset.kinds[kind].title
+
+    def parent_of(self, kind: str, id_: str) -> tuple[str, str] | None:
+        if kind not in self.parents:
+            return None
+        ref = self.ruleset.entities[kind][id_].fields.get(self.parents[kind][0])
+        return (ref.kind, ref.target) if isinstance(ref, ir.Ref) else None
+
+    def columns_of(self, kind: str, ids: list[str], skip: str | None) -> list[str]:
+        """The short fields any of these entities has: the columns of their listing (book order)."""
+        decls = self.ruleset.kinds[kind].fields.values()
+        present: set[str] = set()
+        for id_ in ids:
+            present.update(self.ruleset.entities[kind][id_].fields)
+        return [
+            d.name
+            for d in decls
+            if d.name in present
+            and d.name not in _SHOWN_APART
+            and d.name != skip
+            and short_type(d.type)
+            and not isinstance(d.type, t.BoolType)
+        ]
+
+    def fields(
+        self, entity: ir.Entity, skip: str | None, level: int = 3
+    ) -> tuple[list[str], dict[str, Markup], list[tuple[str, Markup]]]:
+        """(flags, short values by field, long values as lines) of an entity; `level`: its heading's, under
+        which headings in its Markdown fields go (as in its description)."""
+        kind = self.ruleset.kinds[entity.kind]
+        flags, short, lines = [], {}, []
+        for decl in kind.fields.values():
+            if decl.name not in entity.fields or decl.name in _SHOWN_APART or decl.name == skip:
+                continue
+            value = entity.fields[decl.name]
+            if isinstance(decl.type, t.BoolType):
+                if value is True:
+                    flags.append(heading(decl.name))
+                elif decl.default is None:
+                    short[decl.name] = self.values.value(decl.type, value)
+            elif short_type(decl.type):
+                short[decl.name] = self.values.value(decl.type, value)
+            elif isinstance(decl.type, t.MarkdownType) and isinstance(value, str):
+                lines.append((heading(decl.name), markdown(value, heading_offset=level)))
+            else:
+                lines.append((heading(decl.name), self.values.value(decl.type, value)))
+        return flags, short, lines
+
+    def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> dict[str, Any]:
+        """What the templates show of an entity. `skip`: the field naming the parent whose page it is on;
+        `level`: its heading's level on that page."""
+        flags, short, lines = self.fields(entity, skip, level)
+        description = entity.fields.get("description")
+        aliases = entity.fields.get("aliases")
+        kind = entity.kind
+        parent = self.parent_of(kind, entity.id)
+        data: dict[str, Any] = {
+            "kind": kind,
+            "kind_title": self.kind_title(kind),
+            "id": entity.id,
+            "name": entity.name,
+            "label": self.values.label(kind, entity.id),
+            "heading": entity.name if skip else self.values.label(kind, entity.id),
+            "level": level,
+            "context": self.values.label(*parent) if parent is not None else "",
+            "flags": flags,
+            "short": short,
+            "short_items": [(heading(name), value) for name, value in short.items()],
+            "lines": lines,
+            "aliases": [a for a in aliases if isinstance(a, str)] if isinstance(aliases, tuple) else [],
+            "uncertain": _text(entity, "uncertain"),
+            "note": _text(entity, "note"),
+            "source": _text(entity, "source"),
+            "origin": self.origins.get((kind, entity.id)),
+            "description": markdown(description, heading_offset=level) if isinstance(description, str) else None,
+            "summary": first_paragraph(description) if isinstance(description, str) else None,
+            "backlinks": self.backlink_lines(kind, entity.id),
+            "graph": self.lifepath_graph(entity),
+        }
+        table = self.values.table(entity) if self.ruleset.kinds[kind].has_rows else None
+        data["table_html"] = self.parts.table_view(table, entity.id) if table is not None else None
+        odds = self.values.pool_odds(entity) if kind == "mechanic" else None
+        data["odds_html"] = self.parts.pool_odds(odds, level + 1) if odds is not None else None
+        data["has_body"] = any(
+            data[k]
+            for k in ("aliases", "uncertain", "lines", "description", "note", "table_html", "odds_html", "backlinks")
+        ) or bool(data["graph"] or data["source"])
+        data["flags_html"] = Markup("").join(Markup(' <span class="flag">{}</span>').format(f) for f in flags)
+        data["facts_html"] = _pairs("facts", data["short_items"])
+        data["lines_html"] = _pairs("lines", lines)
+        data["preview"] = self.preview(data)
+        data["body_html"] = self.body(data)
+        return data
+
+    def without_backlinks(self, data: dict[str, Any]) -> dict[str, Any]:
+        """An owner's own card: who names it comes at the end of its page, after what it holds."""
+        head = {**data, "backlinks": []}
+        head["body_html"] = self.body(head)
+        return head
+
+    def body(self, data: dict[str, Any]) -> Markup:
+        """Everything below an entity's heading and columns. Built here rather than in a template macro:
+        it is called for every entity, and a macro call cost a fifth of the build."""
+        parts: list[str] = []
+        if data["origin"]:
+            changed = '<a href="changes.html">What this ruleset changes</a>'
+            parts.append(f'<p class="origin">{escape(data["origin"])} {changed}</p>')
+        if data["aliases"]:
+            parts.append(f'<p class="aliases">Also written: {escape(", ".join(data["aliases"]))}</p>')
+        if data["uncertain"]:
+            parts.append(f'<p class="uncertain"><strong>Uncertain:</strong> {escape(data["uncertain"])}</p>')
+        parts.append(data["lines_html"])
+        if data["description"]:
+            parts.append(f'<div class="description">{data["description"]}</div>')
+        if data["note"]:
+            parts.append(f'<p class="note">{escape(data["note"])}</p>')
+        parts += [data["table_html"] or "", data["odds_html"] or ""]
+        if data["backlinks"]:
+            parts.append(backlinks_list(data))
+        if data["graph"]:
+            summary = "<summary>Where it can come from and lead to</summary>"
+            parts.append(f'<details class="graph" hidden>{summary}</details>')
+        if data["source"]:
+            parts.append(f'<p class="source">Source: {escape(data["source"])}</p>')
+        return Markup("\n".join(p for p in parts if p))
+
+    def preview(self, data: dict[str, Any]) -> Markup:
+        """What a hover or a tap on a link to the entity shows: what it is, its fields, its description's
+        first paragraph, a small table whole."""
+        where = data["kind_title"] + (f" · {data['context']}" if data["context"] else "")
+        parts = [
+            Markup('<p class="pv-kind">{}</p><p class="pv-name">{}{}</p>').format(
+                where, data["label"], data["flags_html"]
+            ),
+            data["facts_html"],
+            data["lines_html"],
+        ]
+        if data["summary"]:
+            parts.append(Markup('<div class="description">{}</div>').format(data["summary"]))
+        if data["table_html"] and len(data["table_html"]) < 6000:
+            parts.append(data["table_html"])
+        return Markup("").join(parts)
+
+    def backlink_lines(self, kind: str, id_: str) -> list[tuple[str, int, Markup]]:
+        lines = []
+        for (source_kind, name), ids in sorted(
+            self.back.of(kind, id_).items(),
+            key=lambda item: (list(self.ruleset.entities).index(item[0][0]), item[0][1]),
+        ):
+            title = f"{self.kind_title(source_kind)} with it in {heading(name).lower()} ({len(ids)})"
+            lines.append((title, len(ids), self.grouped_links(source_kind, ids)))
+        return lines
+
+    def grouped_links(self, kind: str, ids: list[str]) -> Markup:
+        """Links to entities; nested ones grouped under their parents ("Peasant Setting: Farmer, Miller")."""
+        if kind not in self.parents or len(ids) <= 3:
+            return Markup(", ").join(self.values.link(kind, i) for i in ids)
+        groups: dict[tuple[str, str] | None, list[str]] = {}
+        for id_ in ids:
+            groups.setdefault(self.parent_of(kind, id_), []).append(id_)
+        items = []
+        for parent, members in groups.items():
+            links = Markup(", ").join(self.values.link(kind, i, self.ruleset.entities[kind][i].name) for i in members)
+            if parent is None:
+                items.append(Markup("<li>{}</li>").format(links))
+            else:
+                items.append(Markup("<li>{}: {}</li>").format(self.values.link(*parent), links))
+        return Markup('<ul class="grouped">{}</ul>').format(Markup("").join(items))
+
+    def render_entity(self, entity: ir.Entity, columns: list[str] | None, skip: str | None, level: int) -> Rendered:
+        """As a row of its listing (`columns` given) or as a card of its own."""
+        data = self.entity_data(entity, skip, level)
+        html = entity_row(data, columns) if columns is not None else entity_card(data, level)
+        return Rendered(entity.kind, entity.id, html, data["preview"], self.search_texts(data), data["graph"])
+
+    def search_texts(self, data: dict[str, Any]) -> list[tuple[str, int]]:
+        """Every word the entry shows, weighted: its name, its aliases, everything else, its description."""
+        texts = [(data["name"], NAME), (data["label"], OTHER), *((a, ALIAS) for a in data["aliases"])]
+        shown = [*data["short"].values(), *(v for _, v in data["lines"]), data["table_html"]]
+        texts += [(text_of(str(v)), OTHER) for v in shown if v]
+        if data["description"]:
+            texts.append((text_of(str(data["description"])), DESCRIPTION))
+        texts += [(text, OTHER) for text in [*data["flags"], data["note"], data["uncertain"], data["source"]] if text]
+        return texts
+
+    def came_from(self, kind: str, parent_kind: str, parent_id: str, lead_fields: list[str]) -> dict[str, int]:
+        """Other parents whose children lead into this one, with how many do (shared by its children)."""
+        key = (kind, parent_id)
+        if key not in self._came:
+            came: dict[str, int] = {}
+            for (source_kind, name), ids in self.back.of(parent_kind, parent_id).items():
+                if source_kind == kind and name in lead_fields:
+                    for id_ in ids:
+                        parent = self.parent_of(kind, id_)
+                        if parent is not None and parent[1] != parent_id:
+                            came[parent[1]] = came.get(parent[1], 0) + 1
+            self._came[key] = came
+        return self._came[key]
+
+    def lifepath_graph(self, entity: ir.Entity) -> dict[str, Any] | None:
+        """Where an entity of a nested kind that leads to parents (a lifepath's leads) can come from and go
+        (what the page's script draws when a reader opens it)."""
+        kind = entity.kind
+        if kind not in self.parents:
+            return None
+        own_field, parent_kind = self.parents[kind]
+        lead_fields = self.lead_fields(kind, parent_kind)
+        own = entity.fields.get(own_field)
+        if not lead_fields or not isinstance(own, ir.Ref):
+            return None
+        came = self.came_from(kind, parent_kind, own.target, lead_fields)
+        named = self.named[(kind, entity.id)]
+        required = list(
+            dict.fromkeys(
+                target
+                for d in self.ruleset.kinds[kind].own_fields
+                if isinstance(d.type, t.RequirementType)
+                for k, target in named.get(d.name, ())
+                if k == kind
+            )
+        )
+        leads = [target for name in lead_fields for _, target in named.get(name, ())]
+        sources = [own.target, *came]
+        targets = list(dict.fromkeys([own.target, *leads]))
+        return {
+            "from": [(parent_kind, s, came.get(s, 1)) for s in sources],
+            "required": [(kind, r) for r in required],
+            "to": [(parent_kind, s) for s in targets],
+        }
+
+    def lead_fields(self, kind: str, target: str) -> list[str]:
+        """A kind's fields listing entities of `target` kind (a lifepath's leads, to settings)."""
+        return [
+            d.name
+            for d in self.ruleset.kinds[kind].own_fields
+            if isinstance(d.type, t.ListType) and d.type.item == t.RefType(target)
+        ]
+
+    def leads_graph(self, parent: str, parent_id: str) -> tuple[str, Markup] | None:
+        """For an entity whose children are themselves owners (a stock's settings), the leads between them:
+        (what they are, the drawing)."""
+        members = self.children.get((parent, parent_id), {})
+        for kind, ids in members.items():
+            for child_kind, (_, owner) in self.parents.items():
+                lead_fields = self.lead_fields(child_kind, kind) if owner == kind else []
+                if lead_fields:
+                    drawing = self._leads_graph(parent, parent_id, kind, ids, child_kind, lead_fields)
+                    return self.kind_title(kind).lower(), drawing
+        return None
+
+    def _leads_graph(
+        self, parent: str, parent_id: str, kind: str, ids: list[str], child_kind: str, lead_fields: list[str]
+    ) -> Markup:
+        counts: dict[tuple[str, str], int] = {}
+        for id_ in ids:
+            for child in self.children.get((kind, id_), {}).get(child_kind, []):
+                entity = self.ruleset.entities[child_kind][child]
+                for target in dict.fromkeys(
+                    r.target for n in lead_fields for r in ir.refs_in(entity.fields.get(n, ()))
+                ):
+                    counts[(id_, target)] = counts.get((id_, target), 0) + 1
+        outside = [target for _, target in counts if target not in ids]
+        nodes = [graphs.Node(i, self.values.label(kind, i), href(kind, i), "member") for i in ids]
+        nodes += [graphs.Node(i, self.values.label(kind, i), href(kind, i), "outside") for i in dict.fromkeys(outside)]
+        edges = [
+            graphs.Edge(a, b, n, f"{self.values.label(kind, a)} → {self.values.label(kind, b)}: {n} lifepath(s)")
+            for (a, b), n in counts.items()
+            if a != b
+        ]
+        name = self.ruleset.entities[parent][parent_id].name
+        title = f"Leads between the {self.kind_title(kind).lower()} of {name}"
+        description = "; ".join(
+            f"{self.values.label(kind, a)} leads to {self.values.label(kind, b)}" for (a, b) in counts if a != b
+        )
+        return graphs.ring(parent_id, title, nodes, edges, description)
+
+    # ------------------------------------------------------------ listings
+
+    def listing(
+        self, kind: str, ids: list[str], skip: str | None, level: int
+    ) -> tuple[list[Rendered], list[str] | None]:
+        """Entities as rows of the book's compact columns, or as cards (tables, mechanics: they need room)."""
+        columns = None if self.as_cards(kind) else self.columns_of(kind, ids, skip)
+        entities = self.ruleset.entities[kind]
+        return [self.render_entity(entities[i], columns, skip, level) for i in ids], columns
+
+    def as_cards(self, kind: str) -> bool:
+        return self.ruleset.kinds[kind].has_rows or kind == "mechanic"
+
+    def summary(self, kind: str, ids: list[str], skip: str | None) -> Markup:
+        """Entities with pages of their own, one row each: a link, their short fields, how many they hold."""
+        columns = self.columns_of(kind, ids, skip)
+        held = [k for k in self.ruleset.entities if any(k in self.children.get((kind, i), {}) for i in ids)]
+        rows = []
+        for id_ in ids:
+            entity = self.ruleset.entities[kind][id_]
+            flags, short, _ = self.fields(entity, skip)
+            rows.append(
+                {
+                    "link": self.values.link(kind, id_, entity.name),
+                    "flags": flags,
+                    "cells": [short.get(c, Markup("")) for c in columns],
+                    "counts": [len(self.children.get((kind, id_), {}).get(k, [])) for k in held],
+                }
+            )
+        headers = [heading(c) for c in columns] + [self.kind_title(k) for k in held]
+        result: Markup = self.parts.summary_table(rows, headers)
+        return result
+
+    # ------------------------------------------------------------ pages
+
+    def crumbs(self, kind: str | None, parent: tuple[str, str] | None = None) -> list[tuple[str, str]]:
+        """The breadcrumb trail above a page: the reference, the ruleset, the kind, the parent."""
+        trail = [("../index.html", "Reference"), ("index.html", self.ruleset.title)]
+        if kind is not None:
+            trail.append((f"{kind}.html", self.kind_title(kind)))
+        if parent is not None:
+            trail.append((href(*parent), self.values.label(*parent)))
+        return trail
+
+    def common(self, title: str, name: str) -> dict[str, Any]:
+        return {
+            "crumbs": self.crumbs(None) if name != "index.html" else [("../index.html", "Reference")],
+            "ruleset": self.ruleset,
+            "counts": self.counts,
+            "nav": self.nav,
+            "version": __version__,
+            "root": "../",
+            "title": title,
+            "page": name,
+            "has_language": self.has_language,
+        }
+
+    def build(self) -> None:
+        for kind in self.ruleset.entities:
+            if kind in self.owners:
+                self.owner_pages(kind)
+            elif kind not in self.parents:
+                self.flat_pages(kind)
+        for kind in self.ruleset.entities:
+            if kind in self.owners or kind in self.parents:
+                self.contents_page(kind)
+        self.add_page(
+            Page(
+                "index.html",
+                "html/ruleset.html",
+                {**self.common(self.ruleset.title, "index.html"), "groups": self.ruleset_contents()},
+            )
+        )
+        self.add_page(
+            Page(
+                "kinds.html",
+                "html/kinds.html",
+                {**self.common("Kinds and their fields", "kinds.html"), "kinds": self.kind_fields()},
+            )
+        )
+
+    def add_page(self, page: Page, owner: tuple[str, str] | None = None) -> None:
+        if owner is not None:
+            self.urls.setdefault(owner, page.name)
+        for entry in page.entries:
+            self.urls.setdefault((entry.kind, entry.id), f"{page.name}#{entry.id}")
+        self.pages.append(page)
+
+    def flat_pages(self, kind: str) -> None:
+        rendered, columns = self.listing(kind, self.order[kind], None, 2)
+        chunks = pack(rendered)
+        title = self.kind_title(kind)
+        headers = [heading(c) for c in columns] if columns is not None else None
+        if len(chunks) == 1:
+            context = {**self.common(title, f"{kind}.html"), "kind": kind, "columns": headers, "ranges": None}
+            context["crumbs"] = self.crumbs(None)
+            self.add_page(Page(f"{kind}.html", "html/listing.html", context, rendered))
+            return
+        ranges = []
+        for n, chunk in enumerate(chunks, start=1):
+            first = self.ruleset.entities[kind][chunk[0].id].name
+            last = self.ruleset.entities[kind][chunk[-1].id].name
+            ranges.append({"page": f"{kind}.{n}.html", "first": first, "last": last, "count": len(chunk)})
+        for n, chunk in enumerate(chunks, start=1):
+            name = f"{kind}.{n}.html"
+            title_n = f"{title}: {ranges[n - 1]['first']} to {ranges[n - 1]['last']}"
+            context = {**self.common(title_n, name), "kind": kind, "columns": headers, "ranges": ranges}
+            context["crumbs"] = self.crumbs(kind)
+            self.add_page(Page(name, "html/listing.html", context, chunk))
+        letters: dict[str, list[tuple[str, Markup]]] = {}
+        for id_ in self.order[kind] if len(self.order[kind]) <= CONTENTS_LIMIT else []:
+            label = self.values.label(kind, id_)
+            letters.setdefault(label[:1].upper(), []).append((label, self.values.link(kind, id_)))
+        context = {**self.common(title, f"{kind}.html"), "kind": kind, "ranges": ranges, "letters": letters}
+        context["groups"] = []
+        self.add_page(Page(f"{kind}.html", "html/contents.html", context))
+
+    def owner_pages(self, kind: str) -> None:
+        for id_ in self.order[kind]:
+            entity = self.ruleset.entities[kind][id_]
+            data = self.entity_data(entity, None, 1)
+            sections: list[dict[str, Any]] = []
+            more: list[tuple[dict[str, Any], list[Rendered]]] = []
+            for child_kind, ids in self.children.get((kind, id_), {}).items():
+                own = self.parents[child_kind][0]
+                section: dict[str, Any] = {"kind": child_kind, "title": self.kind_title(child_kind), "count": len(ids)}
+                if child_kind in self.owners:  # with pages of their own: one row each, linked
+                    section.update(summary=self.summary(child_kind, ids, own), entries=[], columns=None)
+                else:
+                    rendered, columns = self.listing(child_kind, ids, own, 3)
+                    chunks = pack(rendered)
+                    headers = [heading(c) for c in columns] if columns is not None else None
+                    section.update(summary=None, entries=chunks[0], columns=headers)
+                    more += [({**section, "entries": chunk}, chunk) for chunk in chunks[1:]]
+                sections.append(section)
+            graph = self.leads_graph(kind, id_)
+            name = f"{kind}.{id_}.html"
+            parts = [name] + [f"{kind}.{id_}.{n}.html" for n in range(2, len(more) + 2)]
+            context = {
+                **self.common(data["label"], name),
+                "kind": kind,
+                "entity": data,
+                "head": entity_card(self.without_backlinks(data), 1),
+                "named": backlinks_list(data) if data["backlinks"] else None,
+                "graph": graph[1] if graph else None,
+                "graph_kind": graph[0] if graph else "",
+                "crumbs": self.crumbs(kind, self.parent_of(kind, id_)),
+                "parts": parts,
+                "part": 1,
+            }
+            page = Page(name, "html/owner.html", {**context, "sections": sections})
+            page.entries = [e for s in sections for e in s["entries"]]
+            self.add_page(page, owner=(kind, id_))
+            self.owner_texts[name] = (kind, id_, data)
+            for n, (section, chunk) in enumerate(more, start=2):
+                context_n = {**context, "page": parts[n - 1], "part": n, "head": None, "graph": None}
+                self.add_page(Page(parts[n - 1], "html/owner.html", {**context_n, "sections": [section]}, chunk))
+
+    def contents_page(self, kind: str) -> None:
+        """The kind's page: owners as rows grouped by their parent; nested kinds by parent (and grandparent)."""
+        title = self.kind_title(kind)
+        groups: list[dict[str, Any]] = []
+        if kind in self.owners:
+            skip = self.parents[kind][0] if kind in self.parents else None
+            for parent, ids in self.grouped(kind):
+                groups.append(
+                    {"head": self.values.link(*parent) if parent else None, "summary": self.summary(kind, ids, skip)}
+                )
+        else:
+            parent_kind = self.parents[kind][1]
+            total = len(self.order[kind])
+            for grand, parent_ids in self.grouped(parent_kind):
+                members = []
+                for parent_id in parent_ids:
+                    ids = self.children.get((parent_kind, parent_id), {}).get(kind, [])
+                    links = [self.values.link(kind, i, self.ruleset.entities[kind][i].name) for i in ids]
+                    members.append(
+                        {
+                            "head": self.values.link(parent_kind, parent_id),
+                            "count": len(ids),
+                            "links": links if total <= CONTENTS_LIMIT else [],
+                        }
+                    )
+                groups.append({"head": self.values.link(*grand) if grand else None, "members": members})
+        context = {
+            **self.common(title, f"{kind}.html"),
+            "kind": kind,
+            "groups": groups,
+            "ranges": None,
+            "letters": None,
+        }
+        self.add_page(Page(f"{kind}.html", "html/contents.html", context))
+
+    def grouped(self, kind: str) -> list[tuple[tuple[str, str] | None, list[str]]]:
+        """A kind's ids grouped by their parent (in the parent's order), or all in one group."""
+        if kind not in self.parents:
+            return [(None, self.order[kind])]
+        parent_kind = self.parents[kind][1]
+        groups: dict[str, list[str]] = {p: [] for p in self.order[parent_kind]}
+        for id_ in self.order[kind]:
+            parent = self.parent_of(kind, id_)
+            if parent is not None:
+                groups[parent[1]].append(id_)
+        return [((parent_kind, p), ids) for p, ids in groups.items() if ids]
+
+    def ruleset_contents(self) -> list[dict[str, Any]]:
+        """Top-level owners (stocks) with what they hold (settings): the book's contents."""
+        groups = []
+        for kind in self.ruleset.entities:
+            if kind not in self.owners or kind in self.parents:
+                continue
+            for id_ in self.order[kind]:
+                held = [
+                    (self.kind_title(k), [self.values.link(k, i, self.ruleset.entities[k][i].name) for i in ids])
+                    for k, ids in self.children.get((kind, id_), {}).items()
+                    if k in self.owners
+                ]
+                groups.append({"head": self.values.link(kind, id_), "held": held})
+        return groups
+
+    def kind_fields(self) -> list[dict[str, Any]]:
+        shown = [k for k in self.ruleset.kinds if k in self.ruleset.entities or k in self.ruleset.own_kinds]
+        return [self.kind_info(self.ruleset.kinds[k]) for k in shown]
+
+    def kind_info(self, kind: Kind) -> dict[str, Any]:
+        rows = []
+        for decl in kind.fields.values():
+            default = json.dumps(value_json(decl.default), ensure_ascii=False) if decl.default is not None else ""
+            rows.append(
+                {
+                    "name": decl.name,
+                    "type": t.type_text(decl.type) + ("?" if decl.optional else ""),
+                    "required": not decl.optional and decl.default is None,
+                    "default": default,
+                    "doc": decl.doc or "",
+                    "common": decl.name in COMMON_NAMES,
+                }
+            )
+        return {
+            "name": kind.name,
+            "title": kind.title,
+            "builtin": kind.builtin,
+            "rows": rows,
+            "count": len(self.ruleset.entities.get(kind.name, {})),
+            "schema": f"{kind.name}.schema.json",
+        }
+
+    # ------------------------------------------------------------ output
+
+    def resolve(self, text: str) -> str:
+        def url(match: re.Match[str]) -> str:
+            kind, id_ = match.group(1), match.group(2)
+            return 'href="' + self.urls.get((kind, id_), f"{kind}.html") + '"'
+
+        return PLACEHOLDER.sub(url, text)
+
+    def files(self, search: SearchIndex) -> dict[str, str]:
+        prefix = f"{self.ruleset.id}/"
+        files: dict[str, str] = {}
+        for page in self.pages:
+            template = self.env.get_template(page.template)
+            files[prefix + page.name] = self.resolve(template.render(page.context, entries=page.entries))
+            previews = {e.id: self.resolve(str(e.preview)) for e in page.entries}
+            if page.name in self.owner_texts:
+                kind, id_, data = self.owner_texts[page.name]
+                previews[""] = self.resolve(str(data["preview"]))
+                search.add(
+                    self.ruleset.id,
+                    kind,
+                    self.kind_title(kind),
+                    data["label"],
+                    prefix + page.name,
+                    "",
+                    self.context_of(kind, id_),
+                    self.search_texts(data),
+                )
+            for entry in page.entries:
+                search.add(
+                    self.ruleset.id,
+                    entry.kind,
+                    self.kind_title(entry.kind),
+                    self.values.label(entry.kind, entry.id),
+                    prefix + page.name,
+                    entry.id,
+                    self.context_of(entry.kind, entry.id),
+                    entry.texts,
+                )
+            # every page of a ruleset has a preview script, so a preview never asks for a missing file
+            data_text = json.dumps(previews, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+            target = json.dumps(prefix + page.name)
+            files[f"previews/{prefix}{page.name[:-5]}.js"] = (
+                "window.rulesdslPreviews(" + target + ", " + data_text.replace("</", "<\\/") + ");\n"
+            )
+            graph_data = self.graph_data(page)
+            if graph_data is not None:
+                files[f"previews/{prefix}{page.name[:-5]}.graphs.js"] = (
+                    "window.rulesdslGraphs(" + target + ", " + graph_data.replace("</", "<\\/") + ");\n"
+                )
+        for info in self.kind_fields():
+            schema = schema_of(self.ruleset.kinds[info["name"]])
+            files[prefix + info["schema"]] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return files
+
+    def graph_data(self, page: Page) -> str | None:
+        """The lifepath graphs of a page, compactly: the nodes once ([label, link]), then per entity the
+        nodes it comes from (with how many lead in), is required after, and leads to."""
+        nodes: dict[tuple[str, str], int] = {}
+        entries: dict[str, Any] = {}
+
+        def at(kind: str, id_: str) -> int:
+            return nodes.setdefault((kind, id_), len(nodes))
+
+        for entry in page.entries:
+            if entry.graph is None:
+                continue
+            graph = entry.graph
+            entries[entry.id] = [
+                at(entry.kind, entry.id),
+                [[at(k, i), n] for k, i, n in graph["from"]],
+                [at(k, i) for k, i in graph["required"]],
+                [at(k, i) for k, i in graph["to"]],
+            ]
+        if not entries:
+            return None
+        table = [[self.values.label(k, i), self.urls.get((k, i), f"{k}.html")] for k, i in nodes]
+        return json.dumps({"nodes": table, "graphs": entries}, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+
+    def context_of(self, kind: str, id_: str) -> str:
+        """What a search result says besides its label: the parent it sits in, else its kind."""
+        parent = self.parent_of(kind, id_)
+        return self.values.label(*parent) if parent is not None else ""
+
+
+# ---------------------------------------------------------------- the whole site
+
+
+def entity_row(e: dict[str, Any], columns: list[str]) -> Markup:
+    """An entry as rows of its listing's table: its name and short fields in columns, the rest below."""
+    cells = "".join(f'<td data-label="{escape(heading(c))}">{e["short"].get(c, "")}</td>' for c in columns)
+    level, id_ = e["level"], e["id"]
+    name = f'<h{level}><a class="anchor" href="#{id_}">{escape(e["heading"])}</a>{e["flags_html"]}</h{level}>'
+    body = f'<tr class="body"><td colspan="{len(columns) + 1}">\n{e["body_html"]}</td></tr>\n' if e["has_body"] else ""
+    head = f'<tr class="head"><td class="name">{name}</td>{cells}</tr>\n'
+    return Markup(f'<tbody class="entity" id="{id_}">\n{head}{body}</tbody>\n')
+
+
+def entity_card(e: dict[str, Any], level: int) -> Markup:
+    """An entry on its own: a table or a mechanic in a listing (level 2 or 3), or the head of its page (1)."""
+    if level == 1:
+        where = e["kind_title"] + (f" · {e['context']}" if e["context"] else "")
+        head = f'<h1>{escape(e["label"])}{e["flags_html"]}</h1>\n<p class="kind-of">{escape(where)}</p>\n'
+        opening = '<section class="entity card">'
+    else:
+        anchor = f'<a class="anchor" href="#{e["id"]}">{escape(e["heading"])}</a>'
+        head = f"<h{level}>{anchor}{e['flags_html']}</h{level}>\n"
+        opening = f'<section class="entity card" id="{e["id"]}">'
+    return Markup(f"{opening}\n{head}{e['facts_html']}\n{e['body_html']}</section>\n")
+
+
+def backlinks_list(e: dict[str, Any]) -> Markup:
+    items = "".join(f"<div><dt>{escape(title)}</dt><dd>{links}</dd></div>" for title, _, links in e["backlinks"])
+    return Markup(f'<dl class="backlinks">{items}</dl>')
+
+
+def _pairs(css: str, items: list[tuple[str, Markup]]) -> Markup:
+    """A definition list of (label, value) pairs, each in its own div (for layout)."""
+    if not items:
+        return Markup("")
+    inner = "".join(f"<div><dt>{escape(label)}</dt><dd>{value}</dd></div>" for label, value in items)
+    return Markup(f'<dl class="{css}">{inner}</dl>')
+
+
+def pack(entries: list[Rendered], budget: int = PAGE_BUDGET) -> list[list[Rendered]]:
+    """Entries in order, split into pages of at most `budget` characters (one entry never splits)."""
+    pages: list[list[Rendered]] = [[]]
+    size = 0
+    for entry in entries:
+        if pages[-1] and size + len(entry.html) > budget:
+            pages.append([])
+            size = 0
+        pages[-1].append(entry)
+        size += len(entry.html)
+    return pages
+
+
+def _text(entity: ir.Entity, name: str) -> str | None:
+    value = entity.fields.get(name)
+    return value if isinstance(value, str) else None
+
+
+def _words(entity: ir.Entity, name: str) -> tuple[str, ...]:
+    value = entity.fields.get(name, ())
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, tuple) else ()
+
+
+def _refs_of(entity: ir.Entity, name: str) -> Iterator[str]:
+    value = entity.fields.get(name)
+    if value is not None:
+        yield from (r.target for r in ir.refs_in(value))
+
+
+def by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
+    """Settings, lifepaths, and stock-restricted skills, traits and spells per stock (Burning Wheel's shape).
+    Counted in one pass over each kind, not once per stock: a ruleset may declare thousands of stocks."""
+    entities = ruleset.entities
+    stocks_of: dict[str, set[str]] = {}  # setting -> its stocks
+    for setting_id, setting in entities.get("setting", {}).items():
+        stocks_of[setting_id] = set(_refs_of(setting, "stock"))
+    counts: dict[str, Counter[str]] = {"settings": Counter(), "lifepaths": Counter()}
+    for stocks in stocks_of.values():
+        counts["settings"].update(stocks)
+    for lifepath in entities.get("lifepath", {}).values():
+        counts["lifepaths"].update(set().union(*(stocks_of.get(s, set()) for s in _refs_of(lifepath, "setting"))))
+    for kind in ("skill", "trait", "spell"):
+        counts[kind + "s"] = Counter(s for e in entities.get(kind, {}).values() for s in set(_words(e, "stock")))
+    return [
+        {"name": stock.name, "id": stock_id, **{what: found[stock_id] for what, found in counts.items()}}
+        for stock_id, stock in sorted(entities.get("stock", {}).items())
+    ]
+
+
+def _assets(files: Iterable[str]) -> dict[str, str]:
+    """Copied as they are (not templates: a stylesheet or a script may well contain `{{`)."""
+    env = environment()
+    assert env.loader is not None
+    return {f"assets/{name}": env.loader.get_source(env, f"html/{name}")[0] for name in files}
+
+
+def _changes_page(ruleset: CompiledRuleset, sites: dict[str, RulesetSite]) -> dict[str, str]:
+    """A homebrew's "what this changes" page (see changes.py), its links resolved in every ruleset."""
+
+    def link(ruleset_id: str, kind: str, id_: str) -> str:
+        site = sites.get(ruleset_id)
+        found = site.urls.get((kind, id_), f"{kind}.html") if site is not None else "index.html"
+        return found if ruleset_id == ruleset.id else f"../{ruleset_id}/{found}"
+
+    def value(owner: CompiledRuleset, kind: str, field: str, value: ir.Value) -> Markup:
+        site = sites[owner.id]
+        shown = site.resolve(str(site.values.value(owner.kinds[kind].fields[field].type, value)))
+        return Markup(shown if owner.id == ruleset.id else shown.replace('href="', f'href="../{owner.id}/'))
+
+    site = sites[ruleset.id]
+    context = {**site.common("What it changes", "changes.html"), "crumbs": site.crumbs(None)}
+    page = changes.render(ruleset, {r: s.ruleset for r, s in sites.items()}, value, link, context)
+    if page is None:
+        return {}
+    shard = f"window.rulesdslPreviews({json.dumps(ruleset.id + '/changes.html')}, {{}});\n"
+    return {f"{ruleset.id}/changes.html": site.resolve(page), f"previews/{ruleset.id}/changes.js": shard}
+
+
+def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
+    env = environment()
+    language = _language_doc()
+    files = _assets(["style.css", "site.js"])
+    search = SearchIndex()
+    summaries = []
+    sites: dict[str, RulesetSite] = {}
+    for ruleset in rulesets:
+        search.add_ruleset(ruleset.id, ruleset.title)
+        site = sites[ruleset.id] = RulesetSite(ruleset, language is not None)
+        site.build()
+        files.update(site.files(search))
+        urls = {id_: site.urls.get(("stock", id_), "stock.html") for id_ in ruleset.entities.get("stock", {})}
+        summaries.append({"ruleset": ruleset, "counts": site.counts, "by_stock": by_stock(ruleset), "urls": urls})
+    for ruleset in rulesets:
+        files.update(_changes_page(ruleset, sites))
+    common = {"version": __version__, "root": "", "has_language": language is not None, "ruleset": None, "crumbs": []}
+    files["index.html"] = env.get_template("html/index.html").render(
+        common, summaries=summaries, title="Rules reference"
+    )
+    files["search.html"] = env.get_template("html/search.html").render(common, title="Search")
+    if language is not None:
+        body, headings = document(language)
+        files["language.html"] = env.get_template("html/language.html").render(
+            common, title="The rules language", body=body, headings=headings
+        )
+    files["search-index.js"] = search.script()
+    return files

@@ -1,0 +1,473 @@
+"""Field values as HTML for the reference: every reference a link, requirements as nested lists,
+tables with their exact odds (one key as rows, two keys as a grid), pool mechanics' odds.
+
+Links are written as placeholders (`href="@kind:id@"`) and resolved once every entity has its page
+(see html.py): where an entity lands depends on the size of what is rendered. A placeholder cannot
+come from the sources: their text is escaped, so it never holds a raw `"`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, assert_never
+
+from markupsafe import Markup, escape
+
+from rulesdsl.compile import ir
+from rulesdsl.compile.pipeline import CompiledRuleset
+from rulesdsl.language import fieldtypes as t
+from rulesdsl.runtime.core import Dice as RuntimeDice
+from rulesdsl.runtime.core import DiceTerm, PoolMechanic
+from rulesdsl.runtime.core import Roll as RuntimeRoll
+from rulesdsl.syntax.tree import Position
+from rulesdsl.targets.html.markdown import markdown
+
+PLACEHOLDER = re.compile(r'href="@([a-z0-9_]+):([a-z0-9_]*)@"')
+_INLINE_ITEMS = 3  # "A or B or C" stays on one line; longer junctions become lists
+
+
+def href(kind: str, id_: str) -> str:
+    """The placeholder for the page of an entity (resolved by html.py)."""
+    return f"@{kind}:{id_}@"
+
+
+def runtime_dice(dice: ir.Dice) -> RuntimeDice:
+    return RuntimeDice(dice.text, tuple(DiceTerm(d.count, d.sides) for d in dice.terms), dice.modifier)
+
+
+def runtime_roll(roll: ir.Roll) -> RuntimeRoll:
+    low, high = (roll.modifier.low or 0, roll.modifier.high or 0) if roll.modifier else (0, 0)
+    return RuntimeRoll(roll.text, tuple(runtime_dice(d) for d in roll.dice), low, high, roll.tens_units)
+
+
+def percent(chance: Fraction) -> str:
+    """A chance as a percentage a reader can take in: exact where it is whole, never rounded to 0 or 100."""
+    hundred = chance * 100
+    if hundred == round(hundred):
+        return f"{round(hundred)}%"
+    value = float(hundred)
+    if value < 0.01:
+        return "<0.01%"
+    if value > 99.9:
+        return ">99.9%"
+    return f"{value:.2g}%" if value < 1 else f"{value:.1f}%"
+
+
+def key_data(key: ir.Key) -> object:
+    """A key as the roll button matches numbers to it: [low, high] (None: open), "odd"/"even", or a name."""
+    match key:
+        case ir.NameKey(text):
+            return {"name": text}
+        case ir.ParityKey(odd):
+            return "odd" if odd else "even"
+        case ir.Range(low, high):
+            return [low, high]
+        case _:
+            assert_never(key)
+
+
+def stat_text(stat: ir.StatBonus) -> str:
+    parts = [f"{n:+d} {label}" for n, label in ((stat.mental, "M"), (stat.physical, "P"), (stat.either, "M/P")) if n]
+    return ", ".join(parts)
+
+
+def heading(name: str) -> str:
+    """A field or column name as a header: `blood_loss` -> `Blood loss`."""
+    text = name.replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def _ratio_text(value: Fraction) -> str:
+    return f"\u00d7{value.numerator}" + (f"/{value.denominator}" if value.denominator != 1 else "")
+
+
+def short_type(field_type: t.FieldType) -> bool:
+    """Values short enough for a column of the book's compact layout (the rest get a line each)."""
+    match field_type:
+        case (
+            t.IntType()
+            | t.NumberType()
+            | t.BoolType()
+            | t.DiceType()
+            | t.RangeType()
+            | t.MultiplierType()
+            | t.EnumType()
+            | t.RefType()
+            | t.WordType()
+            | t.AbbreviationType()
+            | t.VersionType()
+            | t.YearsType()
+            | t.PointsType()
+            | t.StatBonusType()
+            | t.ActionsType()
+            | t.ObstacleType()
+            | t.RollType()
+            | t.CheckType()
+        ):
+            return True
+        case t.ListType(item):
+            return short_type(item)
+        case (
+            t.TextType() | t.MarkdownType() | t.FormulaType() | t.ChoicesType() | t.RequirementType() | t.ColumnsType()
+        ):
+            return False
+        case _:
+            assert_never(field_type)
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """A table as the reference shows it: rows (one key) or a grid (two keys or more)."""
+
+    key_headers: tuple[str, ...]
+    columns: tuple[str, ...]
+    rows: tuple[dict[str, Any], ...]  # keys, chance, cells, source, low/high (for the roll button)
+    rolled: bool
+    roll: ir.Roll | None
+    roll_data: str  # the dice as JSON, for the roll button: per key [[count, sides], ..., modifier]
+    sourced: bool
+    grid: dict[str, Any] | None  # row keys, column keys, cells[row][column]
+
+
+class Values:
+    """Renders the field values of one ruleset as HTML, every reference a (placeholder) link."""
+
+    def __init__(self, ruleset: CompiledRuleset, labels: dict[str, dict[str, str]]) -> None:
+        self.ruleset = ruleset
+        self.labels = labels
+
+    def label(self, kind: str, id_: str) -> str:
+        return self.labels.get(kind, {}).get(id_, id_)
+
+    def link(self, kind: str, id_: str, text: str | None = None) -> Markup:
+        shown = escape(self.label(kind, id_) if text is None else text)
+        return Markup(f'<a href="@{kind}:{id_}@">{shown}</a>')  # kinds and ids are slugs: nothing to escape
+
+    def ref(self, ref: ir.Ref) -> Markup:
+        return self.link(ref.kind, ref.target)
+
+    def value(self, field_type: t.FieldType, value: ir.Value) -> Markup:
+        """A field's value (or a cell) as HTML, by its declared type."""
+        match value:
+            case ir.Unknown():
+                return Markup('<span class="unknown">unknown</span>')
+            case ir.NoneValue():
+                return Markup('<span class="none" title="none">—</span>')
+        match field_type:
+            case t.RefType():
+                assert isinstance(value, ir.Ref)
+                return self.ref(value)
+            case t.ListType(item):
+                assert isinstance(value, tuple)
+                if isinstance(item, t.WordType | t.EnumType):
+                    return escape(", ".join(str(v).replace("_", " ") for v in value))
+                return Markup(", ").join(self.value(item, v) for v in value)
+            case t.ChoicesType():
+                assert isinstance(value, ir.Choices)
+                return self.points(value)
+            case t.RequirementType():
+                assert isinstance(value, ir.REQUIREMENT_TYPES)
+                return self.requirement(value)
+            case t.FormulaType() | t.ObstacleType():
+                assert isinstance(value, ir.Formula)
+                return self.formula(value)
+            case t.DiceType():
+                assert isinstance(value, ir.Dice)
+                return escape(value.text)
+            case t.RangeType():
+                assert isinstance(value, ir.Range)
+                return escape(ir.range_text(value.low, value.high))
+            case t.StatBonusType():
+                assert isinstance(value, ir.StatBonus)
+                return escape(stat_text(value) or "none")
+            case t.YearsType():
+                return escape(f"{value} yrs")
+            case t.PointsType():
+                return escape(f"{value} pt{'s' * (value != 1)}")
+            case t.ActionsType():
+                assert isinstance(value, ir.Actions)
+                times = "\u00d7 (times the obstacle)" if value.per_obstacle else ""
+                return escape(f"{value.count}{times}")
+            case t.BoolType():
+                return escape("yes" if value else "no")
+            case t.MultiplierType():
+                assert isinstance(value, ir.Multiplier)
+                return escape(_ratio_text(value.value))
+            case t.IntType():
+                assert isinstance(value, int)
+                return escape(f"{value:+d}" if value < 0 else str(value))
+            case t.NumberType():
+                return escape(str(value))
+            case t.WordType():
+                return escape(str(value).replace("_", " "))
+            case t.RollType():
+                assert isinstance(value, ir.Roll)
+                return escape(value.text)
+            case t.CheckType():
+                assert isinstance(value, ir.CheckSpec)
+                text = Markup("{} {}+").format(self.formula(value.modifier), value.target)
+                return Markup("{} ({})").format(text, self.ref(value.mechanic)) if value.mechanic else text
+            case t.ColumnsType():
+                assert isinstance(value, tuple)
+                return escape(", ".join(heading(c.name) for c in value if isinstance(c, ir.Column)))
+            case t.MarkdownType():  # as a description is (an entry's own fields get its heading level there)
+                return markdown(str(value), heading_offset=3)
+            case t.TextType() | t.EnumType() | t.AbbreviationType() | t.VersionType():
+                return escape(str(value))
+            case _:
+                assert_never(field_type)
+
+    def formula(self, formula: ir.Formula) -> Markup:
+        """A formula's text, the names it resolved (attributes, tables, formulas, entities) as links to them;
+        parameters, quoted text and anything unresolved stay text."""
+        targets = {found[0]: found[1:] for found in map(_names, ir.expr_nodes(formula.expr)) if found is not None}
+        parts = []
+        written = 0
+        for span in sorted(formula.names, key=lambda span: span.start):
+            target = targets.get(span.pos)
+            if target is not None:
+                name = formula.text[span.start : span.end]
+                parts += [escape(formula.text[written : span.start]), self.link(*target, text=name)]
+                written = span.end
+        parts.append(escape(formula.text[written:]))
+        return Markup("").join(parts)
+
+    def points(self, value: ir.Choices) -> Markup:
+        """`8 pts: A, B or C`; the first entry is the one the lifepath requires, and is marked so."""
+        items = []
+        for n, option in enumerate(value.options):
+            links = Markup(" or ").join(self.ref(r) for r in option)
+            items.append(
+                Markup('<strong class="required" title="required">{}</strong>').format(links) if n == 0 else links
+            )
+        head = escape(f"{value.points} pt{'s' * (value.points != 1)}")
+        return head + (Markup(": ") + Markup(", ").join(items) if items else Markup(""))
+
+    def requirement(self, req: ir.Requirement) -> Markup:
+        """A requirement: short ones inline ("A or B"), longer ones as nested "any of / all of" lists."""
+        if self._inline(req):
+            return self._atom_or_inline(req)
+        return Markup('<div class="req">{}</div>').format(self._block(req))
+
+    def _inline(self, req: ir.Requirement) -> bool:
+        match req:
+            case ir.AnyOf(items) | ir.AllOf(items):
+                return len(items) <= _INLINE_ITEMS and not any(isinstance(i, ir.AnyOf | ir.AllOf) for i in items)
+            case ir.NotReq(item):
+                return self._inline(item)
+            case _:
+                return True
+
+    def _atom_or_inline(self, req: ir.Requirement) -> Markup:
+        match req:
+            case ir.AnyOf(items) | ir.AllOf(items):
+                word = Markup(" <em>or</em> ") if isinstance(req, ir.AnyOf) else Markup(" <em>and</em> ")
+                return word.join(self._atom_or_inline(r) for r in items)
+            case _:
+                return self.atom(req)
+
+    def _block(self, req: ir.Requirement) -> Markup:
+        match req:
+            case ir.AnyOf(items) | ir.AllOf(items):
+                head = "any of" if isinstance(req, ir.AnyOf) else "all of"
+                inner = Markup("").join(
+                    Markup("<li>{}</li>").format(self._atom_or_inline(i) if self._inline(i) else self._block(i))
+                    for i in items
+                )
+                return Markup('<span class="junction">{}:</span><ul>{}</ul>').format(head, inner)
+            case ir.NotReq(item) if not self._inline(item):
+                return Markup('<span class="junction">none of:</span><ul><li>{}</li></ul>').format(self._block(item))
+            case _:
+                return self._atom_or_inline(req)
+
+    def atom(self, req: ir.Requirement) -> Markup:
+        match req:
+            case ir.AnyOf() | ir.AllOf():
+                return Markup("({})").format(self._atom_or_inline(req))
+            case ir.TookLifepath(ref):
+                return self.ref(ref)
+            case ir.HasTrait(ref):
+                return Markup('the <strong class="required">{}</strong> trait').format(self.ref(ref))
+            case ir.HasSkill(ref):
+                return Markup('a lifepath with the <strong class="required">{}</strong> skill').format(self.ref(ref))
+            case ir.Holds(kind, ref):
+                return Markup('the <strong class="required">{}</strong> {}').format(
+                    self.ref(ref), kind.replace("_", " ")
+                )
+            case ir.Previous(ref):
+                return Markup("{} just before").format(self.ref(ref))
+            case ir.NotReq(item):
+                return Markup("not {}").format(self.atom(item))
+            case ir.GmPermission():
+                return Markup("the GM's permission")
+            case ir.CountOf(count, setting, tag, lifepaths):
+                return self._count_of(count, setting, tag, lifepaths)
+            case ir.Condition(subject, op, value):
+                return escape(f"{subject.replace('_', ' ')} {op} {value}")
+            case ir.ConditionIn(subject, low, high):
+                return escape(f"{subject.replace('_', ' ')} {ir.range_text(low, high)}")
+            case _:
+                assert_never(req)
+
+    def _count_of(
+        self, count: int, setting: ir.Ref | None, tag: ir.Tag | None, lifepaths: tuple[ir.Ref, ...]
+    ) -> Markup:
+        if len(lifepaths) == 1 and setting is None and tag is None:  # `2 of (Mercenary Captain)`: taken twice
+            times = {1: "", 2: " twice", 3: " three times"}.get(count, f" {count} times")
+            return Markup("{}{}").format(self.ref(lifepaths[0]), times)
+        what: Markup = escape("lifepath" + ("s" if count != 1 else ""))
+        if setting is not None:
+            what = Markup("{} in the {}").format(what, self.ref(setting))
+        if lifepaths:
+            what = Markup("{} of {}").format(what, Markup(", ").join(self.ref(r) for r in lifepaths))
+        if tag is not None:
+            what = Markup("{} tagged {}").format(what, tag.text.replace("_", " "))
+        return Markup("{} {}").format("any" if count == 1 else count, what)
+
+    # ------------------------------------------------------------ tables and mechanics
+
+    def table(self, entity: ir.Entity) -> TableView:
+        roll = entity.fields.get("roll")
+        rolled = roll if isinstance(roll, ir.Roll) else None
+        runtime = runtime_roll(rolled) if rolled is not None else None
+        columns = [c for c in _tuple(entity.fields.get("columns")) if isinstance(c, ir.Column)]
+        keys = [c for c in _tuple(entity.fields.get("keys")) if isinstance(c, ir.Column)]
+        rows = []
+        for row in entity.rows:
+            chance = None
+            if runtime is not None:
+                exact = Fraction(1)
+                for index, key in enumerate(row.keys[: len(runtime.dice)]):
+                    match key:
+                        case ir.ParityKey(odd):
+                            exact *= runtime.parity_chance(index, int(odd))
+                        case ir.Range(low, high):
+                            exact *= runtime.chance(index, low, high)
+                        case ir.NameKey():
+                            exact = Fraction(0)
+                        case _:
+                            assert_never(key)
+                chance = (percent(exact), f"{exact.numerator}/{exact.denominator}")
+            cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
+            rows.append(
+                {
+                    "keys": [ir.key_text(k) for k in row.keys],
+                    "match": json.dumps([key_data(k) for k in row.keys], ensure_ascii=False),
+                    "chance": chance,
+                    "cells": cells,
+                    "unknown": [isinstance(v, ir.Unknown) for v in row.cells],
+                    "source": row.source,
+                }
+            )
+        key_headers = tuple(heading(k.name) for k in keys) or (rolled.text if rolled is not None else "Key",)
+        column_headers = tuple(heading(c.name) for c in columns)
+        grid = self._grid(entity, column_headers, rows) if len(key_headers) >= 2 else None
+        roll_data = None
+        if runtime is not None:
+            dice = [[[d.count, d.sides] for d in term.terms] + [term.modifier] for term in runtime.dice]
+            roll_data = json.dumps(
+                {"dice": dice, "tens": runtime.tens_units, "low": runtime.modifier_low, "high": runtime.modifier_high}
+            )
+        return TableView(
+            key_headers,
+            column_headers,
+            tuple(rows),
+            runtime is not None,
+            rolled,
+            roll_data or "",
+            any(row["source"] for row in rows),
+            grid,
+        )
+
+    def _grid(self, entity: ir.Entity, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """Two keys (or more) as a grid: the first key down the side, the others across."""
+        down: dict[str, None] = {}
+        across: dict[str, None] = {}
+        cells: dict[tuple[str, str], dict[str, Any]] = {}
+        for row in rows:
+            first, rest = row["keys"][0], ", ".join(row["keys"][1:])
+            down.setdefault(first, None)
+            across.setdefault(rest, None)
+            cells[(first, rest)] = row
+        grid_rows = []
+        for first in down:
+            line: list[dict[str, Any]] = []
+            for rest in across:
+                found = cells.get((first, rest))
+                if found is None:
+                    line.append({"state": "missing", "parts": [], "source": None, "match": None, "chance": None})
+                    continue
+                unknown = all(found["unknown"])
+                parts = list(zip(columns, found["cells"], found["unknown"], strict=True))
+                line.append(
+                    {
+                        "state": "unknown" if unknown else "known",
+                        "parts": parts,
+                        "source": found["source"],
+                        "match": found["match"],
+                        "chance": found["chance"],
+                    }
+                )
+            grid_rows.append({"key": first, "cells": line})
+        return {"across": list(across), "rows": grid_rows, "single": len(columns) == 1}
+
+    def pool_odds(self, entity: ir.Entity) -> dict[str, Any] | None:
+        """A pool mechanic's exact odds: per pool size (1-10 dice), the chance of each number of successes
+        against each target number."""
+        die = entity.fields.get("die")
+        if entity.fields.get("style") != "pool" or not isinstance(die, ir.Dice) or not die.terms:
+            return None
+        stack = entity.fields.get("stack_on")
+        fumble = entity.fields.get("fumble_ones")
+        sides = die.terms[0].sides
+        mechanic = PoolMechanic(
+            entity.id,
+            entity.name,
+            sides,
+            stack if isinstance(stack, int) else None,
+            fumble if isinstance(fumble, int) else None,
+        )
+        highest = min(sides + (sides if mechanic.stack_on is not None else 0), 20)
+        targets = list(range(2, highest + 1))
+        pools = []
+        for dice in range(1, 11):
+            table = []
+            for target in targets:
+                odds = mechanic.success_chances(dice, target)
+                table.append({"target": target, "odds": [percent(odds[k]) for k in range(dice + 1)]})
+            pools.append({"dice": dice, "rows": table})
+        return {"pools": pools, "sides": sides}
+
+
+def _names(node: ir.Expr) -> tuple[Position, str, str] | None:
+    """Where a formula's node names something, and what it resolved to (kind, id); None: it names nothing
+    (a parameter, a number, an operator) or what it names is unresolved."""
+    match node:
+        case ir.Var(pos=pos, attribute=attribute):
+            return (pos, "attribute", attribute) if attribute is not None else None
+        case ir.Lookup(table=ref) | ir.FormulaCall(formula=ref) | ir.FieldOf(entity=ref):
+            return (ref.pos, ref.kind, ref.id) if ref.id is not None else None
+        case (
+            ir.Num()
+            | ir.Text()
+            | ir.Caret()
+            | ir.DiceExpr()
+            | ir.DiceOf()
+            | ir.BinOp()
+            | ir.Neg()
+            | ir.Compare()
+            | ir.Logic()
+            | ir.NotExpr()
+            | ir.If()
+            | ir.Call()
+        ):
+            return None
+        case _:
+            assert_never(node)
+
+
+def _tuple(value: ir.Value | None) -> tuple[ir.Value, ...]:
+    return value if isinstance(value, tuple) else ()

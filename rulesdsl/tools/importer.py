@@ -1,0 +1,463 @@
+"""`rulesdsl import`: a YAML or JSON list of records (a spell list, a skill table) as `.rules` blocks.
+
+Each record becomes one block of the given kind; each value is written by the type its kind declares
+(the one source of truth), read either as plain data (`actions: 10`, `element: [anima, heart]`) or in the
+form `rulesdsl export` gives it (`{"text": "1d10", ...}`, requirement trees, table rows), so an export
+comes back as the same rules. Every block is then read back by the compiler (parse, lowering, schema):
+a record that cannot be mapped is reported with its index, and then nothing is written at all.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, assert_never
+
+from rulesdsl.compile.kinds import Kind
+from rulesdsl.diagnostics import Diagnostic, render_json
+from rulesdsl.language import fieldtypes as t
+from rulesdsl.language.names import slug
+from rulesdsl.syntax import tree as m
+from rulesdsl.syntax.written import quote
+from rulesdsl.tools.fmt import NotFormatted, format_text, written_name
+
+_META = ("kind", "id", "name", "rows")
+
+
+class Unmappable(ValueError):
+    """A value that cannot be written as its field's type."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    index: int | None  # the record's place in the list, from 0; None for the file as a whole
+    message: str
+
+    def text(self) -> str:
+        return f"record {self.index}: {self.message}" if self.index is not None else self.message
+
+
+def load_records(path: Path, kind: str) -> list[Any]:
+    """The records in a file: a list, a mapping of id -> record, or `rulesdsl export`'s output (every
+    ruleset's records of `kind`). PyYAML's safe loader only: a data file never constructs objects."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else _load_yaml(text)
+    except RecursionError:
+        raise Unmappable("it is nested too deeply") from None
+    if isinstance(data, Mapping) and isinstance(data.get("rulesets"), Mapping):
+        found: list[Any] = []
+        for ruleset in data["rulesets"].values():
+            if isinstance(ruleset, Mapping):
+                found += list((ruleset.get(kind) or {}).values())
+        return found
+    if isinstance(data, Mapping):
+        return [{"id": key, **value} if isinstance(value, Mapping) else value for key, value in data.items()]
+    if isinstance(data, list):
+        return data
+    raise Unmappable(f"{path.name} holds {type(data).__name__}, not a list of records")
+
+
+# What one file may expand to, aliases counted every time they are used: a 1 KB file of nested aliases
+# (a "billion laughs") would otherwise become billions of values, and minutes and gigabytes of work.
+MAX_EXPANDED_VALUES = 2_000_000
+MAX_EXPANDED_BYTES = 64 << 20  # of the scalars' text
+
+
+def _load_yaml(text: str) -> Any:
+    """PyYAML's safe loader, refusing (Unmappable) a document that expands past the limits above: the
+    composed node graph is walked with a budget before anything is constructed."""
+    import yaml
+
+    class BoundedLoader(yaml.SafeLoader):
+        def construct_document(self, node: yaml.Node) -> Any:
+            _check_expansion(node)
+            return super().construct_document(node)
+
+    return yaml.load(text, Loader=BoundedLoader)  # a SafeLoader: constructs no objects
+
+
+def _check_expansion(root: Any) -> None:
+    import yaml
+
+    values, size = 0, 0
+    stack = [root]
+    while stack:  # a stack, not recursion: as deep as the file nests, and an alias may even loop back
+        node = stack.pop()
+        values += 1
+        if isinstance(node, yaml.ScalarNode):
+            size += len(node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+        elif isinstance(node, yaml.MappingNode):
+            stack += (part for pair in node.value for part in pair)
+        if values > MAX_EXPANDED_VALUES or size > MAX_EXPANDED_BYTES:
+            raise Unmappable(
+                f"it expands to more than {MAX_EXPANDED_VALUES:,} values or {MAX_EXPANDED_BYTES >> 20} MiB of text"
+                " (an alias counts each time it is used); nothing imported"
+            )
+
+
+# ---------------------------------------------------------------- values, by declared type
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, bool):
+        raise Unmappable(f"{value!r} is not a number")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Mapping) and {"num", "den"} <= value.keys():
+        fraction = Fraction(value["num"], value["den"])
+    elif isinstance(value, float | str):
+        try:
+            fraction = Fraction(str(value))
+        except ValueError:
+            raise Unmappable(f"{value!r} is not a number") from None
+    else:
+        raise Unmappable(f"{value!r} is not a number")
+    if fraction.denominator == 1:
+        return str(fraction.numerator)
+    decimal = f"{float(fraction):.10g}"
+    if Fraction(decimal) != fraction:
+        raise Unmappable(f"{fraction} cannot be written as a decimal number")
+    return decimal
+
+
+def _range(value: Any) -> str:
+    if isinstance(value, Mapping) and {"min", "max"} <= value.keys():
+        low, high = value["min"], value["max"]
+        if low is not None and high is not None:
+            return str(low) if low == high else f"{low}..{high}"
+        if low is not None:
+            return f"{low}+"
+        if high is not None:
+            return f"<={high}"
+    if isinstance(value, int | str) and not isinstance(value, bool):
+        return str(value)
+    raise Unmappable(f"{value!r} is not a range")
+
+
+def _key(value: Any) -> str:
+    """A row key: a name, or a number or range (`2-4` in a key)."""
+    if isinstance(value, Mapping) and "name" in value:
+        return written_name(str(value["name"]))
+    if isinstance(value, Mapping) and value.get("min") is not None and value.get("max") is not None:
+        low, high = value["min"], value["max"]
+        return str(low) if low == high else f"{low}-{high}"
+    if isinstance(value, str) and not value.strip().lstrip("-").replace("-", "").isdigit():
+        return written_name(value)
+    return _range(value)
+
+
+def _ratio(value: Any) -> str:
+    if isinstance(value, Mapping) and {"num", "den"} <= value.keys():
+        return f"x{value['num']}" + (f"/{value['den']}" if value["den"] != 1 else "")
+    if isinstance(value, str) and value.startswith("x"):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"x{value}"
+    raise Unmappable(f"{value!r} is not a multiplier")
+
+
+def _text_of(value: Any, what: str) -> str:
+    """Formulas and dice: export's `{"text": ...}`, or the text itself."""
+    if isinstance(value, Mapping) and isinstance(value.get("text"), str):
+        return str(value["text"])
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return str(value)
+    raise Unmappable(f"{value!r} is not {what}")
+
+
+def _requirement(value: Any, nested: bool = False) -> str:
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, Mapping):
+        raise Unmappable(f"{value!r} is not a requirement")
+    if "any" in value or "all" in value:
+        word = " or " if "any" in value else " and "
+        text = word.join(_requirement(item, True) for item in value.get("any", value.get("all")) or [])
+        return f"({text})" if nested else text
+    if "not" in value:
+        return "not " + _requirement(value["not"], True)
+    for key, prefix in (("lifepath", ""), ("trait", "trait "), ("skill", "skill "), ("previous", "previous = ")):
+        if key in value:
+            return prefix + written_name(str(value[key]))
+    if isinstance(value.get("holds"), Mapping):
+        return f"{value['holds']['kind']} {value['holds']['id']}"
+    if value.get("gm_permission"):
+        return "gm_permission"
+    if "count" in value:
+        of = value.get("of") or {}
+        if of.get("lifepaths"):
+            selector = "(" + ", ".join(written_name(str(r)) for r in of["lifepaths"]) + ")"
+        else:
+            selector = "lifepaths"
+            if of.get("setting"):
+                selector += " in setting " + written_name(str(of["setting"]))
+            if of.get("tag"):
+                selector += " tagged " + written_name(str(of["tag"]))
+        return f"{value['count']} of {selector}"
+    if "condition" in value:
+        if "in" in value:
+            return f"{value['condition']} in {_range(value['in']).replace('+', '..')}"
+        return f"{value['condition']} {value['op']} {value['value']}"
+    raise Unmappable(f"{value!r} is not a requirement")
+
+
+def _stat(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        parts = [
+            f"{value[k]:+d} {u}" for k, u in (("mental", "M"), ("physical", "P"), ("either", "M/P")) if value.get(k)
+        ]
+        return ", ".join(parts) or "none"
+    raise Unmappable(f"{value!r} is not a stat bonus")
+
+
+def _choices(value: Any, item: str) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value} pt{'s' * (value != 1)}"
+    if isinstance(value, Mapping) and "points" in value:
+        points = int(value["points"])
+        options = []
+        for option in value.get("items") or []:
+            choice = option.get("one_of") if isinstance(option, Mapping) else [option]
+            options.append(" or ".join(written_name(str(c)) for c in choice or []))
+        head = f"{points} pt{'s' * (points != 1)}"
+        return head + (": " + ", ".join(options) if options else "")
+    if isinstance(value, str):
+        return value
+    raise Unmappable(f"{value!r} is not a {item} point budget")
+
+
+def _columns(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    items = value if isinstance(value, list) else [value]
+    written = []
+    for column in items:
+        if isinstance(column, str):
+            written.append(column)
+        elif isinstance(column, Mapping) and "name" in column:
+            kind = column.get("type", "text")
+            written.append(column["name"] if kind == "text" else f"{column['name']}({kind})")
+        else:
+            raise Unmappable(f"{column!r} is not a column")
+    return ", ".join(written)
+
+
+def value_text(field_type: t.FieldType, value: Any) -> str:
+    """`value` written as a value of `field_type`."""
+    if value is None:
+        return "none"
+    if isinstance(value, Mapping) and value == {"unknown": True}:
+        return "unknown"
+    match field_type:
+        case t.IntType() | t.NumberType():
+            return _number(value)
+        case t.TextType() | t.MarkdownType() | t.VersionType():
+            if isinstance(value, list | Mapping):
+                raise Unmappable(f"{value!r} is not text")
+            return quote(str(value))
+        case t.BoolType():
+            if isinstance(value, bool):
+                return "yes" if value else "no"
+            if str(value).lower() in ("yes", "no", "true", "false"):
+                return str(value).lower()
+            raise Unmappable(f"{value!r} is not yes or no")
+        case t.DiceType():
+            return _text_of(value, "dice")
+        case t.FormulaType() | t.ObstacleType():
+            return _text_of(value, "a formula")
+        case t.RangeType():
+            return _range(value)
+        case t.MultiplierType():
+            return _ratio(value)
+        case t.EnumType() | t.WordType() | t.AbbreviationType() | t.RefType():
+            if isinstance(value, list | Mapping | bool):
+                raise Unmappable(f"{value!r} is not a name")
+            return written_name(str(value))
+        case t.ListType(item):
+            items = value if isinstance(value, list) else [value]
+            return ", ".join(value_text(item, v) for v in items)
+        case t.YearsType():
+            return f"{_number(value)} yrs"
+        case t.PointsType():
+            return f"{_number(value)} pt{'s' * (value != 1)}"
+        case t.StatBonusType():
+            return _stat(value)
+        case t.ActionsType():
+            if isinstance(value, Mapping):
+                return ("x" if value.get("per_obstacle") else "") + str(value["count"])
+            return str(value)
+        case t.ChoicesType(kind):
+            return _choices(value, kind)
+        case t.RequirementType():
+            return _requirement(value)
+        case t.ColumnsType():
+            return _columns(value)
+        case t.RollType():
+            return _text_of(value, "dice to roll")
+        case t.CheckType():
+            if isinstance(value, Mapping) and "target" in value:
+                return f"check {_text_of(value.get('modifier'), 'a modifier')} {value['target']}+"
+            return _text_of(value, "a check")
+        case _:
+            assert_never(field_type)
+
+
+def _cell(value: Any) -> str:
+    """A table cell by its shape (the columns say its type; every shape export gives is distinct)."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Mapping):
+        if value == {"unknown": True}:
+            return "unknown"
+        if {"num", "den"} <= value.keys():
+            return _ratio(value)
+        if {"modifier", "target"} <= value.keys():
+            return value_text(t.CheckType(), value)
+        return _text_of(value, "a cell")
+    if isinstance(value, float):
+        return _number(value)
+    return quote(str(value))
+
+
+def block_text(kind: Kind, record: Any) -> str:
+    if not isinstance(record, Mapping):
+        raise Unmappable(f"a record is a mapping of fields, not {type(record).__name__}")
+    if record.get("kind") not in (None, kind.name):
+        raise Unmappable(f"it is a {record['kind']}, not a {kind.name}")
+    name, id_ = record.get("name"), record.get("id")
+    if not name and not id_:
+        raise Unmappable("it has neither a name nor an id")
+    header = [kind.name]
+    if id_ and (not name or slug(str(name)) != id_):
+        if slug(str(id_)) != str(id_):
+            raise Unmappable(f"its id '{id_}' is not snake_case (write it as a name instead)")
+        header.append(str(id_))
+    if name:
+        header.append(quote(str(name)))
+    unknown = [k for k in record if k not in kind.fields and k not in _META]
+    if unknown:
+        raise Unmappable(f"{kind.name} has no field {', '.join(repr(k) for k in unknown)}")
+    lines = [" ".join(header) + " {"]
+    for decl in kind.fields.values():
+        if decl.name in record:
+            try:
+                lines.append(f"  {decl.name}: {value_text(decl.type, record[decl.name])}")
+            except (Unmappable, TypeError, KeyError, ValueError) as exc:
+                raise Unmappable(f"field '{decl.name}': {exc}") from None
+    for row in record.get("rows") or []:
+        if not isinstance(row, Mapping) or not row.get("cells") or not row.get("keys"):
+            raise Unmappable(f"{row!r} is not a row (keys and cells)")
+        line = ", ".join(_key(k) for k in row["keys"]) + " -> " + ", ".join(_cell(c) for c in row["cells"])
+        if row.get("source"):
+            line += " @ " + quote(str(row["source"]))
+        lines.append("  " + line)
+    return "\n".join(lines) + "\n}\n"
+
+
+def _checked(kind: Kind, text: str) -> list[Diagnostic]:
+    """What the compiler says about one block on its own (references aside: they need the ruleset)."""
+    from rulesdsl.compile.checks import schema
+    from rulesdsl.compile.lower import lower_block
+    from rulesdsl.compile.pipeline import parser
+
+    parsed, problems = parser().parse_file("<import>", text)
+    if problems:
+        return problems
+    [block] = parsed.blocks
+    assert isinstance(block, m.Block)
+    entity, more = lower_block(block, kind, file_defaults={})
+    return [d for d in more + schema.check(entity, kind) if d.severity == "error"]
+
+
+def convert(records: list[Any], kind: Kind) -> tuple[str, list[Problem]]:
+    from rulesdsl.compile.pipeline import gc_paused
+
+    with gc_paused():  # many short-lived objects, no cycles: the collector's passes made it superlinear
+        return _convert(records, kind)
+
+
+def _convert(records: list[Any], kind: Kind) -> tuple[str, list[Problem]]:
+    blocks, problems = [], []
+    for index, record in enumerate(records):
+        try:
+            text = block_text(kind, record)
+        except Unmappable as exc:
+            problems.append(Problem(index, str(exc)))
+            continue
+        found = _checked(kind, text)
+        if found:
+            problems += [Problem(index, f"{d.message} [{d.code}]" + (f" ({d.hint})" if d.hint else "")) for d in found]
+            continue
+        blocks.append(text)
+    if not records:
+        problems.append(Problem(None, "the file holds no records"))
+    text = "\n".join(blocks)
+    try:
+        return format_text(text, "<import>"), problems
+    except NotFormatted as exc:  # pragma: no cover - every block was read back on its own above
+        return "", [*problems, *(Problem(None, d.message) for d in exc.diagnostics)]
+
+
+def kinds_for(ruleset: Path | None) -> dict[str, Kind]:
+    from rulesdsl.compile.pipeline import compile_paths, prelude
+
+    if ruleset is None:
+        return dict(prelude())
+    compilation = compile_paths([ruleset])
+    return dict(compilation.rulesets[0].kinds) if compilation.rulesets else dict(prelude())
+
+
+def run_import(file: Path, kind_name: str, out: Path | None, ruleset: Path | None, *, as_json: bool = False) -> int:
+    from rulesdsl.diagnostics import did_you_mean
+    from rulesdsl.tools.common import EXIT_DIAGNOSTICS, EXIT_OK, UsageError, write_atomically
+
+    if not file.is_file():
+        raise UsageError(f"no such file: {file}")
+    if out is not None and out.suffix != ".rules":
+        raise UsageError(f"--out names a .rules file, not {out}")
+    kinds = kinds_for(ruleset)
+    kind = kinds.get(kind_name)
+    if kind is None or kind_name == "ruleset":
+        hint = did_you_mean(kind_name, kinds) or "kinds: " + ", ".join(k for k in kinds if k != "ruleset")
+        raise UsageError(f"no kind '{kind_name}' to import into; {hint}")
+    try:
+        records = load_records(file, kind_name)
+    except (Unmappable, ValueError) as exc:  # JSON and YAML errors are ValueErrors or YAMLErrors
+        return _report([Problem(None, f"{file}: {exc}")], as_json)
+    except Exception as exc:  # PyYAML's errors share no base with ValueError
+        if type(exc).__module__.startswith("yaml"):
+            return _report([Problem(None, f"{file}: not YAML: {exc}")], as_json)
+        raise
+    text, problems = convert(records, kind)
+    if problems:
+        return _report(problems, as_json) or EXIT_DIAGNOSTICS
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_atomically(out, text)
+        print(f"wrote {len(records)} {kind_name} block{'s' * (len(records) != 1)} to {out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _report(problems: list[Problem], as_json: bool) -> int:
+    if as_json:
+        items = [Diagnostic("error", "import", p.text(), None) for p in problems]
+        sys.stdout.write(render_json(items))
+    else:
+        for problem in problems:
+            print(f"rulesdsl import: {problem.text()}", file=sys.stderr)
+        print(f"{len(problems)} problem{'s' * (len(problems) != 1)}; nothing written", file=sys.stderr)
+    return 1

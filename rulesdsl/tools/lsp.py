@@ -1,0 +1,991 @@
+"""The language server (`rulesdsl lsp`): the compiler's own diagnostics as you type, completion, go to
+definition, references, hover, outline, rename and formatting, over stdio with pygls.
+
+Unsaved buffers are compiled by mirroring their ruleset into a private folder (the open buffers over the
+files on disk) and running the compiler there unchanged, so what the editor shows is exactly what
+`rulesdsl check` says. Every position goes back to the real file. Nothing here may crash on a half-typed
+file: each request answers with what the last analysis knows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import functools
+import html
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar, assert_never, cast
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.uris import from_fs_path
+
+from rulesdsl import __version__
+from rulesdsl.compile import ir
+from rulesdsl.compile.kinds import Kind
+from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths, parser, prelude
+from rulesdsl.diagnostics import Diagnostic
+from rulesdsl.language.fieldtypes import RequirementType, referenced_kinds
+from rulesdsl.language.names import slug
+from rulesdsl.syntax import tree as m
+from rulesdsl.syntax.source import MANIFEST, SUFFIX, read_source, ruleset_root
+from rulesdsl.syntax.written import quote
+from rulesdsl.tools.fmt import NotFormatted, format_text, written_name
+from rulesdsl.tools.locate import (
+    KEYS,
+    NAME_TYPES,
+    OPEN_STRING,
+    Place,
+    Statement,
+    Token,
+    key_name,
+    lenient_tokens,
+    locate,
+    statement_at,
+    statements,
+)
+
+DEBOUNCE_SECONDS = 0.1
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------- positions
+
+
+def path_of(uri: str) -> Path:
+    return Path(unquote(urlparse(uri).path)).resolve()
+
+
+def uri_of(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+class Lines:
+    """A text split into lines once, so that the ranges of a whole file's symbols or diagnostics cost a
+    lookup each instead of a split of the file each (that made a 20,000-block outline quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self._astral: dict[int, list[int]] = {}  # row -> where its characters beyond the BMP are
+
+    def astral(self, row: int) -> list[int]:
+        found = self._astral.get(row)
+        if found is None:
+            line = self.lines[row]
+            # max() runs in C: most lines have no such character and are never walked in Python
+            plain = not line or max(line) <= "\uffff"
+            found = [] if plain else [i for i, c in enumerate(line) if ord(c) > 0xFFFF]
+            self._astral[row] = found
+        return found
+
+    def utf16(self, row: int, chars: int) -> int:
+        """Columns in LSP are UTF-16 code units; the compiler's are characters."""
+        return chars + bisect.bisect_left(self.astral(row), chars)
+
+    def chars(self, row: int, units: int) -> int:
+        """The character at `units` UTF-16 code units into the line (its end when past it)."""
+        astral = self.astral(row)
+        count = 0
+        while count < len(astral) and astral[count] + count < units:  # each one before it takes two units
+            count += 1
+        index = units - count
+        if count and astral[count - 1] >= index:  # `units` falls inside a pair: the character after it
+            index = astral[count - 1] + 1
+        return min(index, len(self.lines[row]))
+
+
+@functools.lru_cache(maxsize=8)
+def lines_of(text: str) -> Lines:
+    return Lines(text)
+
+
+def to_position(line: int, column: int, text: str) -> lsp.Position:
+    """The compiler's (line, column), both from 1, as an LSP position (in the text, at most its end)."""
+    lines = lines_of(text)
+    row = min(max(line - 1, 0), len(lines.lines) - 1)
+    return lsp.Position(row, lines.utf16(row, min(max(column - 1, 0), len(lines.lines[row]))))
+
+
+def to_range(pos: m.Position, text: str) -> lsp.Range:
+    """A node's range; an empty one is widened to a character (an editor would show nothing)."""
+    start = to_position(pos.line, pos.column, text)
+    end = to_position(pos.end_line, pos.end_column, text)
+    if (end.line, end.character) <= (start.line, start.character):
+        end = lsp.Position(start.line, start.character + 1)
+    return lsp.Range(start, end)
+
+
+def from_position(position: lsp.Position, text: str) -> tuple[int, int]:
+    """An LSP position as the compiler's (line, column), both from 1."""
+    lines = lines_of(text)
+    if position.line >= len(lines.lines):
+        return position.line + 1, 1
+    return position.line + 1, lines.chars(position.line, position.character) + 1
+
+
+def _contains(pos: m.Position, line: int, column: int) -> bool:
+    if not pos.line <= line <= pos.end_line:
+        return False
+    if line == pos.line and column < pos.column:
+        return False
+    return not (line == pos.end_line and column > pos.end_column)  # just after a word still counts
+
+
+# ---------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Something a position names: an entity of a kind (by id), and where the name was written."""
+
+    kind: str
+    id: str
+    pos: m.Position
+    text: str  # as written
+    defining: bool  # the entity's own header
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """One ruleset as last compiled: its files' texts, diagnostics per file, and what it defines."""
+
+    root: Path
+    texts: dict[Path, str]
+    diagnostics: dict[Path, list[Diagnostic]]
+    ruleset: CompiledRuleset | None
+    kinds: dict[str, Kind]
+    mapping: dict[str, Path] = field(default_factory=dict)  # display path in the mirror -> real file
+
+    def real(self, shown: str) -> Path | None:
+        return self.mapping.get(shown)
+
+    def entities(self) -> Iterator[ir.Entity]:
+        if self.ruleset is not None:
+            for group in self.ruleset.entities.values():
+                yield from group.values()
+
+    def entity(self, kind: str, id_: str) -> ir.Entity | None:
+        return self.ruleset.entities.get(kind, {}).get(id_) if self.ruleset is not None else None
+
+    def targets(self) -> Iterator[tuple[Path, Target]]:
+        """Every name written in the ruleset that names an entity: headers, references, attributes in formulas."""
+        for entity in self.entities():
+            file = self.real(entity.file)
+            if file is None:
+                continue
+            yield file, Target(entity.kind, entity.id, entity.id_pos, "", True)
+            for node in _walk_entity(entity):
+                if isinstance(node, ir.Ref) and node.id is not None:
+                    yield file, Target(node.kind, node.id, node.pos, node.text, False)
+                elif isinstance(node, ir.Var) and node.attribute is not None:
+                    yield file, Target("attribute", node.attribute, node.pos, node.name, False)
+
+    def at(self, path: Path, line: int, column: int) -> Target | None:
+        found = [t for file, t in self.targets() if file == path and _contains(t.pos, line, column)]
+        # the innermost: a reference inside a header's span wins over the header
+        return min(found, key=lambda t: (t.pos.end_line - t.pos.line, t.pos.end_column - t.pos.column), default=None)
+
+
+def _walk_entity(entity: ir.Entity) -> Iterator[object]:
+    for value in entity.fields.values():
+        yield from ir.walk(value)
+    for row in entity.rows:
+        yield from ir.walk(row)
+
+
+class Analyser:
+    """Open buffers over the files on disk, compiled one ruleset at a time in a private mirror folder."""
+
+    def __init__(self) -> None:
+        self.open: dict[Path, str] = {}
+        self.snapshots: dict[Path, Snapshot] = {}
+        self._mirror = Path(tempfile.mkdtemp(prefix="rulesdsl-lsp-"))
+        self._written: dict[Path, str] = {}  # mirror file -> the text written there
+        self._mirrors: dict[Path, Path] = {}  # ruleset folder -> its mirror
+
+    def close(self) -> None:
+        shutil.rmtree(self._mirror, ignore_errors=True)
+
+    def root_of(self, path: Path) -> Path | None:
+        return ruleset_root(path)
+
+    def _sources(self, root: Path) -> dict[Path, str]:
+        """The ruleset's files as the editor sees them: open buffers first, else the file on disk."""
+        texts: dict[Path, str] = {}
+        if root.is_dir():
+            for file in sorted(root.rglob("*" + SUFFIX)):
+                if file.is_symlink() or not file.is_file():
+                    continue
+                nested = ruleset_root(file)
+                if nested is not None and nested.resolve() != root.resolve():
+                    continue
+                text, _ = read_source(file)
+                if text is not None:
+                    texts[file.resolve()] = text
+        for path, text in self.open.items():
+            if path.is_relative_to(root) and path.suffix == SUFFIX:
+                texts[path] = text
+        return texts
+
+    def analyse(self, path: Path) -> Snapshot | None:
+        root = self.root_of(path)
+        if root is None:
+            return None
+        root = root.resolve()
+        texts = self._sources(root)
+        if root / MANIFEST not in texts:
+            return self.snapshots.get(root)
+        mirror = self._mirrors.setdefault(root, self._mirror / f"{len(self._mirrors)}-{root.name}")
+        mapping: dict[str, Path] = {}
+        for real, text in texts.items():
+            copy = mirror / real.relative_to(root)
+            if self._written.get(copy) != text:
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_text(text, encoding="utf-8")
+                self._written[copy] = text
+        for copy in [c for c in self._written if c.is_relative_to(mirror)]:
+            if root / copy.relative_to(mirror) not in texts:
+                copy.unlink(missing_ok=True)
+                del self._written[copy]
+        # the rulesets it extends are looked for beside the real folder too, not only beside the mirror
+        search = os.environ.get("RULESDSL_PATH")
+        os.environ["RULESDSL_PATH"] = os.pathsep.join(p for p in (search, str(root.parent)) if p)
+        try:
+            compilation = compile_paths([mirror])
+        finally:
+            if search is None:
+                del os.environ["RULESDSL_PATH"]
+            else:
+                os.environ["RULESDSL_PATH"] = search
+        mapping = {shown: self.real(shown) for shown in compilation.sources}
+        for shown, text in compilation.sources.items():  # the files of the rulesets it extends
+            texts.setdefault(mapping[shown], text)
+        snapshot = self._snapshot(root, texts, compilation, mapping)
+        self.snapshots[root] = snapshot
+        return snapshot
+
+    def real(self, shown: str) -> Path:
+        """The file a display path names: a mirrored file is its original (a base ruleset may be read from
+        its mirror or from disk)."""
+        path = (Path.cwd() / shown).resolve()
+        for root, mirror in self._mirrors.items():
+            if path.is_relative_to(mirror):
+                return root / path.relative_to(mirror)
+        return path
+
+    def _snapshot(
+        self, root: Path, texts: dict[Path, str], compilation: Compilation, mapping: dict[str, Path]
+    ) -> Snapshot:
+        per_file: dict[Path, list[Diagnostic]] = {path: [] for path in texts}
+        for diagnostic in compilation.diagnostics:
+            file = mapping.get(diagnostic.pos.file) if diagnostic.pos is not None else None
+            per_file.setdefault(file or root / MANIFEST, []).append(diagnostic)
+        ruleset = _own(compilation.rulesets, mapping, root)
+        previous = self.snapshots.get(root)
+        if ruleset is None and previous is not None:  # keep answering from the last ruleset that compiled
+            ruleset, mapping = previous.ruleset, {**previous.mapping, **mapping}
+        kinds = dict(ruleset.kinds) if ruleset is not None else dict(prelude())
+        return Snapshot(root, texts, per_file, ruleset, kinds, mapping)
+
+
+def _own(rulesets: tuple[CompiledRuleset, ...], mapping: dict[str, Path], root: Path) -> CompiledRuleset | None:
+    """The ruleset of the folder analysed, among it and the rulesets it extends: the one with entities
+    written in that folder (an extending ruleset holds its bases' entities too, so it has the most)."""
+
+    def own(ruleset: CompiledRuleset) -> int:
+        files = (mapping.get(e.file) for group in ruleset.entities.values() for e in group.values())
+        return sum(1 for f in files if f is not None and f.is_relative_to(root))
+
+    ranked = sorted(rulesets, key=lambda r: (own(r), sum(len(g) for g in r.entities.values())), reverse=True)
+    if ranked and (own(ranked[0]) or len(ranked) == 1):
+        return ranked[0]
+    return None
+
+
+# ---------------------------------------------------------------- features (plain functions over a snapshot)
+
+
+def diagnostics_for(snapshot: Snapshot, path: Path) -> list[lsp.Diagnostic]:
+    text = snapshot.texts.get(path, "")
+    return [_shown(d, path, text) for d in snapshot.diagnostics.get(path, [])]
+
+
+def _shown(d: Diagnostic, path: Path, text: str) -> lsp.Diagnostic:
+    pos = d.pos or m.Position(str(path), 1, 1, 1, 1)
+    return lsp.Diagnostic(
+        range=to_range(pos, text),
+        message=d.message + (f"\n{d.hint}" if d.hint else ""),
+        severity=lsp.DiagnosticSeverity.Error if d.severity == "error" else lsp.DiagnosticSeverity.Warning,
+        code=d.code,
+        source="rulesdsl",
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def parsed(path: Path, text: str) -> m.SourceFile:
+    """The buffer's own parse (what parses of it): what `locate` reads with the tokens."""
+    try:
+        return parser().parse_file(str(path), text)[0]
+    except RecursionError:  # nested past Python's limit: the tokens alone say where things are
+        return m.SourceFile(str(path), text, ())
+
+
+def _kind_of(snapshot: Snapshot, statement: Statement) -> Kind | None:
+    """The kind whose fields a statement's body holds: a block's own, or the kind a patch changes."""
+    if statement.kind == "patch":
+        return snapshot.kinds.get(statement.target or "")
+    if statement.kind in ("kind", "remove", "override"):
+        return None
+    return snapshot.kinds.get(statement.kind)
+
+
+def _typed_range(place: Place, line: int, column: int, text: str) -> lsp.Range:
+    """What a completion replaces: the word (a key's name, a whole string) the cursor is in; an
+    unterminated string up to the cursor; nothing, at the cursor."""
+    start = end = column
+    word = place.word
+    if word is not None:
+        start = word[3]
+        if word[0] in KEYS:
+            end = start + len(key_name(word))
+        elif word[0] != OPEN_STRING:
+            end = start + len(word[1])
+    return lsp.Range(to_position(line, start, text), to_position(line, end, text))
+
+
+def _wanted(snapshot: Snapshot, place: Place, kind: Kind) -> list[str]:
+    """The kinds whose names the value at the cursor takes."""
+    decl = kind.fields.get(place.field.key) if place.field is not None else None
+    if decl is None:
+        return []
+    before = place.before
+    if isinstance(decl.type, RequirementType):
+        if before is not None and before[0] == "NAME" and before[1] in snapshot.kinds:
+            return [before[1]]  # `career navy`: an entity of the kind just named
+        if place.key_position:
+            return []
+        named = {"TRAIT": "trait", "SKILL": "skill", "IN_SETTING": "setting"}
+        return [named.get(before[0] if before is not None else "", "lifepath")]
+    return [] if place.key_position else list(referenced_kinds(decl.type))
+
+
+def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[lsp.CompletionItem]:
+    text = snapshot.texts.get(path, "")
+    place = locate(parsed(path, text), line, column)
+    statement = place.statement
+    kind = _kind_of(snapshot, statement) if statement is not None and not place.in_header else None
+    if kind is None:
+        return []
+    where = _typed_range(place, line, column, text)
+    wanted = _wanted(snapshot, place, kind)
+    if place.key_position and not wanted:
+        return [
+            lsp.CompletionItem(
+                label=f.name,
+                kind=lsp.CompletionItemKind.Field,
+                detail=f"{kind.name} field" + ("" if f.optional else " (required)"),
+                documentation=f.doc,
+                insert_text=f"{f.name}: ",
+                text_edit=lsp.TextEdit(where, f.name if place.word and place.word[0] in KEYS else f"{f.name}: "),
+            )
+            for f in kind.fields.values()
+        ]
+    items = []
+    for target in wanted:
+        for entity in sorted(
+            (snapshot.ruleset.entities.get(target, {}) if snapshot.ruleset else {}).values(), key=lambda e: e.name
+        ):
+            # after a typed quote the name goes inside that string (quoted again, never twice)
+            written = quote(entity.name) if place.quoted else written_name(entity.name)
+            items.append(
+                lsp.CompletionItem(
+                    label=entity.name,
+                    kind=lsp.CompletionItemKind.Reference,
+                    detail=f"{target} {entity.id}",
+                    insert_text=written,
+                    filter_text='"' + entity.name if place.quoted else entity.name,
+                    text_edit=lsp.TextEdit(where, written),
+                )
+            )
+    return items
+
+
+def _target_here(snapshot: Snapshot, path: Path, line: int, column: int) -> Target | None:
+    """What the cursor names, when the buffer still says so: a name written where the last analysis saw it,
+    in the statement the cursor is in (never another block's, even when this one does not parse)."""
+    target = snapshot.at(path, line, column)
+    if target is None:
+        return None
+    text = snapshot.texts.get(path, "")
+    source = parsed(path, text)
+    statement = statement_at(source, line, column)
+    if statement is None or not _inside(target.pos, statement.span):
+        return None
+    starts = {(t[2], t[3]) for t in lenient_tokens(text)[statement.first : statement.end]}
+    return target if (target.pos.line, target.pos.column) in starts else None
+
+
+def _inside(pos: m.Position, span: m.Position) -> bool:
+    return (span.line, span.column) <= (pos.line, pos.column) and (pos.end_line, pos.end_column) <= (
+        span.end_line,
+        span.end_column,
+    )
+
+
+def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Location | None:
+    target = _target_here(snapshot, path, line, column)
+    if target is None:
+        return None
+    entity = snapshot.entity(target.kind, target.id)
+    file = snapshot.real(entity.file) if entity is not None else None
+    if entity is None or file is None:
+        return None
+    return lsp.Location(uri_of(file), to_range(entity.id_pos, snapshot.texts.get(file, "")))
+
+
+def references(snapshot: Snapshot, path: Path, line: int, column: int, declaration: bool) -> list[lsp.Location]:
+    target = _target_here(snapshot, path, line, column)
+    if target is None:
+        return []
+    found = []
+    for file, other in snapshot.targets():
+        if (other.kind, other.id) == (target.kind, target.id) and (declaration or not other.defining):
+            found.append(lsp.Location(uri_of(file), to_range(other.pos, snapshot.texts.get(file, ""))))
+    return found
+
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def hover(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Hover | None:
+    target = _target_here(snapshot, path, line, column)
+    if target is None or snapshot.ruleset is None:
+        return None
+    entity = snapshot.entity(target.kind, target.id)
+    if entity is None:
+        return None
+    from rulesdsl.targets.html.values import Values, heading  # the reference's own rendering of field values
+    from rulesdsl.targets.labels import labels
+
+    lines = [f"**{entity.name}** ({entity.kind} `{entity.id}`)", ""]
+    values = Values(snapshot.ruleset, labels(snapshot.ruleset))
+    for decl in snapshot.ruleset.kinds[entity.kind].fields.values():
+        if decl.name not in entity.fields or decl.name == "description":
+            continue
+        try:
+            shown = values.value(decl.type, entity.fields[decl.name])
+        except (AssertionError, KeyError):  # a half-typed ruleset: references not yet resolved
+            continue
+        lines.append(f"- {heading(decl.name)}: {html.unescape(_TAG.sub('', str(shown)))}")
+    return lsp.Hover(
+        contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value="\n".join(lines)),
+        range=to_range(target.pos, snapshot.texts.get(path, "")),
+    )
+
+
+def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
+    """The file's outline, from its own parse (blocks that parse; the others are left out), each statement
+    spanning its header to its `}`."""
+    result = []
+    for found in statements(parsed(path, text)):
+        statement = found.node
+        if statement is None:
+            continue
+        match statement:
+            case m.Block(kind, kind_pos, block_id, name):
+                label = name.value if name else block_id.text if block_id else kind
+                selection = (name or block_id or m.Name(kind, kind_pos)).pos
+                detail = kind
+                symbol_kind = lsp.SymbolKind.Struct if kind == "table" else lsp.SymbolKind.Object
+            case m.KindDecl(kind_name, title):
+                label, selection, detail = kind_name.text, kind_name.pos, "kind" + (f" {title.value}" if title else "")
+                symbol_kind = lsp.SymbolKind.Class
+            case m.Patch(kind_name, target) | m.Removal(kind_name, target):
+                word = "patch" if isinstance(statement, m.Patch) else "remove"
+                label = target.value if isinstance(target, m.String) else target.text
+                selection, detail, symbol_kind = target.pos, f"{word} {kind_name.text}", lsp.SymbolKind.Event
+            case _:
+                assert_never(statement)
+        whole = to_range(found.span, text)
+        picked = to_range(selection, text)
+        result.append(lsp.DocumentSymbol(label, symbol_kind, whole, picked, detail=detail))
+    return result
+
+
+def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str) -> lsp.WorkspaceEdit | None:
+    """Give an entity a new name: its header and every reference that names it by name (or by the id
+    the old name made) are rewritten, in every file; references by explicit id or alias still hold."""
+    target = _target_here(snapshot, path, line, column)
+    if target is None or not new_name.strip():
+        return None
+    entity = snapshot.entity(target.kind, target.id)
+    file = snapshot.real(entity.file) if entity is not None else None
+    if entity is None or file is None:
+        return None
+    old = {slug(entity.name)}
+    header = _header_of(snapshot, entity, file)
+    explicit_id = header is not None and header.id is not None and header.name is not None
+    if not explicit_id:
+        old.add(entity.id)
+    changes: dict[str, list[lsp.TextEdit]] = {}
+    if header is not None:
+        written = header.name or header.id
+        assert written is not None
+        new_text = quote(new_name) if header.name is not None else written_name(new_name)
+        changes.setdefault(uri_of(file), []).append(lsp.TextEdit(to_range(written.pos, snapshot.texts[file]), new_text))
+    for where, other in snapshot.targets():
+        if (other.kind, other.id) != (target.kind, target.id) or other.defining or slug(other.text) not in old:
+            continue
+        edit = lsp.TextEdit(to_range(other.pos, snapshot.texts.get(where, "")), written_name(new_name))
+        changes.setdefault(uri_of(where), []).append(edit)
+    return lsp.WorkspaceEdit(changes=changes)
+
+
+def _header_of(snapshot: Snapshot, entity: ir.Entity, file: Path) -> m.Block | None:
+    """The parsed block an entity was written in: the statement its id's position is in."""
+    text = snapshot.texts.get(file, "")
+    found = statement_at(parsed(file, text), entity.id_pos.line, entity.id_pos.column)
+    return found.node if found is not None and isinstance(found.node, m.Block) else None
+
+
+# ---------------------------------------------------------------- code actions
+
+
+def code_actions(snapshot: Snapshot, path: Path, first: tuple[int, int], last: tuple[int, int]) -> list[lsp.CodeAction]:
+    """Quick fixes for what lies in (first, last) (lines and columns from 1): a name a diagnostic says is
+    unknown changed to one it suggests, a word of the language used as a name quoted, a required field
+    the block lacks added."""
+    text = snapshot.texts.get(path, "")
+    toks = lenient_tokens(text)
+    actions: list[lsp.CodeAction] = []
+    for d in snapshot.diagnostics.get(path, []):
+        if d.pos is None or (d.pos.end_line, d.pos.end_column) < first or (d.pos.line, d.pos.column) > last:
+            continue
+        # the token the diagnostic points at, or the last one before where it points (the end of a line)
+        index = bisect.bisect_right(toks, (d.pos.line, d.pos.column), key=lambda t: (t[2], t[3])) - 1
+        if index < 0:
+            continue
+        if d.suggestions and (toks[index][2], toks[index][3]) == (d.pos.line, d.pos.column):
+            actions += _did_you_mean(path, text, toks[index], d)
+        # a syntax error at a word of the language, or just after one
+        for tok in dict.fromkeys(toks[max(index - 1, 0) : index + 1]):
+            actions += _quote_keyword(path, text, tok, d)
+    actions += _add_required(snapshot, path, text, first)
+    return actions
+
+
+def _fix(title: str, path: Path, edits: list[lsp.TextEdit], fixes: Diagnostic | None, text: str) -> lsp.CodeAction:
+    return lsp.CodeAction(
+        title=title,
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[_shown(fixes, path, text)] if fixes is not None else None,
+        edit=lsp.WorkspaceEdit(changes={uri_of(path): edits}),
+    )
+
+
+def _token_range(tok: Token, text: str, length: int | None = None) -> lsp.Range:
+    return to_range(m.Position("", tok[2], tok[3], tok[2], tok[3] + (len(tok[1]) if length is None else length)), text)
+
+
+def _did_you_mean(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
+    found = []
+    for name in d.suggestions:
+        if tok[0] in KEYS:  # a key: its name only, the `:` stays
+            where, written = _token_range(tok, text, len(key_name(tok))), name
+        elif tok[0] == "STRING":
+            where, written = _token_range(tok, text), quote(name)
+        elif tok[0] in NAME_TYPES:
+            where, written = _token_range(tok, text), written_name(name)
+        else:
+            continue
+        found.append(_fix(f"Change to '{name}'", path, [lsp.TextEdit(where, written)], d, text))
+    return found
+
+
+def _quote_keyword(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
+    if d.code != "E101" or tok[0] not in NAME_TYPES or tok[0] == "NAME" or written_name(tok[1]) == tok[1]:
+        return []
+    edit = lsp.TextEdit(_token_range(tok, text), written_name(tok[1]))
+    return [_fix(f"Quote '{tok[1]}' (a word of the language)", path, [edit], d, text)]
+
+
+def _add_required(snapshot: Snapshot, path: Path, text: str, at: tuple[int, int]) -> list[lsp.CodeAction]:
+    """Add each required field the block at `at` lacks, where the formatter would put it: on a line of its
+    own before the `}` of a block of many lines, after the last field of a one-line block."""
+    found = statement_at(parsed(path, text), *at)
+    if found is None or not found.closed or not isinstance(found.node, m.Block):
+        return []
+    block = found.node
+    kind = _kind_of(snapshot, found)
+    if kind is None:
+        return []
+    entity = _entity_of(snapshot, path, block)
+    written = {f.key for f in block.fields} | (set(entity.fields) if entity is not None else set())
+    missing = [name for name in kind.required if name not in written]
+    if not missing:
+        return []
+    toks = lenient_tokens(text)
+    close, previous = toks[found.end - 1], toks[found.end - 2]
+    if previous[0] == "_NL":  # the `}` on a line of its own
+        at_point = to_position(close[2], 1, text)
+        new_text = "  {}: \n"
+    else:
+        at_point = to_position(previous[2], _end_of(previous), text)
+        new_text = " {}:" if previous[0] == "LBRACE" else "  {}:"
+    where = lsp.Range(at_point, at_point)
+    edits = [(name, lsp.TextEdit(where, new_text.format(name))) for name in missing]
+    return [_fix(f"Add the required field '{name}'", path, [edit], None, text) for name, edit in edits]
+
+
+def _end_of(tok: Token) -> int:
+    column: int = tok[3]
+    return column + len(tok[1])
+
+
+def _entity_of(snapshot: Snapshot, path: Path, block: m.Block) -> ir.Entity | None:
+    """The entity lowered from `block`, when the last analysis has it (it may have filled in a field the
+    block leaves out, from the file's defaults)."""
+    written = block.name or block.id
+    if written is None:
+        return None
+    for entity in snapshot.ruleset.entities.get(block.kind, {}).values() if snapshot.ruleset else ():
+        here = (entity.id_pos.line, entity.id_pos.column) == (written.pos.line, written.pos.column)
+        if here and snapshot.real(entity.file) == path:
+            return entity
+    return None
+
+
+def formatting(text: str) -> list[lsp.TextEdit] | None:
+    try:
+        formatted = format_text(text)
+    except NotFormatted:
+        return None  # the diagnostics already say why
+    if formatted == text:
+        return []
+    lines = lines_of(text)
+    last = len(lines.lines) - 1
+    end = lsp.Position(last, lines.utf16(last, len(lines.lines[last])))
+    return [lsp.TextEdit(lsp.Range(lsp.Position(0, 0), end), formatted)]
+
+
+# ---------------------------------------------------------------- framing
+
+# The largest message read: a 4 MiB source file (MAX_SOURCE_BYTES) in a didOpen or didChange, every
+# character of it escaped in JSON (`\u0001` is six bytes), with room to spare. A larger frame is skipped.
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+_MAX_LINE = 64 * 1024  # a header line; stray bytes are read in pieces of this size, never all at once
+_LENGTH = b"content-length:"
+_TOKEN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def _header(line: bytes) -> tuple[bytes, bytes] | None:
+    """A `Name: value` header line as its lower-case name and value, else None."""
+    if not line.endswith(b"\n"):
+        return None  # cut at _MAX_LINE
+    name, colon, value = line.rstrip(b"\r\n").partition(b":")
+    if not colon or not name or not _TOKEN.issuperset(name):
+        return None
+    return name.lower(), value.strip()
+
+
+class Frames:
+    """The client's byte stream as pygls reads it (`readline` for headers, `read` for a body), each frame
+    checked first. pygls alone reads a Content-Length of any size in one piece (a huge one ended the
+    server with MemoryError) and, after a frame without one or after stray bytes, never found the start of
+    a frame again. Here such a frame, or one over MAX_MESSAGE_BYTES, is reported and skipped, and reading
+    resumes at the next `Content-Length` header; pygls is handed only well-formed frames."""
+
+    def __init__(self, stream: BinaryIO, report: Callable[[str], None]) -> None:
+        self.stream = stream
+        self.report = report
+        self._lines: list[bytes] = []  # the header lines pygls is handed next
+        self._body = b""
+
+    def readline(self) -> bytes:
+        if not self._lines:
+            body = self._next()
+            if body is None:
+                return b""  # the end of the stream: pygls stops
+            self._body = body
+            self._lines = [b"\r\n", b"Content-Length: %d\r\n" % len(body)]
+        return self._lines.pop()
+
+    def read(self, size: int) -> bytes:
+        body, self._body = self._body, b""
+        return body
+
+    def _next(self) -> bytes | None:
+        """The body of the next well-formed frame; None at the end of the stream."""
+        length = self._headers()
+        if length is None:
+            return None
+        body = self.stream.read(length)  # at most MAX_MESSAGE_BYTES
+        if len(body) < length:
+            self.report(f"the input ended {length - len(body)} bytes into a message")
+            return None
+        return body
+
+    def _headers(self) -> int | None:
+        """The Content-Length of the next frame whose headers are in order, with the stream at its body."""
+        length: bytes | None = None  # as written
+        in_frame = False
+        skipped = 0
+        while True:
+            line = self.stream.readline(_MAX_LINE)
+            if not line:
+                if skipped or in_frame:
+                    self.report(f"skipped {skipped} bytes at the end of the input that are not a message")
+                return None
+            at = line.lower().find(_LENGTH)
+            if at > 0:  # stray bytes, then a frame
+                skipped, line = skipped + at, line[at:]
+                in_frame, length = False, None
+            header = _header(line)
+            if not in_frame and header is None:
+                skipped += len(line) if line.strip() else 0  # blank lines between frames are harmless
+                continue
+            if header is None and line.strip():  # stray bytes among the headers: the frame is lost
+                skipped, in_frame, length = skipped + len(line), False, None
+                continue
+            if not in_frame and skipped:
+                self.report(f"skipped {skipped} bytes that are not a message")
+                skipped = 0
+            in_frame = True
+            if header is not None:
+                name, value = header
+                if name == _LENGTH[:-1]:
+                    length = value
+                continue
+            # the blank line: the body follows
+            in_frame = False
+            # no int() of thousands of digits: Python refuses past 4,300, and it is over the limit anyway
+            size = int(length) if length is not None and length.isdigit() and len(length) <= 12 else None
+            if length is None:
+                self.report("a message without a Content-Length header: skipped")
+            elif size is None or not 0 < size <= MAX_MESSAGE_BYTES:
+                shown = length[:40].decode("ascii", "replace")
+                self.report(
+                    f"a message whose Content-Length is {shown!r}: skipped "
+                    f"(a message is 1 to {MAX_MESSAGE_BYTES} bytes)"
+                )
+            else:
+                return size
+            length = None
+
+
+# ---------------------------------------------------------------- the server
+
+
+class _Answered:
+    """A request already answered with its error: nothing more to do."""
+
+
+class RulesProtocol(LanguageServerProtocol):
+    """pygls, but a message whose params do not fit its method is answered rather than only logged: pygls
+    raises while decoding it, before the request's id is known to anything, and the client would wait
+    for ever."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            msg_id = data.get("id")
+            if "method" not in data or not isinstance(msg_id, int | str) or isinstance(msg_id, bool):
+                raise  # a notification or a response: pygls logs it, there is no one to answer
+            self._send_response(msg_id, error=exc.to_response_error())
+            return _Answered()
+
+    def handle_message(self, message: Any) -> None:
+        if not isinstance(message, _Answered):
+            super().handle_message(message)
+
+
+class RulesServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "rulesdsl", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full, protocol_cls=RulesProtocol
+        )
+        self.analyser = Analyser()
+        self.published: dict[Path, list[lsp.Diagnostic]] = {}
+        self.pending: dict[Path, asyncio.TimerHandle] = {}
+
+    def snapshot(self, uri: str) -> tuple[Path, Snapshot | None]:
+        path = path_of(uri)
+        root = ruleset_root(path)
+        snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
+        if snapshot is None or path not in self.analyser.open or snapshot.texts.get(path) != self.analyser.open[path]:
+            snapshot = self.safely(lambda: self.analyser.analyse(path)) or snapshot
+        return path, snapshot
+
+    def safely(self, work: Callable[[], T]) -> T | None:
+        """Whatever a half-typed file does to the compiler, the server answers (and says so in its log)."""
+        try:
+            return work()
+        except Exception as exc:  # a bug in rulesdsl: keep serving, report it
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"rulesdsl: internal error: {exc!r}"))
+            return None
+
+    def changed(self, uri: str, text: str | None) -> None:
+        path = path_of(uri)
+        if text is None:
+            self.analyser.open.pop(path, None)
+        else:
+            self.analyser.open[path] = text
+        waiting = self.pending.pop(path, None)
+        if waiting is not None:
+            waiting.cancel()
+        loop = asyncio.get_running_loop()
+        self.pending[path] = loop.call_later(DEBOUNCE_SECONDS, self.publish, path)
+
+    def publish(self, path: Path) -> None:
+        """Syntax errors in the edited file at once (it alone is parsed), then everything the compiler says
+        about its ruleset, which takes a while on a large one."""
+        self.pending.pop(path, None)
+        text = self.analyser.open.get(path)
+        parsed = self.safely(lambda: parser().parse_file(str(path), text)) if text is not None else None
+        if text is not None and parsed is not None and parsed[1]:
+            quick = Snapshot(path.parent, {path: text}, {path: list(parsed[1])}, None, {})
+            found = diagnostics_for(quick, path)
+            self.published[path] = found
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri_of(path), found))
+            self.pending[path] = asyncio.get_running_loop().call_later(0.01, self.publish_all, path)
+            return
+        self.publish_all(path)
+
+    def publish_all(self, path: Path) -> None:
+        self.pending.pop(path, None)
+        _, snapshot = self.snapshot(uri_of(path))  # analysed again only if a request has not done so already
+        if snapshot is None:
+            return
+        for file in sorted(set(snapshot.diagnostics) | {p for p in self.published if p.is_relative_to(snapshot.root)}):
+            found = diagnostics_for(snapshot, file)
+            if self.published.get(file) != found or file == path:
+                self.published[file] = found
+                self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri_of(file), found))
+
+
+def make_server() -> RulesServer:
+    server = RulesServer()
+    Handler = Callable[[RulesServer, Any], T]
+
+    def feature(method: str, options: Any = None) -> Callable[[Handler[T]], Handler[T | None]]:
+        """`server.feature`, with whatever goes wrong in the handler (a request may name no file, or a file
+        in no ruleset) logged and answered with null, which every request here may answer, rather than
+        with pygls's internal error and its traceback."""
+
+        def register(handler: Handler[T]) -> Handler[T | None]:
+            @functools.wraps(handler)
+            def guarded(ls: RulesServer, params: Any) -> T | None:
+                return ls.safely(lambda: handler(ls, params))
+
+            server.feature(method, options)(guarded)
+            return guarded
+
+        return register
+
+    @feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RulesServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.changed(params.text_document.uri, params.text_document.text)
+
+    @feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RulesServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        ls.changed(params.text_document.uri, document.source)
+
+    @feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: RulesServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        ls.changed(params.text_document.uri, document.source)
+
+    @feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RulesServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.changed(params.text_document.uri, None)
+
+    @feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: RulesServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = path_of(change.uri)
+            if path not in ls.analyser.open:
+                ls.changed(change.uri, None)
+
+    def located(params: Any) -> tuple[Path, Snapshot | None, int, int]:
+        path, snapshot = server.snapshot(params.text_document.uri)
+        if snapshot is None:
+            return path, None, 0, 0
+        line, column = from_position(params.position, snapshot.texts.get(path, ""))
+        return path, snapshot, line, column
+
+    @feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[":", " ", ",", '"']))
+    def complete(ls: RulesServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        path, snapshot, line, column = located(params)
+        items = ls.safely(lambda: completions(snapshot, path, line, column)) if snapshot else None
+        return lsp.CompletionList(is_incomplete=False, items=items or [])
+
+    @feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    def go_to(ls: RulesServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+        path, snapshot, line, column = located(params)
+        return ls.safely(lambda: definition(snapshot, path, line, column)) if snapshot else None
+
+    @feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    def find_references(ls: RulesServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+        path, snapshot, line, column = located(params)
+        if snapshot is None:
+            return []
+        found = ls.safely(lambda: references(snapshot, path, line, column, params.context.include_declaration))
+        return found or []
+
+    @feature(lsp.TEXT_DOCUMENT_HOVER)
+    def show(ls: RulesServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        path, snapshot, line, column = located(params)
+        return ls.safely(lambda: hover(snapshot, path, line, column)) if snapshot else None
+
+    @feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def outline(ls: RulesServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        return ls.safely(lambda: symbols(document.source, path_of(params.text_document.uri))) or []
+
+    @feature(lsp.TEXT_DOCUMENT_RENAME)
+    def rename_entity(ls: RulesServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+        path, snapshot, line, column = located(params)
+        if snapshot is None:
+            return None
+        return ls.safely(lambda: rename(snapshot, path, line, column, params.new_name))
+
+    @feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    def act(ls: RulesServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        path, snapshot = ls.snapshot(params.text_document.uri)
+        if snapshot is None:
+            return []
+        text = snapshot.texts.get(path, "")
+        first = from_position(params.range.start, text)
+        last = from_position(params.range.end, text)
+        return ls.safely(lambda: code_actions(snapshot, path, first, last)) or []
+
+    @feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    def format_document(ls: RulesServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        return ls.safely(lambda: formatting(document.source))
+
+    @feature(lsp.SHUTDOWN)
+    def shutdown(ls: RulesServer, params: None) -> None:
+        ls.analyser.close()
+
+    return server
+
+
+def serve_stdio() -> None:
+    def report(problem: str) -> None:
+        print(f"rulesdsl lsp: {problem}", file=sys.stderr, flush=True)
+
+    # pygls reads only readline() and read() of what it is given as stdin
+    make_server().start_io(stdin=cast(BinaryIO, Frames(sys.stdin.buffer, report)))
