@@ -64,7 +64,7 @@ def test_words_the_fast_path_reads_as_names_are_names_to_lark_there(parser: Pars
 
 def rules_files() -> list[Path]:
     found = [*sorted((ROOT / "rules").rglob("*.rules")), *sorted((ROOT / "tests").rglob("*.rules"))]
-    return [*found, ROOT / "rulesdsl" / "prelude.rules"]
+    return [*found, ROOT / "rulesdsl" / "language" / "prelude.rules"]
 
 
 def test_every_rules_file_parses_as_lark_parses_it(parser: Parser) -> None:

@@ -17,25 +17,25 @@ OTHER = "reads no .rules text"
 
 # (module, where: the module-level name or the function it stands in, the `re` function) -> (what, why)
 LISTED: dict[tuple[str, str, str], tuple[str, str]] = {
-    ("scanner.py", "TOKEN", "compile"): (SCANNER, "every terminal of the grammar in one pattern"),
-    ("scanner.py", "TRAILING", "compile"): (SCANNER, "nothing but whitespace and a comment left at the end"),
-    ("scanner.py", "_TOLERANT", "compile"): (SCANNER, "TOKEN, or an unclosed string, or characters no token takes"),
-    ("scanner.py", "_ANY_TOKEN", "sub"): (OTHER, "TOKEN's pattern without its group names (a pattern, not text)"),
-    ("scanner.py", "_ESCAPE_RE", "compile"): (SCANNER, "the escapes in a string token"),
-    ("fastparse.py", "_LONG_NUMBER", "compile"): (SCANNER, "a number over the limit (E104): Lark's path reports it"),
-    ("words.py", "keywords", "fullmatch"): (OTHER, "the grammar's string literals that NAME matches (generator)"),
-    ("build.py", "_is_leftover", "fullmatch"): (OTHER, "a build's staging or retired folder names beside its output"),
-    ("build.py", "_is_leftover", "escape"): (OTHER, "the output folder's name inside that pattern"),
-    ("explain.py", "_ROW", "compile"): (OTHER, "docs/diagnostics.md: a row of the table of codes"),
-    ("explain.py", "_SECTION", "compile"): (OTHER, "docs/diagnostics.md: a code's section"),
-    ("explain.py", "_FENCE", "compile"): (OTHER, "docs/diagnostics.md: the Wrong/Right examples"),
-    ("explain.py", "_LINK", "compile"): (OTHER, "Markdown links, shown as their text"),
-    ("emit/html_markdown.py", "_SAFE_LINK", "compile"): (OTHER, "Markdown: link targets that are safe in HTML"),
-    ("emit/html_markdown.py", "heading_ids", "sub"): (OTHER, "a heading's text to an anchor"),
-    ("emit/html_search.py", "_TAGS", "compile"): (OTHER, "HTML tags dropped from the search index's text"),
-    ("emit/html_search.py", "_WORD", "compile"): (OTHER, "the search index's words (site.js splits alike)"),
-    ("emit/html_values.py", "PLACEHOLDER", "compile"): (OTHER, "link placeholders in rendered HTML"),
-    ("lsp.py", "_TAG", "compile"): (OTHER, "HTML tags dropped from a hover's rendered value"),
+    ("syntax/scanner.py", "TOKEN", "compile"): (SCANNER, "every terminal of the grammar in one pattern"),
+    ("syntax/scanner.py", "TRAILING", "compile"): (SCANNER, "nothing but whitespace and a comment left at the end"),
+    ("syntax/scanner.py", "_TOLERANT", "compile"): (SCANNER, "TOKEN, an unclosed string, or what no token takes"),
+    ("syntax/scanner.py", "_ANY_TOKEN", "sub"): (OTHER, "TOKEN's pattern without its group names"),
+    ("syntax/scanner.py", "_ESCAPE_RE", "compile"): (SCANNER, "the escapes in a string token"),
+    ("syntax/fast.py", "_LONG_NUMBER", "compile"): (SCANNER, "a number over the limit (E104): Lark's path reports it"),
+    ("language/words.py", "keywords", "fullmatch"): (OTHER, "the grammar's literals that NAME matches"),
+    ("targets/build.py", "_is_leftover", "fullmatch"): (OTHER, "a build's staging or retired folder names"),
+    ("targets/build.py", "_is_leftover", "escape"): (OTHER, "the output folder's name inside that pattern"),
+    ("tools/explain.py", "_ROW", "compile"): (OTHER, "docs/diagnostics.md: a row of the table of codes"),
+    ("tools/explain.py", "_SECTION", "compile"): (OTHER, "docs/diagnostics.md: a code's section"),
+    ("tools/explain.py", "_FENCE", "compile"): (OTHER, "docs/diagnostics.md: the Wrong/Right examples"),
+    ("tools/explain.py", "_LINK", "compile"): (OTHER, "Markdown links, shown as their text"),
+    ("targets/html/markdown.py", "_SAFE_LINK", "compile"): (OTHER, "Markdown: link targets that are safe in HTML"),
+    ("targets/html/markdown.py", "heading_ids", "sub"): (OTHER, "a heading's text to an anchor"),
+    ("targets/html/search.py", "_TAGS", "compile"): (OTHER, "HTML tags dropped from the search index's text"),
+    ("targets/html/search.py", "_WORD", "compile"): (OTHER, "the search index's words (site.js splits alike)"),
+    ("targets/html/values.py", "PLACEHOLDER", "compile"): (OTHER, "link placeholders in rendered HTML"),
+    ("tools/lsp.py", "_TAG", "compile"): (OTHER, "HTML tags dropped from a hover's rendered value"),
     ("runtime/core.py", "_NON_WORD", "compile"): (OTHER, "slug: a name to its id"),
 }
 
@@ -80,7 +80,7 @@ def test_every_regular_expression_is_listed_with_its_purpose() -> None:
 
 def test_only_the_scanner_reads_rules_text() -> None:
     readers = {module for (module, _, _), (what, _) in LISTED.items() if what == SCANNER}
-    assert readers <= {"scanner.py", "fastparse.py"}
+    assert readers <= {"syntax/scanner.py", "syntax/fast.py"}
 
 
 def test_no_regular_expression_reads_a_diagnostic_s_message() -> None:
