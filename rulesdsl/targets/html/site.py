@@ -37,7 +37,7 @@ from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
 from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
 from rulesdsl.targets.html.values import PLACEHOLDER, Values, heading, href, short_type
 from rulesdsl.targets.labels import labels
-from rulesdsl.targets.templating import environment
+from rulesdsl.targets.templating import environment, template_context
 
 PAGE_BUDGET = 120_000  # characters of entries on one page before the next page starts
 CONTENTS_LIMIT = 2_000  # a contents page lists entries by name up to this many, else only their pages
@@ -222,6 +222,44 @@ def page_order(ruleset: CompiledRuleset, kind: str, parents: dict[str, tuple[str
 # ---------------------------------------------------------------- one ruleset's pages
 
 
+_NOTHING = Markup("")
+
+
+@dataclass(frozen=True, slots=True)
+class EntityView:
+    """What the pages show of an entity, built once per entity (RulesetSite.entity_data)."""
+
+    kind: str
+    kind_title: str
+    id: str
+    name: str
+    label: str
+    heading: str
+    level: int
+    context: str  # the parent it sits in, or ""
+    flags: list[str]
+    short: dict[str, Markup]  # short fields, shown as columns or facts
+    short_items: list[tuple[str, Markup]]
+    lines: list[tuple[str, Markup]]  # the other fields, one line each
+    aliases: list[str]
+    uncertain: str | None
+    note: str | None
+    source: str | None
+    origin: str | None  # where a homebrew's version came from
+    description: Markup | None
+    summary: Markup | None
+    backlinks: list[tuple[str, int, Markup]]
+    graph: dict[str, Any] | None
+    table_html: Markup | None
+    odds_html: Markup | None
+    flags_html: Markup
+    facts_html: Markup
+    lines_html: Markup
+    has_body: bool = False
+    preview: Markup = _NOTHING
+    body_html: Markup = _NOTHING
+
+
 @dataclass
 class Rendered:
     """One entity, rendered for its page (placeholders unresolved)."""
@@ -234,11 +272,179 @@ class Rendered:
     graph: dict[str, Any] | None = None  # drawn on demand, from the page's graphs script
 
 
+# ---------------------------------------------------------------- what the templates are given
+# Each page template's context is a dataclass, so a misspelt name fails mypy, not a render.
+
+Crumbs = list[tuple[str, str]]  # (href, label), from the reference down
+
+
+@dataclass(frozen=True, slots=True)
+class Common:
+    """What every page of a ruleset shows: the header, the navigation, the trail."""
+
+    crumbs: Crumbs
+    ruleset: CompiledRuleset
+    counts: list[tuple[str, str, int]]  # (kind, title, entries) of every kind with entries
+    nav: list[tuple[str, str, int]]  # the same, where few enough to list in the header
+    version: str
+    root: str
+    title: str
+    page: str
+    has_language: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PagePart:
+    """One page of a listing split into pages: where it is and the names it runs from and to."""
+
+    page: str
+    first: str
+    last: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ListingPage:
+    common: Common
+    kind: str
+    columns: list[str] | None  # the short fields shown as columns (None: cards)
+    ranges: list[PagePart] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A parent on a kind's contents page, with the children of that kind it holds."""
+
+    head: Markup
+    count: int
+    links: list[Markup]
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A heading on a contents page: owners summarised in rows, or parents with their members."""
+
+    head: Markup | None
+    summary: Markup | None = None
+    members: list[Member] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ContentsPage:
+    common: Common
+    kind: str
+    groups: list[Group]
+    ranges: list[PagePart] | None
+    letters: dict[str, list[tuple[str, Markup]]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """The children of one kind on an owner's page: summarised rows, or the entries themselves."""
+
+    kind: str
+    title: str
+    count: int
+    summary: Markup | None
+    entries: list[Rendered]
+    columns: list[str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerPage:
+    common: Common
+    kind: str
+    entity: EntityView
+    head: Markup | None  # the entity's own card (first part only)
+    named: Markup | None
+    graph: Markup | None
+    graph_kind: str
+    parts: list[str]
+    part: int
+    sections: list[Section]
+
+
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """A top-level owner on the ruleset's page, with what it holds by kind."""
+
+    head: Markup
+    held: list[tuple[str, list[Markup]]]
+
+
+@dataclass(frozen=True, slots=True)
+class RulesetPage:
+    common: Common
+    groups: list[Holding]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRow:
+    name: str
+    type: str
+    required: bool
+    default: str
+    doc: str
+    common: bool
+
+
+@dataclass(frozen=True, slots=True)
+class KindInfo:
+    name: str
+    title: str
+    builtin: bool
+    rows: list[FieldRow]
+    count: int
+    schema: str
+
+
+@dataclass(frozen=True, slots=True)
+class KindsPage:
+    common: Common
+    kinds: list[KindInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A ruleset on the reference's front page."""
+
+    ruleset: CompiledRuleset
+    counts: list[tuple[str, str, int]]
+    by_stock: list[dict[str, Any]]
+    urls: dict[str, str]  # stock id -> its page
+
+
+@dataclass(frozen=True, slots=True)
+class SitePage:
+    """A page of the whole reference (front page, search, the language), above every ruleset."""
+
+    title: str
+    version: str
+    has_language: bool
+    root: str = ""
+    ruleset: None = None
+    crumbs: Crumbs = field(default_factory=list)
+    summaries: list[Summary] = field(default_factory=list)
+    body: Markup | None = None  # the language page's text
+    headings: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+PageContext = ListingPage | ContentsPage | OwnerPage | RulesetPage | KindsPage
+
+
+def page_context(context: PageContext | Common) -> dict[str, object]:
+    """The names a page template renders with: the common part's and the page's own, side by side."""
+    if isinstance(context, Common):
+        return template_context(context)
+    own = template_context(context)
+    return {**template_context(context.common), **{k: v for k, v in own.items() if k != "common"}}
+
+
 @dataclass
 class Page:
     name: str  # file name in the ruleset's folder
     template: str
-    context: dict[str, Any]
+    context: PageContext
     entries: list[Rendered] = field(default_factory=list)
 
 
@@ -262,7 +468,7 @@ class RulesetSite:
                     self.children.setdefault((parent, ref.target), {}).setdefault(kind, []).append(id_)
         self.urls: dict[tuple[str, str], str] = {}
         self.pages: list[Page] = []
-        self.owner_texts: dict[str, tuple[str, str, dict[str, Any]]] = {}  # page -> the entity it is about
+        self.owner_texts: dict[str, tuple[str, str, EntityView]] = {}  # page -> the entity it is about
         self._came: dict[tuple[str, str], dict[str, int]] = {}
         self.origins = changes.notes(ruleset)  # what a homebrew added or changed, said on the entity
         self.counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
@@ -320,7 +526,7 @@ class RulesetSite:
                 lines.append((heading(decl.name), self.values.value(decl.type, value)))
         return flags, short, lines
 
-    def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> dict[str, Any]:
+    def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> EntityView:
         """What the templates show of an entity. `skip`: the field naming the parent whose page it is on;
         `level`: its heading's level on that page."""
         flags, short, lines = self.fields(entity, skip, level)
@@ -328,91 +534,88 @@ class RulesetSite:
         aliases = entity.fields.get("aliases")
         kind = entity.kind
         parent = self.parent_of(kind, entity.id)
-        data: dict[str, Any] = {
-            "kind": kind,
-            "kind_title": self.kind_title(kind),
-            "id": entity.id,
-            "name": entity.name,
-            "label": self.values.label(kind, entity.id),
-            "heading": entity.name if skip else self.values.label(kind, entity.id),
-            "level": level,
-            "context": self.values.label(*parent) if parent is not None else "",
-            "flags": flags,
-            "short": short,
-            "short_items": [(heading(name), value) for name, value in short.items()],
-            "lines": lines,
-            "aliases": [a for a in aliases if isinstance(a, str)] if isinstance(aliases, tuple) else [],
-            "uncertain": _text(entity, "uncertain"),
-            "note": _text(entity, "note"),
-            "source": _text(entity, "source"),
-            "origin": self.origins.get((kind, entity.id)),
-            "description": markdown(description, heading_offset=level) if isinstance(description, str) else None,
-            "summary": first_paragraph(description) if isinstance(description, str) else None,
-            "backlinks": self.backlink_lines(kind, entity.id),
-            "graph": self.lifepath_graph(entity),
-        }
         table = self.values.table(entity) if self.ruleset.kinds[kind].has_rows else None
-        data["table_html"] = self.parts.table_view(table, entity.id) if table is not None else None
         odds = self.values.pool_odds(entity) if kind == "mechanic" else None
-        data["odds_html"] = self.parts.pool_odds(odds, level + 1) if odds is not None else None
-        data["has_body"] = any(
-            data[k]
-            for k in ("aliases", "uncertain", "lines", "description", "note", "table_html", "odds_html", "backlinks")
-        ) or bool(data["graph"] or data["source"])
-        data["flags_html"] = Markup("").join(Markup(' <span class="flag">{}</span>').format(f) for f in flags)
-        data["facts_html"] = _pairs("facts", data["short_items"])
-        data["lines_html"] = _pairs("lines", lines)
-        data["preview"] = self.preview(data)
-        data["body_html"] = self.body(data)
-        return data
+        short_items = [(heading(name), value) for name, value in short.items()]
+        data = EntityView(
+            kind=kind,
+            kind_title=self.kind_title(kind),
+            id=entity.id,
+            name=entity.name,
+            label=self.values.label(kind, entity.id),
+            heading=entity.name if skip else self.values.label(kind, entity.id),
+            level=level,
+            context=self.values.label(*parent) if parent is not None else "",
+            flags=flags,
+            short=short,
+            short_items=short_items,
+            lines=lines,
+            aliases=[a for a in aliases if isinstance(a, str)] if isinstance(aliases, tuple) else [],
+            uncertain=_text(entity, "uncertain"),
+            note=_text(entity, "note"),
+            source=_text(entity, "source"),
+            origin=self.origins.get((kind, entity.id)),
+            description=markdown(description, heading_offset=level) if isinstance(description, str) else None,
+            summary=first_paragraph(description) if isinstance(description, str) else None,
+            backlinks=self.backlink_lines(kind, entity.id),
+            graph=self.lifepath_graph(entity),
+            table_html=self.parts.table_view(table, entity.id) if table is not None else None,
+            odds_html=self.parts.pool_odds(odds, level + 1) if odds is not None else None,
+            flags_html=Markup("").join(Markup(' <span class="flag">{}</span>').format(f) for f in flags),
+            facts_html=_pairs("facts", short_items),
+            lines_html=_pairs("lines", lines),
+        )
+        shown = (data.aliases, data.uncertain, data.lines, data.description, data.note, data.table_html)
+        has_body = any(shown) or bool(data.odds_html or data.backlinks or data.graph or data.source)
+        data = dataclasses.replace(data, has_body=has_body)
+        data = dataclasses.replace(data, preview=self.preview(data))
+        return dataclasses.replace(data, body_html=self.body(data))
 
-    def without_backlinks(self, data: dict[str, Any]) -> dict[str, Any]:
+    def without_backlinks(self, data: EntityView) -> EntityView:
         """An owner's own card: who names it comes at the end of its page, after what it holds."""
-        head = {**data, "backlinks": []}
-        head["body_html"] = self.body(head)
+        head = dataclasses.replace(data, backlinks=[])
+        head = dataclasses.replace(head, body_html=self.body(head))
         return head
 
-    def body(self, data: dict[str, Any]) -> Markup:
+    def body(self, data: EntityView) -> Markup:
         """Everything below an entity's heading and columns. Built here rather than in a template macro:
         it is called for every entity, and a macro call cost a fifth of the build."""
         parts: list[str] = []
-        if data["origin"]:
+        if data.origin:
             changed = '<a href="changes.html">What this ruleset changes</a>'
-            parts.append(f'<p class="origin">{escape(data["origin"])} {changed}</p>')
-        if data["aliases"]:
-            parts.append(f'<p class="aliases">Also written: {escape(", ".join(data["aliases"]))}</p>')
-        if data["uncertain"]:
-            parts.append(f'<p class="uncertain"><strong>Uncertain:</strong> {escape(data["uncertain"])}</p>')
-        parts.append(data["lines_html"])
-        if data["description"]:
-            parts.append(f'<div class="description">{data["description"]}</div>')
-        if data["note"]:
-            parts.append(f'<p class="note">{escape(data["note"])}</p>')
-        parts += [data["table_html"] or "", data["odds_html"] or ""]
-        if data["backlinks"]:
+            parts.append(f'<p class="origin">{escape(data.origin)} {changed}</p>')
+        if data.aliases:
+            parts.append(f'<p class="aliases">Also written: {escape(", ".join(data.aliases))}</p>')
+        if data.uncertain:
+            parts.append(f'<p class="uncertain"><strong>Uncertain:</strong> {escape(data.uncertain)}</p>')
+        parts.append(data.lines_html)
+        if data.description:
+            parts.append(f'<div class="description">{data.description}</div>')
+        if data.note:
+            parts.append(f'<p class="note">{escape(data.note)}</p>')
+        parts += [data.table_html or "", data.odds_html or ""]
+        if data.backlinks:
             parts.append(backlinks_list(data))
-        if data["graph"]:
+        if data.graph:
             summary = "<summary>Where it can come from and lead to</summary>"
             parts.append(f'<details class="graph" hidden>{summary}</details>')
-        if data["source"]:
-            parts.append(f'<p class="source">Source: {escape(data["source"])}</p>')
+        if data.source:
+            parts.append(f'<p class="source">Source: {escape(data.source)}</p>')
         return Markup("\n".join(p for p in parts if p))
 
-    def preview(self, data: dict[str, Any]) -> Markup:
+    def preview(self, data: EntityView) -> Markup:
         """What a hover or a tap on a link to the entity shows: what it is, its fields, its description's
         first paragraph, a small table whole."""
-        where = data["kind_title"] + (f" · {data['context']}" if data["context"] else "")
+        where = data.kind_title + (f" · {data.context}" if data.context else "")
         parts = [
-            Markup('<p class="pv-kind">{}</p><p class="pv-name">{}{}</p>').format(
-                where, data["label"], data["flags_html"]
-            ),
-            data["facts_html"],
-            data["lines_html"],
+            Markup('<p class="pv-kind">{}</p><p class="pv-name">{}{}</p>').format(where, data.label, data.flags_html),
+            data.facts_html,
+            data.lines_html,
         ]
-        if data["summary"]:
-            parts.append(Markup('<div class="description">{}</div>').format(data["summary"]))
-        if data["table_html"] and len(data["table_html"]) < 6000:
-            parts.append(data["table_html"])
+        if data.summary:
+            parts.append(Markup('<div class="description">{}</div>').format(data.summary))
+        if data.table_html and len(data.table_html) < 6000:
+            parts.append(data.table_html)
         return Markup("").join(parts)
 
     def backlink_lines(self, kind: str, id_: str) -> list[tuple[str, int, Markup]]:
@@ -445,16 +648,16 @@ class RulesetSite:
         """As a row of its listing (`columns` given) or as a card of its own."""
         data = self.entity_data(entity, skip, level)
         html = entity_row(data, columns) if columns is not None else entity_card(data, level)
-        return Rendered(entity.kind, entity.id, html, data["preview"], self.search_texts(data), data["graph"])
+        return Rendered(entity.kind, entity.id, html, data.preview, self.search_texts(data), data.graph)
 
-    def search_texts(self, data: dict[str, Any]) -> list[tuple[str, int]]:
+    def search_texts(self, data: EntityView) -> list[tuple[str, int]]:
         """Every word the entry shows, weighted: its name, its aliases, everything else, its description."""
-        texts = [(data["name"], NAME), (data["label"], OTHER), *((a, ALIAS) for a in data["aliases"])]
-        shown = [*data["short"].values(), *(v for _, v in data["lines"]), data["table_html"]]
+        texts = [(data.name, NAME), (data.label, OTHER), *((a, ALIAS) for a in data.aliases)]
+        shown = [*data.short.values(), *(v for _, v in data.lines), data.table_html]
         texts += [(text_of(str(v)), OTHER) for v in shown if v]
-        if data["description"]:
-            texts.append((text_of(str(data["description"])), DESCRIPTION))
-        texts += [(text, OTHER) for text in [*data["flags"], data["note"], data["uncertain"], data["source"]] if text]
+        if data.description:
+            texts.append((text_of(str(data.description)), DESCRIPTION))
+        texts += [(text, OTHER) for text in [*data.flags, data.note, data.uncertain, data.source] if text]
         return texts
 
     def came_from(self, kind: str, parent_kind: str, parent_id: str, lead_fields: list[str]) -> dict[str, int]:
@@ -592,18 +795,10 @@ class RulesetSite:
             trail.append((href(*parent), self.values.label(*parent)))
         return trail
 
-    def common(self, title: str, name: str) -> dict[str, Any]:
-        return {
-            "crumbs": self.crumbs(None) if name != "index.html" else [("../index.html", "Reference")],
-            "ruleset": self.ruleset,
-            "counts": self.counts,
-            "nav": self.nav,
-            "version": __version__,
-            "root": "../",
-            "title": title,
-            "page": name,
-            "has_language": self.has_language,
-        }
+    def common(self, title: str, name: str, crumbs: Crumbs | None = None) -> Common:
+        if crumbs is None:
+            crumbs = self.crumbs(None) if name != "index.html" else [("../index.html", "Reference")]
+        return Common(crumbs, self.ruleset, self.counts, self.nav, __version__, "../", title, name, self.has_language)
 
     def build(self) -> None:
         for kind in self.ruleset.entities:
@@ -614,20 +809,10 @@ class RulesetSite:
         for kind in self.ruleset.entities:
             if kind in self.owners or kind in self.parents:
                 self.contents_page(kind)
-        self.add_page(
-            Page(
-                "index.html",
-                "html/ruleset.html",
-                {**self.common(self.ruleset.title, "index.html"), "groups": self.ruleset_contents()},
-            )
-        )
-        self.add_page(
-            Page(
-                "kinds.html",
-                "html/kinds.html",
-                {**self.common("Kinds and their fields", "kinds.html"), "kinds": self.kind_fields()},
-            )
-        )
+        index = self.common(self.ruleset.title, "index.html")
+        self.add_page(Page("index.html", "html/ruleset.html", RulesetPage(index, groups=self.ruleset_contents())))
+        kinds = self.common("Kinds and their fields", "kinds.html")
+        self.add_page(Page("kinds.html", "html/kinds.html", KindsPage(kinds, kinds=self.kind_fields())))
 
     def add_page(self, page: Page, owner: tuple[str, str] | None = None) -> None:
         if owner is not None:
@@ -642,80 +827,82 @@ class RulesetSite:
         title = self.kind_title(kind)
         headers = [heading(c) for c in columns] if columns is not None else None
         if len(chunks) == 1:
-            context = {**self.common(title, f"{kind}.html"), "kind": kind, "columns": headers, "ranges": None}
-            context["crumbs"] = self.crumbs(None)
-            self.add_page(Page(f"{kind}.html", "html/listing.html", context, rendered))
+            common = self.common(title, f"{kind}.html", self.crumbs(None))
+            listing = ListingPage(common, kind=kind, columns=headers, ranges=None)
+            self.add_page(Page(f"{kind}.html", "html/listing.html", listing, rendered))
             return
         ranges = []
         for n, chunk in enumerate(chunks, start=1):
             first = self.ruleset.entities[kind][chunk[0].id].name
             last = self.ruleset.entities[kind][chunk[-1].id].name
-            ranges.append({"page": f"{kind}.{n}.html", "first": first, "last": last, "count": len(chunk)})
+            ranges.append(PagePart(f"{kind}.{n}.html", first, last, len(chunk)))
         for n, chunk in enumerate(chunks, start=1):
             name = f"{kind}.{n}.html"
-            title_n = f"{title}: {ranges[n - 1]['first']} to {ranges[n - 1]['last']}"
-            context = {**self.common(title_n, name), "kind": kind, "columns": headers, "ranges": ranges}
-            context["crumbs"] = self.crumbs(kind)
-            self.add_page(Page(name, "html/listing.html", context, chunk))
+            title_n = f"{title}: {ranges[n - 1].first} to {ranges[n - 1].last}"
+            common = self.common(title_n, name, self.crumbs(kind))
+            self.add_page(
+                Page(name, "html/listing.html", ListingPage(common, kind=kind, columns=headers, ranges=ranges), chunk)
+            )
         letters: dict[str, list[tuple[str, Markup]]] = {}
         for id_ in self.order[kind] if len(self.order[kind]) <= CONTENTS_LIMIT else []:
             label = self.values.label(kind, id_)
             letters.setdefault(label[:1].upper(), []).append((label, self.values.link(kind, id_)))
-        context = {**self.common(title, f"{kind}.html"), "kind": kind, "ranges": ranges, "letters": letters}
-        context["groups"] = []
-        self.add_page(Page(f"{kind}.html", "html/contents.html", context))
+        common = self.common(title, f"{kind}.html")
+        contents = ContentsPage(common, kind=kind, groups=[], ranges=ranges, letters=letters)
+        self.add_page(Page(f"{kind}.html", "html/contents.html", contents))
 
     def owner_pages(self, kind: str) -> None:
         for id_ in self.order[kind]:
             entity = self.ruleset.entities[kind][id_]
             data = self.entity_data(entity, None, 1)
-            sections: list[dict[str, Any]] = []
-            more: list[tuple[dict[str, Any], list[Rendered]]] = []
+            sections: list[Section] = []
+            more: list[Section] = []
             for child_kind, ids in self.children.get((kind, id_), {}).items():
                 own = self.parents[child_kind][0]
-                section: dict[str, Any] = {"kind": child_kind, "title": self.kind_title(child_kind), "count": len(ids)}
+                title = self.kind_title(child_kind)
                 if child_kind in self.owners:  # with pages of their own: one row each, linked
-                    section.update(summary=self.summary(child_kind, ids, own), entries=[], columns=None)
+                    sections.append(Section(child_kind, title, len(ids), self.summary(child_kind, ids, own), [], None))
                 else:
                     rendered, columns = self.listing(child_kind, ids, own, 3)
                     chunks = pack(rendered)
                     headers = [heading(c) for c in columns] if columns is not None else None
-                    section.update(summary=None, entries=chunks[0], columns=headers)
-                    more += [({**section, "entries": chunk}, chunk) for chunk in chunks[1:]]
-                sections.append(section)
+                    section = Section(child_kind, title, len(ids), None, chunks[0], headers)
+                    sections.append(section)
+                    more += [dataclasses.replace(section, entries=chunk) for chunk in chunks[1:]]
             graph = self.leads_graph(kind, id_)
             name = f"{kind}.{id_}.html"
             parts = [name] + [f"{kind}.{id_}.{n}.html" for n in range(2, len(more) + 2)]
-            context = {
-                **self.common(data["label"], name),
-                "kind": kind,
-                "entity": data,
-                "head": entity_card(self.without_backlinks(data), 1),
-                "named": backlinks_list(data) if data["backlinks"] else None,
-                "graph": graph[1] if graph else None,
-                "graph_kind": graph[0] if graph else "",
-                "crumbs": self.crumbs(kind, self.parent_of(kind, id_)),
-                "parts": parts,
-                "part": 1,
-            }
-            page = Page(name, "html/owner.html", {**context, "sections": sections})
-            page.entries = [e for s in sections for e in s["entries"]]
+            context = OwnerPage(
+                common=self.common(data.label, name, self.crumbs(kind, self.parent_of(kind, id_))),
+                kind=kind,
+                entity=data,
+                head=entity_card(self.without_backlinks(data), 1),
+                named=backlinks_list(data) if data.backlinks else None,
+                graph=graph[1] if graph else None,
+                graph_kind=graph[0] if graph else "",
+                parts=parts,
+                part=1,
+                sections=sections,
+            )
+            page = Page(name, "html/owner.html", context)
+            page.entries = [e for s in sections for e in s.entries]
             self.add_page(page, owner=(kind, id_))
             self.owner_texts[name] = (kind, id_, data)
-            for n, (section, chunk) in enumerate(more, start=2):
-                context_n = {**context, "page": parts[n - 1], "part": n, "head": None, "graph": None}
-                self.add_page(Page(parts[n - 1], "html/owner.html", {**context_n, "sections": [section]}, chunk))
+            for n, section in enumerate(more, start=2):
+                common_n = dataclasses.replace(context.common, page=parts[n - 1])
+                context_n = dataclasses.replace(
+                    context, common=common_n, part=n, head=None, graph=None, sections=[section]
+                )
+                self.add_page(Page(parts[n - 1], "html/owner.html", context_n, section.entries))
 
     def contents_page(self, kind: str) -> None:
         """The kind's page: owners as rows grouped by their parent; nested kinds by parent (and grandparent)."""
         title = self.kind_title(kind)
-        groups: list[dict[str, Any]] = []
+        groups: list[Group] = []
         if kind in self.owners:
             skip = self.parents[kind][0] if kind in self.parents else None
             for parent, ids in self.grouped(kind):
-                groups.append(
-                    {"head": self.values.link(*parent) if parent else None, "summary": self.summary(kind, ids, skip)}
-                )
+                groups.append(Group(self.values.link(*parent) if parent else None, self.summary(kind, ids, skip)))
         else:
             parent_kind = self.parents[kind][1]
             total = len(self.order[kind])
@@ -724,22 +911,12 @@ class RulesetSite:
                 for parent_id in parent_ids:
                     ids = self.children.get((parent_kind, parent_id), {}).get(kind, [])
                     links = [self.values.link(kind, i, self.ruleset.entities[kind][i].name) for i in ids]
-                    members.append(
-                        {
-                            "head": self.values.link(parent_kind, parent_id),
-                            "count": len(ids),
-                            "links": links if total <= CONTENTS_LIMIT else [],
-                        }
-                    )
-                groups.append({"head": self.values.link(*grand) if grand else None, "members": members})
-        context = {
-            **self.common(title, f"{kind}.html"),
-            "kind": kind,
-            "groups": groups,
-            "ranges": None,
-            "letters": None,
-        }
-        self.add_page(Page(f"{kind}.html", "html/contents.html", context))
+                    head = self.values.link(parent_kind, parent_id)
+                    members.append(Member(head, len(ids), links if total <= CONTENTS_LIMIT else []))
+                groups.append(Group(self.values.link(*grand) if grand else None, members=members))
+        common = self.common(title, f"{kind}.html")
+        contents = ContentsPage(common, kind=kind, groups=groups, ranges=None, letters=None)
+        self.add_page(Page(f"{kind}.html", "html/contents.html", contents))
 
     def grouped(self, kind: str) -> list[tuple[tuple[str, str] | None, list[str]]]:
         """A kind's ids grouped by their parent (in the parent's order), or all in one group."""
@@ -753,7 +930,7 @@ class RulesetSite:
                 groups[parent[1]].append(id_)
         return [((parent_kind, p), ids) for p, ids in groups.items() if ids]
 
-    def ruleset_contents(self) -> list[dict[str, Any]]:
+    def ruleset_contents(self) -> list[Holding]:
         """Top-level owners (stocks) with what they hold (settings): the book's contents."""
         groups = []
         for kind in self.ruleset.entities:
@@ -765,35 +942,29 @@ class RulesetSite:
                     for k, ids in self.children.get((kind, id_), {}).items()
                     if k in self.owners
                 ]
-                groups.append({"head": self.values.link(kind, id_), "held": held})
+                groups.append(Holding(self.values.link(kind, id_), held))
         return groups
 
-    def kind_fields(self) -> list[dict[str, Any]]:
+    def kind_fields(self) -> list[KindInfo]:
         shown = [k for k in self.ruleset.kinds if k in self.ruleset.entities or k in self.ruleset.own_kinds]
         return [self.kind_info(self.ruleset.kinds[k]) for k in shown]
 
-    def kind_info(self, kind: Kind) -> dict[str, Any]:
+    def kind_info(self, kind: Kind) -> KindInfo:
         rows = []
         for decl in kind.fields.values():
             default = json.dumps(value_json(decl.default), ensure_ascii=False) if decl.default is not None else ""
             rows.append(
-                {
-                    "name": decl.name,
-                    "type": t.type_text(decl.type) + ("?" if decl.optional else ""),
-                    "required": not decl.optional and decl.default is None,
-                    "default": default,
-                    "doc": decl.doc or "",
-                    "common": decl.name in COMMON_NAMES,
-                }
+                FieldRow(
+                    name=decl.name,
+                    type=t.type_text(decl.type) + ("?" if decl.optional else ""),
+                    required=not decl.optional and decl.default is None,
+                    default=default,
+                    doc=decl.doc or "",
+                    common=decl.name in COMMON_NAMES,
+                )
             )
-        return {
-            "name": kind.name,
-            "title": kind.title,
-            "builtin": kind.builtin,
-            "rows": rows,
-            "count": len(self.ruleset.entities.get(kind.name, {})),
-            "schema": f"{kind.name}.schema.json",
-        }
+        count = len(self.ruleset.entities.get(kind.name, {}))
+        return KindInfo(kind.name, kind.title, kind.builtin, rows, count, f"{kind.name}.schema.json")
 
     # ------------------------------------------------------------ output
 
@@ -809,16 +980,16 @@ class RulesetSite:
         files: dict[str, str] = {}
         for page in self.pages:
             template = self.env.get_template(page.template)
-            files[prefix + page.name] = self.resolve(template.render(page.context, entries=page.entries))
+            files[prefix + page.name] = self.resolve(template.render(page_context(page.context), entries=page.entries))
             previews = {e.id: self.resolve(str(e.preview)) for e in page.entries}
             if page.name in self.owner_texts:
                 kind, id_, data = self.owner_texts[page.name]
-                previews[""] = self.resolve(str(data["preview"]))
+                previews[""] = self.resolve(str(data.preview))
                 search.add(
                     self.ruleset.id,
                     kind,
                     self.kind_title(kind),
-                    data["label"],
+                    data.label,
                     prefix + page.name,
                     "",
                     self.context_of(kind, id_),
@@ -847,8 +1018,8 @@ class RulesetSite:
                     "window.rulesdslGraphs(" + target + ", " + graph_data.replace("</", "<\\/") + ");\n"
                 )
         for info in self.kind_fields():
-            schema = schema_of(self.ruleset.kinds[info["name"]])
-            files[prefix + info["schema"]] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+            schema = schema_of(self.ruleset.kinds[info.name])
+            files[prefix + info.schema] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         return files
 
     def graph_data(self, page: Page) -> str | None:
@@ -884,31 +1055,31 @@ class RulesetSite:
 # ---------------------------------------------------------------- the whole site
 
 
-def entity_row(e: dict[str, Any], columns: list[str]) -> Markup:
+def entity_row(e: EntityView, columns: list[str]) -> Markup:
     """An entry as rows of its listing's table: its name and short fields in columns, the rest below."""
-    cells = "".join(f'<td data-label="{escape(heading(c))}">{e["short"].get(c, "")}</td>' for c in columns)
-    level, id_ = e["level"], e["id"]
-    name = f'<h{level}><a class="anchor" href="#{id_}">{escape(e["heading"])}</a>{e["flags_html"]}</h{level}>'
-    body = f'<tr class="body"><td colspan="{len(columns) + 1}">\n{e["body_html"]}</td></tr>\n' if e["has_body"] else ""
+    cells = "".join(f'<td data-label="{escape(heading(c))}">{e.short.get(c, "")}</td>' for c in columns)
+    level, id_ = e.level, e.id
+    name = f'<h{level}><a class="anchor" href="#{id_}">{escape(e.heading)}</a>{e.flags_html}</h{level}>'
+    body = f'<tr class="body"><td colspan="{len(columns) + 1}">\n{e.body_html}</td></tr>\n' if e.has_body else ""
     head = f'<tr class="head"><td class="name">{name}</td>{cells}</tr>\n'
     return Markup(f'<tbody class="entity" id="{id_}">\n{head}{body}</tbody>\n')
 
 
-def entity_card(e: dict[str, Any], level: int) -> Markup:
+def entity_card(e: EntityView, level: int) -> Markup:
     """An entry on its own: a table or a mechanic in a listing (level 2 or 3), or the head of its page (1)."""
     if level == 1:
-        where = e["kind_title"] + (f" · {e['context']}" if e["context"] else "")
-        head = f'<h1>{escape(e["label"])}{e["flags_html"]}</h1>\n<p class="kind-of">{escape(where)}</p>\n'
+        where = e.kind_title + (f" · {e.context}" if e.context else "")
+        head = f'<h1>{escape(e.label)}{e.flags_html}</h1>\n<p class="kind-of">{escape(where)}</p>\n'
         opening = '<section class="entity card">'
     else:
-        anchor = f'<a class="anchor" href="#{e["id"]}">{escape(e["heading"])}</a>'
-        head = f"<h{level}>{anchor}{e['flags_html']}</h{level}>\n"
-        opening = f'<section class="entity card" id="{e["id"]}">'
-    return Markup(f"{opening}\n{head}{e['facts_html']}\n{e['body_html']}</section>\n")
+        anchor = f'<a class="anchor" href="#{e.id}">{escape(e.heading)}</a>'
+        head = f"<h{level}>{anchor}{e.flags_html}</h{level}>\n"
+        opening = f'<section class="entity card" id="{e.id}">'
+    return Markup(f"{opening}\n{head}{e.facts_html}\n{e.body_html}</section>\n")
 
 
-def backlinks_list(e: dict[str, Any]) -> Markup:
-    items = "".join(f"<div><dt>{escape(title)}</dt><dd>{links}</dd></div>" for title, _, links in e["backlinks"])
+def backlinks_list(e: EntityView) -> Markup:
+    items = "".join(f"<div><dt>{escape(title)}</dt><dd>{links}</dd></div>" for title, _, links in e.backlinks)
     return Markup(f'<dl class="backlinks">{items}</dl>')
 
 
@@ -990,7 +1161,7 @@ def _changes_page(ruleset: CompiledRuleset, sites: dict[str, RulesetSite]) -> di
         return Markup(shown if owner.id == ruleset.id else shown.replace('href="', f'href="../{owner.id}/'))
 
     site = sites[ruleset.id]
-    context = {**site.common("What it changes", "changes.html"), "crumbs": site.crumbs(None)}
+    context = page_context(site.common("What it changes", "changes.html", site.crumbs(None)))
     page = changes.render(ruleset, {r: s.ruleset for r, s in sites.items()}, value, link, context)
     if page is None:
         return {}
@@ -1011,18 +1182,16 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
         site.build()
         files.update(site.files(search))
         urls = {id_: site.urls.get(("stock", id_), "stock.html") for id_ in ruleset.entities.get("stock", {})}
-        summaries.append({"ruleset": ruleset, "counts": site.counts, "by_stock": by_stock(ruleset), "urls": urls})
+        summaries.append(Summary(ruleset, site.counts, by_stock(ruleset), urls))
     for ruleset in rulesets:
         files.update(_changes_page(ruleset, sites))
-    common = {"version": __version__, "root": "", "has_language": language is not None, "ruleset": None, "crumbs": []}
-    files["index.html"] = env.get_template("html/index.html").render(
-        common, summaries=summaries, title="Rules reference"
-    )
-    files["search.html"] = env.get_template("html/search.html").render(common, title="Search")
+    front = SitePage("Rules reference", __version__, language is not None, summaries=summaries)
+    files["index.html"] = env.get_template("html/index.html").render(template_context(front))
+    search_page = SitePage("Search", __version__, language is not None)
+    files["search.html"] = env.get_template("html/search.html").render(template_context(search_page))
     if language is not None:
         body, headings = document(language)
-        files["language.html"] = env.get_template("html/language.html").render(
-            common, title="The rules language", body=body, headings=headings
-        )
+        page = SitePage("The rules language", __version__, True, body=body, headings=headings)
+        files["language.html"] = env.get_template("html/language.html").render(template_context(page))
     files["search-index.js"] = search.script()
     return files
