@@ -1,5 +1,3 @@
-import sys
+from rulesdsl.tools.cli import run
 
-from rulesdsl.tools.cli import main
-
-sys.exit(main())
+run()

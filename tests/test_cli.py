@@ -88,6 +88,14 @@ def test_default_path_is_rules(cli: Cli, tmp_path: Path, monkeypatch) -> None:  
     assert code == 0 and "demo: 1 entities" in out
 
 
-def test_console_script_is_declared() -> None:
+def test_console_script_is_declared_and_exits_with_mains_code(tmp_path: Path) -> None:
     text = (ROOT / "pyproject.toml").read_text()
-    assert 'rulesdsl = "rulesdsl.tools.cli:main"' in text
+    assert 'rulesdsl = "rulesdsl.tools.cli:run"' in text
+    # run() is main() and an exit without the last collection: the code is main's
+    ran = subprocess.run(
+        [sys.executable, "-c", "from rulesdsl.tools.cli import run; run()", "check", str(tmp_path / "nothing")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 2, ran.stderr
