@@ -35,7 +35,7 @@ def href(kind: str, id_: str) -> str:
 
 
 def runtime_dice(dice: ir.Dice) -> RuntimeDice:
-    return RuntimeDice(dice.text, tuple(DiceTerm(d.count, d.sides) for d in dice.terms), dice.modifier)
+    return ir.runtime_dice(dice)
 
 
 def runtime_roll(roll: ir.Roll) -> RuntimeRoll:
