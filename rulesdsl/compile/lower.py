@@ -735,9 +735,9 @@ def dice_term(node: m.Dice) -> ir.DiceTerm:
     how, number = suffix[:2], int(suffix[2:])
     keep = number if how[0] == "k" else count - number
     if not 0 < keep <= count:
-        said = f"keeps {number}" if how[0] == "k" else f"drops {number}"
+        said = f"keeps {number} of {count} dice" if how[0] == "k" else f"drops {number} of {count} dice, leaving none"
         raise LoweringError(
-            f"{count}d{sides}{suffix} {said} of {count} dice, leaving {'none' if keep <= 0 else keep}",
+            f"{count}d{sides}{suffix} {said}",
             node.pos,
             f"keep 1 to {count} of them (kh3 keeps the highest three, dl1 drops the lowest one)",
             code="E207",
@@ -771,11 +771,13 @@ def dice_of(value: m.Value) -> ir.Dice:
         raise LoweringError(f"a roll of {count:,} dice; a roll has at most {MAX_DICE}", value.pos, code="E205")
     if not dice.plain:
         try:  # the exact odds, once: what the package and the reference will read must be computable
-            ir.runtime_dice(dice).minimum
+            _ = ir.runtime_dice(dice).minimum
         except rt_odds.OddsTooCostly as exc:
             raise LoweringError(str(exc), value.pos, "roll fewer dice, or keep fewer of them", code="E211") from None
         except ValueError as exc:
-            raise LoweringError(str(exc), value.pos, code="E208") from None
+            raise LoweringError(
+                str(exc), value.pos, "add an exploding roll, multiply it or bound it", code="E208"
+            ) from None
     return dice
 
 

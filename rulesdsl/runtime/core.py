@@ -296,9 +296,9 @@ class Dice:
         if self.plain:
             return math.prod(t.sides**t.count for t in self.terms)
         spread = _spread(self)
-        if isinstance(spread, odds.Series):
-            raise ValueError(f"{self.text} explodes: it has no number of equally likely rolls")
-        return spread.outcomes
+        if isinstance(spread, odds.Finite):
+            return spread.outcomes
+        raise ValueError(f"{self.text} explodes: it has no number of equally likely rolls")
 
     def throw(self, rng: random.Random) -> Throw:
         """Roll: the total, and every die rolled in order."""

@@ -165,12 +165,12 @@ def scale(spread: Spread, factor: int) -> Spread:
 
 def divide(spread: Spread, divisor: int) -> Spread:
     """Every total divided by a whole number, rounded down (`1d6 / 2`)."""
-    if isinstance(spread, Series):
-        raise ValueError("an exploding roll cannot be divided")
-    counts: dict[int, int] = {}
-    for total, ways in spread.ways:
-        counts[total // divisor] = counts.get(total // divisor, 0) + ways
-    return _finite(counts, spread.outcomes)
+    if isinstance(spread, Finite):
+        counts: dict[int, int] = {}
+        for total, ways in spread.ways:
+            counts[total // divisor] = counts.get(total // divisor, 0) + ways
+        return _finite(counts, spread.outcomes)
+    raise ValueError("an exploding roll has no highest total, so it cannot be divided")
 
 
 def bound(spread: Spread, low: int | None, high: int | None) -> Spread:

@@ -20,7 +20,7 @@ from rulesdsl.compile import ir
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime.core import Dice as RuntimeDice
-from rulesdsl.runtime.core import DiceTerm, PoolMechanic
+from rulesdsl.runtime.core import PoolMechanic
 from rulesdsl.runtime.core import Roll as RuntimeRoll
 from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html.markdown import markdown
