@@ -48,6 +48,11 @@ def dice(text: str = "1d6") -> ir.DiceExpr:
         (ir.Logic("or", (var("a"), var("b")), AT), ft.BOOL),
         (ir.If(ir.Compare(">", var("a"), num(1), AT), num(1), num(Fraction(1, 2)), AT), ft.NUMBER),
         (ir.BinOp("+", dice(), num(3), AT), ft.DICE),
+        (ir.BinOp("-", dice(), dice(), AT), ft.DICE),  # issue 19: dice taken away from dice
+        (ir.BinOp("*", dice(), num(2), AT), ft.DICE),
+        (ir.BinOp("/", dice(), num(2), AT), ft.DICE),  # rounded down
+        (ir.Call("max", (num(1), dice()), AT), ft.DICE),
+        (ir.Neg(dice(), AT), ft.DICE),
     ],
 )
 def test_what_a_formula_yields(expr: ir.Expr, returns: str) -> None:
@@ -61,8 +66,11 @@ def test_what_a_formula_yields(expr: ir.Expr, returns: str) -> None:
     [
         (ir.BinOp("/", var("a"), ir.BinOp("-", num(2), num(2), AT), AT), "divides by zero"),
         (ir.BinOp("+", dice(), num(Fraction(1, 2)), AT), "dice add only dice and whole numbers"),
-        (ir.BinOp("-", dice(), dice(), AT), "dice cannot be taken away from dice"),
-        (ir.BinOp("*", dice(), num(2), AT), "this is dice, where a number belongs"),
+        (ir.BinOp("*", dice(), num(Fraction(3, 2)), AT), "a roll is multiplied by whole numbers only"),
+        (ir.BinOp("*", dice(), dice(), AT), "a roll cannot be multiplied by a roll"),
+        (ir.BinOp("/", num(6), dice(), AT), "nothing is divided by a roll"),
+        (ir.BinOp("/", dice(), num(0), AT), "divide by 1 or more"),
+        (ir.Call("max", (dice(), dice()), AT), "bounds one roll by whole numbers, not two rolls"),
         (ir.If(dice(), num(1), num(2), AT), "this is dice, where a number or a bool belongs"),
         (ir.DiceOf(ir.BinOp("/", var("a"), num(2), AT), num(6), AT), "where a whole number of dice belongs"),
     ],

@@ -259,6 +259,8 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             need(count, INT, "a whole number of dice")
             need(sides, INT, "a whole number of sides")
             return DICE
+        case ir.BinOp("*" | "/" as op, left, right) if DICE in (of(left), of(right)):
+            return _dice_scaled(op, left, right, of(left), of(right), problems)
         case ir.BinOp("/", left, right):
             need(left, NUMBER)
             need(right, NUMBER)
@@ -269,6 +271,8 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             return _dice_arithmetic(op, left, right, of(left), of(right), problems)
         case ir.BinOp(_, left, right):
             return _numeric(need(left, NUMBER), need(right, NUMBER))
+        case ir.Neg(operand) if of(operand) == DICE:
+            return DICE  # a roll taken away from nothing
         case ir.Neg(operand):
             return _numeric(need(operand, NUMBER))
         case ir.Compare(_, left, right):
@@ -288,6 +292,20 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             if (first == DICE) != (second == DICE):
                 problems.append(Problem("E327", node.pos, "one branch is dice and the other a number"))
             return DICE if DICE in (first, second) else _one_of(first, second)
+        case ir.Call("min" | "max" | "floor" as function, args) if DICE in [of(a) for a in args]:
+            rolls = [a for a in args if of(a) == DICE]
+            if function == "floor":  # a roll's totals are whole already (`1d6 / 2` is rounded down)
+                return DICE
+            for arg in args:
+                if arg not in rolls and not fits(of(arg), INT):
+                    problems.append(
+                        Problem("E327", arg.pos, f"this is {SHOWN[of(arg)]}: a roll is bounded by whole numbers")
+                    )
+            for extra in rolls[1:]:
+                problems.append(
+                    Problem("E327", extra.pos, f"{function}() bounds one roll by whole numbers, not two rolls")
+                )
+            return DICE
         case ir.Call(function, args):
             given = [need(arg, NUMBER) for arg in args]
             if function in ("floor", "ceil", "round"):
@@ -336,18 +354,37 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
 
 
 def _dice_arithmetic(op: str, left: ir.Expr, right: ir.Expr, first: str, second: str, problems: list[Problem]) -> str:
-    """Dice add dice and whole numbers, and take whole numbers away; nothing else computes on them (yet)."""
-    if op == "+" or (op == "-" and first == DICE):
-        for node, kind in ((left, first), (right, second)):
-            if kind not in (DICE, INT, BOOL):
-                problems.append(
-                    Problem("E327", node.pos, f"this is {SHOWN[kind]}: dice add only dice and whole numbers")
-                )
-        if op == "-" and second == DICE:
-            problems.append(Problem("E327", right.pos, "dice cannot be taken away from dice"))
-        return DICE
-    problems.append(Problem("E327", left.pos if first == DICE else right.pos, f"dice cannot be {_VERB.get(op, op)}"))
+    """Dice add and take away dice and whole numbers (`1d6 - 1d6`, `10 - 1d6`): a roll's totals are whole."""
+    for node, kind in ((left, first), (right, second)):
+        if kind not in (DICE, INT, BOOL):
+            verb = "add" if op == "+" else "take away"
+            problems.append(
+                Problem("E327", node.pos, f"this is {SHOWN[kind]}: dice {verb} only dice and whole numbers")
+            )
     return DICE
 
 
-_VERB = {"*": "multiplied", "-": "taken away from a number"}
+def _dice_scaled(op: str, left: ir.Expr, right: ir.Expr, first: str, second: str, problems: list[Problem]) -> str:
+    """A roll times a whole number (`3d6 * 5`, either way round), or divided by one, rounded down (`1d6 / 2`)."""
+    if first == DICE and second == DICE:
+        problems.append(Problem("E327", right.pos, f"a roll cannot be {_VERB[op]} a roll"))
+        return DICE
+    if op == "/" and second == DICE:
+        problems.append(Problem("E327", right.pos, "nothing is divided by a roll"))
+        return DICE
+    number, kind = (right, second) if first == DICE else (left, first)
+    if not fits(kind, INT):
+        problems.append(
+            Problem(
+                "E327",
+                number.pos,
+                f"this is {SHOWN[kind]}: a roll is {_VERB[op]} whole numbers only",
+                "round it first: floor(...)",
+            )
+        )
+    elif op == "/" and (value := constant(number)) is not None and value < 1:
+        problems.append(Problem("E327", number.pos, f"a roll divided by {value}: divide by 1 or more"))
+    return DICE
+
+
+_VERB = {"*": "multiplied by", "/": "divided by"}

@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any, assert_never
 
 from rulesdsl.language.fieldtypes import FieldType
+from rulesdsl.runtime import core as rt
 from rulesdsl.syntax.tree import Position
 
 
@@ -55,21 +56,67 @@ class NoneValue:
 
 @dataclass(frozen=True, slots=True)
 class DiceTerm:
+    """`count` dice of `sides`; `keep` of them count, the highest or (`lowest`) the lowest: `4d6kh3`, `4d6dl1`
+    (also the highest three), `2d20kl1`; `explode`: a die showing its highest face is rolled again (`1d6!`)."""
+
     count: int
     sides: int
+    keep: int | None = None
+    lowest: bool = False
+    explode: bool = False
+
+    @property
+    def plain(self) -> bool:
+        return self.keep is None and not self.explode
+
+
+@dataclass(frozen=True, slots=True)
+class ScaledDice:
+    """`3d6 * 5`, `(2d6 + 6) * 5`; a factor of -1 is a roll taken away (`1d6 - 1d6`)."""
+
+    dice: Dice
+    factor: int
+
+
+@dataclass(frozen=True, slots=True)
+class DividedDice:
+    """`1d6 / 2`: rounded down."""
+
+    dice: Dice
+    divisor: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedDice:
+    """`max(1, 1d8 + 2)`, `min(10, ...)`: a roll kept within bounds (None: none that way)."""
+
+    dice: Dice
+    low: int | None
+    high: int | None
+
+
+DicePart = ScaledDice | DividedDice | BoundedDice
 
 
 @dataclass(frozen=True, slots=True)
 class Dice:
-    """`1d10`, `2d6+3`, `30 + 1d10`: dice terms plus a constant."""
+    """`1d10`, `2d6+3`, `30 + 1d10`: dice terms plus a constant; `parts`: rolls multiplied, divided or
+    bounded, added on (`3d6 * 5`, `1d6 - 1d6`). `0` alone is dice too: a roll that is always 0."""
 
     terms: tuple[DiceTerm, ...]
     modifier: int
     text: str
     pos: Position
+    parts: tuple[DicePart, ...] = ()
+
+    @property
+    def plain(self) -> bool:
+        """Dice added up and a number: what tables and mechanics roll (their odds have a closed form)."""
+        return not self.parts and all(t.plain for t in self.terms)
 
     @property
     def low(self) -> int:
+        """The lowest total (of plain dice; the runtime's Dice knows every roll's)."""
         return sum(t.count for t in self.terms) + self.modifier
 
     @property
@@ -79,7 +126,11 @@ class Dice:
     @property
     def single_die(self) -> bool:
         """One die and nothing added: what an exploding total or a pool is rolled with."""
-        return len(self.terms) == 1 and self.terms[0].count == 1 and self.modifier == 0
+        return self.plain and len(self.terms) == 1 and self.terms[0].count == 1 and self.modifier == 0
+
+    def dice_count(self) -> int:
+        """Every die the roll throws (its parts' too; an exploding die counted once)."""
+        return sum(t.count for t in self.terms) + sum(p.dice.dice_count() for p in self.parts)
 
 
 # ---------------------------------------------------------------- formulas
@@ -700,3 +751,20 @@ def rebuild(node: Any, change: Callable[[Any], Any]) -> Any:
     if any(a is not b for a, b in zip(new, values, strict=True)):
         node = type(node)(*new)
     return change(node)
+
+
+def runtime_dice(dice: Dice) -> rt.Dice:
+    """The runtime's dice for these (the compiler reads odds and bounds with the code the package runs)."""
+    terms = tuple(rt.DiceTerm(t.count, t.sides, t.keep, t.lowest, t.explode) for t in dice.terms)
+    parts: list[rt.DicePart] = []
+    for part in dice.parts:
+        match part:
+            case ScaledDice(inner, factor):
+                parts.append(rt.Scaled(runtime_dice(inner), factor))
+            case DividedDice(inner, divisor):
+                parts.append(rt.Divided(runtime_dice(inner), divisor))
+            case BoundedDice(inner, low, high):
+                parts.append(rt.Bounded(runtime_dice(inner), low, high))
+            case _:
+                assert_never(part)
+    return rt.Dice(dice.text, terms, dice.modifier, tuple(parts))

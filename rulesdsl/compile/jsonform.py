@@ -108,6 +108,33 @@ def requirement_json(req: ir.Requirement) -> dict[str, Any]:
             assert_never(req)
 
 
+def dice_json(dice: ir.Dice) -> dict[str, Any]:
+    """Dice as JSON: plain dice as they always were; keep, explode and parts only where they are used."""
+    terms: list[dict[str, Any]] = []
+    for term in dice.terms:
+        item: dict[str, Any] = {"count": term.count, "sides": term.sides}
+        if term.keep is not None:
+            item |= {"keep": term.keep, "lowest": term.lowest}
+        if term.explode:
+            item["explode"] = True
+        terms.append(item)
+    result: dict[str, Any] = {"text": dice.text, "terms": terms, "modifier": dice.modifier}
+    parts: list[dict[str, Any]] = []
+    for part in dice.parts:
+        match part:
+            case ir.ScaledDice(inner, factor):
+                parts.append({"dice": dice_json(inner), "factor": factor})
+            case ir.DividedDice(inner, divisor):
+                parts.append({"dice": dice_json(inner), "divisor": divisor})
+            case ir.BoundedDice(inner, low, high):
+                parts.append({"dice": dice_json(inner), "low": low, "high": high})
+            case _:
+                assert_never(part)
+    if parts:
+        result["parts"] = parts
+    return result
+
+
 def value_json(value: ir.Value) -> Any:
     """A field's value (or a table cell) as JSON."""
     match value:
@@ -123,8 +150,8 @@ def value_json(value: ir.Value) -> Any:
             return dict(UNKNOWN)
         case ir.NoneValue():
             return None
-        case ir.Dice(terms, modifier, text):
-            return {"text": text, "terms": [{"count": d.count, "sides": d.sides} for d in terms], "modifier": modifier}
+        case ir.Dice():
+            return dice_json(value)
         case ir.Formula(text, expr):
             return {"text": text, "expr": expr_json(expr)}
         case ir.Range(low, high):

@@ -23,6 +23,7 @@ from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
 from rulesdsl.language.words import NONE_WORDS, TRUTH_WORDS
+from rulesdsl.runtime import odds as rt_odds
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.written import FUNCTIONS, expr_text, expr_text_names
 
@@ -707,39 +708,126 @@ def range_of(value: m.Value, *, allow_dash: bool) -> ir.Range:
     )
 
 
+_DICE_EXAMPLES = "dice (like 1d10, 2d6+3, 30 + 1d10, 3d6 * 5, 4d6kh3, 1d6! or 0)"
+
+
+def dice_term(node: m.Dice) -> ir.DiceTerm:
+    """One `NdS` with what follows it: `kh3`/`kl1` keep the highest/lowest, `dh1`/`dl1` drop them, `!`
+    explodes."""
+    count, sides, suffix = node.count, node.sides, node.suffix
+    if count < 1:
+        raise LoweringError(f"a roll of {count} dice; a roll has at least 1", node.pos)
+    if suffix == "!" and sides == 1:
+        raise LoweringError(
+            "a 1-sided die always shows its highest face, so it would explode for ever",
+            node.pos,
+            "explode a die of 2 sides or more (1d6!)",
+            code="E208",
+        )
+    if sides < 2:
+        raise LoweringError(f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2", node.pos)
+    if sides > MAX_SIDES:
+        raise LoweringError(f"a die of {sides:,} sides; a die has at most {MAX_SIDES:,}", node.pos, code="E206")
+    if suffix == "!":
+        return ir.DiceTerm(count, sides, explode=True)
+    if not suffix:
+        return ir.DiceTerm(count, sides)
+    how, number = suffix[:2], int(suffix[2:])
+    keep = number if how[0] == "k" else count - number
+    if not 0 < keep <= count:
+        said = f"keeps {number} of {count} dice" if how[0] == "k" else f"drops {number} of {count} dice, leaving none"
+        raise LoweringError(
+            f"{count}d{sides}{suffix} {said}",
+            node.pos,
+            f"keep 1 to {count} of them (kh3 keeps the highest three, dl1 drops the lowest one)",
+            code="E207",
+        )
+    # `dl1` keeps the highest (all but the lowest one); `dh1` keeps the lowest
+    return ir.DiceTerm(count, sides, keep, lowest=how in ("kl", "dh"))
+
+
+def _whole(value: m.Value, what: str) -> int:
+    """A whole number a roll is multiplied or divided by (E209 otherwise: a roll's totals are whole)."""
+    match value:
+        case m.Integer(number):
+            return number
+        case m.Negative(m.Integer(number)):
+            return -number
+        case m.Decimal() | m.Multiplier():
+            raise LoweringError(
+                f"a roll is {what} whole numbers only, not {expr_text(value)}",
+                value.pos,
+                "a roll's totals are whole: write a whole number, or round in a formula (floor(...))",
+                code="E209",
+            )
+    raise _fail(f"a whole number (a roll is {what} whole numbers)", value)
+
+
 def dice_of(value: m.Value) -> ir.Dice:
-    """`1d10`, `2d6+3`, `30 + 1d10`: dice terms plus a constant."""
+    """`1d10`, `2d6+3`, `30 + 1d10`: dice terms plus a constant; `3d6 * 5`, `(2d6 + 6) * 5`, `1d6 / 2`,
+    `max(1, 1d8 + 2)` and dice taken away as parts; `0` alone is a roll that is always 0."""
+    dice = _dice_of(value)
+    if (count := dice.dice_count()) > MAX_DICE:
+        raise LoweringError(f"a roll of {count:,} dice; a roll has at most {MAX_DICE}", value.pos, code="E205")
+    if not dice.plain:
+        try:  # the exact odds, once: what the package and the reference will read must be computable
+            _ = ir.runtime_dice(dice).minimum
+        except rt_odds.OddsTooCostly as exc:
+            raise LoweringError(str(exc), value.pos, "roll fewer dice, or keep fewer of them", code="E211") from None
+        except ValueError as exc:
+            raise LoweringError(
+                str(exc), value.pos, "add an exploding roll, multiply it or bound it", code="E208"
+            ) from None
+    return dice
+
+
+def _dice_of(value: m.Value) -> ir.Dice:
     terms: list[ir.DiceTerm] = []
+    parts: list[ir.DicePart] = []
+    taken: list[m.Dice] = []  # dice taken away: one part, multiplied by -1
     modifier = 0
     stack: list[tuple[m.Value, int]] = [(value, 1)]
     while stack:
         node, sign = stack.pop()
         match node:
-            case m.Dice(count, sides):
-                if sign < 0:
-                    raise LoweringError("dice cannot be subtracted", node.pos)
-                if count < 1:
-                    raise LoweringError(f"a roll of {count} dice; a roll has at least 1", node.pos)
-                if sides < 2:
-                    raise LoweringError(f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2", node.pos)
-                if sides > MAX_SIDES:
-                    raise LoweringError(
-                        f"a die of {sides:,} sides; a die has at most {MAX_SIDES:,}", node.pos, code="E206"
-                    )
-                terms.append(ir.DiceTerm(count, sides))
+            case m.Dice() if sign < 0:
+                taken.append(node)
+            case m.Dice():
+                terms.append(dice_term(node))
             case m.Integer(number):
                 modifier += sign * number
             case m.Binary("+", left, right):
                 stack += [(right, sign), (left, sign)]
             case m.Binary("-", left, right):
                 stack += [(right, -sign), (left, sign)]
+            case m.Binary("*", left, right):
+                rolled, factor = (
+                    (right, left) if isinstance(left, m.Integer | m.Decimal | m.Multiplier) else (left, right)
+                )
+                part: ir.DicePart = ir.ScaledDice(_dice_of(rolled), sign * _whole(factor, "multiplied by"))
+                parts.append(part)
+            case m.Binary("/", left, right):
+                divisor = _whole(right, "divided by")
+                if divisor < 1:
+                    raise LoweringError(f"a roll divided by {divisor}", right.pos, "divide by 1 or more", code="E209")
+                inner: ir.Dice = ir.Dice((), 0, "", node.pos, (ir.DividedDice(_dice_of(left), divisor),))
+                parts.append(ir.ScaledDice(inner, -1) if sign < 0 else inner.parts[0])
+            case m.Call("max" | "min" as function, args) if len(args) >= 2:
+                rolls = [a for a in args if not isinstance(a, m.Integer)]
+                if len(rolls) != 1:
+                    raise _fail("one roll among whole numbers", node, f"{function}(1, 1d8 + 2)")
+                bounds = [a.value for a in args if isinstance(a, m.Integer)]
+                low, high = (max(bounds), None) if function == "max" else (None, min(bounds))
+                bounded: ir.DicePart = ir.BoundedDice(_dice_of(rolls[0]), low, high)
+                parts.append(bounded if sign > 0 else ir.ScaledDice(ir.Dice((), 0, "", node.pos, (bounded,)), -1))
+            case m.Negative(operand):
+                stack.append((operand, -sign))
             case _:
-                raise _fail("dice (like 1d10, 2d6+3 or 30 + 1d10)", node)
-    if not terms:
-        raise _fail("dice (like 1d10, 2d6+3 or 30 + 1d10)", value)
-    if (dice := sum(term.count for term in terms)) > MAX_DICE:
-        raise LoweringError(f"a roll of {dice:,} dice; a roll has at most {MAX_DICE}", value.pos, code="E205")
-    return ir.Dice(tuple(terms), modifier, expr_text(value), value.pos)
+                raise _fail(_DICE_EXAMPLES, node)
+    if taken:
+        text = " + ".join(expr_text(t) for t in taken)
+        parts.append(ir.ScaledDice(ir.Dice(tuple(dice_term(t) for t in taken), 0, text, taken[0].pos), -1))
+    return ir.Dice(tuple(terms), modifier, expr_text(value), value.pos, tuple(parts))
 
 
 def _absent(value: m.Name, declared: FieldDecl) -> ir.Unknown | ir.NoneValue | tuple[ir.Value, ...]:
@@ -777,6 +865,13 @@ def roll_of(value: m.Value) -> ir.Roll:
             modifier = ir.Range(low.value, high.value, value.pos)
             return ir.Roll(inner.dice, modifier, inner.tens_units, expr_text(value), value.pos)
     single = dice_of(value)
+    if not single.plain or not single.terms:
+        raise LoweringError(
+            f"a table is rolled on dice added up (2d6, 1d10 + 1), not {single.text}",
+            value.pos,
+            "keep, explode, multiply and divide dice in a field or a formula; a table's rows read a sum",
+            code="E208",
+        )
     return ir.Roll((single,), None, False, single.text, value.pos)
 
 
@@ -908,7 +1003,9 @@ def _item_key(value: ir.Value) -> object:
             return ("ref", slug(text))
         case str():
             return ("text", slug(value))
-        case ir.Dice(terms, modifier):
+        case ir.Dice(terms, modifier, text) if not all(term.plain for term in terms):
+            return ("dice", text)
+        case ir.Dice(terms, modifier, _, _, ()):
             sides = sorted({term.sides for term in terms})
             return ("dice", tuple((s, sum(term.count for term in terms if term.sides == s)) for s in sides), modifier)
         case ir.Formula(text):

@@ -1,6 +1,6 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "18095f822700984a2d09768715604647aff8a05572120d7c2f3e98a498cacc2b"
+GRAMMAR_SHA256 = "7854d343b9a1e196bc72991af3ff57029f491e1620d05ea8b399d2f839a45a3f"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
@@ -10,11 +10,11 @@ TERMINALS: tuple[tuple[str, str], ...] = (
         "[+-]?\\d+[ \t]+(?!(?:of|and|or|in|not|x\\d+)\\b)[^\\W\\d][\\w]*+(?:\\/[^\\W\\d][\\w]*+)*+(?"
         "![\\w\\/]*[ \t]*(?::|\\+=|-=))",
     ),
+    ("DICE", "(?:\\d*d|\\d+D)\\d+(?:[kd][hl]\\d+|!(?!=))?(?![\\w!])"),
     ("FIELD_KEY", "[A-Za-z_][A-Za-z0-9_]*[ \t]*:(?!:)"),
     ("FIELD_APPEND", "[A-Za-z_][A-Za-z0-9_]*[ \t]*\\+="),
     ("FIELD_REMOVE", "[A-Za-z_][A-Za-z0-9_]*[ \t]*-="),
     ("MULTIPLIER", "x\\d+(?:\\/\\d+)?(?![\\w])"),
-    ("DICE", "\\d*d\\d+(?![\\w])"),
     ("INT_PLUS", '\\d+\\+(?![ \t]*(?:[("\\d]|[^\\W\\d][\\w-]*\\b(?![ \t]*:)))'),
     ("FUNCTION", "[^\\W\\d][\\w]*(?=\\()"),
     ("IN_SETTING", "in[ \t]+setting\\b"),

@@ -38,7 +38,7 @@ from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
 from rulesdsl.syntax.scanner import StringEscapeError, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "18095f822700984a2d09768715604647aff8a05572120d7c2f3e98a498cacc2b"
+GRAMMAR_SHA256 = "7854d343b9a1e196bc72991af3ff57029f491e1620d05ea8b399d2f839a45a3f"
 
 
 class Fallback(Exception):
@@ -649,8 +649,8 @@ class _Parser:
         if kind == "DECIMAL":
             return m.Decimal(tok[1], self.pos(tok))
         if kind == "DICE":
-            count, sides = tok[1].split("d")
-            return m.Dice(int(count or 1), int(sides), self.pos(tok), bool(count))
+            count, sides, suffix = scanner.dice_parts(tok[1])
+            return m.Dice(int(count or 1), int(sides), self.pos(tok), bool(count), suffix.lower())
         if kind == "MULTIPLIER":
             num, _, den = tok[1][1:].partition("/")
             return m.Multiplier(int(num), int(den or 1), self.pos(tok))
@@ -693,8 +693,8 @@ class _Parser:
             if dice[0] != "DICE":
                 return inner
             self.i += 1
-            written, _, sides = dice[1].partition("d")
-            if written:
+            written, sides, suffix = scanner.dice_parts(dice[1])
+            if written or suffix:
                 raise self.fail("dice count after a bracket")
             return m.DiceCount(inner, int(sides), self.span(inner.pos, self.pos(dice)))
         if kind == "REF":

@@ -16,7 +16,7 @@ from rulesdsl.resources import GRAMMAR
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax import trivia
 from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING, MAX_SYNTAX_ERRORS
-from rulesdsl.syntax.scanner import Scanned, StringEscapeError, scan, unescape
+from rulesdsl.syntax.scanner import Scanned, StringEscapeError, dice_parts, scan, unescape
 
 if TYPE_CHECKING:  # lark is imported only when a file needs it: the fast path (fastparse.py) parses most
     from lark import Lark, Token
@@ -339,10 +339,10 @@ class _ToModel:
         return m.AtLeast(self._int(str(children[0])[:-1], children[0]), self._span(children))
 
     def dice(self, children: list[Any]) -> m.Dice:
-        count, sides = str(children[0]).split("d")
+        count, sides, suffix = dice_parts(str(children[0]))
         tok = children[0]
         sides_number = self._int(sides, tok, len(count) + 1)
-        return m.Dice(self._int(count or "1", tok), sides_number, self._span(children), bool(count))
+        return m.Dice(self._int(count or "1", tok), sides_number, self._span(children), bool(count), suffix.lower())
 
     def multiplier(self, children: list[Any]) -> m.Multiplier:
         num, _, den = str(children[0])[1:].partition("/")
@@ -361,8 +361,8 @@ class _ToModel:
 
     def dice_count(self, children: list[Any]) -> m.DiceCount:
         count, dice = children
-        written, _, sides = str(dice).partition("d")
-        if written:
+        written, sides, suffix = dice_parts(str(dice))
+        if written or suffix:
             raise _Problem(
                 "E101",
                 f"'{dice}' after a bracket",

@@ -185,6 +185,16 @@ def scan(text: str) -> Iterator[Scanned]:
             line_start = pos
 
 
+def dice_parts(text: str) -> tuple[str, str, str]:
+    """A DICE token's parts: `4D6kh3` -> ("4", "6", "kh3"): the count as written (empty in `d6`), the sides, and
+    what follows them (a keep or drop such as `kh3` or `dl1`, `!` to explode, or nothing)."""
+    split = text.lower().index("d")
+    end = split + 1
+    while end < len(text) and text[end].isdigit():
+        end += 1
+    return text[:split], text[split + 1 : end], text[end:]
+
+
 def reads_as_one_name(text: str) -> bool:
     """Whether `text` written bare is one name to the scanner (not a keyword, dice, two words, ...)."""
     found = TOKEN.fullmatch(text)

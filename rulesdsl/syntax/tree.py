@@ -78,6 +78,7 @@ class Dice(_Node):
     sides: int
     pos: Position
     count_written: bool = True  # `1d6`, where `d6` leaves the count of 1 out
+    suffix: str = ""  # as written after the sides: keep or drop (`kh3`, `kl1`, `dh1`, `dl1`) or `!` (explode)
 
 
 @dataclass(frozen=True, slots=True)

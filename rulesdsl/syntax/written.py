@@ -107,8 +107,8 @@ class _Printer:
                 self.name(value.pos, quote(text))
             case m.Name(text):
                 self.name(value.pos, text)
-            case m.Dice(count, sides, _, count_written):
-                self.put(f"{count if count_written or not self.written else ''}d{sides}")
+            case m.Dice(count, sides, _, count_written, suffix):
+                self.put(f"{count if count_written or not self.written else ''}d{sides}{suffix}")
             case m.Multiplier(num, den):
                 self.put(f"x{num}" + (f"/{den}" if den != 1 else ""))
             case m.AtLeast(number):

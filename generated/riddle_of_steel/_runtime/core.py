@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from . import odds
+
 Number = int | Fraction
 
 # ---------------------------------------------------------------- names
@@ -130,8 +132,89 @@ class Formula(Generic[Y_co]):
 
 @dataclass(frozen=True, slots=True)
 class DiceTerm:
+    """`count` dice of `sides` sides, added up. `keep`: only that many of them count, the highest, or with
+    `lowest` the lowest (`4d6kh3`, `2d20kl1`); `explode`: a die showing its highest face is rolled again and
+    added, as often as it shows it (`1d6!`)."""
+
     count: int
     sides: int
+    keep: int | None = None
+    lowest: bool = False
+    explode: bool = False
+
+    def __post_init__(self) -> None:
+        if self.count < 0 or self.sides < 1 or (self.keep is not None and not 0 < self.keep <= self.count):
+            raise ValueError(f"cannot roll {self.text}")
+        if self.explode and self.sides < 2:
+            raise ValueError(f"{self.text} would explode for ever: a 1-sided die always shows its highest face")
+
+    @property
+    def plain(self) -> bool:
+        """Every die counts once: no keep, no explode."""
+        return self.keep is None and not self.explode
+
+    @property
+    def text(self) -> str:
+        suffix = "!" if self.explode else ""
+        if self.keep is not None:
+            suffix = f"k{'l' if self.lowest else 'h'}{self.keep}"
+        return f"{self.count}d{self.sides}{suffix}"
+
+    def throw(self, rng: random.Random) -> tuple[int, list[int]]:
+        """The total these dice make and every face rolled, in order."""
+        faces, counted = [], []
+        for _ in range(self.count):
+            face = rng.randint(1, self.sides)
+            faces.append(face)
+            value = face
+            while self.explode and face == self.sides:
+                face = rng.randint(1, self.sides)
+                faces.append(face)
+                value += face
+            counted.append(value)
+        if self.keep is not None:
+            counted = sorted(counted, reverse=not self.lowest)[: self.keep]
+        return sum(counted), faces
+
+
+@dataclass(frozen=True, slots=True)
+class Scaled:
+    """A roll times a whole number: `3d6 * 5`, `(2d6 + 6) * 5`; a factor of -1 takes it away (`1d6 - 1d6`)."""
+
+    dice: Dice
+    factor: int
+
+
+@dataclass(frozen=True, slots=True)
+class Divided:
+    """A roll divided by a whole number, rounded down: `1d6 / 2`."""
+
+    dice: Dice
+    divisor: int
+
+    def __post_init__(self) -> None:
+        if self.divisor < 1:
+            raise ValueError(f"cannot divide a roll by {self.divisor}")
+
+
+@dataclass(frozen=True, slots=True)
+class Bounded:
+    """A roll kept within bounds: `max(1, 1d8 + CON)` is at least 1 (None: no bound that way)."""
+
+    dice: Dice
+    low: int | None = None
+    high: int | None = None
+
+
+DicePart = Scaled | Divided | Bounded
+
+
+@dataclass(frozen=True, slots=True)
+class Throw:
+    """One roll of dice: its total and every die rolled, in order (dropped dice and explosions included)."""
+
+    total: int
+    faces: tuple[int, ...]
 
 
 def _ways_at_most(count: int, sides: int, total: int) -> int:
@@ -178,30 +261,78 @@ def _ways(terms: Sequence[DiceTerm]) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class Dice:
-    """A dice expression such as `1d10`, `2d6+3` or `30 + 1d10`."""
+    """A dice expression such as `1d10`, `2d6+3` or `30 + 1d10`, and the algebra on it: `parts` are rolls
+    multiplied, divided or bounded (`3d6 * 5`, `1d6 / 2`, `max(1, 1d8 + 2)`, `1d6 - 1d6`), added on.
+
+    A roll with an exploding die has no highest total: its `maximum` is None, and its odds are exact for
+    every total (`chance(7, None)` of `1d6!` is 1/6), read up to `odds.MAX_TAIL` totals into the tail."""
 
     text: str
     terms: tuple[DiceTerm, ...]
     modifier: int = 0
+    parts: tuple[DicePart, ...] = ()
+
+    @property
+    def plain(self) -> bool:
+        """Dice added up and a number: the odds have a closed form, and tables and mechanics roll them."""
+        return not self.parts and all(t.plain for t in self.terms)
 
     @property
     def minimum(self) -> int:
-        return sum(t.count for t in self.terms) + self.modifier
+        if self.plain:
+            return sum(t.count for t in self.terms) + self.modifier
+        spread = _spread(self)
+        return spread.low
 
     @property
-    def maximum(self) -> int:
-        return sum(t.count * t.sides for t in self.terms) + self.modifier
+    def maximum(self) -> int | None:
+        """The highest total; None when a die explodes (there is none)."""
+        if self.plain:
+            return sum(t.count * t.sides for t in self.terms) + self.modifier
+        spread = _spread(self)
+        return spread.high if isinstance(spread, odds.Finite) else None
 
     @property
     def outcomes(self) -> int:
-        """How many equally likely rolls there are."""
-        return math.prod(t.sides**t.count for t in self.terms)
+        """How many equally likely rolls there are (a roll with an exploding die has no such number)."""
+        if self.plain:
+            return math.prod(t.sides**t.count for t in self.terms)
+        spread = _spread(self)
+        if isinstance(spread, odds.Finite):
+            return spread.outcomes
+        raise ValueError(f"{self.text} explodes: it has no number of equally likely rolls")
+
+    def throw(self, rng: random.Random) -> Throw:
+        """Roll: the total, and every die rolled in order."""
+        total, faces = self.modifier, []
+        for term in self.terms:
+            value, rolled = term.throw(rng)
+            total += value
+            faces += rolled
+        for part in self.parts:
+            inner = part.dice.throw(rng)
+            faces += inner.faces
+            match part:
+                case Scaled(_, factor):
+                    total += inner.total * factor
+                case Divided(_, divisor):
+                    total += inner.total // divisor
+                case Bounded(_, low, high):
+                    value = inner.total if low is None else max(low, inner.total)
+                    total += value if high is None else min(high, value)
+        return Throw(total, tuple(faces))
 
     def roll(self, rng: random.Random) -> int:
-        return self.modifier + sum(rng.randint(1, t.sides) for t in self.terms for _ in range(t.count))
+        if self.plain:  # the common case, without building a Throw
+            return self.modifier + sum(rng.randint(1, t.sides) for t in self.terms for _ in range(t.count))
+        return self.throw(rng).total
 
     def chance(self, low: int | None, high: int | None) -> Fraction:
         """The exact chance that a roll lands in low..high (None: open)."""
+        if not self.plain:
+            spread = _spread(self)
+            below = odds.at_most(spread, high) if high is not None else Fraction(1)
+            return below - (odds.at_most(spread, low - 1) if low is not None else Fraction(0))
         top = self._at_most(high) if high is not None else self.outcomes
         bottom = self._at_most(low - 1) if low is not None else 0
         return Fraction(top - bottom, self.outcomes)
@@ -214,37 +345,122 @@ class Dice:
         index = total - self.minimum
         return 0 if index < 0 else cumulative[min(index, len(cumulative) - 1)]
 
-    def distribution(self) -> dict[int, Fraction]:
-        """The chance of every total, exactly (by convolution: cost grows with dice times totals)."""
-        low, outcomes = self.minimum, self.outcomes
-        return {low + i: Fraction(w, outcomes) for i, w in enumerate(_ways(self.terms)) if w}
+    def distribution(self, up_to: int | None = None) -> dict[int, Fraction]:
+        """The chance of every total (up to `up_to`), exactly. A roll with an exploding die has no end: give
+        `up_to`, and take `chance(up_to + 1, None)` for the rest."""
+        if self.plain:
+            low, outcomes = self.minimum, self.outcomes
+            spread = {low + i: Fraction(w, outcomes) for i, w in enumerate(_ways(self.terms)) if w}
+            return spread if up_to is None else {t: c for t, c in spread.items() if t <= up_to}
+        found = _spread(self)
+        if up_to is None:
+            if isinstance(found, odds.Series):
+                raise ValueError(f"{self.text} explodes: its totals have no end; give up_to")
+            up_to = found.high
+        return odds.head(found, up_to)
 
     def __add__(self, other: Dice | int) -> Dice:
         """Dice made by a formula: `8d6 + (slot - 3)d6` is 10d6 at slot 5; adding a number adds it on."""
         if isinstance(other, int):
-            return _dice(self.terms, self.modifier + other)
+            return _dice(self.terms, self.modifier + other, self.parts)
         counts: dict[int, int] = {}
+        kept = []
         for term in (*self.terms, *other.terms):
-            counts[term.sides] = counts.get(term.sides, 0) + term.count
-        return _dice(tuple(DiceTerm(c, s) for s, c in counts.items() if c), self.modifier + other.modifier)
+            if term.plain:
+                counts[term.sides] = counts.get(term.sides, 0) + term.count
+            else:
+                kept.append(term)
+        plain = tuple(DiceTerm(c, s) for s, c in counts.items() if c)
+        return _dice((*plain, *kept), self.modifier + other.modifier, (*self.parts, *other.parts))
 
     def __radd__(self, other: int) -> Dice:
         return self + other
 
-    def __sub__(self, other: int) -> Dice:
-        return self + -other
+    def __sub__(self, other: Dice | int) -> Dice:
+        return self + (-other)
+
+    def __rsub__(self, other: int) -> Dice:
+        return -self + other
+
+    def __neg__(self) -> Dice:
+        return self * -1
+
+    def __mul__(self, factor: int) -> Dice:
+        """`3d6 * 5`: every total times a whole number."""
+        if factor == 1:
+            return self
+        if factor == 0:
+            return _dice((), 0)
+        return _dice((), 0, (Scaled(self, factor),))
+
+    def __rmul__(self, factor: int) -> Dice:
+        return self * factor
+
+    def __floordiv__(self, divisor: int) -> Dice:
+        """`1d6 / 2`: every total divided by a whole number, rounded down."""
+        return self if divisor == 1 else _dice((), 0, (Divided(self, divisor),))
 
     def __str__(self) -> str:
         return self.text
 
 
-def _dice(terms: tuple[DiceTerm, ...], modifier: int) -> Dice:
-    """Dice with their text written the usual way: `10d6 + 2`."""
-    parts = [f"{t.count}d{t.sides}" for t in terms]
-    text = " + ".join(parts) if parts else str(modifier)
-    if parts and modifier:
+@functools.lru_cache(maxsize=64)
+def _spread(dice: Dice) -> odds.Spread:
+    """The exact spread of a roll of dice algebra (built once per roll: a table or page asks many times)."""
+    spread: odds.Spread = odds.constant(dice.modifier)
+    for term in dice.terms:
+        if term.explode:
+            one = odds.exploding(term.sides)
+            for _ in range(term.count):
+                spread = odds.add(spread, one)
+        elif term.keep is not None:
+            spread = odds.add(spread, odds.kept(term.count, term.sides, term.keep, term.lowest))
+        else:
+            spread = odds.add(spread, odds.plain(term.count, term.sides))
+    for part in dice.parts:
+        inner = _spread(part.dice)
+        match part:
+            case Scaled(_, factor):
+                spread = odds.add(spread, odds.scale(inner, factor))
+            case Divided(_, divisor):
+                spread = odds.add(spread, odds.divide(inner, divisor))
+            case Bounded(_, low, high):
+                spread = odds.add(spread, odds.bound(inner, low, high))
+    return spread
+
+
+def _grouped(dice: Dice) -> str:
+    """A roll's text as one operand: `(2d6 + 6)` where it is more than one term."""
+    return dice.text if len(dice.terms) + len(dice.parts) == 1 and not dice.modifier else f"({dice.text})"
+
+
+def _part_text(part: DicePart) -> str:
+    match part:
+        case Scaled(dice, -1):
+            return f"-{_grouped(dice)}"
+        case Scaled(dice, factor):
+            return f"{_grouped(dice)} * {factor}"
+        case Divided(dice, divisor):
+            return f"{_grouped(dice)} / {divisor}"
+        case Bounded(dice, low, high):
+            text = dice.text if low is None else f"max({low}, {dice.text})"
+            return text if high is None else f"min({high}, {text})"
+
+
+def _dice(terms: tuple[DiceTerm, ...], modifier: int, parts: tuple[DicePart, ...] = ()) -> Dice:
+    """Dice with their text written the usual way: `10d6 + 2`, `3d6 * 5 - 1d6`."""
+    pieces = [t.text for t in terms] + [_part_text(p) for p in parts]
+    text = ""
+    for piece in pieces:
+        if not text:
+            text = piece
+        else:
+            text += f" - {piece[1:]}" if piece.startswith("-") else f" + {piece}"
+    if not text:
+        text = str(modifier)
+    elif modifier:
         text += f" {'+' if modifier > 0 else '-'} {abs(modifier)}"
-    return Dice(text, terms, modifier)
+    return Dice(text, terms, modifier, parts)
 
 
 def dice(count: Number, sides: Number) -> Dice:
@@ -253,6 +469,27 @@ def dice(count: Number, sides: Number) -> Dice:
         raise ValueError(f"cannot roll {count} dice of {sides} sides")
     count, sides = int(count), int(sides)
     return _dice((DiceTerm(count, sides),) if count else (), 0)
+
+
+def _bounded(values: tuple[Dice | int, ...], low: bool) -> Dice:
+    rolls = [v for v in values if isinstance(v, Dice)]
+    numbers = [v for v in values if isinstance(v, int)]
+    if len(rolls) != 1:
+        raise ValueError("max and min take one roll among whole numbers")
+    bound = (max if low else min)(numbers) if numbers else None
+    if bound is None:
+        return rolls[0]
+    return _dice((), 0, (Bounded(rolls[0], bound, None) if low else Bounded(rolls[0], None, bound),))
+
+
+def dice_max(*values: Dice | int) -> Dice:
+    """`max(1, 1d8 + CON)`: a roll that is at least the greatest of the numbers."""
+    return _bounded(values, low=True)
+
+
+def dice_min(*values: Dice | int) -> Dice:
+    """`min(10, 2d6 * 2)`: a roll that is at most the least of the numbers."""
+    return _bounded(values, low=False)
 
 
 # ---------------------------------------------------------------- dice mechanics
@@ -578,7 +815,11 @@ class Roll:
         return self.dice[key].chance(None if low is None else low - shift, None if high is None else high - shift)
 
     def parity_chance(self, key: int, parity: int, modifier: int = 0) -> Fraction:
-        numbers = range(11, 67) if self.tens_units else range(self.dice[key].minimum, self.dice[key].maximum + 1)
+        dice = self.dice[key]
+        highest = dice.maximum
+        if highest is None:  # the compiler rolls tables on plain dice only (E208)
+            raise ValueError(f"{dice.text} has no highest total to read odd and even rows by")
+        numbers = range(11, 67) if self.tens_units else range(dice.minimum, highest + 1)
         shift = modifier if key == 0 else 0
         return sum((self.chance(key, n, n) for n in numbers if (n + shift) % 2 == parity), Fraction(0))
 

@@ -452,6 +452,16 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
         if not isinstance(die, ir.Dice):
             continue
         style = entity.fields.get("style")
+        if not die.plain or not die.terms:
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"a mechanic rolls dice added up, not {die.text}",
+                    entity.position("die"),
+                    "its rules say how dice are read: explode_on, a pool's target, the highest die",
+                )
+            )
+            continue
         rerolls = [f for f in ("explode_on", "fumble_on", "stack_on") if f in entity.fields]
         if style in ("check", "contest"):
             rules = [f for f in (*rerolls, "fumble_ones", "floor") if f in entity.fields]

@@ -20,7 +20,7 @@ from rulesdsl.compile import ir
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime.core import Dice as RuntimeDice
-from rulesdsl.runtime.core import DiceTerm, PoolMechanic
+from rulesdsl.runtime.core import PoolMechanic
 from rulesdsl.runtime.core import Roll as RuntimeRoll
 from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html.markdown import markdown
@@ -35,7 +35,7 @@ def href(kind: str, id_: str) -> str:
 
 
 def runtime_dice(dice: ir.Dice) -> RuntimeDice:
-    return RuntimeDice(dice.text, tuple(DiceTerm(d.count, d.sides) for d in dice.terms), dice.modifier)
+    return ir.runtime_dice(dice)
 
 
 def runtime_roll(roll: ir.Roll) -> RuntimeRoll:

@@ -132,9 +132,27 @@ def manifest(ruleset: CompiledRuleset) -> str:
 
 
 def dice_code(dice: ir.Dice) -> str:
-    terms = tuple(f"{rt('DiceTerm')}({d.count}, {d.sides})" for d in dice.terms)
-    inner = terms[0] + "," if len(terms) == 1 else ", ".join(terms)
-    return f"{rt('Dice')}({py(dice.text)}, ({inner}), {dice.modifier})"
+    terms = py_tuple([_term_code(d) for d in dice.terms])
+    parts = f", {py_tuple([_part_code(p) for p in dice.parts])}" if dice.parts else ""
+    return f"{rt('Dice')}({py(dice.text)}, {terms}, {dice.modifier}{parts})"
+
+
+def _term_code(term: ir.DiceTerm) -> str:
+    extra = f", {term.keep}, {term.lowest}" if term.keep is not None else ""
+    extra += ", explode=True" if term.explode else ""
+    return f"{rt('DiceTerm')}({term.count}, {term.sides}{extra})"
+
+
+def _part_code(part: ir.DicePart) -> str:
+    match part:
+        case ir.ScaledDice(inner, factor):
+            return f"{rt('Scaled')}({dice_code(inner)}, {factor})"
+        case ir.DividedDice(inner, divisor):
+            return f"{rt('Divided')}({dice_code(inner)}, {divisor})"
+        case ir.BoundedDice(inner, low, high):
+            return f"{rt('Bounded')}({dice_code(inner)}, {py(low)}, {py(high)})"
+        case _:
+            assert_never(part)
 
 
 def requirement_code(req: ir.Requirement) -> str:
@@ -357,6 +375,12 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
             return dice_code(dice)
         case ir.DiceOf(count, sides):
             return f"{rt('dice')}({_bare(sub(count))}, {_bare(sub(sides))})"
+        case ir.BinOp("/", left, right) if typing.of(expr) == ft.DICE:  # a roll's totals, rounded down
+            return f"({sub(left)} // {sub(right)})"
+        case ir.Call("floor", (operand,)) if typing.of(expr) == ft.DICE:
+            return sub(operand)
+        case ir.Call("max" | "min" as function, args) if typing.of(expr) == ft.DICE:
+            return f"{rt('dice_' + function)}({', '.join(_bare(sub(a)) for a in args)})"
         case ir.BinOp("/", left, right):
             return f"{rt('div')}({_bare(sub(left))}, {_bare(sub(right))})"
         case ir.BinOp(op, left, right):
@@ -755,7 +779,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[KindModule
 def _runtime_files(with_lifepaths: bool, header_text: str) -> dict[str, str]:
     """The runtime modules, copied verbatim under a generated-file header."""
     files = {}
-    for name in ("__init__", "core", *(["lifepaths"] if with_lifepaths else [])):
+    for name in ("__init__", "odds", "core", *(["lifepaths"] if with_lifepaths else [])):
         text = (RUNTIME_DIR / f"{name}.py").read_text(encoding="utf-8")
         files[f"_runtime/{name}.py"] = header_text + "\n" + text
     return files
