@@ -229,3 +229,22 @@ def test_a_lookup_past_the_rows_does_what_the_table_says(tmp_path: Path) -> None
     )
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.splitlines() == ["1 2 2 1 2 1", "2 1", "p p: 7 is past its rows (it does not clamp)"]
+
+
+@pytest.mark.parametrize(
+    "formula",
+    ["-(1d6!)", "10 - 1d6!", "(1d6! + 2) / 2", "1d6 - boom(x)"],
+)
+def test_an_exploding_roll_is_not_taken_away_or_divided(
+    compile_rules: Callable[..., Compilation], formula: str
+) -> None:
+    """The package raised ValueError when such a formula ran; the checks now say so where it is written."""
+    source = f"formula boom {{ params: x  formula: 1d6! + x }}\nformula f {{ params: x  formula: {formula} }}\n"
+    result = compile_rules({"a.rules": source})
+    assert [d.code for d in result.diagnostics] == ["E327"], messages(result)
+    assert "exploding roll has no highest total" in result.diagnostics[0].message
+
+
+def test_an_exploding_roll_adds_multiplies_and_is_bounded(compile_rules: Callable[..., Compilation]) -> None:
+    source = "formula f { params: x  formula: max(1, (1d6! + x) * 2 - 1d4) }\n"
+    assert compile_rules({"a.rules": source}).ok

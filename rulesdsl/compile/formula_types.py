@@ -56,6 +56,7 @@ class Callee:
     params: tuple[str, ...]
     returns: str
     extra: tuple[str, ...] = ()
+    explodes: bool = False  # it may yield an exploding roll (no highest total)
 
 
 Bound = Fraction | None  # None: unbounded that way
@@ -102,6 +103,7 @@ class Typing:
     returns: str
     types: dict[int, str]
     problems: list[Problem]
+    explodes: bool = False  # it may yield an exploding roll
 
     def of(self, node: ir.Expr) -> str:
         return self.types[id(node)]
@@ -144,6 +146,7 @@ def check(expr: ir.Expr, env: Env) -> Typing:
     """Type a formula bottom-up (no recursion: any depth is safe)."""
     types: dict[int, str] = {}
     spans: dict[int, Span] = {}
+    opens: set[int] = set()  # the nodes that may be an exploding roll
     problems: list[Problem] = []
     order = list(ir.expr_nodes(expr))
     for node in reversed(order):  # children before parents
@@ -151,8 +154,39 @@ def check(expr: ir.Expr, env: Env) -> Typing:
         types[id(node)] = _type(node, types, env, problems)
         if isinstance(node, ir.Lookup):
             _inside(node, spans[id(node.index)], env, problems)
+        if _explodes(node, opens, env, problems):
+            opens.add(id(node))
     problems.sort(key=lambda p: (p.pos.line, p.pos.column))
-    return Typing(types[id(expr)], types, problems)
+    return Typing(types[id(expr)], types, problems, id(expr) in opens)
+
+
+def _exploding(dice: ir.Dice) -> bool:
+    return any(t.explode for t in dice.terms) or any(_exploding(part.dice) for part in dice.parts)
+
+
+def _explodes(node: ir.Expr, opens: set[int], env: Env, problems: list[Problem]) -> bool:
+    """Whether `node` may be an exploding roll, whose totals have no end: such a roll cannot be turned over,
+    taken away or divided (the package could not say its odds), which is said here, not when it runs."""
+    match node:
+        case ir.DiceExpr(dice):
+            return _exploding(dice)
+        case ir.FormulaCall(formula, _):
+            callee = env.callees.get(formula.id or "")
+            return callee is not None and callee.explodes
+        case ir.Neg(operand) | ir.BinOp("-", _, operand) if id(operand) in opens:
+            why = "an exploding roll has no highest total: it cannot be taken away"
+            problems.append(Problem("E327", operand.pos, why))
+            return True
+        case ir.BinOp("/", operand, _) if id(operand) in opens:
+            why = "an exploding roll has no highest total: it cannot be divided"
+            problems.append(Problem("E327", operand.pos, why))
+            return True
+        case ir.If(_, then, otherwise):
+            return id(then) in opens or id(otherwise) in opens
+        case ir.Compare() | ir.Logic() | ir.NotExpr():
+            return False  # a truth value
+        case _:
+            return any(id(child) in opens for child in ir.subexpressions(node))
 
 
 def _inside(node: ir.Lookup, index: Span, env: Env, problems: list[Problem]) -> None:

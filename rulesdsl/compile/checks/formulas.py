@@ -290,10 +290,10 @@ def environment(entities: Entities) -> ft.Env:
         if not isinstance(formula, ir.Formula):
             continue
         own = params(entity)
-        returns = ft.check(formula.expr, ft.Env({}, callees, tables)).returns
+        typing = ft.check(formula.expr, ft.Env({}, callees, tables))
         nodes = ir.expr_nodes(formula.expr)
         extra = sorted({n.name for n in nodes if isinstance(n, ir.Var) and slug(n.name) not in own})
-        callees[formula_id] = ft.Callee(own, returns, tuple(extra))
+        callees[formula_id] = ft.Callee(own, typing.returns, tuple(extra), typing.explodes)
     return ft.Env({}, callees, tables)
 
 
