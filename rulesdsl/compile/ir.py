@@ -570,8 +570,13 @@ class TableRow:
 class Record:
     """A record's fields as given, in the order its type declares them (a left-out optional field is absent)."""
 
-    fields: tuple[tuple[str, Value], ...]
+    names: tuple[str, ...]
+    values: tuple[Value, ...]  # one for each of `names` (pairs would not be a tuple of one type: see codec.py)
     pos: Position
+
+    @property
+    def fields(self) -> tuple[tuple[str, Value], ...]:
+        return tuple(zip(self.names, self.values, strict=True))
 
     def get(self, name: str) -> Value | None:
         return next((value for key, value in self.fields if key == name), None)
@@ -581,8 +586,13 @@ class Record:
 class MapValue:
     """A map's entries in writing order; a key is a word, an option, or a `Ref` when the map is `by ref KIND`."""
 
-    entries: tuple[tuple[str | Ref, Value], ...]
+    keys: tuple[str | Ref, ...]
+    values: tuple[Value, ...]  # one for each of `keys`
     pos: Position
+
+    @property
+    def entries(self) -> tuple[tuple[str | Ref, Value], ...]:
+        return tuple(zip(self.keys, self.values, strict=True))
 
 
 def map_key(key: str | Ref) -> str:

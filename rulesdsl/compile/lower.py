@@ -452,7 +452,8 @@ class _Reader:
                 f"add {missing[0]}: ... inside the braces",
                 "E210",
             )
-        return ir.Record(tuple((name, given[name]) for name in declared if name in given), value.pos)
+        order = tuple(name for name in declared if name in given)
+        return ir.Record(order, tuple(given[name] for name in order), value.pos)
 
     def map_value(self, value_type: t.FieldType, key_type: t.FieldType, value: m.Value, path: Path) -> ir.MapValue:
         """`land 25, climb 10`, or `{ land: 25  climb: 10 }` (any value, `fire: -2`): keys read by the key type."""
@@ -475,10 +476,12 @@ class _Reader:
             spelt = ir.map_key(read_key)
             if spelt in seen:
                 first = seen[spelt].pos
-                raise LoweringError(f"{self.about(path)} gives '{key.text}' twice (first at line {first.line})", key.pos)
+                raise LoweringError(
+                    f"{self.about(path)} gives '{key.text}' twice (first at line {first.line})", key.pos
+                )
             seen[spelt] = key
             entries.append((read_key, self.read(value_type, entry, (*path, spelt))))
-        return ir.MapValue(tuple(entries), value.pos)
+        return ir.MapValue(tuple(k for k, _ in entries), tuple(v for _, v in entries), value.pos)
 
     def map_key(self, key_type: t.FieldType, key: m.Name, path: Path) -> str | ir.Ref:
         """A key as its type reads it: a word (its slug), a reference (resolved later), one of the options."""
@@ -733,9 +736,10 @@ class _Reader:
                 exc.diagnostic.hint,
                 exc.diagnostic.code,
             ) from None
-        assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll), (
-            cell
-        )
+        assert not isinstance(
+            cell,
+            tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll | ir.Record | ir.MapValue,
+        ), cell
         assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
         return cell
 
