@@ -333,7 +333,9 @@ class _Reader:
         a default."""
         if path[0] == "rows":
             return "the cell"  # `cell` says which column
-        return f"the default of '{path[0]}'" if self.defaults else f"'{path[0]}'"
+        # a record's field or a map's entry is named with the field it is in: 'strikes.reach'
+        named = ".".join(part for part in path if isinstance(part, str))
+        return f"the default of '{named}'" if self.defaults else f"'{named}'"
 
     def shape(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
         """The value read by its type: its shape, not yet its constraints."""
@@ -457,21 +459,17 @@ class _Reader:
 
     def map_value(self, value_type: t.FieldType, key_type: t.FieldType, value: m.Value, path: Path) -> ir.MapValue:
         """`land 25, climb 10`, or `{ land: 25  climb: 10 }` (any value, `fire: -2`): keys read by the key type."""
-        pairs: list[tuple[m.Name, m.Value]] = []
-        if isinstance(value, m.Record):
-            pairs = [(m.Name(f.key, f.key_pos), f.value) for f in value.fields]
-        else:
-            for item in items_of(value):
-                match item:
-                    case m.MapEntry(key, entry):
-                        pairs.append((key, entry))
-                    case m.Holds(key, entry):  # `fly yes`, `sword Sword`: the grammar reads two names as `Holds`
-                        pairs.append((key, entry))
-                    case _:
-                        raise _fail("a map's entry: a name and its value (like land 25)", item)
+        written = [(m.Name(f.key, f.key_pos), f.value) for f in value.fields] if isinstance(value, m.Record) else None
         entries: list[tuple[str | ir.Ref, ir.Value]] = []
         seen: dict[str, m.Name] = {}
-        for key, entry in pairs:
+        for item in written if written is not None else items_of(value):
+            match item:
+                case (m.Name() as key, entry):
+                    pass
+                case m.MapEntry(key, entry) | m.Holds(key, entry):  # `fly yes`: the grammar reads two names as Holds
+                    pass
+                case _:
+                    raise _fail("a map's entry: a name and its value (like land 25)", item)
             read_key = self.map_key(key_type, key, path)
             spelt = ir.map_key(read_key)
             if spelt in seen:
@@ -653,6 +651,13 @@ class _Reader:
                 return ir.TookLifepath(self.ref("lifepath", written), value.pos)
             case m.Holds(kind, written):
                 return ir.Holds(kind.text, self.ref(kind.text, written), value.pos)
+            case m.MapEntry(_, entry):  # `career "Star Navy"` reads as a map's entry: what the parser said before
+                raise LoweringError(
+                    f"unexpected '{expr_text(entry)}'",
+                    entry.pos,
+                    "quote the whole text; a requirement names an entity by its id: career navy",
+                    "E101",
+                )
             case m.CountOf(count, selector):
                 return self.count_of(count, selector, value.pos)
             case m.Comparison(op, m.Name("previous"), right) if op == "=":
