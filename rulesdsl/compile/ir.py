@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any, assert_never
 
 from rulesdsl.language.fieldtypes import FieldType
+from rulesdsl.language.names import slug
 from rulesdsl.runtime import core as rt
 from rulesdsl.syntax.tree import Position
 
@@ -616,6 +617,43 @@ class TableRow:
     pos: Position
 
 
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A record's fields as given, in the order its type declares them (a left-out optional field is absent)."""
+
+    names: tuple[str, ...]
+    values: tuple[Value, ...]  # one for each of `names` (pairs would not be a tuple of one type: see codec.py)
+    pos: Position
+
+    @property
+    def fields(self) -> tuple[tuple[str, Value], ...]:
+        return tuple(zip(self.names, self.values, strict=True))
+
+    def get(self, name: str) -> Value | None:
+        return next((value for key, value in self.fields if key == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class MapValue:
+    """A map's entries in writing order; a key is a word, an option, or a `Ref` when the map is `by ref KIND`."""
+
+    keys: tuple[str | Ref, ...]
+    values: tuple[Value, ...]  # one for each of `keys`
+    pos: Position
+
+    @property
+    def entries(self) -> tuple[tuple[str | Ref, Value], ...]:
+        return tuple(zip(self.keys, self.values, strict=True))
+
+
+def map_key(key: str | Ref) -> str:
+    """An entry's key as the package and documents spell it: the id a reference names (its slug before the
+    semantic stage resolves it), or the word itself."""
+    if isinstance(key, str):
+        return key
+    return key.id if key.id is not None else slug(key.text)
+
+
 Value = (
     int
     | Fraction
@@ -635,6 +673,8 @@ Value = (
     | Column
     | Roll
     | CheckSpec
+    | Record
+    | MapValue
     | tuple["Value", ...]
 )
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from fractions import Fraction
 from functools import cache
 from typing import Any, assert_never
 
 from rulesdsl.compile import ir
-from rulesdsl.compile.kinds import Kind
+from rulesdsl.compile.kinds import FieldDecl, Kind, record_fields, record_required
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
 from rulesdsl.resources import SCHEMAS
@@ -180,6 +181,10 @@ def value_json(value: ir.Value) -> Any:
                 "modifier": value_json(modifier),
                 "target": target,
             }
+        case ir.Record(names, values):
+            return {name: value_json(v) for name, v in zip(names, values, strict=True)}
+        case ir.MapValue(keys, values):
+            return {ir.map_key(key): value_json(v) for key, v in zip(keys, values, strict=True)}
         case (
             ir.TookLifepath()
             | ir.HasTrait()
@@ -295,6 +300,16 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
             return _def("roll")
         case t.CheckType():
             return _def("check")
+        case t.MapType(value, key):
+            keys = {"enum": list(key.options)} if isinstance(key, t.EnumType) else _def("id")
+            return {"type": "object", "propertyNames": keys, "additionalProperties": type_schema(value)}
+        case t.RecordType() as record:
+            return {
+                "type": "object",
+                "properties": _properties(record_fields(record)),
+                "required": list(record_required(record)),
+                "additionalProperties": False,
+            }
         case _:
             assert_never(field_type)
 
@@ -327,14 +342,10 @@ def defs_schema() -> dict[str, Any]:
     return data
 
 
-def schema_of(kind: Kind) -> dict[str, Any]:
-    """A kind's JSON Schema, self-contained (the shared definitions are bundled in)."""
-    properties: dict[str, Any] = {
-        "kind": {"const": kind.name},
-        "id": _def("id"),
-        "name": {"type": "string", "minLength": 1, "maxLength": t.TEXT_LIMIT},
-    }
-    for decl in kind.fields.values():
+def _properties(decls: Iterable[FieldDecl]) -> dict[str, Any]:
+    """The schemas of a kind's fields, or a record's, by name."""
+    properties: dict[str, Any] = {}
+    for decl in decls:
         schema = type_schema(decl.type)
         if decl.optional or decl.default is not None:  # `none` is null, `unknown` its marker
             schema = {"anyOf": [schema, {"type": "null"}, _def("unknown")]}
@@ -344,6 +355,17 @@ def schema_of(kind: Kind) -> dict[str, Any]:
         if decl.default is not None:
             extra["default"] = value_json(decl.default)
         properties[decl.name] = {**schema, **extra}
+    return properties
+
+
+def schema_of(kind: Kind) -> dict[str, Any]:
+    """A kind's JSON Schema, self-contained (the shared definitions are bundled in)."""
+    properties: dict[str, Any] = {
+        "kind": {"const": kind.name},
+        "id": _def("id"),
+        "name": {"type": "string", "minLength": 1, "maxLength": t.TEXT_LIMIT},
+    }
+    properties.update(_properties(kind.fields.values()))
     if kind.has_rows:
         properties["rows"] = {"type": "array", "minItems": 1, "items": _def("row")}
     return {

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 from rulesdsl.compile.ir import Value
-from rulesdsl.language.fieldtypes import FieldType, ListType, MarkdownType, TextType
+from rulesdsl.language.fieldtypes import FieldType, ListType, MarkdownType, RecordType, TextType
 from rulesdsl.resources import PRELUDE
 from rulesdsl.syntax.tree import Position
 
@@ -31,6 +32,19 @@ class FieldDecl:
     default: Value | None  # what a left-out field means (already read as that type)
     doc: str | None
     pos: Position | None
+
+
+def record_fields(record: RecordType) -> tuple[FieldDecl, ...]:
+    """A record type's fields as a kind's are declared: what reads, checks and emits a kind's fields reads a
+    record's the same way. (Their defaults were read by lowering: IR values.)"""
+    return tuple(
+        FieldDecl(f.name, f.type, f.optional, cast(Value | None, f.default), f.doc, None) for f in record.fields
+    )
+
+
+def record_required(record: RecordType) -> tuple[str, ...]:
+    """The fields a record must give: neither optional nor with a default."""
+    return tuple(f.name for f in record.fields if not f.optional and f.default is None)
 
 
 # The fields every entity has besides its id and name.

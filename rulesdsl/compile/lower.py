@@ -18,7 +18,7 @@ from typing import assert_never
 
 from rulesdsl.compile import ir
 from rulesdsl.compile.jsonform import value_json
-from rulesdsl.compile.kinds import COMMON_FIELDS, FieldDecl, Kind
+from rulesdsl.compile.kinds import COMMON_FIELDS, FieldDecl, Kind, record_fields, record_required
 from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
@@ -104,6 +104,10 @@ def describe(value: m.Value) -> str:
             return "a 'ref' type"
         case m.Check():
             return "a check"
+        case m.Record():
+            return "a record ({ ... })"
+        case m.MapEntry():
+            return "a map's entry (a key and a value)"
         case _:
             assert_never(value)
 
@@ -234,8 +238,40 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
                 repeated = next(x for x in texts if texts.count(x) > 1)
                 raise LoweringError(f"'{repeated}' is listed twice", written.pos, code="E402")
             return t.FormulaType(tuple(slug(x) for x in texts))
+        case m.MapType(value, key):
+            inner = field_type(value)
+            if isinstance(inner, t.ChoicesType | t.ColumnsType | t.MapType):
+                raise LoweringError("a map holds single values or lists of them", value.pos, code="E402")
+            if key is None:
+                return t.MapType(inner)
+            key_type = field_type(key)
+            if not isinstance(key_type, t.WordType | t.RefType | t.EnumType):
+                raise LoweringError(
+                    f"a map's keys are words, references or options, not {t.type_text(key_type)}",
+                    key.pos,
+                    "write map of int by ref skill, or map of int by one of land, climb",
+                    code="E402",
+                )
+            return t.MapType(inner, key_type)
+        case m.RecordType(fields):
+            if not fields:
+                raise LoweringError("a record declares its fields", written.pos, "record { name: text }", "E402")
+            return t.RecordType(tuple(_record_field(f, fields) for f in fields))
         case _:
             assert_never(written)
+
+
+def _record_field(written: m.KindField, siblings: tuple[m.KindField, ...]) -> t.RecordField:
+    """One field of a record type, read as a kind's field is (its type, default, `?` and doc)."""
+    if next(f for f in siblings if f.key == written.key) is not written:
+        raise LoweringError(f"field '{written.key}' is declared twice", written.key_pos, code="E403")
+    declared = field_type(written.type)
+    default = None
+    if written.default is not None:
+        default = _Reader(defaults=True).read(declared, written.default, (written.key,))
+    default_text = expr_text(written.default, written=True) if written.default is not None else None
+    doc = written.doc.value if written.doc is not None else None
+    return t.RecordField(written.key, declared, written.optional, default, default_text, doc)
 
 
 def declare_kind(decl: m.KindDecl, *, builtin: bool) -> tuple[Kind, list[Diagnostic]]:
@@ -298,7 +334,9 @@ class _Reader:
         a default."""
         if path[0] == "rows":
             return "the cell"  # `cell` says which column
-        return f"the default of '{path[0]}'" if self.defaults else f"'{path[0]}'"
+        # a record's field or a map's entry is named with the field it is in: 'strikes.reach'
+        named = ".".join(part for part in path if isinstance(part, str))
+        return f"the default of '{named}'" if self.defaults else f"'{named}'"
 
     def shape(self, field_type: t.FieldType, value: m.Value, path: Path) -> ir.Value:
         """The value read by its type: its shape, not yet its constraints."""
@@ -368,6 +406,10 @@ class _Reader:
                 return self.columns(value, path)
             case t.RollType():
                 return roll_of(value)
+            case t.MapType(value_type, key_type):
+                return self.map_value(value_type, key_type, value, path)
+            case t.RecordType() as record_type:
+                return self.record(record_type, value, path)
             case t.CheckType(mechanic):
                 if not isinstance(value, m.Check):
                     raise _fail("a check (like check END 5+)", value)
@@ -378,6 +420,85 @@ class _Reader:
                 return ir.CheckSpec(modifier, value.target, named, value.pos)
             case _:
                 assert_never(field_type)
+
+    # ---- records and maps
+    def record(self, record_type: t.RecordType, value: m.Value, path: Path) -> ir.Record:
+        """`{ name: "Dogslicer"  to_hit: 8 }`: every field its type declares, each read by its own type."""
+        if not isinstance(value, m.Record):
+            names = "  ".join(f"{f.name}: ..." for f in record_type.fields[:2])
+            raise _fail("a record", value, f"write {{ {names} }}")
+        declared = {decl.name: decl for decl in record_fields(record_type)}
+        given: dict[str, ir.Value] = {}
+        for fld in value.fields:
+            decl = declared.get(fld.key)
+            if decl is None:
+                raise LoweringError(
+                    f"the record in {self.about(path)} has no field '{fld.key}'",
+                    fld.key_pos,
+                    did_you_mean(fld.key, declared) or "its fields: " + ", ".join(declared),
+                    "E210",
+                )
+            if fld.key in given:
+                raise LoweringError(f"the record gives '{fld.key}' twice", fld.key_pos, code="E202")
+            inner = (*path, fld.key)
+            if isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
+                given[fld.key] = _absent(fld.value, decl)
+                self.positions[_path(inner)] = fld.value.pos
+            else:
+                given[fld.key] = self.read(decl.type, fld.value, inner)
+        missing = [name for name in record_required(record_type) if name not in given]
+        if missing:
+            raise LoweringError(
+                f"the record in {self.about(path)} needs '{missing[0]}'"
+                + (f" (and {', '.join(repr(x) for x in missing[1:])})" if missing[1:] else ""),
+                value.pos,
+                f"add {missing[0]}: ... inside the braces",
+                "E210",
+            )
+        order = tuple(name for name in declared if name in given)
+        return ir.Record(order, tuple(given[name] for name in order), value.pos)
+
+    def map_value(self, value_type: t.FieldType, key_type: t.FieldType, value: m.Value, path: Path) -> ir.MapValue:
+        """`land 25, climb 10`, or `{ land: 25  climb: 10 }` (any value, `fire: -2`): keys read by the key type."""
+        written = [(m.Name(f.key, f.key_pos), f.value) for f in value.fields] if isinstance(value, m.Record) else None
+        entries: list[tuple[str | ir.Ref, ir.Value]] = []
+        seen: dict[str, m.Name] = {}
+        for item in written if written is not None else items_of(value):
+            match item:
+                case (m.Name() as key, entry):
+                    pass
+                case m.MapEntry(key, entry) | m.Holds(key, entry):  # `fly yes`: the grammar reads two names as Holds
+                    pass
+                case _:
+                    raise _fail("a map's entry: a name and its value (like land 25)", item)
+            read_key = self.map_key(key_type, key, path)
+            spelt = ir.map_key(read_key)
+            if spelt in seen:
+                first = seen[spelt].pos
+                raise LoweringError(
+                    f"{self.about(path)} gives '{key.text}' twice (first at line {first.line})", key.pos
+                )
+            seen[spelt] = key
+            entries.append((read_key, self.read(value_type, entry, (*path, spelt))))
+        return ir.MapValue(tuple(k for k, _ in entries), tuple(v for _, v in entries), value.pos)
+
+    def map_key(self, key_type: t.FieldType, key: m.Name, path: Path) -> str | ir.Ref:
+        """A key as its type reads it: a word (its slug), a reference (resolved later), one of the options."""
+        match key_type:
+            case t.RefType(kind):
+                return self.ref(kind, key)
+            case t.EnumType(options):
+                found = next((o for o in options if o == key.text or slug(o) == slug(key.text)), None)
+                if found is None:
+                    raise LoweringError(
+                        f"{self.about(path)} has no key '{key.text}': its keys are " + ", ".join(options),
+                        key.pos,
+                        did_you_mean(key.text, options),
+                        self.code,
+                    )
+                return found
+            case _:
+                return slug(key.text)
 
     # ---- scalars
     def text(self, value: m.Value) -> str:
@@ -531,6 +652,13 @@ class _Reader:
                 return ir.TookLifepath(self.ref("lifepath", written), value.pos)
             case m.Holds(kind, written):
                 return ir.Holds(kind.text, self.ref(kind.text, written), value.pos)
+            case m.MapEntry(_, entry):  # `career "Star Navy"` reads as a map's entry: what the parser said before
+                raise LoweringError(
+                    f"unexpected '{expr_text(entry)}'",
+                    entry.pos,
+                    "quote the whole text; a requirement names an entity by its id: career navy",
+                    "E101",
+                )
             case m.CountOf(count, selector):
                 return self.count_of(count, selector, value.pos)
             case m.Comparison(op, m.Name("previous"), right) if op == "=":
@@ -614,9 +742,10 @@ class _Reader:
                 exc.diagnostic.hint,
                 exc.diagnostic.code,
             ) from None
-        assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll), (
-            cell
-        )
+        assert not isinstance(
+            cell,
+            tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll | ir.Record | ir.MapValue,
+        ), cell
         assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
         return cell
 

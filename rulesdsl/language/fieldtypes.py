@@ -160,6 +160,36 @@ class ColumnsType:
     """`columns`: a table's columns or keys, `name` or `name(type)`."""
 
 
+@dataclass(frozen=True, slots=True)
+class MapType:
+    """`map of int`, `map of int by ref skill`: values of one type under keys. Keys are words (`land 25`)
+    unless `by` says they are references or options."""
+
+    value: FieldType
+    key: FieldType = WordType()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordField:
+    """One field of a record type, declared as a kind's field is (`to_hit: int in 0.. = 0 "doc"`)."""
+
+    name: str
+    type: FieldType
+    optional: bool = False
+    # What a left-out field means, read as its type by lowering: an IR value, which this layer cannot name
+    # (compile/kinds.py `record_fields` gives it back typed); its text as written for `type_text`.
+    default: object = None
+    default_text: str | None = None
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordType:
+    """`record { name: text  to_hit: int }`: a group of typed fields inside a field (a stat block's strike)."""
+
+    fields: tuple[RecordField, ...]
+
+
 FieldType = (
     IntType
     | NumberType
@@ -186,6 +216,8 @@ FieldType = (
     | ColumnsType
     | RollType
     | CheckType
+    | MapType
+    | RecordType
 )
 
 # The type names written on their own in declarations, and in table columns (`name(type)`).
@@ -245,6 +277,10 @@ def type_text(field_type: FieldType) -> str:
             return "check" if mechanic is None else f"check of {mechanic}"
         case FormulaType(names) if names:
             return "formula of " + ", ".join(names)
+        case MapType(value, key):
+            return f"map of {type_text(value)}" + ("" if key == WordType() else f" by {type_text(key)}")
+        case RecordType(fields):
+            return "record { " + "".join(_record_field_text(f) + "  " for f in fields).rstrip() + " }"
         case (
             TextType()
             | MarkdownType()
@@ -270,6 +306,15 @@ def type_text(field_type: FieldType) -> str:
             assert_never(field_type)
 
 
+def _record_field_text(field: RecordField) -> str:
+    text = f"{field.name}: {type_text(field.type)}" + "?" * field.optional
+    if field.default_text is not None:
+        text += f" = {field.default_text}"
+    if field.doc is not None:
+        text += " " + '"' + field.doc.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return text
+
+
 def referenced_kinds(field_type: FieldType) -> tuple[str, ...]:
     """The kinds a field of this type names."""
     match field_type:
@@ -277,6 +322,10 @@ def referenced_kinds(field_type: FieldType) -> tuple[str, ...]:
             return (kind,)
         case ListType(item):
             return referenced_kinds(item)
+        case MapType(value, key):
+            return (*referenced_kinds(key), *referenced_kinds(value))
+        case RecordType(fields):
+            return tuple(kind for f in fields for kind in referenced_kinds(f.type))
         case _:
             return ()
 

@@ -1,6 +1,6 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "7854d343b9a1e196bc72991af3ff57029f491e1620d05ea8b399d2f839a45a3f"
+GRAMMAR_SHA256 = "79d4ccdb57958866b074621458268c7432cae78fe60a1062e1d2e58ffbdc7e09"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
@@ -21,6 +21,8 @@ TERMINALS: tuple[tuple[str, str], ...] = (
     ("POINTS_OF", "points[ \t]+of\\b"),
     ("LIST_IN", "list[ \t]+in\\b"),
     ("LIST_OF", "list[ \t]+of\\b"),
+    ("RECORD", "record[ \t]*\\{"),
+    ("MAP_OF", "map[ \t]+of\\b"),
     ("ONE_OF", "one[ \t]+of\\b"),
     ("DECIMAL", "\\d+\\.\\d+"),
     ("NAME", "[^\\W\\d][\\w]*+(?:-[^\\W\\d][\\w]*+)*+"),
@@ -65,6 +67,7 @@ KEYWORDS: dict[str, str] = {
     "any": "ANY",
     "not": "NOT",
     "ref": "REF",
+    "by": "BY",
     "in": "IN",
     "of": "OF",
     "or": "OR",
@@ -75,6 +78,7 @@ CONTINUES = frozenset(
         "AND",
         "ANY",
         "ARROW",
+        "BY",
         "CMP",
         "COMMA",
         "DOT",
@@ -89,6 +93,7 @@ CONTINUES = frozenset(
         "LIST_OF",
         "LPAR",
         "LSQB",
+        "MAP_OF",
         "MINUS",
         "NOT",
         "OF",
@@ -99,6 +104,7 @@ CONTINUES = frozenset(
         "PLUS",
         "POINTS",
         "POINTS_OF",
+        "RECORD",
         "REF",
         "REMOVE",
         "SKILL",

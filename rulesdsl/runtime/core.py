@@ -693,6 +693,38 @@ class Check:
 # ---------------------------------------------------------------- values of fields
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class FrozenMap(Mapping[_K, _V]):
+    """A map field's value (`speeds: land 25, climb 10`): read like a dict, never changed, hashable (the
+    entity holding it is a frozen dataclass), equal to any mapping with the same entries."""
+
+    __slots__ = ("_hash", "_items")
+
+    def __init__(self, items: Mapping[_K, _V] | None = None) -> None:
+        self._items: dict[_K, _V] = dict(items or {})
+        self._hash: int | None = None
+
+    def __getitem__(self, key: _K) -> _V:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[_K]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._items.items()))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._items!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class Range:
     low: int | None = None

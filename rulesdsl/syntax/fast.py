@@ -38,7 +38,7 @@ from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
 from rulesdsl.syntax.scanner import StringEscapeError, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "7854d343b9a1e196bc72991af3ff57029f491e1620d05ea8b399d2f839a45a3f"
+GRAMMAR_SHA256 = "79d4ccdb57958866b074621458268c7432cae78fe60a1062e1d2e58ffbdc7e09"
 
 
 class Fallback(Exception):
@@ -389,6 +389,8 @@ class _Parser:
         if kind == "LIST_OF" or kind == "POINTS_OF":
             self.i += 1
             item = self.type_term()
+            if isinstance(item, m.MapType):
+                raise self.fail("a map in a list: Lark says so")
             if kind == "POINTS_OF":
                 return m.PointsType(item, self.span(self.pos(tok), item.pos))
             return m.ListType(item, None, None, self.span(self.pos(tok), item.pos))
@@ -397,7 +399,26 @@ class _Parser:
             low, high, _ = self.bound()
             self.expect("OF")
             item = self.type_term()
+            if isinstance(item, m.MapType):
+                raise self.fail("a map in a list: Lark says so")
             return m.ListType(item, low, high, self.span(self.pos(tok), item.pos))
+        if kind == "MAP_OF":
+            self.i += 1
+            value = self.type_term()
+            key = None
+            if toks[self.i][0] == "BY":
+                self.i += 1
+                key = self.type_term()
+            if isinstance(value, m.MapType) or isinstance(key, m.MapType):
+                raise self.fail("a map in a map: Lark says so")
+            return m.MapType(value, key, self.span(self.pos(tok), (key or value).pos))
+        if kind == "RECORD":
+            self.i += 1
+            fields: list[m.KindField] = []
+            while toks[self.i][0] != "RBRACE":
+                fields.append(self.kind_field())
+            self.i += 1
+            return m.RecordType(tuple(fields), self.through_last(self.pos(tok)))
         if kind == "CHECK":
             self.i += 1
             mechanic = None
@@ -514,7 +535,29 @@ class _Parser:
             if isinstance(modifier, m.AtLeast):  # `check 8+`: no modifier
                 return m.Check(None, modifier.value, self.span(self.pos(tok), modifier.pos), modifier.pos)
             raise self.fail("a check needs a target")
+        if tok[0] == "LBRACE":
+            return self.record()
+        if tok[0] == "NAME" and toks[self.i + 1][0] in _ENTRY_VALUES:  # `land 25`: a map's entry
+            self.i += 2
+            key = _Name(tok[1], self.pos(tok))
+            entry = self.atom_of(toks[self.i - 1])
+            return m.MapEntry(key, entry, self.span(key.pos, entry.pos))
         return self.expr()
+
+    def record(self) -> m.Record:
+        """`{ field* }`, on one line."""
+        toks = self.toks
+        first = self.pos(self.expect("LBRACE"))
+        fields: list[m.Field] = []
+        while toks[self.i][0] == "FIELD_KEY":
+            tok = toks[self.i]
+            self.i += 1
+            value = self.value()
+            key = intern(tok[1].rstrip(": \t"))
+            key_pos = _P(self.file, tok[2], tok[3], tok[2], tok[3] + len(key))
+            fields.append(_Field(key, value, self.through_last(key_pos), ":", key_pos, None))
+        self.expect("RBRACE")
+        return m.Record(tuple(fields), self.through_last(first))
 
     # -- expressions: one function per level of the grammar's precedence ladder
     def expr(self) -> m.Value:
@@ -747,8 +790,11 @@ class _Parser:
 # tests/test_fastparse.py), so Lark's contextual lexer makes them names there: `lifepaths <= 3`. A `check`
 # that starts an item is a check (see `item`); anywhere else in an expression it is a name too.
 _NAMES_AT_ATOMS = frozenset(
-    {"LIFEPATH", "LIFEPATHS", "TAGGED", "AND", "OR", "IN", "OF", "KIND", "OVERRIDE", "PATCH", "REMOVE", "CHECK"}
+    {"LIFEPATH", "LIFEPATHS", "TAGGED", "AND", "OR", "IN", "OF", "KIND", "OVERRIDE", "PATCH", "REMOVE", "CHECK", "BY"}
 )
+
+# The values a map's entry may have after its key (`land 25`): one token each.
+_ENTRY_VALUES = frozenset({"INT", "DECIMAL", "DICE", "STRING", "MULTIPLIER"})
 
 # What may follow a lone atom for it to be a whole expression.
 _SIMPLE_END = frozenset({"COMMA", "_NL", "RBRACE", "FIELD_KEY", "RPAR", "RSQB", "ARROW", "ROW_SOURCE", "$END"})

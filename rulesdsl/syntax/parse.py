@@ -237,6 +237,28 @@ class _ToModel:
         names = tuple(self._name_tok(c) for c in children[1:])
         return m.NamedType(self._name_tok(children[0]), names, self._span(children))
 
+    def map_type(self, children: list[Any]) -> m.MapType:
+        value, key = children[1], children[2]
+        return m.MapType(value, key, self._span([children[0], key if key is not None else value]))
+
+    def record_type(self, children: list[Any]) -> m.RecordType:
+        fields = tuple(c for c in children[1:] if isinstance(c, m.KindField))
+        return m.RecordType(fields, self._through_last(self._tok_pos(children[0])))
+
+    def map_entry(self, children: list[Any]) -> m.MapEntry:
+        key = self._name_tok(children[0])
+        return m.MapEntry(key, children[1], self._span([key, children[1]]))
+
+    def record(self, children: list[Any]) -> m.Record:
+        # the inline transformer is not given the braces: the '{' is the one the last '}' closes
+        seen, depth = self.recorded.seen, 0
+        for at in range(self.recorded.last(), -1, -1):
+            depth += {"RBRACE": 1, "LBRACE": -1}.get(seen[at].type, 0)
+            if depth == 0:
+                break
+        fields = tuple(c for c in children if isinstance(c, m.Field))
+        return m.Record(fields, self._through_last(self._tok_pos(seen[at])))
+
     def check(self, children: list[Any]) -> m.Check | m.Name:
         modifier, target = children[1], children[2]
         if modifier is None:  # `style: check`: the word, not a check
@@ -761,7 +783,7 @@ def split_blocks(text: str) -> Iterator[Chunk]:
             if start is None:
                 start = tok
                 removal = tok.type == "REMOVE"
-            if tok.type == "LBRACE":
+            if tok.type == "LBRACE" or tok.type == "RECORD":  # `record {` opens a record type
                 depth += 1
             elif tok.type == "RBRACE":
                 depth -= 1

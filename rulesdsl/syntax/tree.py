@@ -298,6 +298,23 @@ class Check(_Node):
     target_pos: Position
 
 
+@dataclass(frozen=True, slots=True)
+class Record(_Node):
+    """`{ name: "Dogslicer"  to_hit: 8 }`: the fields of a record (or of a map: `{ fire: -2 }`), on one line."""
+
+    fields: tuple[Field, ...]
+    pos: Position  # from the '{' to the '}'
+
+
+@dataclass(frozen=True, slots=True)
+class MapEntry(_Node):
+    """`land 25`: one entry of a map, its key and a value of one token (`fly yes` is written like `Holds`)."""
+
+    key: Name
+    value: Value
+    pos: Position
+
+
 Value = (
     Integer
     | Decimal
@@ -329,6 +346,8 @@ Value = (
     | DiceCount
     | RefMarker
     | Check
+    | Record
+    | MapEntry
 )
 
 
@@ -428,7 +447,24 @@ class NamedType(_Node):
     pos: Position
 
 
-TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | CheckType | NamedType
+@dataclass(frozen=True, slots=True)
+class MapType(_Node):
+    """`map of int`, `map of int by ref skill`: values of one type under keys (words, unless `by` says)."""
+
+    value: TypeExpr
+    key: TypeExpr | None
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class RecordType(_Node):
+    """`record { name: text  to_hit: int }`: a group of typed fields inside a field."""
+
+    fields: tuple[KindField, ...]
+    pos: Position  # from `record` to the '}'
+
+
+TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | CheckType | NamedType | MapType | RecordType
 
 
 @dataclass(frozen=True, slots=True)

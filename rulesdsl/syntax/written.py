@@ -198,6 +198,15 @@ class _Printer:
                     self.put("check ")
                     self.value(modifier, 6)
                     self.put(f" {target}+")
+            case m.Record(fields):
+                self.put("{")
+                for n, fld in enumerate(fields):
+                    self.put("  " if n else " ", f"{fld.key}: ")
+                    self.value(fld.value, 0)
+                self.put(" }")
+            case m.MapEntry(key, entry):
+                self.put(f"{key.text} ")
+                self.value(entry, 10)
             case _:
                 assert_never(value)
 

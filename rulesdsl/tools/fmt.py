@@ -116,6 +116,10 @@ class _Printer:
                 return "check" + (f" of {mechanic.text}" if mechanic is not None else "")
             case m.NamedType(name, names):
                 return f"{name.text} of {', '.join(n.text for n in names)}"
+            case m.MapType(value, key):
+                return f"map of {self.type_text(value)}" + (f" by {self.type_text(key)}" if key is not None else "")
+            case m.RecordType(fields):
+                return "record { " + "".join(self.kind_field(f) + "  " for f in fields).rstrip() + " }"
             case _:
                 assert_never(node)
 

@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, assert_never
 
-from rulesdsl.compile.kinds import Kind
+from rulesdsl.compile.kinds import Kind, record_fields
 from rulesdsl.diagnostics import Diagnostic, render_json
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
@@ -307,8 +307,26 @@ def value_text(field_type: t.FieldType, value: Any) -> str:
             if isinstance(value, Mapping) and "target" in value:
                 return f"check {_text_of(value.get('modifier'), 'a modifier')} {value['target']}+"
             return _text_of(value, "a check")
+        case t.MapType(item):
+            return _braced(value, "a map", dict.fromkeys(value, item) if isinstance(value, Mapping) else {})
+        case t.RecordType() as record:
+            return _braced(value, "a record", {d.name: d.type for d in record_fields(record)})
         case _:
             assert_never(field_type)
+
+
+def _braced(value: Any, what: str, types: Mapping[str, t.FieldType]) -> str:
+    """A record, or a map (`{ land: 25  climb: 10 }`: the form that takes any value): `{ key: value ... }`."""
+    if not isinstance(value, Mapping):
+        raise Unmappable(f"{value!r} is not {what}")
+    parts = []
+    for key, item in value.items():
+        if key not in types:
+            raise Unmappable(f"{what} has no field {key!r}")
+        if not (isinstance(key, str) and key.isidentifier() and key.isascii()):
+            raise Unmappable(f"{key!r} cannot be a key in the rules")
+        parts.append(f"{key}: {value_text(types[key], item)}")
+    return "{ " + "  ".join(parts) + " }" if parts else "{ }"
 
 
 def _cell(value: Any) -> str:

@@ -17,6 +17,7 @@ from typing import Any, assert_never
 from markupsafe import Markup, escape
 
 from rulesdsl.compile import ir
+from rulesdsl.compile.kinds import record_fields
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime.core import Dice as RuntimeDice
@@ -111,7 +112,14 @@ def short_type(field_type: t.FieldType) -> bool:
         case t.ListType(item):
             return short_type(item)
         case (
-            t.TextType() | t.MarkdownType() | t.FormulaType() | t.ChoicesType() | t.RequirementType() | t.ColumnsType()
+            t.TextType()
+            | t.MarkdownType()
+            | t.FormulaType()
+            | t.ChoicesType()
+            | t.RequirementType()
+            | t.ColumnsType()
+            | t.MapType()
+            | t.RecordType()
         ):
             return False
         case _:
@@ -160,6 +168,20 @@ class Values:
             case t.RefType():
                 assert isinstance(value, ir.Ref)
                 return self.ref(value)
+            case t.ListType(t.RecordType() as record):  # a list of records is one table, a row each
+                assert isinstance(value, tuple)
+                return self.records(record, value)
+            case t.RecordType():
+                return self.records(field_type, (value,))
+            case t.MapType(value_type):
+                assert isinstance(value, ir.MapValue)
+                items = (
+                    Markup('<li><span class="map-key">{}</span> {}</li>').format(
+                        self.ref(key) if isinstance(key, ir.Ref) else key.replace("_", " "), self.value(value_type, v)
+                    )
+                    for key, v in value.entries
+                )
+                return Markup('<ul class="map">{}</ul>').format(Markup("").join(items))
             case t.ListType(item):
                 assert isinstance(value, tuple)
                 if isinstance(item, t.WordType | t.EnumType):
@@ -219,6 +241,23 @@ class Values:
                 return escape(str(value))
             case _:
                 assert_never(field_type)
+
+    def records(self, record: t.RecordType, values: tuple[ir.Value, ...]) -> Markup:
+        """Records as a table: a column for each declared field, a row for each record (a left-out field is
+        its default, or empty)."""
+        decls = record_fields(record)
+        head = Markup("").join(Markup("<th>{}</th>").format(heading(d.name)) for d in decls)
+        rows = []
+        for value in values:
+            given = value.fields if isinstance(value, ir.Record) else ()
+            cells = []
+            for decl in decls:
+                cell = dict(given).get(decl.name, decl.default)
+                cells.append(Markup("<td>{}</td>").format(self.value(decl.type, cell) if cell is not None else ""))
+            rows.append(Markup("<tr>{}</tr>").format(Markup("").join(cells)))
+        return Markup('<table class="record"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>').format(
+            head, Markup("").join(rows)
+        )
 
     def formula(self, formula: ir.Formula) -> Markup:
         """A formula's text, the names it resolved (attributes, tables, formulas, entities) as links to them;

@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, assert_never
 
 from rulesdsl import __version__
@@ -24,7 +25,7 @@ from rulesdsl.compile import ir
 from rulesdsl.compile.checks.formulas import attribute_types
 from rulesdsl.compile.checks.formulas import environment as environment_of
 from rulesdsl.compile.jsonform import schema_of
-from rulesdsl.compile.kinds import CORE_KINDS, FieldDecl, Kind
+from rulesdsl.compile.kinds import CORE_KINDS, FieldDecl, Kind, class_name, record_fields
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.compile.python_names import (
     PACKAGE_NAMES,
@@ -237,6 +238,10 @@ def python_type(field_type: t.FieldType, yields: Iterable[str] = ()) -> str:
             return rt("Check")
         case t.ListType(item):
             return f"tuple[{python_type(item, yields)}, ...]"
+        case t.MapType(value):
+            return f"{rt('FrozenMap')}[str, {python_type(value, yields)}]"
+        case t.RecordType():
+            return _RECORD_NAMES.get()[field_type]
         case _:
             assert_never(field_type)
 
@@ -309,6 +314,15 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = N
         case t.CheckType():
             assert isinstance(value, ir.CheckSpec)
             return check_code(value, names or Names({}))
+        case t.MapType(value_type):
+            assert isinstance(value, ir.MapValue)
+            entries = ", ".join(f"{py(ir.map_key(k))}: {value_code(value_type, v, names)}" for k, v in value.entries)
+            return f"{rt('FrozenMap')}({{{entries}}})"
+        case t.RecordType() as record:
+            assert isinstance(value, ir.Record)
+            decls = {d.name: d for d in record_fields(record)}
+            args = ", ".join(f"{identifier(k)}={value_code(decls[k].type, v, names)}" for k, v in value.fields)
+            return f"{_RECORD_NAMES.get()[record]}({args})"
         case _:
             assert_never(field_type)
 
@@ -471,9 +485,20 @@ def field_codes(
 ) -> list[FieldCode]:
     """The dataclass fields of a kind: id and name, the required ones, then those with defaults. A
     field some entity gives as `unknown` can also hold the runtime's UNKNOWN marker (and `none`, None)."""
+    values = [e.fields for e in (entities or {}).values()]
+    codes = _decl_codes(kind.fields.values(), values, env)
+    return [FieldCode("id", "str", None, None), FieldCode("name", "str", None, None), *codes]
+
+
+def _decl_codes(
+    decls: Iterable[FieldDecl], values: Iterable[Mapping[str, ir.Value]], env: ft.Env | None
+) -> list[FieldCode]:
+    """Dataclass fields for declared fields (a kind's or a record's), given the values written for them:
+    the required ones, then those with defaults."""
     required, optional = [], []
-    for decl in kind.fields.values():
-        given = [e.fields.get(decl.name) for e in (entities or {}).values()]
+    values = list(values)
+    for decl in decls:
+        given = [v.get(decl.name) for v in values]
         annotation = python_type(decl.type, formula_yields(given, env or ft.Env()))
         if any(isinstance(v, ir.Unknown) for v in given):
             annotation += " | " + rt("Unknown")
@@ -489,7 +514,93 @@ def field_codes(
             optional.append(FieldCode(identifier(decl.name), annotation, "()", decl.doc))
         else:
             optional.append(FieldCode(identifier(decl.name), f"{annotation} | None", "None", decl.doc))
-    return [FieldCode("id", "str", None, None), FieldCode("name", "str", None, None), *required, *optional]
+    return required + optional
+
+
+# The class each record type of the kind being written is emitted as (set while its module is written).
+_RECORD_NAMES: ContextVar[Mapping[t.RecordType, str]] = ContextVar("record_names", default=MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class RecordClass:
+    """A record type as the frozen dataclass its kind's module declares (`CreatureStrike`)."""
+
+    class_name: str
+    fields: list[FieldCode]
+    doc: str
+
+
+def _singular(name: str) -> str:
+    """`strikes` -> `strike`, `abilities` -> `ability`: a list's record is named for one of its items."""
+    if name.endswith("ies") and len(name) > 3:
+        return name[:-3] + "y"
+    if name.endswith(("ses", "xes", "ches", "shes")):
+        return name[:-2]
+    return name[:-1] if name.endswith("s") and not name.endswith("ss") and len(name) > 1 else name
+
+
+def _name_records(field_type: t.FieldType, base: str, names: dict[t.RecordType, str]) -> None:
+    """Names the record types inside a field's type after the kind and the fields that lead to them
+    (`CreatureStrike`, an inner one `CreatureStrikeHit`), inner ones first: the order they are declared."""
+    match field_type:
+        case t.ListType(item) | t.MapType(item):
+            _name_records(item, base, names)
+        case t.RecordType(fields):
+            for f in fields:
+                _name_records(f.type, base + class_name(_singular(f.name)), names)
+            if field_type not in names:  # the same record type twice is one class
+                taken, name, n = set(names.values()), base, 1
+                while name in taken:
+                    n += 1
+                    name = f"{base}{n}"
+                names[field_type] = name
+        case _:
+            pass
+
+
+def _record_values(
+    field_type: t.FieldType, value: object, found: dict[t.RecordType, list[dict[str, ir.Value]]]
+) -> None:
+    """The values written for each record type inside a field (what their formulas yield types them)."""
+    match field_type:
+        case t.ListType(item):
+            for element in value if isinstance(value, tuple) else ():
+                _record_values(item, element, found)
+        case t.MapType(item):
+            for _, entry in value.entries if isinstance(value, ir.MapValue) else ():
+                _record_values(item, entry, found)
+        case t.RecordType():
+            if isinstance(value, ir.Record):
+                found.setdefault(field_type, []).append(dict(value.fields))
+                decls = {d.name: d for d in record_fields(field_type)}
+                for name, inner in value.fields:
+                    _record_values(decls[name].type, inner, found)
+        case _:
+            pass
+
+
+def record_classes(
+    kind: Kind, entities: Mapping[str, ir.Entity], env: ft.Env | None = None
+) -> tuple[dict[t.RecordType, str], list[RecordClass]]:
+    """The record types of a kind's fields: the class each is written as, and the classes in the order they
+    are declared (a record's inner records first)."""
+    names: dict[t.RecordType, str] = {}
+    given: dict[t.RecordType, list[dict[str, ir.Value]]] = {}
+    for decl in kind.own_fields:
+        _name_records(decl.type, class_name(kind.name) + class_name(_singular(decl.name)), names)
+        for entity in entities.values():
+            _record_values(decl.type, entity.fields.get(decl.name), given)
+    token = _RECORD_NAMES.set(names)
+    try:
+        classes = [
+            RecordClass(
+                name, _decl_codes(record_fields(record), given.get(record, []), env), f"One {name} of a {kind.name}"
+            )
+            for record, name in names.items()
+        ]
+    finally:
+        _RECORD_NAMES.reset(token)
+    return names, classes
 
 
 def entity_code(kind: Kind, entity: ir.Entity, names: Names | None = None) -> str:
@@ -742,6 +853,7 @@ class KindModule:
     registry: str
     class_name: str
     fields: list[FieldCode]
+    records: list[RecordClass]  # declared before the kind's class, inner records first
     entities: list[tuple[str, str]]  # id, the code making the entity
     fraction: bool  # what the code uses, so what the module imports
     literal: bool
@@ -759,14 +871,20 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[KindModule
         if kind.builtin and not entities:
             continue
         with noting() as needs:
-            fields = field_codes(kind, entities, names.env)
-            codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
+            record_names, records = record_classes(kind, entities, names.env)
+            token = _RECORD_NAMES.set(record_names)
+            try:
+                fields = field_codes(kind, entities, names.env)
+                codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
+            finally:
+                _RECORD_NAMES.reset(token)
         yield KindModule(
             kind=kind,
             module=kind_module(kind_name),
             registry=registry_name(kind_name),
             class_name=kind_class(kind_name),
             fields=fields,
+            records=records,
             entities=codes,
             fraction=Need.FRACTION in needs,
             literal=Need.LITERAL in needs,

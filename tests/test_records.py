@@ -1,0 +1,111 @@
+"""Records and maps (issue 19): `map of T [by K]` and `record { ... }` fields, through every stage."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulesdsl.compile.jsonform import document, schema_of
+from rulesdsl.compile.pipeline import Compilation
+from rulesdsl.runtime.core import FrozenMap
+from rulesdsl.syntax import fast
+from rulesdsl.syntax.parse import Parser
+from rulesdsl.targets.python.package import render
+from rulesdsl.tools.fmt import format_text
+from rulesdsl.tools.importer import convert
+
+from .conftest import messages, quality_command, run_python
+
+BEASTS = """\
+kind damage_type "Damage type" { }
+damage_type slashing "Slashing" { }
+damage_type piercing "Piercing" { }
+kind creature "Creature" {
+  speeds: map of int
+  resist: map of int by one of fire, cold?
+  skills: map of int by ref damage_type?
+  strikes: list of record { name: text  to_hit: int  damage: dice  type: ref damage_type  reach: int in 1..5 = 1 }
+  lair: record { name: text  notes: text? }?
+}
+creature goblin "Goblin Warrior" {
+  speeds: land 25, climb 10
+  resist: { fire: -2 }
+  skills: Slashing 3
+  strikes: { name: "Dogslicer"  to_hit: 8  damage: 1d6  type: slashing },
+    { name: "Shortbow"  to_hit: 8  damage: 1d6  type: piercing  reach: 3 }
+  lair: { name: "Warren" }
+}
+"""
+
+
+def test_both_parsers_build_the_same_tree_and_fmt_prints_it_back() -> None:
+    tree, problems = Parser().parse_with_lark("beasts.rules", BEASTS)
+    assert not problems
+    assert fast.parse("beasts.rules", BEASTS) == tree
+    formatted = format_text(BEASTS)
+    assert format_text(formatted) == formatted
+    for line in BEASTS.splitlines()[3:]:  # records, maps and their types print back as written
+        assert line in formatted.splitlines(), line
+
+
+def test_lowered_schema_and_export(compile_rules: Callable[..., Compilation]) -> None:
+    compiled = compile_rules({"beasts.rules": BEASTS})
+    assert compiled.ok, messages(compiled)
+    [ruleset] = compiled.rulesets
+    goblin = ruleset.entities["creature"]["goblin"]
+    doc = document(goblin)
+    assert doc["speeds"] == {"land": 25, "climb": 10}
+    assert doc["resist"] == {"fire": -2}
+    assert doc["skills"] == {"slashing": 3}  # a key by reference is the id it names
+    assert doc["strikes"][1]["reach"] == 3 and "reach" not in doc["strikes"][0]
+    strike = schema_of(ruleset.kinds["creature"])["properties"]["strikes"]["items"]
+    assert strike["required"] == ["name", "to_hit", "damage", "type"]
+    assert strike["additionalProperties"] is False
+
+
+def test_the_package_holds_records_as_dataclasses_and_maps_as_frozen_maps(
+    compile_rules: Callable[..., Compilation], tmp_path: Path
+) -> None:
+    compiled = compile_rules({"beasts.rules": BEASTS})
+    [ruleset] = compiled.rulesets
+    out = tmp_path / "out"
+    for name, text in render(ruleset).items():
+        target = out / "demo" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    code = """
+from demo.creatures import CREATURES, CreatureStrike, CreatureLair
+goblin = CREATURES["goblin"]
+assert goblin.speeds["land"] == 25 and dict(goblin.speeds) == {"land": 25, "climb": 10}
+assert goblin.strikes[0] == CreatureStrike(name="Dogslicer", to_hit=8, damage=goblin.strikes[0].damage, type="slashing")
+assert goblin.strikes[0].reach == 1 and goblin.strikes[1].reach == 3
+assert goblin.lair == CreatureLair(name="Warren")
+hash(goblin)
+print(goblin.strikes[1].damage.text)
+"""
+    result = run_python(code, out)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "1d6"
+    checked = subprocess.run(quality_command("mypy", "demo"), cwd=out, capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_frozen_map_is_an_immutable_hashable_mapping() -> None:
+    speeds = FrozenMap({"land": 25})
+    assert speeds == {"land": 25} and hash(speeds) == hash(FrozenMap({"land": 25}))
+    with pytest.raises(TypeError):
+        speeds["land"] = 30  # type: ignore[index]
+
+
+def test_importer_writes_records_and_maps(compile_rules: Callable[..., Compilation]) -> None:
+    compiled = compile_rules({"beasts.rules": BEASTS})
+    [ruleset] = compiled.rulesets
+    exported = json.loads(json.dumps(document(ruleset.entities["creature"]["goblin"])))
+    text, problems = convert([exported], ruleset.kinds["creature"])
+    assert not problems, problems
+    assert "speeds: { land: 25  climb: 10 }" in text
+    assert '{ name: "Dogslicer"  to_hit: 8  damage: 1d6  type: slashing }' in text
