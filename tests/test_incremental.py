@@ -34,8 +34,8 @@ def sample(hint: Any, depth: int = 0) -> Any:
             else (plain or classes)[0],
             depth + 1,
         )
-    if origin is tuple:
-        return (sample(args[0], depth + 1), sample(args[0], depth + 1))
+    if origin is tuple:  # deep down, empty: recursive types (a roll's parts hold rolls) end
+        return () if depth > 6 else (sample(args[0], depth + 1), sample(args[0], depth + 1))
     if origin in (dict, typing.Mapping, __import__("collections.abc").abc.Mapping):
         return {sample(args[0], depth + 1): sample(args[1], depth + 1)}
     if origin is frozenset:
@@ -50,7 +50,7 @@ def sample(hint: Any, depth: int = 0) -> Any:
         return 3 + depth
     if hint is Fraction:
         return Fraction(2, 3)
-    if hint is Any:
+    if hint is Any or hint is object:
         return (1, "x")
     if isinstance(hint, type) and hint in CACHED_CLASSES:
         hints = typing.get_type_hints(hint)

@@ -117,7 +117,7 @@ def test_setting_defaults_to_the_only_setting_in_the_file(compile_rules: Callabl
 
 def test_wrong_value_shape_is_reported_at_the_value(compile_rules: Callable[..., Compilation]) -> None:
     result = compile_rules({"t.rules": "table t {\n  roll: Head\n  columns: a\n  1 -> x\n}\n"})
-    assert messages(result) == ["expected dice (like 1d10, 2d6+3 or 30 + 1d10), got a name"]
+    assert messages(result) == ["expected dice (like 1d10, 2d6+3, 30 + 1d10, 3d6 * 5, 4d6kh3, 1d6! or 0), got a name"]
     pos = result.diagnostics[0].pos
     assert pos is not None and (pos.line, pos.column) == (2, 9)
 

@@ -73,7 +73,7 @@ def test_a_lookup_in_a_cell_leaves_the_document_alone(compile_rules: Callable[..
 @pytest.mark.parametrize(
     ("cell", "reason"),
     [
-        ("1d6 * 2", "this is dice, where a number belongs"),
+        ("1d6 * 1d6", "a roll cannot be multiplied by a roll"),
         ("if(1d6, 1, 2)", "this is dice, where a number or a bool belongs"),
         ('"Target\'s Forte"', "quoted text has no value"),
         ("3^", "a caret number"),
