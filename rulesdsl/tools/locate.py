@@ -1,7 +1,7 @@
 """Where am I: the statement, field, list item and string a cursor is in, for the language server.
 
-Read from the parsed tree (which statements parsed, and what they are) and from the fast path's scanner
-tokens, which exist for broken text too: the statement being typed usually does not parse. No regular
+Read from the parsed tree (which statements parsed, and what they are) and from the scanner's tokens
+(scanner.scan_lines), which exist for broken text too: the statement being typed usually does not parse. No regular
 expression over the source text here: whatever is a word, a string or a key is what the scanner says.
 
 A statement spans its header to its `}`; one whose `}` is missing ends where the next header starts in
@@ -16,22 +16,22 @@ from dataclasses import dataclass
 
 from rulesdsl.language import words
 from rulesdsl.syntax import fast as fastparse
+from rulesdsl.syntax import scanner
 from rulesdsl.syntax import tree as m
 
 Token = fastparse.Token
-# Tokens the scanner cannot read, made up here for broken text: an unterminated string (to the line's
-# end) and anything else it stops at (to the line's end).
-OPEN_STRING = "OPEN_STRING"
-UNREADABLE = "UNREADABLE"
+# The scanner's tokens for broken text: an unterminated string (to the line's end), and characters that
+# start no token (a run of them up to a space or a token).
+OPEN_STRING = "UNCLOSED_STRING"
+UNREADABLE = "ERROR"
 KEYS = frozenset({"FIELD_KEY", "FIELD_APPEND", "FIELD_REMOVE"})
 _OPS = {"FIELD_KEY": ":", "FIELD_APPEND": "+=", "FIELD_REMOVE": "-="}
 _WORDS = frozenset({"NAME", *words.KEYWORDS.values()})  # a header's words: names, and words of the language
-_DEPTH = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
+_DEPTH = scanner.BRACKETS
 _NAMES = frozenset({"NAME", "STRING", OPEN_STRING})
 NAME_TYPES = _WORDS  # the types of a bare word: a name, or a word of the language (`or`, `ref`, ...)
 # After these a value goes on (a list after a comma, an expression after an operator), also on the next line.
 _GOES_ON = words.CONTINUES - KEYS - {"POINTS", "LBRACE"}
-_LONGEST_REPAIRED_LINE = 4096  # a longer unreadable line is one unreadable token (finding where it stops is quadratic)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,48 +78,10 @@ class Place:
 
 @functools.lru_cache(maxsize=8)
 def lenient_tokens(text: str) -> tuple[Token, ...]:
-    """The scanner's tokens (without the end marker); where it stops (an unterminated string, a character
-    of no token), the rest of that line is one OPEN_STRING or UNREADABLE token and the next line is read on."""
-    try:
-        return tuple(fastparse.tokens(text)[0][:-1])
-    except fastparse.Fallback:
-        pass
-    lines = text.split("\n")
-    tails: list[Token] = []
-    for row in _unreadable_lines(lines, 0, len(lines)):
-        line = lines[row]
-        at = _readable_prefix(line)
-        tail = line[at:]
-        tails.append((OPEN_STRING if tail.startswith('"') else UNREADABLE, tail, row + 1, at + 1))
-        lines[row] = line[:at] + " " * len(tail)  # columns stay where they are
-    read = fastparse.tokens("\n".join(lines))[0][:-1]
-    return tuple(sorted([*read, *tails], key=lambda t: (t[2], t[3])))
-
-
-def _unreadable_lines(lines: list[str], low: int, high: int) -> list[int]:
-    """The lines in [low, high) the scanner stops in. No token spans lines (but line ends), so a run of
-    lines reads on its own exactly when each of its lines does: halve the runs that do not."""
-    try:
-        fastparse.tokens("\n".join(lines[low:high]))
-        return []
-    except fastparse.Fallback:
-        if high - low == 1:
-            return [low]
-    middle = (low + high) // 2
-    return _unreadable_lines(lines, low, middle) + _unreadable_lines(lines, middle, high)
-
-
-def _readable_prefix(line: str) -> int:
-    """How much of the line the scanner reads: the longest prefix it reads whole."""
-    if len(line) > _LONGEST_REPAIRED_LINE:
-        return 0
-    for at in range(len(line), -1, -1):
-        try:
-            fastparse.tokens(line[:at])
-            return at
-        except fastparse.Fallback:
-            continue
-    return 0
+    """The scanner's tokens of `text` with the line ends the parser sees (scanner.scan_lines), broken text
+    too: an unterminated string is one OPEN_STRING token to its line's end, characters no token takes an
+    UNREADABLE one, and the scanner reads on after them. On text without mistakes, the fast path's tokens."""
+    return tuple((t.type, t.text, t.line, t.column) for t in scanner.scan_lines(text))
 
 
 def _end(tok: Token) -> tuple[int, int]:
