@@ -575,7 +575,7 @@ def code_actions(snapshot: Snapshot, path: Path, first: tuple[int, int], last: t
         index = bisect.bisect_right(toks, (d.pos.line, d.pos.column), key=lambda t: (t[2], t[3])) - 1
         if index < 0:
             continue
-        if d.suggestions and (toks[index][2], toks[index][3]) == (d.pos.line, d.pos.column):
+        if d.suggestions and _written_at(toks[index]) == (d.pos.line, d.pos.column, d.pos.end_line, d.pos.end_column):
             actions += _did_you_mean(path, text, toks[index], d)
         # a syntax error at a word of the language, or just after one
         for tok in dict.fromkeys(toks[max(index - 1, 0) : index + 1]):
@@ -597,7 +597,23 @@ def _token_range(tok: Token, text: str, length: int | None = None) -> lsp.Range:
     return to_range(m.Position("", tok[2], tok[3], tok[2], tok[3] + (len(tok[1]) if length is None else length)), text)
 
 
+def _written_at(tok: Token) -> tuple[int, int, int, int]:
+    """Where a token writes its word: a key's name without its `:`, `+=` or `-=`. A diagnostic's
+    suggestions replace the word it points at, and only when it points at exactly one word."""
+    length = len(key_name(tok)) if tok[0] in KEYS else len(tok[1])
+    return tok[2], tok[3], tok[2], tok[3] + length
+
+
+def _one_word(name: str) -> bool:
+    """Whether `name` written bare is one word to the scanner (a name, or a word of the language)."""
+    toks = lenient_tokens(name)
+    return len(toks) == 1 and toks[0][0] in NAME_TYPES and toks[0][1] == name
+
+
 def _did_you_mean(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
+    # a header's words (a kind, an id, what a patch changes) are names whatever they spell: `lifepath`
+    # stays bare there, where a value would quote it
+    in_header = locate(parsed(path, text), tok[2], tok[3] + 1).in_header
     found = []
     for name in d.suggestions:
         if tok[0] in KEYS:  # a key: its name only, the `:` stays
@@ -605,7 +621,8 @@ def _did_you_mean(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.
         elif tok[0] == "STRING":
             where, written = _token_range(tok, text), quote(name)
         elif tok[0] in NAME_TYPES:
-            where, written = _token_range(tok, text), written_name(name)
+            bare = in_header and _one_word(name)
+            where, written = _token_range(tok, text), name if bare else written_name(name)
         else:
             continue
         found.append(_fix(f"Change to '{name}'", path, [lsp.TextEdit(where, written)], d, text))
