@@ -41,6 +41,7 @@ class Statement:
     kind: str  # the block's kind; for `kind`, `patch` and `remove` that word
     target: str | None  # the kind a patch or removal changes, the kind a `kind` declares
     id: str | None  # the id or name written in the header (a string without its quotes)
+    id_span: m.Position | None  # where that id or name is written
     span: m.Position  # the header to the `}` inclusive, or to where it breaks off
     closed: bool  # its `}` is there
     node: m.Statement | None
@@ -58,6 +59,14 @@ class FieldAt:
 
 
 @dataclass(frozen=True, slots=True)
+class Cell:
+    """Where in a table row the cursor is: among its keys (before the `->`) or its cells, and which one."""
+
+    keys: bool
+    index: int  # from 0
+
+
+@dataclass(frozen=True, slots=True)
 class Place:
     """What a cursor (line, column, both from 1; the column of the character after it) is in."""
 
@@ -71,6 +80,7 @@ class Place:
     typed: str  # what is typed of that word before the cursor (a string's without its opening quote)
     quoted: bool  # after a string's opening quote (and before its closing one)
     before: Token | None  # the token before the word: `trait` in `requires: trait Bo`
+    cell: Cell | None = None  # in a table row (or a row's keys being typed): which key or cell
 
 
 # ---------------------------------------------------------------- tokens, broken text too
@@ -147,6 +157,8 @@ def _statement_end(toks: Sequence[Token], first: int) -> tuple[int, bool]:
                 return i + 1, True
         elif depth > 0 and i > first and _header_starts(toks, i):
             return i, False  # it lost its `}`: the next block starts here
+        elif depth == 0 and kind == "_NL" and i > first:
+            return i, False  # a header's line ended before its `{`: words on their own, not the next block's
         i += 1
     return i, False
 
@@ -183,12 +195,13 @@ def _statement(
     # the id when one is written, else the name (a string, without its quotes)
     written = next((t for t in names if t[0] != "STRING"), names[0] if names else None)
     id_ = None if written is None else written[1][1:-1] if written[0] == "STRING" else written[1]
+    id_span = None if written is None else _span(file, written, written)
     last = toks[end - 1]
     while last[0] == "_NL" and end - 1 > first:  # a broken block ends at its last token, not a line end
         end -= 1
         last = toks[end - 1]
     span = node.pos if node is not None else _span(file, toks[first], last)  # a parsed one spans to its }
-    return Statement(kind, target, id_, span, closed, node, first, end)
+    return Statement(kind, target, id_, id_span, span, closed, node, first, end)
 
 
 def statement_at(source: m.SourceFile, line: int, column: int) -> Statement | None:
@@ -246,10 +259,62 @@ def locate(source: m.SourceFile, line: int, column: int) -> Place:
         before[0] not in _GOES_ON and not open_brackets and (new_line or before[0] not in (*KEYS, "POINTS"))
     )
     if field is None:
-        row = None if key_position else _row(source.path, toks, start + 1, statement.end)
-        return Place(statement, False, None, row, None, key_position, word, typed, quoted, before)
+        if key_position:
+            return Place(statement, False, None, None, None, True, word, typed, quoted, before)
+        row = _row(source.path, toks, start + 1, statement.end)
+        cell = _cell(toks[start + 1 : stop])
+        return Place(statement, False, None, row, None, False, word, typed, quoted, before, cell)
     item = None if key_position else _commas(toks[start + 1 : stop])
     return Place(statement, False, field, None, item, key_position, word, typed, quoted, before)
+
+
+def _cell(entry: Sequence[Token]) -> Cell:
+    """Which key or cell of a row comes after these tokens of it."""
+    arrow = next((i for i, t in enumerate(entry) if t[0] == "ARROW"), None)
+    return Cell(True, _commas(entry)) if arrow is None else Cell(False, _commas(entry[arrow + 1 :]))
+
+
+def _items(toks: Sequence[Token]) -> list[tuple[Token, ...]]:
+    """The tokens split at the commas outside brackets."""
+    items: list[tuple[Token, ...]] = []
+    depth, begin = 0, 0
+    for i, tok in enumerate(toks):
+        depth += _DEPTH.get(tok[0], 0)
+        if tok[0] == "COMMA" and depth == 0:
+            items.append(tuple(toks[begin:i]))
+            begin = i + 1
+    return [*items, tuple(toks[begin:])]
+
+
+def field_items(source: m.SourceFile, statement: Statement, key: str) -> list[tuple[Token, ...]]:
+    """The items of the field `key` as the statement writes it (its tokens, broken or not), split at the
+    commas outside brackets: `next(ref table)` is one item. [] when the statement has no such field."""
+    toks = lenient_tokens(source.text)
+    for i in range(statement.first, statement.end):
+        if toks[i][0] == "FIELD_KEY" and key_name(toks[i]) == key:
+            return _items(toks[i + 1 : _value_end(toks, i, statement.end)])
+    return []
+
+
+def rows(source: m.SourceFile, statement: Statement) -> list[tuple[list[tuple[Token, ...]], list[tuple[Token, ...]]]]:
+    """The statement's table rows as written (broken or not): each row's keys and cells, as tokens."""
+    toks = lenient_tokens(source.text)
+    found = []
+    i = statement.first
+    while i < statement.end and toks[i][0] != "LBRACE":
+        i += 1
+    while i < statement.end:
+        begin = i + 1
+        i = begin
+        while i < statement.end and toks[i][0] not in ("_NL", "RBRACE", *KEYS):
+            i += 1
+        entry = [t for t in toks[begin:i] if t[0] != "ROW_SOURCE"]
+        arrow = next((j for j, t in enumerate(entry) if t[0] == "ARROW"), None)
+        if arrow is not None:
+            found.append((_items(entry[:arrow]), _items(entry[arrow + 1 :])))
+        if i < statement.end and toks[i][0] in KEYS:
+            i = _value_end(toks, i, statement.end) - 1  # past the field's value (a `->` there is no row's)
+    return found
 
 
 def _commas(toks: Sequence[Token]) -> int:
@@ -292,13 +357,19 @@ def key_name(tok: Token) -> str:
     return tok[1].rstrip(":+-= \t")
 
 
-def _field(file: str, toks: Sequence[Token], key: int, end: int) -> FieldAt:
-    """The field whose key is at `key`: its value runs to the next key, line end (outside brackets) or `}`."""
+def _value_end(toks: Sequence[Token], key: int, end: int) -> int:
+    """Where the value of the key at `key` ends: at the next key, line end (outside brackets) or `}`."""
     i = key + 1
     depth = 0
     while i < end and not (toks[i][0] in (*KEYS, "RBRACE") or (toks[i][0] == "_NL" and depth == 0)):
         depth += _DEPTH.get(toks[i][0], 0)
         i += 1
+    return i
+
+
+def _field(file: str, toks: Sequence[Token], key: int, end: int) -> FieldAt:
+    """The field whose key is at `key`: its value runs to the next key, line end (outside brackets) or `}`."""
+    i = _value_end(toks, key, end)
     tok = toks[key]
     name = key_name(tok)
     key_span = m.Position(file, tok[2], tok[3], tok[2], tok[3] + len(name))
