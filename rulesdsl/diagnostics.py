@@ -106,6 +106,13 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     return Suggestions(candidates).hint(word)
 
 
+def suggest(word: str, candidates: Iterable[str]) -> tuple[str, ...]:
+    """The candidates closest to `word` (at most three, the closest first): what a diagnostic whose
+    position is that word carries as its `suggestions` (the editor's quick fixes), and its hint names
+    (`naming_hint`). Linear in the candidates, as `did_you_mean` is."""
+    return tuple(Suggestions(candidates).close(word))
+
+
 def _grams(word: str) -> set[str]:
     padded = f" {word.lower()} "
     return {padded[i : i + 2] for i in range(len(padded) - 1)}

@@ -3,10 +3,16 @@ the formatter writes and in broken text. `|` marks the cursor in each case."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from rulesdsl.compile.pipeline import parser
-from rulesdsl.tools.locate import Place, lenient_tokens, locate, statements
+from rulesdsl.syntax import fast as fastparse
+from rulesdsl.tools.locate import OPEN_STRING, UNREADABLE, Place, lenient_tokens, locate, statements
+
+from .conftest import ROOT
+from .test_properties import _PIECES
 
 
 def place(marked: str) -> Place:
@@ -102,15 +108,62 @@ def test_statements_span_their_header_to_their_closing_brace() -> None:
 
 
 def test_tokens_of_broken_text() -> None:
-    """Where the scanner stops, the rest of the line is one token, and the next line is read on."""
+    """The scanner's own reading of broken text: an unterminated string to the line's end, a character no
+    token takes on its own, and the rest of the line (and the next lines) read on."""
     toks = lenient_tokens('a { b: "open\n  c: $ d\n}\n')
     assert [(t[0], t[1]) for t in toks if t[0] != "_NL"] == [
         ("NAME", "a"),
         ("LBRACE", "{"),
         ("FIELD_KEY", "b:"),
-        ("OPEN_STRING", '"open'),
+        (OPEN_STRING, '"open'),
         ("FIELD_KEY", "c:"),
-        ("UNREADABLE", "$ d"),
+        (UNREADABLE, "$"),
+        ("NAME", "d"),
         ("RBRACE", "}"),
     ]
-    assert toks[3][2:] == (1, 8)
+    assert toks[3][2:] == (1, 8) and toks[6][2:] == (2, 6)
+
+
+def test_line_ends_of_broken_text_are_the_parsers() -> None:
+    """No line end inside brackets or after a token the line goes on after, broken text or not."""
+    toks = lenient_tokens('a { b: max(1,\n 2) $\n  c: x,\n  y  "open\n}\n')
+    assert [(t[0], t[2]) for t in toks if t[0] in ("_NL", OPEN_STRING, UNREADABLE)] == [
+        (UNREADABLE, 2),
+        ("_NL", 2),
+        (OPEN_STRING, 4),
+        ("_NL", 4),
+        ("_NL", 5),
+    ]
+
+
+def _corpus() -> list[str]:
+    texts = []
+    for folder in ("rules", "tests/golden"):
+        for path in sorted((ROOT / folder).rglob("*.rules")):
+            try:
+                texts.append(path.read_text(encoding="utf-8"))
+            except UnicodeDecodeError:
+                continue
+    rng = random.Random(3)
+    texts += [" ".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 60))) for _ in range(300)]
+    return texts
+
+
+def test_on_text_without_mistakes_they_are_the_fast_paths_tokens() -> None:
+    """One reader of text with mistakes (scanner.scan_lines), the same as the fast path's where there are none."""
+    compared = 0
+    for text in _corpus():
+        try:
+            expected = fastparse.tokens(text)[0][:-1]
+        except fastparse.Fallback:
+            continue
+        compared += 1
+        assert list(lenient_tokens(text)) == expected
+    assert compared > 100
+
+
+def test_a_header_line_without_its_brace_does_not_swallow_the_next_block() -> None:
+    """Words on a line of their own (a header being typed) are a statement to their line's end."""
+    source, _ = parser().parse_file("a.rules", "lifepath Zz\nskill b { root: will }\n")
+    # (the parser's recovery reads the two as one chunk, so neither parses; locate keeps them apart)
+    assert [(s.kind, s.id, s.span.line) for s in statements(source)] == [("lifepath", "Zz", 1), ("skill", "b", 2)]

@@ -578,3 +578,175 @@ def test_code_action_quotes_a_word_of_the_language(client: LspClient, workspace:
     [fix] = [a for a in actions if a["title"].startswith("Quote 'ref'")]
     assert apply(broken, fix["edit"]["changes"][uri]) == broken.replace("pt: ref,", 'pt: "ref",', 1)
     change(client, uri, text, 211)
+
+
+def fixes_at(client: LspClient, uri: str, text: str, needle: str) -> dict[str, dict[str, Any]]:
+    """The quick fixes offered where `needle` is, by title."""
+    start = at(text, needle)
+    end = {**start, "character": start["character"] + len(needle)}
+    return {a["title"]: a for a in actions_at(client, uri, start, end)}
+
+
+SUGGESTING = [  # (what the buffer ends with, the word a diagnostic points at, the fix offered, its code)
+    ('lifpath "Zz A" { time: 3 yrs  resources: 1 }\n', "lifpath", "lifepath", "E200"),
+    ('lifepath "Zz B" { time: 3 yrs  resources: 1  skils: 3 pts: Farming }\n', "skils", "skills", "E210"),
+    ('trait "Zz C" { type: charactr }\n', "charactr", "character", "E210"),
+    ('lifepath "Zz D" { time: 3 yrs  resources: 1  traits: 1 pt: Hoardng }\n', "Hoardng", "Hoarding", "E303"),
+]
+
+
+@pytest.mark.parametrize(("added", "wrong", "right", "code"), SUGGESTING, ids=[s[3] + " " + s[1] for s in SUGGESTING])
+def test_code_action_for_every_diagnostic_that_suggests_a_name(
+    client: LspClient, workspace: Path, added: str, wrong: str, right: str, code: str
+) -> None:
+    """An unknown kind, field, enum value or reference: the diagnostic carries what its hint suggests, and
+    the fix writes it in place of the word (a kind word in a header stays bare, though it is a word of
+    the language)."""
+    uri, text = open_file(client, workspace, PEASANT)
+    broken = text + added
+    change(client, uri, broken, 300)
+    client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"])
+    fix = fixes_at(client, uri, broken, wrong)[f"Change to '{right}'"]
+    assert fix["diagnostics"][0]["code"] == code
+    assert apply(broken, fix["edit"]["changes"][uri]) == broken.replace(wrong, right, 1)
+    change(client, uri, text, 301)
+
+
+def test_code_action_for_an_unknown_name_in_a_formula(client: LspClient, workspace: Path) -> None:
+    attributes = Path("rules/riddle_of_steel/attributes.rules")
+    uri, text = open_file(client, workspace, attributes)
+    broken = text + 'attribute zz_test "Zz Test" { abbr: ZZT  group: derived  formula: floor((AGL + WTZ) / 2) }\n'
+    change(client, uri, broken, 310)
+    fix = fixes_at(client, uri, broken, "WTZ")["Change to 'WTS'"]
+    assert fix["diagnostics"][0]["code"] == "E321"
+    assert apply(broken, fix["edit"]["changes"][uri]) == broken.replace("WTZ", "WTS")
+    change(client, uri, text, 311)
+
+
+def test_code_action_quotes_a_name_that_is_a_keyword(client: LspClient, workspace: Path) -> None:
+    """`check` is a word of the language: standing where a requirement's names go, quoting it is the fix."""
+    text = 'lifepath "Zz Q" { time: 3 yrs  resources: 1  setting: peasant  requires: check or farmer }\n'
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        fixes = fixes_at(client, uri, text, "check")
+        fix = fixes["Quote 'check' (a word of the language)"]
+        assert apply(text, fix["edit"]["changes"][uri]) == text.replace("check or", '"check" or')
+    finally:
+        close_text(client, uri)
+
+
+def test_the_outline_lists_broken_statements_as_such(client: LspClient, workspace: Path) -> None:
+    text = BROKEN + "  skills: 3 pts: $$ }\ntrait Zz { type: die }\n"
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        outline = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        shown = [(s["name"], s["detail"], s["range"]["start"]["line"], s["range"]["end"]["line"]) for s in outline]
+        assert shown == [
+            ("Broken One", "lifepath (does not parse)", 0, 2),
+            ("Zz Test", "skill", 3, 3),
+            ("Broken Two", "lifepath (does not parse)", 4, 7),
+            ("Zz", "trait", 8, 8),
+        ]
+        assert outline[0]["selectionRange"]["start"] == at(text, "Broken One", -1)
+    finally:
+        close_text(client, uri)
+
+
+TABLE = """\
+table zz_pick "Zz Pick" {
+  keys: zone, level(int)
+  columns: skill(ref skill), note, bonus(int)
+  III, 2 -> Farming, "Good one", 1
+  IV, 3 -> Sword, plain, 2
+  V, 1 -> @
+}
+lifepath "Zz After" {
+  time: 3 yrs  resources: 1  setting: peasant
+  traits: 1 pt: Hoar
+""".replace("@", "")  # the row being typed ends in a space
+
+
+def test_completion_in_a_table_row(client: LspClient, workspace: Path) -> None:
+    """A `ref KIND` column offers that kind's entities, a plain one what the other rows write there, a
+    typed one nothing; a row's first key what the other rows' keys are (beside the fields)."""
+    uri = open_text(client, workspace, SCRATCH, TABLE)
+    try:
+        skills = labels_at(client, uri, TABLE, "V, 1 -> ", len("V, 1 -> "))
+        assert {"Farming", "Sword"} <= skills and "Hoarding" not in skills and "time" not in skills
+        edited = TABLE.replace("V, 1 -> ", 'V, 1 -> Sword, "')
+        change(client, uri, edited, 2)
+        notes = client.request("textDocument/completion", doc(uri, at(edited, 'Sword, "', len('Sword, "'))))["items"]
+        assert {i["label"] for i in notes} == {"Good one", "plain"}
+        [plain] = [i for i in notes if i["label"] == "plain"]
+        assert apply(edited, [plain["textEdit"]]).count('Sword, "plain"') == 1
+        edited = TABLE.replace("V, 1 -> ", "V, 1 -> Sword, plain, ")
+        change(client, uri, edited, 3)
+        assert not labels_at(client, uri, edited, "plain, \n", len("plain, "))  # bonus(int)
+        edited = TABLE.replace("  V, 1 -> \n", "  \n")
+        change(client, uri, edited, 4)
+        first = labels_at(client, uri, edited, "  \n}", 2)
+        assert {"III", "IV", "roll", "columns"} <= first and "Farming" not in first
+    finally:
+        close_text(client, uri)
+
+
+@pytest.mark.parametrize(
+    ("line", "offered", "refused"),
+    [
+        ("lif", {"lifepath", "skill", "table"}, {"time", "Farmer"}),
+        ("lifepath ", set(), {"time", "skills", "lifepath", "Farmer"}),
+        ('lifepath "Zz New" ', set(), {"time", "skills", "Farmer"}),
+        ("lifepath Far", set(), {"time", "Farmer", "Farming"}),
+        ("patch ", {"lifepath", "skill"}, {"time"}),
+        ("patch lifepath ", {"Farmer", "Born Peasant"}, {"time", "Farming"}),
+    ],
+)
+def test_completion_in_a_header(
+    client: LspClient, workspace: Path, line: str, offered: set[str], refused: set[str]
+) -> None:
+    """A statement's first word is a kind; after a block's kind comes its new id or name: no field names."""
+    text = f"{line}\ntrait Zz {{ type: die }}\n"
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        labels = labels_at(client, uri, text, line, len(line))
+        assert offered <= labels and not refused & labels, labels & refused
+    finally:
+        close_text(client, uri)
+
+
+BROKEN_KINDS = {
+    "unterminated string": 'skill "Zz S" { root: will  note: "open\n  tools: yes }\n',
+    "missing }": 'skill "Zz S" { root: will\n',
+    "syntax error": 'skill "Zz S" { root: will  tools: yes yes ) }\n',
+}
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_KINDS.values()), ids=list(BROKEN_KINDS))
+def test_every_request_on_a_broken_buffer_stays_in_its_block(client: LspClient, workspace: Path, broken: str) -> None:
+    """A broken block between two good ones: completion below it offers the next block's own names and
+    fields, completion in it its own kind's; the outline, actions and hovers answer without a crash."""
+    text = TABLE.replace("  V, 1 -> \n", "") + broken + 'lifepath "Zz Last" {\n  time: 3 yrs\n  traits: 1 pt: \n}\n'
+    logged = len(client.stderr())  # what earlier tests logged (pygls's own traces of invalid params) aside
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        inside = labels_at(client, uri, text, "root: will", len("root: "))
+        assert not {"Farming", "Hoarding", "time", "Farmer"} & inside
+        last = labels_at(client, uri, text, "traits: 1 pt: \n", len("traits: 1 pt: "))
+        assert "Hoarding" in last and not {"Farming", "root", "will", "Good one"} & last
+        keys = labels_at(client, uri, text, "  time: 3 yrs\n", 2)
+        assert "time" in keys and not {"III", "root"} & keys
+        outline = client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+        assert [s["name"] for s in outline][-2:] == ["Zz S", "Zz Last"]
+        lines = text.split("\n")
+        for row, content in enumerate(lines):
+            for character in range(0, len(content) + 1, 3):
+                position = {"line": row, "character": character}
+                client.request("textDocument/completion", doc(uri, position))
+                actions_at(client, uri, position, position)
+        assert client.process.poll() is None
+        said = client.stderr()[logged:]
+        assert "Traceback" not in said and "internal error" not in said
+        shown = [n for n in client.notifications if n.get("method") == "window/logMessage"]  # safely()'s reports
+        assert not [n for n in shown if "internal error" in str(n.get("params"))]
+    finally:
+        close_text(client, uri)

@@ -10,7 +10,7 @@ and may have is the JSON Schema's, and references are resolved by the semantic s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -19,7 +19,7 @@ from typing import assert_never
 from rulesdsl.compile import ir
 from rulesdsl.compile.jsonform import value_json
 from rulesdsl.compile.kinds import COMMON_FIELDS, FieldDecl, Kind, record_fields, record_required
-from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
+from rulesdsl.diagnostics import Diagnostic, did_you_mean, error, naming_hint, suggest
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
 from rulesdsl.language.words import NONE_WORDS, TRUTH_WORDS
@@ -40,9 +40,16 @@ MAX_SIDES = 1000  # E206: sides of one die
 
 
 class LoweringError(Exception):
-    def __init__(self, message: str, pos: m.Position, hint: str | None = None, code: str = "E201") -> None:
+    def __init__(
+        self,
+        message: str,
+        pos: m.Position,
+        hint: str | None = None,
+        code: str = "E201",
+        suggestions: Sequence[str] = (),
+    ) -> None:
         super().__init__(message)
-        self.diagnostic = error(code, message, pos, hint)
+        self.diagnostic = error(code, message, pos, hint, suggestions)
 
 
 def describe(value: m.Value) -> str:
@@ -180,11 +187,13 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
         case m.SimpleType(name, low, high, bounded):
             simple = t.SIMPLE.get(name.text)
             if simple is None:
+                close = suggest(name.text, t.SIMPLE)
                 raise LoweringError(
                     f"unknown field type '{name.text}'",
                     name.pos,
-                    did_you_mean(name.text, t.SIMPLE) or "types: " + ", ".join(t.SIMPLE),
+                    naming_hint(close) or "types: " + ", ".join(t.SIMPLE),
                     code="E401",
+                    suggestions=close,
                 )
             if not bounded:
                 return simple
@@ -322,7 +331,8 @@ class _Reader:
             return result
         problem = t.constraint_problem(field_type, result)
         if problem is not None:
-            raise LoweringError(f"{self.about(path)} {problem[0]}", value.pos, problem[1], self.code)
+            close = t.suggestions_for(field_type, result)
+            raise LoweringError(f"{self.about(path)} {problem[0]}", value.pos, problem[1], self.code, close)
         return result
 
     @property
@@ -741,6 +751,7 @@ class _Reader:
                 exc.diagnostic.pos or value.pos,
                 exc.diagnostic.hint,
                 exc.diagnostic.code,
+                exc.diagnostic.suggestions,
             ) from None
         assert not isinstance(
             cell,
@@ -797,10 +808,12 @@ def column_type(value: m.Value) -> t.FieldType:
     if isinstance(value, m.Name) and value.text in t.COLUMN_TYPES:
         return t.SIMPLE[value.text]
     if isinstance(value, m.Name):
+        close = suggest(value.text, t.COLUMN_TYPES)
         raise LoweringError(
             f"unknown column type '{value.text}'",
             value.pos,
-            did_you_mean(value.text, t.COLUMN_TYPES) or "types: " + ", ".join(t.COLUMN_TYPES) + ", ref KIND",
+            naming_hint(close) or "types: " + ", ".join(t.COLUMN_TYPES) + ", ref KIND",
+            suggestions=close,
         )
     raise _fail("a column type (int, formula, ref table, ...)", value)
 
@@ -1176,12 +1189,14 @@ def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entit
     for fld in patch.fields:
         declared = kind.fields.get(fld.key)
         if declared is None:
+            close = suggest(fld.key, kind.fields)
             diagnostics.append(
                 error(
                     "E210",
                     f"a {kind.name} has no field '{fld.key}'",
                     fld.key_pos,
-                    did_you_mean(fld.key, kind.fields) or "fields: " + ", ".join(kind.fields),
+                    naming_hint(close) or "fields: " + ", ".join(kind.fields),
+                    close,
                 )
             )
             continue

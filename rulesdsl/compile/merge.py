@@ -17,7 +17,7 @@ from rulesdsl.compile.index import EntityIndex
 from rulesdsl.compile.jsonform import value_json
 from rulesdsl.compile.kinds import Kind
 from rulesdsl.compile.lower import lower_patch
-from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
+from rulesdsl.diagnostics import Diagnostic, error, naming_hint, suggest
 from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.tree import Position
@@ -251,9 +251,8 @@ def _target(
     """The inherited entity a patch or removal names (E504 with did-you-mean when it names nothing)."""
     text = written.text if isinstance(written, m.Name) else written.value
     if kind_name.text not in kinds:
-        diagnostics.append(
-            error("E200", f"unknown kind '{kind_name.text}'", kind_name.pos, did_you_mean(kind_name.text, kinds))
-        )
+        close = suggest(kind_name.text, kinds)
+        diagnostics.append(error("E200", f"unknown kind '{kind_name.text}'", kind_name.pos, naming_hint(close), close))
         return None
     index = EntityIndex(e for k, e in by_key.items() if k[0] == kind_name.text)
     found = index.find(text)
@@ -269,12 +268,8 @@ def _target(
             )
         )
         return None
+    close = suggest(text, index.candidates())
     diagnostics.append(
-        error(
-            "E504",
-            f"there is no {kind_name.text} '{text}' to change",
-            written.pos,
-            did_you_mean(text, index.candidates()),
-        )
+        error("E504", f"there is no {kind_name.text} '{text}' to change", written.pos, naming_hint(close), close)
     )
     return None

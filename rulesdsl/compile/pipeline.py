@@ -23,7 +23,7 @@ from rulesdsl.compile.jsonform import document
 from rulesdsl.compile.kinds import CORE_KINDS, PRELUDE_PATH, Kind
 from rulesdsl.compile.lower import declare_kind, lower_block
 from rulesdsl.compile.merge import Changes, Layer
-from rulesdsl.diagnostics import Diagnostic, deduplicate, did_you_mean, error, warning
+from rulesdsl.diagnostics import Diagnostic, deduplicate, did_you_mean, error, naming_hint, suggest, warning
 from rulesdsl.language.fieldtypes import referenced_kinds
 from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
@@ -437,11 +437,9 @@ def declare_kinds(
                 )
             )
         elif decl.override and not builtin:
-            diagnostics.append(
-                error(
-                    "E406", f"there is no built-in kind '{name}' to override", decl.kind_pos, did_you_mean(name, kinds)
-                )
-            )
+            close = suggest(name, kinds)
+            message = f"there is no built-in kind '{name}' to override"
+            diagnostics.append(error("E406", message, decl.kind_pos, naming_hint(close), close))
         declared[name] = decl
         kind, more = declare_kind(decl, builtin=False)
         diagnostics += more
@@ -601,12 +599,14 @@ def _lower_file(parsed: m.SourceFile, kinds: Mapping[str, Kind]) -> tuple[list[i
             continue
         kind = kinds.get(statement.kind)
         if kind is None:
+            close = suggest(statement.kind, kinds)
             diagnostics.append(
                 error(
                     "E200",
                     f"unknown kind '{statement.kind}'",
                     statement.kind_pos,
-                    did_you_mean(statement.kind, kinds) or "kinds: " + ", ".join(sorted(kinds)),
+                    naming_hint(close) or "kinds: " + ", ".join(sorted(kinds)),
+                    close,
                 )
             )
             continue

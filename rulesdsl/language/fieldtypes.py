@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import assert_never
 
-from rulesdsl.diagnostics import did_you_mean
+from rulesdsl.diagnostics import naming_hint, suggest
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,6 +355,14 @@ def _items(count: int) -> str:
 CONSTRAINED = frozenset({IntType, NumberType, TextType, MarkdownType, EnumType, ListType})
 
 
+def suggestions_for(field_type: FieldType, value: object) -> tuple[str, ...]:
+    """What to write instead of a value its type refuses, when the type names what it takes (the options
+    of an enum): a diagnostic's suggestions, named by constraint_problem's hint."""
+    if isinstance(field_type, EnumType) and isinstance(value, str) and value not in field_type.options:
+        return suggest(value, field_type.options)
+    return ()
+
+
 def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str | None] | None:
     """What of its type's declared constraints a value breaks, as the end of a sentence about it ("must be at
     most 5, not 9") and a hint; None when it keeps them all. The one place bounds, text lengths, options and
@@ -377,7 +385,7 @@ def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str |
                 hint = "keep it to one short line in your own words" if limit == TEXT_LIMIT else "split it up"
                 return f"is too long ({len(value):,} characters, at most {limit:,})", hint
         case EnumType(options) if isinstance(value, str) and value not in options:
-            return "must be one of: " + ", ".join(options), did_you_mean(value, options)
+            return "must be one of: " + ", ".join(options), naming_hint(suggestions_for(field_type, value))
         case ListType(_, low, high) if isinstance(value, tuple):
             if len(value) < low:
                 return f"needs at least {_items(low)}, not {len(value)}", None

@@ -53,7 +53,7 @@ def enabled() -> bool:
     return hashlib.sha256(grammar).hexdigest() == GRAMMAR_SHA256 and words.fresh(grammar) and not scanner.UNPLACED
 
 
-_DEPTH = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
+_DEPTH = scanner.BRACKETS
 _KEYWORD_TYPES = frozenset(words.KEYWORDS.values())
 _TOKEN, _RENAMED, _FIELDS = scanner.TOKEN, scanner.RENAMED, scanner.FIELDS
 # How the scanner treats a token type: 1 a line end, 2 a word (maybe of the language), 3 a field key, 4 renamed,

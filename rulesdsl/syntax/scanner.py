@@ -195,6 +195,32 @@ def dice_parts(text: str) -> tuple[str, str, str]:
     return text[:split], text[split + 1 : end], text[end:]
 
 
+# Brackets: inside them the parser sees no line end (a list or a call goes on over lines).
+BRACKETS = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
+
+
+def scan_lines(text: str) -> Iterator[Scanned]:
+    """`scan`'s tokens with the line ends the parser sees, as the line-end postlexer (and the fast path's
+    tokenizer) keeps them: none inside brackets, none after a token the line goes on after
+    (words.CONTINUES), none at the start, a run of them as one. What no token takes stays an ERROR token
+    (an UNCLOSED_STRING to its line's end), and the next token is read after it, so the rest of a broken
+    line is read too; white space the grammar does not know (a no-break space) is passed over. On text
+    without mistakes these are the fast path's tokens (tests/test_locate.py holds it to them)."""
+    depth, previous = 0, "_NL"
+    continues = words.CONTINUES
+    for tok in scan(text):
+        kind = tok.type
+        if kind == "_NL":
+            if depth > 0 or previous in continues or previous == "_NL":
+                continue
+        elif kind in BRACKETS:
+            depth = max(0, depth + BRACKETS[kind])
+        elif kind == "ERROR" and tok.text.isspace():
+            continue
+        yield tok
+        previous = kind
+
+
 def reads_as_one_name(text: str) -> bool:
     """Whether `text` written bare is one name to the scanner (not a keyword, dice, two words, ...)."""
     found = TOKEN.fullmatch(text)

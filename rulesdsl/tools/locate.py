@@ -1,7 +1,7 @@
 """Where am I: the statement, field, list item and string a cursor is in, for the language server.
 
-Read from the parsed tree (which statements parsed, and what they are) and from the fast path's scanner
-tokens, which exist for broken text too: the statement being typed usually does not parse. No regular
+Read from the parsed tree (which statements parsed, and what they are) and from the scanner's tokens
+(scanner.scan_lines), which exist for broken text too: the statement being typed usually does not parse. No regular
 expression over the source text here: whatever is a word, a string or a key is what the scanner says.
 
 A statement spans its header to its `}`; one whose `}` is missing ends where the next header starts in
@@ -16,22 +16,22 @@ from dataclasses import dataclass
 
 from rulesdsl.language import words
 from rulesdsl.syntax import fast as fastparse
+from rulesdsl.syntax import scanner
 from rulesdsl.syntax import tree as m
 
 Token = fastparse.Token
-# Tokens the scanner cannot read, made up here for broken text: an unterminated string (to the line's
-# end) and anything else it stops at (to the line's end).
-OPEN_STRING = "OPEN_STRING"
-UNREADABLE = "UNREADABLE"
+# The scanner's tokens for broken text: an unterminated string (to the line's end), and characters that
+# start no token (a run of them up to a space or a token).
+OPEN_STRING = "UNCLOSED_STRING"
+UNREADABLE = "ERROR"
 KEYS = frozenset({"FIELD_KEY", "FIELD_APPEND", "FIELD_REMOVE"})
 _OPS = {"FIELD_KEY": ":", "FIELD_APPEND": "+=", "FIELD_REMOVE": "-="}
 _WORDS = frozenset({"NAME", *words.KEYWORDS.values()})  # a header's words: names, and words of the language
-_DEPTH = {"LPAR": 1, "LSQB": 1, "RPAR": -1, "RSQB": -1}
+_DEPTH = scanner.BRACKETS
 _NAMES = frozenset({"NAME", "STRING", OPEN_STRING})
 NAME_TYPES = _WORDS  # the types of a bare word: a name, or a word of the language (`or`, `ref`, ...)
 # After these a value goes on (a list after a comma, an expression after an operator), also on the next line.
 _GOES_ON = words.CONTINUES - KEYS - {"POINTS", "LBRACE"}
-_LONGEST_REPAIRED_LINE = 4096  # a longer unreadable line is one unreadable token (finding where it stops is quadratic)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +41,7 @@ class Statement:
     kind: str  # the block's kind; for `kind`, `patch` and `remove` that word
     target: str | None  # the kind a patch or removal changes, the kind a `kind` declares
     id: str | None  # the id or name written in the header (a string without its quotes)
+    id_span: m.Position | None  # where that id or name is written
     span: m.Position  # the header to the `}` inclusive, or to where it breaks off
     closed: bool  # its `}` is there
     node: m.Statement | None
@@ -58,6 +59,14 @@ class FieldAt:
 
 
 @dataclass(frozen=True, slots=True)
+class Cell:
+    """Where in a table row the cursor is: among its keys (before the `->`) or its cells, and which one."""
+
+    keys: bool
+    index: int  # from 0
+
+
+@dataclass(frozen=True, slots=True)
 class Place:
     """What a cursor (line, column, both from 1; the column of the character after it) is in."""
 
@@ -71,6 +80,7 @@ class Place:
     typed: str  # what is typed of that word before the cursor (a string's without its opening quote)
     quoted: bool  # after a string's opening quote (and before its closing one)
     before: Token | None  # the token before the word: `trait` in `requires: trait Bo`
+    cell: Cell | None = None  # in a table row (or a row's keys being typed): which key or cell
 
 
 # ---------------------------------------------------------------- tokens, broken text too
@@ -78,48 +88,10 @@ class Place:
 
 @functools.lru_cache(maxsize=8)
 def lenient_tokens(text: str) -> tuple[Token, ...]:
-    """The scanner's tokens (without the end marker); where it stops (an unterminated string, a character
-    of no token), the rest of that line is one OPEN_STRING or UNREADABLE token and the next line is read on."""
-    try:
-        return tuple(fastparse.tokens(text)[0][:-1])
-    except fastparse.Fallback:
-        pass
-    lines = text.split("\n")
-    tails: list[Token] = []
-    for row in _unreadable_lines(lines, 0, len(lines)):
-        line = lines[row]
-        at = _readable_prefix(line)
-        tail = line[at:]
-        tails.append((OPEN_STRING if tail.startswith('"') else UNREADABLE, tail, row + 1, at + 1))
-        lines[row] = line[:at] + " " * len(tail)  # columns stay where they are
-    read = fastparse.tokens("\n".join(lines))[0][:-1]
-    return tuple(sorted([*read, *tails], key=lambda t: (t[2], t[3])))
-
-
-def _unreadable_lines(lines: list[str], low: int, high: int) -> list[int]:
-    """The lines in [low, high) the scanner stops in. No token spans lines (but line ends), so a run of
-    lines reads on its own exactly when each of its lines does: halve the runs that do not."""
-    try:
-        fastparse.tokens("\n".join(lines[low:high]))
-        return []
-    except fastparse.Fallback:
-        if high - low == 1:
-            return [low]
-    middle = (low + high) // 2
-    return _unreadable_lines(lines, low, middle) + _unreadable_lines(lines, middle, high)
-
-
-def _readable_prefix(line: str) -> int:
-    """How much of the line the scanner reads: the longest prefix it reads whole."""
-    if len(line) > _LONGEST_REPAIRED_LINE:
-        return 0
-    for at in range(len(line), -1, -1):
-        try:
-            fastparse.tokens(line[:at])
-            return at
-        except fastparse.Fallback:
-            continue
-    return 0
+    """The scanner's tokens of `text` with the line ends the parser sees (scanner.scan_lines), broken text
+    too: an unterminated string is one OPEN_STRING token to its line's end, characters no token takes an
+    UNREADABLE one, and the scanner reads on after them. On text without mistakes, the fast path's tokens."""
+    return tuple((t.type, t.text, t.line, t.column) for t in scanner.scan_lines(text))
 
 
 def _end(tok: Token) -> tuple[int, int]:
@@ -185,6 +157,8 @@ def _statement_end(toks: Sequence[Token], first: int) -> tuple[int, bool]:
                 return i + 1, True
         elif depth > 0 and i > first and _header_starts(toks, i):
             return i, False  # it lost its `}`: the next block starts here
+        elif depth == 0 and kind == "_NL" and i > first:
+            return i, False  # a header's line ended before its `{`: words on their own, not the next block's
         i += 1
     return i, False
 
@@ -221,12 +195,13 @@ def _statement(
     # the id when one is written, else the name (a string, without its quotes)
     written = next((t for t in names if t[0] != "STRING"), names[0] if names else None)
     id_ = None if written is None else written[1][1:-1] if written[0] == "STRING" else written[1]
+    id_span = None if written is None else _span(file, written, written)
     last = toks[end - 1]
     while last[0] == "_NL" and end - 1 > first:  # a broken block ends at its last token, not a line end
         end -= 1
         last = toks[end - 1]
     span = node.pos if node is not None else _span(file, toks[first], last)  # a parsed one spans to its }
-    return Statement(kind, target, id_, span, closed, node, first, end)
+    return Statement(kind, target, id_, id_span, span, closed, node, first, end)
 
 
 def statement_at(source: m.SourceFile, line: int, column: int) -> Statement | None:
@@ -284,10 +259,62 @@ def locate(source: m.SourceFile, line: int, column: int) -> Place:
         before[0] not in _GOES_ON and not open_brackets and (new_line or before[0] not in (*KEYS, "POINTS"))
     )
     if field is None:
-        row = None if key_position else _row(source.path, toks, start + 1, statement.end)
-        return Place(statement, False, None, row, None, key_position, word, typed, quoted, before)
+        if key_position:
+            return Place(statement, False, None, None, None, True, word, typed, quoted, before)
+        row = _row(source.path, toks, start + 1, statement.end)
+        cell = _cell(toks[start + 1 : stop])
+        return Place(statement, False, None, row, None, False, word, typed, quoted, before, cell)
     item = None if key_position else _commas(toks[start + 1 : stop])
     return Place(statement, False, field, None, item, key_position, word, typed, quoted, before)
+
+
+def _cell(entry: Sequence[Token]) -> Cell:
+    """Which key or cell of a row comes after these tokens of it."""
+    arrow = next((i for i, t in enumerate(entry) if t[0] == "ARROW"), None)
+    return Cell(True, _commas(entry)) if arrow is None else Cell(False, _commas(entry[arrow + 1 :]))
+
+
+def _items(toks: Sequence[Token]) -> list[tuple[Token, ...]]:
+    """The tokens split at the commas outside brackets."""
+    items: list[tuple[Token, ...]] = []
+    depth, begin = 0, 0
+    for i, tok in enumerate(toks):
+        depth += _DEPTH.get(tok[0], 0)
+        if tok[0] == "COMMA" and depth == 0:
+            items.append(tuple(toks[begin:i]))
+            begin = i + 1
+    return [*items, tuple(toks[begin:])]
+
+
+def field_items(source: m.SourceFile, statement: Statement, key: str) -> list[tuple[Token, ...]]:
+    """The items of the field `key` as the statement writes it (its tokens, broken or not), split at the
+    commas outside brackets: `next(ref table)` is one item. [] when the statement has no such field."""
+    toks = lenient_tokens(source.text)
+    for i in range(statement.first, statement.end):
+        if toks[i][0] == "FIELD_KEY" and key_name(toks[i]) == key:
+            return _items(toks[i + 1 : _value_end(toks, i, statement.end)])
+    return []
+
+
+def rows(source: m.SourceFile, statement: Statement) -> list[tuple[list[tuple[Token, ...]], list[tuple[Token, ...]]]]:
+    """The statement's table rows as written (broken or not): each row's keys and cells, as tokens."""
+    toks = lenient_tokens(source.text)
+    found = []
+    i = statement.first
+    while i < statement.end and toks[i][0] != "LBRACE":
+        i += 1
+    while i < statement.end:
+        begin = i + 1
+        i = begin
+        while i < statement.end and toks[i][0] not in ("_NL", "RBRACE", *KEYS):
+            i += 1
+        entry = [t for t in toks[begin:i] if t[0] != "ROW_SOURCE"]
+        arrow = next((j for j, t in enumerate(entry) if t[0] == "ARROW"), None)
+        if arrow is not None:
+            found.append((_items(entry[:arrow]), _items(entry[arrow + 1 :])))
+        if i < statement.end and toks[i][0] in KEYS:
+            i = _value_end(toks, i, statement.end) - 1  # past the field's value (a `->` there is no row's)
+    return found
 
 
 def _commas(toks: Sequence[Token]) -> int:
@@ -330,13 +357,19 @@ def key_name(tok: Token) -> str:
     return tok[1].rstrip(":+-= \t")
 
 
-def _field(file: str, toks: Sequence[Token], key: int, end: int) -> FieldAt:
-    """The field whose key is at `key`: its value runs to the next key, line end (outside brackets) or `}`."""
+def _value_end(toks: Sequence[Token], key: int, end: int) -> int:
+    """Where the value of the key at `key` ends: at the next key, line end (outside brackets) or `}`."""
     i = key + 1
     depth = 0
     while i < end and not (toks[i][0] in (*KEYS, "RBRACE") or (toks[i][0] == "_NL" and depth == 0)):
         depth += _DEPTH.get(toks[i][0], 0)
         i += 1
+    return i
+
+
+def _field(file: str, toks: Sequence[Token], key: int, end: int) -> FieldAt:
+    """The field whose key is at `key`: its value runs to the next key, line end (outside brackets) or `}`."""
+    i = _value_end(toks, key, end)
     tok = toks[key]
     name = key_name(tok)
     key_span = m.Position(file, tok[2], tok[3], tok[2], tok[3] + len(name))

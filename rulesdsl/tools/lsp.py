@@ -45,12 +45,15 @@ from rulesdsl.tools.locate import (
     KEYS,
     NAME_TYPES,
     OPEN_STRING,
+    Cell,
     Place,
     Statement,
     Token,
+    field_items,
     key_name,
     lenient_tokens,
     locate,
+    rows,
     statement_at,
     statements,
 )
@@ -381,15 +384,27 @@ def _wanted(snapshot: Snapshot, place: Place, kind: Kind) -> list[str]:
 
 def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[lsp.CompletionItem]:
     text = snapshot.texts.get(path, "")
-    place = locate(parsed(path, text), line, column)
+    source = parsed(path, text)
+    place = locate(source, line, column)
     statement = place.statement
-    kind = _kind_of(snapshot, statement) if statement is not None and not place.in_header else None
-    if kind is None:
+    if statement is None:
         return []
     where = _typed_range(place, line, column, text)
+    if place.in_header:
+        return _in_header(snapshot, source, place, line, column, where)
+    kind = _kind_of(snapshot, statement)
+    if kind is None:
+        return []
+    if place.cell is not None:
+        return _in_row(snapshot, source, place, place.cell, where)
     wanted = _wanted(snapshot, place, kind)
     if place.key_position and not wanted:
-        return [
+        # a line's first word in a table may be a field's key or a row's first key
+        row_start = (place.before is None or place.before[0] in ("_NL", "LBRACE")) and (
+            place.word is None or place.word[0] not in KEYS
+        )
+        first_keys = _in_row(snapshot, source, place, Cell(True, 0), where) if row_start else []
+        return first_keys + [
             lsp.CompletionItem(
                 label=f.name,
                 kind=lsp.CompletionItemKind.Field,
@@ -400,6 +415,11 @@ def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[
             )
             for f in kind.fields.values()
         ]
+    return _entities(snapshot, wanted, place, where)
+
+
+def _entities(snapshot: Snapshot, wanted: list[str], place: Place, where: lsp.Range) -> list[lsp.CompletionItem]:
+    """The names of the entities of these kinds, written where the cursor is."""
     items = []
     for target in wanted:
         for entity in sorted(
@@ -418,6 +438,68 @@ def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[
                 )
             )
     return items
+
+
+def _in_header(
+    snapshot: Snapshot, source: m.SourceFile, place: Place, line: int, column: int, where: lsp.Range
+) -> list[lsp.CompletionItem]:
+    """In a statement's header: a kind as its first word (or after `patch` and `remove`), the entities of
+    that kind after `patch KIND`; nothing after a block's kind (its id and name are new: no field names)."""
+    statement = place.statement
+    assert statement is not None
+    at = (place.word[2], place.word[3]) if place.word is not None else (line, column)
+    before = [t for t in lenient_tokens(source.text)[statement.first : statement.end] if (t[2], t[3]) < at]
+    changes = bool(before) and before[0][0] in ("PATCH", "REMOVE")
+    if not before or (changes and len(before) == 1):
+        return [
+            lsp.CompletionItem(
+                label=name,
+                kind=lsp.CompletionItemKind.Class,
+                detail="kind",
+                documentation=kind.title,
+                text_edit=lsp.TextEdit(where, name),
+            )
+            for name, kind in sorted(snapshot.kinds.items())
+        ]
+    if changes and len(before) == 2 and before[1][1] in snapshot.kinds:
+        return _entities(snapshot, [before[1][1]], place, where)
+    return []
+
+
+def _in_row(
+    snapshot: Snapshot, source: m.SourceFile, place: Place, cell: Cell, where: lsp.Range
+) -> list[lsp.CompletionItem]:
+    """In a table row: for a `ref KIND` key or column, the entities of that kind; for one of plain text,
+    the names the other rows write there. The table's `keys` and `columns` are read from the buffer as
+    it is written (the block being typed does not parse)."""
+    statement = place.statement
+    assert statement is not None
+    declared = field_items(source, statement, "keys" if cell.keys else "columns")
+    column = declared[cell.index] if cell.index < len(declared) else ()
+    if len(declared) > cell.index or not cell.keys:  # a declared column, or one the table lacks
+        refs = [column[i + 1][1] for i in range(len(column) - 1) if column[i][0] == "REF"]
+        if refs:
+            return _entities(snapshot, refs, place, where)
+        if len(column) != 1:  # a typed column (`to_hit(int)`), or none: nothing to offer
+            return []
+    names: dict[str, str] = {}  # as written -> the name
+    for keys, cells in rows(source, statement):
+        items = keys if cell.keys else cells
+        if cell.index < len(items) and len(items[cell.index]) == 1:
+            tok = items[cell.index][0]
+            if tok != place.word and tok[0] in ("STRING", *NAME_TYPES):
+                names.setdefault(tok[1], tok[1][1:-1] if tok[0] == "STRING" else tok[1])
+    return [
+        lsp.CompletionItem(
+            label=name,
+            kind=lsp.CompletionItemKind.Value,
+            detail="key" if cell.keys else "cell",
+            insert_text=quote(name) if place.quoted else written,
+            filter_text='"' + name if place.quoted else name,
+            text_edit=lsp.TextEdit(where, quote(name) if place.quoted else written),
+        )
+        for written, name in sorted(names.items(), key=lambda item: item[1])
+    ]
 
 
 def _target_here(snapshot: Snapshot, path: Path, line: int, column: int) -> Target | None:
@@ -494,12 +576,14 @@ def hover(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Hover |
 
 
 def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
-    """The file's outline, from its own parse (blocks that parse; the others are left out), each statement
-    spanning its header to its `}`."""
+    """The file's outline, from its own parse, each statement spanning its header to its `}`. A statement
+    that does not parse is there too, named by what its header says, its detail saying it does not parse
+    (it spans to where it breaks off)."""
     result = []
     for found in statements(parsed(path, text)):
         statement = found.node
         if statement is None:
+            result.append(_broken_symbol(found, text))
             continue
         match statement:
             case m.Block(kind, kind_pos, block_id, name):
@@ -520,6 +604,27 @@ def symbols(text: str, path: Path) -> list[lsp.DocumentSymbol]:
         picked = to_range(selection, text)
         result.append(lsp.DocumentSymbol(label, symbol_kind, whole, picked, detail=detail))
     return result
+
+
+BROKEN = "does not parse"  # the detail of an outline's statement that does not parse
+
+
+def _broken_symbol(found: Statement, text: str) -> lsp.DocumentSymbol:
+    """A statement that does not parse, in the outline: its header's id or name (else its first word)."""
+    label = found.id or found.kind or "?"
+    match found.kind:
+        case "table":
+            symbol_kind = lsp.SymbolKind.Struct
+        case "kind":
+            symbol_kind = lsp.SymbolKind.Class
+        case "patch" | "remove":
+            symbol_kind = lsp.SymbolKind.Event
+        case _:
+            symbol_kind = lsp.SymbolKind.Object
+    words = " ".join(w for w in (found.kind, found.target if found.kind in ("patch", "remove") else None) if w)
+    selection = found.id_span or found.span
+    detail = f"{words} ({BROKEN})" if words else BROKEN
+    return lsp.DocumentSymbol(label, symbol_kind, to_range(found.span, text), to_range(selection, text), detail=detail)
 
 
 def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str) -> lsp.WorkspaceEdit | None:
@@ -575,7 +680,7 @@ def code_actions(snapshot: Snapshot, path: Path, first: tuple[int, int], last: t
         index = bisect.bisect_right(toks, (d.pos.line, d.pos.column), key=lambda t: (t[2], t[3])) - 1
         if index < 0:
             continue
-        if d.suggestions and (toks[index][2], toks[index][3]) == (d.pos.line, d.pos.column):
+        if d.suggestions and _written_at(toks[index]) == (d.pos.line, d.pos.column, d.pos.end_line, d.pos.end_column):
             actions += _did_you_mean(path, text, toks[index], d)
         # a syntax error at a word of the language, or just after one
         for tok in dict.fromkeys(toks[max(index - 1, 0) : index + 1]):
@@ -597,7 +702,23 @@ def _token_range(tok: Token, text: str, length: int | None = None) -> lsp.Range:
     return to_range(m.Position("", tok[2], tok[3], tok[2], tok[3] + (len(tok[1]) if length is None else length)), text)
 
 
+def _written_at(tok: Token) -> tuple[int, int, int, int]:
+    """Where a token writes its word: a key's name without its `:`, `+=` or `-=`. A diagnostic's
+    suggestions replace the word it points at, and only when it points at exactly one word."""
+    length = len(key_name(tok)) if tok[0] in KEYS else len(tok[1])
+    return tok[2], tok[3], tok[2], tok[3] + length
+
+
+def _one_word(name: str) -> bool:
+    """Whether `name` written bare is one word to the scanner (a name, or a word of the language)."""
+    toks = lenient_tokens(name)
+    return len(toks) == 1 and toks[0][0] in NAME_TYPES and toks[0][1] == name
+
+
 def _did_you_mean(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
+    # a header's words (a kind, an id, what a patch changes) are names whatever they spell: `lifepath`
+    # stays bare there, where a value would quote it
+    in_header = locate(parsed(path, text), tok[2], tok[3] + 1).in_header
     found = []
     for name in d.suggestions:
         if tok[0] in KEYS:  # a key: its name only, the `:` stays
@@ -605,7 +726,8 @@ def _did_you_mean(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.
         elif tok[0] == "STRING":
             where, written = _token_range(tok, text), quote(name)
         elif tok[0] in NAME_TYPES:
-            where, written = _token_range(tok, text), written_name(name)
+            bare = in_header and _one_word(name)
+            where, written = _token_range(tok, text), name if bare else written_name(name)
         else:
             continue
         found.append(_fix(f"Change to '{name}'", path, [lsp.TextEdit(where, written)], d, text))

@@ -18,7 +18,7 @@ from typing import Any
 from rulesdsl.compile import formula_types as ft
 from rulesdsl.compile import ir
 from rulesdsl.compile.kinds import Kind
-from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
+from rulesdsl.diagnostics import Diagnostic, error, naming_hint, suggest
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
 from rulesdsl.syntax.tree import Position
@@ -152,8 +152,10 @@ class _Namer:
             what = "parameter or attribute" if self.names or self.declare else "attribute"
             known = sorted({*self.names, *self.by_name})
             declared = f"{self.declare}{', '.join((*self.names, node.name))}" if self.declare else None
-            hint = did_you_mean(node.name, known) or declared
-            self.diagnostics.append(error("E321", f"formula names '{node.name}', which is no {what}", node.pos, hint))
+            close = suggest(node.name, known)
+            hint = naming_hint(close) or declared
+            message = f"formula names '{node.name}', which is no {what}"
+            self.diagnostics.append(error("E321", message, node.pos, hint, close))
         return node
 
 
@@ -355,9 +357,11 @@ def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
 
 def unknown_kind(node: ir.FieldOf, kinds: Mapping[str, Kind], pos: Position) -> Diagnostic:
     """`foo[bar].x` where `foo` is no kind."""
+    close = suggest(node.entity.kind, kinds)
     return error(
         "E330",
         f"no kind named '{node.entity.kind}'",
         pos,
-        did_you_mean(node.entity.kind, kinds) or "write KIND[id].field, or TABLE[number] for a table's one column",
+        naming_hint(close) or "write KIND[id].field, or TABLE[number] for a table's one column",
+        close,
     )

@@ -17,7 +17,7 @@ import jsonschema_rs
 from rulesdsl.compile.ir import Entity
 from rulesdsl.compile.jsonform import document, schema_of
 from rulesdsl.compile.kinds import Kind
-from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
+from rulesdsl.diagnostics import Diagnostic, error, naming_hint, suggest
 from rulesdsl.syntax.tree import Position
 
 if TYPE_CHECKING:  # jsonschema (and what it imports) is loaded only to explain a failure
@@ -67,6 +67,19 @@ def fields_named(err: ValidationError) -> list[str]:
     return []
 
 
+def suggestions_of(err: ValidationError, field: str | None = None) -> tuple[str, ...]:
+    """What to write instead of what the error is about, when it names a choice: a field or part that is
+    not there (the closest of those that are), a value not among an enum's. The hint `describe` gives
+    names them; the diagnostic carries them (the editor's quick fixes)."""
+    expected: Any = err.validator_value
+    schema: Any = err.schema
+    if err.validator == "additionalProperties":
+        return suggest(next(iter(fields_named(err)), "?") if field is None else field, schema.get("properties", {}))
+    if err.validator == "enum":
+        return suggest(str(err.instance), map(str, expected))
+    return ()
+
+
 def describe(err: ValidationError, kind: Kind, field: str | None = None) -> tuple[str, str | None]:
     """A schema error in words (message, hint); `field`: which of the fields it names (`fields_named`), the
     first when not given."""
@@ -81,18 +94,16 @@ def describe(err: ValidationError, kind: Kind, field: str | None = None) -> tupl
     if v == "additionalProperties":
         allowed = list(schema.get("properties", {}))
         if not err.absolute_path:
-            return f"a {kind.name} has no field '{field}'", did_you_mean(field, allowed) or (
+            return f"a {kind.name} has no field '{field}'", naming_hint(suggestions_of(err, field)) or (
                 "fields: " + ", ".join(f for f in allowed if f not in ("kind", "id", "name"))
             )
-        return f"'{where}' has no part '{field}'", did_you_mean(field, allowed)
+        return f"'{where}' has no part '{field}'", naming_hint(suggestions_of(err, field))
     if v == "required":
         if not err.absolute_path:
             return f"a {kind.name} needs a '{field}' field", None
         return f"'{where}' needs '{field}'", None
     if v == "enum":
-        return f"'{where}' must be one of: {', '.join(map(str, expected))}", did_you_mean(
-            str(instance), map(str, expected)
-        )
+        return f"'{where}' must be one of: {', '.join(map(str, expected))}", naming_hint(suggestions_of(err))
     if v == "const":
         return f"'{where}' must be '{expected}'", None
     if v == "pattern":
@@ -216,10 +227,10 @@ def _check_document(entity: Entity, doc: dict[str, Any], kind: Kind) -> list[Dia
                     continue  # reported where it was written (a misspelt field is reported as unknown)
                 message, hint = describe(err, kind, field)
                 pos = entity.position(field) if err.validator == "additionalProperties" else entity.position()
-                diagnostics.append(error("E210", message, pos, hint))
+                diagnostics.append(error("E210", message, pos, hint, suggestions_of(err, field)))
             continue
         message, hint = describe(err, kind)
-        diagnostics.append(error("E210", message, entity.position(*path), hint))
+        diagnostics.append(error("E210", message, entity.position(*path), hint, suggestions_of(err)))
     return diagnostics
 
 

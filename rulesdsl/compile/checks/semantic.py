@@ -25,7 +25,7 @@ from rulesdsl.compile.checks.pynames import check_python_names
 from rulesdsl.compile.index import EntityIndex
 from rulesdsl.compile.kinds import Kind
 from rulesdsl.compile.lower import requirement_nodes
-from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, warning
+from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, suggest, warning
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
 from rulesdsl.syntax.tree import Position
@@ -512,12 +512,14 @@ def _check_requirements(entities: Entities) -> list[Diagnostic]:
             for name, req in _requirements(entity):
                 for node in requirement_nodes(req):
                     if isinstance(node, ir.CountOf) and node.tag is not None and node.tag.text not in tags:
+                        close = suggest(node.tag.text, tags)
                         diagnostics.append(
                             error(
                                 "E331",
                                 f"no lifepath is tagged '{node.tag.text}'",
                                 node.tag.pos,
-                                did_you_mean(node.tag.text, tags) or "tag lifepaths with 'tags: ...'",
+                                naming_hint(close) or "tag lifepaths with 'tags: ...'",
+                                close,
                             )
                         )
                 if entity.kind == "lifepath" and name == "requires" and entity.fields.get("born") is True:
