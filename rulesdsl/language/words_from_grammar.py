@@ -1,9 +1,10 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "18095f822700984a2d09768715604647aff8a05572120d7c2f3e98a498cacc2b"
+GRAMMAR_SHA256 = "17455797da71170d66224c2227e6ddc87e22d792916e562b01b69ecb4da8c661"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
+    ("TIMES", '\\d+[ \t]+x(?=[ \t]+(?:"|[^\\W\\d]))'),
     ("POINTS", "\\d+[ \t]+pts?[ \t]*:"),
     (
         "QUANTITY",
@@ -105,6 +106,7 @@ CONTINUES = frozenset(
         "SLASH",
         "STAR",
         "TAGGED",
+        "TIMES",
         "TRAIT",
     }
 )

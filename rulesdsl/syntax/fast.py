@@ -38,7 +38,7 @@ from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
 from rulesdsl.syntax.scanner import StringEscapeError, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "18095f822700984a2d09768715604647aff8a05572120d7c2f3e98a498cacc2b"
+GRAMMAR_SHA256 = "17455797da71170d66224c2227e6ddc87e22d792916e562b01b69ecb4da8c661"
 
 
 class Fallback(Exception):
@@ -65,6 +65,7 @@ _TRAILING = scanner.TRAILING
 _ATOM_START = frozenset(
     {
         *("INT", "INT_PLUS", "DECIMAL", "DICE", "MULTIPLIER", "STRING", "NAME", "FUNCTION", "LPAR", "NONE_DASH"),
+        "TIMES",
         *("REF", "TRAIT", "SKILL", "ANY", "MINUS", "PLUS", "CMP", "NOT"),
     }
 )
@@ -700,6 +701,9 @@ class _Parser:
         if kind == "REF":
             name = self.name()
             return m.RefMarker(name, self.span(self.pos(tok), name.pos))
+        if kind == "TIMES":  # `2 x treasure`
+            table = self.ref()
+            return m.Repeat(int(tok[1].split()[0]), table, self.span(self.pos(tok), table.pos))
         if kind == "TRAIT" or kind == "SKILL":
             ref = self.ref()
             return (m.HasTrait if kind == "TRAIT" else m.HasSkill)(ref, ref.pos)
