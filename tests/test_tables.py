@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.compile.pipeline import Compilation, compile_paths
+from rulesdsl.compile.pipeline import Compilation, compile_paths, parser
 from rulesdsl.runtime.core import MAX_CHAIN
+from rulesdsl.syntax import fast as fastparse
 from rulesdsl.targets.build import render_all
+from rulesdsl.tools.fmt import format_text
 
 from .conftest import quality_command, run_python, write_ruleset
+from .test_fmt import parsed_shape
 
 SNIPPETS = """
 kind species "Species" { size: int = 1 }
@@ -285,3 +288,14 @@ except RuntimeError as exc:
 """
     result_run = run_python(code, out)
     assert result_run.stdout.strip() == f"Boom: still rolling after {MAX_CHAIN} tables", result_run.stderr
+
+
+def test_the_new_forms_format_back_and_parse_fast_as_lark_does() -> None:
+    text = SNIPPETS + 'table t "T" { roll: 1d6  columns: then(rolls)\n  1-6 -> 12 x "Treasure"\n}\n'
+    formatted = format_text(text)
+    assert parsed_shape(formatted) == parsed_shape(text)
+    assert format_text(formatted) == formatted
+    assert "2 x treasure" in formatted and "otherwise -> 0" in formatted and "roll: region, 1d20" in formatted
+    for source in (text, formatted):
+        lark, problems = parser().parse_with_lark("t.rules", source)
+        assert problems == [] and fastparse.parse("t.rules", source) == lark
