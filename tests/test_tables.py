@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from rulesdsl.compile.jsonform import defs_schema
+from rulesdsl.compile.lower import MAX_REPEAT
 from rulesdsl.compile.pipeline import Compilation, compile_paths, parser
 from rulesdsl.runtime.core import MAX_CHAIN
 from rulesdsl.syntax import fast as fastparse
@@ -299,3 +301,12 @@ def test_the_new_forms_format_back_and_parse_fast_as_lark_does() -> None:
     for source in (text, formatted):
         lark, problems = parser().parse_with_lark("t.rules", source)
         assert problems == [] and fastparse.parse("t.rules", source) == lark
+
+
+def test_n_x_table_is_bounded_at_its_edge(check: Check) -> None:
+    table = 'table t "T" { roll: 1d6  columns: then(rolls)\n  1 -> none\n  2-6 -> %d x t\n}\n'
+    assert check(table % MAX_REPEAT) == []
+    assert check(table % (MAX_REPEAT + 1)) == [
+        ("E201", f"column 'then': a roll on a table {MAX_REPEAT + 1} times; a cell rolls 1 to {MAX_REPEAT} times")
+    ]
+    assert defs_schema()["$defs"]["rolls"]["properties"]["times"]["maximum"] == MAX_REPEAT
