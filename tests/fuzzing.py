@@ -183,7 +183,7 @@ EXERCISE = """
 import random
 import demo
 for table_id, table in demo.TABLES.items():
-    if table.dice is not None:
+    if table.dice is not None and not table.dice.given:
         assert sum(chance for _, chance in table.chances()) == 1, table_id
         for seed in range(3):
             table.roll(random.Random(seed))
@@ -362,11 +362,17 @@ def exercise(name):
             assert table.lookup(*keys) == row.value, (table_id, keys)
             compute(row.value, rng, rt, f"TABLES[{table_id!r}]", names)
         if table.dice is not None:
-            for modifier in range(table.dice.modifier_low, table.dice.modifier_high + 1):
-                assert sum(chance for _, chance in table.chances(modifier)) == 1, (table_id, modifier)
-                for _ in range(3):
-                    table.roll(rng, modifier)
-                    table.roll_chain(rng, modifier)
+            # a table rolled for keys it is given (`roll: where, 1d6`): rolled for each value its rows name
+            given_keys = table.dice.given
+            givens = sorted({tuple(key_value(k, rng) for k in row.keys[: len(given_keys)]) for row in table}, key=repr)
+            for values in givens or [()]:
+                given = dict(zip(given_keys, values))
+                for modifier in range(table.dice.modifier_low, table.dice.modifier_high + 1):
+                    chances = table.chances(modifier, **given)
+                    assert sum(chance for _, chance in chances) == 1, (table_id, modifier, given)
+                    for _ in range(3):
+                        table.roll(rng, modifier, **given)
+                        table.roll_chain(rng, modifier, **given)
     for formula_id, function in package.FORMULAS.items():
         signature = inspect.signature(function)
         for _ in range(5):

@@ -67,6 +67,7 @@ class Table:
     rolled: bool
     numeric: bool  # one numeric key and one numeric column: formulas may look it up (`t[x]`)
     whole: bool = False  # and its column holds whole numbers (`int`): a lookup yields a whole number
+    given: bool = False  # rolled for a key it is given (`roll: where, 1d6`): a chain cannot go on to it
 
 
 @dataclass
@@ -387,6 +388,9 @@ class Writer:
             case ft.RollType():
                 rolls = ["2d6", "d66", "1d6 + 0..1", "1d20"] + ([] if one else ["1d10, 1d10"])
                 return self.pick(rolls)
+            case ft.RollsType():
+                target = self.ref("table")
+                return target if target == "none" or self.coin(3) else f"{self.ch.integer(1, 9)} x {target}"
             case ft.CheckType():  # a check's modifier names attributes only
                 modifier = self.arith(self.abbrs, whole=True) if self.coin(4) else f"floor({self.arith(self.abbrs)})"
                 return f"check {modifier} {self.ch.integer(2, 12)}+"
@@ -427,6 +431,7 @@ class Writer:
             "requirement",
             "obstacle",
             "roll",
+            "rolls",
             "check",
             "check of task",
             "one of " + ", ".join(self.some(ENUM_OPTIONS, 1, 4)),
@@ -542,7 +547,7 @@ class Writer:
             keys = [f"<={low}", f"{low + 1}+"]
         return keys
 
-    COLUMN_FORMS = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown")
+    COLUMN_FORMS = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown", "rolls")
 
     def columns(self) -> list[tuple[str, str]]:
         """(name, type) of the columns: every column type, references and chains."""
@@ -561,8 +566,14 @@ class Writer:
             case "text":
                 return self.pick([self.text_value(), "Head", "Sergeant-at-Arms"])
             case "ref table":
-                rolled = [t.id for t in self.tables if t.rolled]
+                rolled = [t.id for t in self.tables if t.rolled and not t.given]
                 return self.pick(rolled) if rolled and self.coin(3) else "none"
+            case "rolls":  # `2 x t` (a chain rolls on it that many times), `t` (once) or none
+                rolled = [t.id for t in self.tables if t.rolled and not t.given]
+                if not rolled or not self.coin(3):
+                    return "none"
+                target = self.pick(rolled)
+                return target if self.coin(3) else f"{self.ch.integer(1, 3)} x {target}"
             case "formula":
                 return self.formula([*names, *self.abbrs[:1]], dice=self.coin(4))
         field_type = ft.SIMPLE[form] if form in ft.SIMPLE else ft.RefType(form.removeprefix("ref "))
@@ -597,15 +608,28 @@ class Writer:
         self.add_table(Table(id_, 1, rolled=False, numeric=True, whole=column == "int"))
         return block
 
+    def sparse(self, keys: list[str]) -> list[str]:
+        """Sometimes one row left out and an `otherwise` row for what it would have covered."""
+        if len(keys) > 1 and self.coin(4):
+            keys = [k for k in keys if k != self.pick(keys)] + ["otherwise"]
+        return keys
+
+    def given_keys(self) -> tuple[str, list[str]]:
+        """A key a roll is given: the `keys:` entry and the values rows name (skills, by reference, or names)."""
+        skills = self.entities.get("skill", [])
+        if skills and self.coin():
+            return "where(ref skill)", self.some(skills, 1, min(3, len(skills)))
+        return "where", self.some(["Hills", "Marsh", '"Old Road"'], 1, 3)
+
     def rolled_table(self) -> str:
         id_ = self.fresh("t")
-        form = self.ch.integer(0, 4)
+        form = self.ch.integer(0, 5)
         cols = self.columns()
         head: list[str] = []
         if form == 0:  # NdS +- m
             count, sides, mod = self.ch.integer(1, 3), self.pick(SIDES), self.ch.integer(-2, 3)
             roll = f"{count}d{sides}" + (f" + {mod}" if mod > 0 else f" - {-mod}" if mod < 0 else "")
-            keys = self.partition(count + mod, count * sides + mod)
+            keys = self.sparse(self.partition(count + mod, count * sides + mod))
             if count == 1 and mod == 0 and self.coin(3):
                 keys = ["odd", "even"]
         elif form == 1:  # d66
@@ -620,7 +644,16 @@ class Writer:
             roll = f"1d6 + 0..{high}"
             keys = self.partition(1, 6 + high)
             if self.coin():
-                head.append(f"clamp: {self.pick(['yes', 'no'])}")
+                clamp = self.pick(["yes", "no"])
+                head.append(f"clamp: {clamp}")
+                if clamp == "yes" and self.coin():  # rows for the die alone: the modifiers land on the last
+                    keys = self.partition(1, 6)
+        elif form == 5:  # a key each roll is given, the rest rolled
+            sides = self.pick(SIDES)
+            key, values = self.given_keys()
+            roll = f"where, 1d{sides}"
+            head.append(f"keys: {key}, roll(int)")
+            keys = self.sparse([f"{v}, {r}" for v in values for r in self.partition(1, sides)])
         else:  # two dice for two keys
             a, b = self.pick(SIDES[:5]), self.pick(SIDES[:5])
             roll = f"1d{a}, 1d{b}"
@@ -631,7 +664,7 @@ class Writer:
         head.insert(0, f"roll: {roll}")
 
         block = self.table_block(id_, head, keys, cols)
-        self.add_table(Table(id_, 2 if form >= 3 else 1, rolled=True, numeric=False))
+        self.add_table(Table(id_, 2 if form >= 3 else 1, rolled=True, numeric=False, given=form == 5))
         return block
 
     def keyed_table(self) -> str:
@@ -639,12 +672,20 @@ class Writer:
         id_ = self.fresh("grid")
         zones = self.some(["Head", "Arm", "Leg", "Torso", '"R. Arm"'], 1, 3)
         cols = self.columns()
+        skills = self.entities.get("skill", [])
+        if skills and self.coin(3):  # keyed by reference: rows name skills
+            keys = self.some(skills, 1, min(3, len(skills)))
+            if len(keys) < len(skills) and self.coin():  # some skill has no row: otherwise is for it
+                keys.append("otherwise")
+            block = self.table_block(id_, ["keys: who(ref skill)"], keys, cols)
+            self.add_table(Table(id_, 1, rolled=False, numeric=False))
+            return block
         if self.coin():
             block = self.table_block(id_, [], zones, cols)
             self.add_table(Table(id_, 1, rolled=False, numeric=False))
             return block
         levels = self.partition(1, self.ch.integer(1, 6))
-        keys = [f"{z}, {lv}" for z in zones for lv in levels]
+        keys = self.sparse([f"{z}, {lv}" for z in zones for lv in levels])
         block = self.table_block(id_, ["keys: zone, level(int)"], keys, cols)
         self.add_table(Table(id_, 2, rolled=False, numeric=False))
         return block

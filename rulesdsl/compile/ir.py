@@ -520,15 +520,25 @@ class Actions:
 
 
 @dataclass(frozen=True, slots=True)
+class Given:
+    """A key named in a table's roll (`region` in `roll: region, 1d20`): each roll is given its value."""
+
+    key: str
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class Roll:
     """A table's dice, one per key; `modifier`: the range of modifiers its rows must also cover (`+ 0..1`);
-    `tens_units`: d66, two d6 read as tens and units."""
+    `tens_units`: d66, two d6 read as tens and units. `given`: the keys a roll is given rather than rolls
+    (`roll: region, 1d20`), the table's first keys; the dice roll the keys after them."""
 
     dice: tuple[Dice, ...]
     modifier: Range | None
     tens_units: bool
     text: str
     pos: Position
+    given: tuple[Given, ...] = ()
 
     def spans(self, key: int) -> list[tuple[int, int]]:
         """The numbers key `key` can come up as, as ranges."""
@@ -543,6 +553,15 @@ class Roll:
         if len(spans) > 1:
             return ", ".join(f"{lo}-{hi}" for lo, hi in spans)
         return f"{spans[0][0]}-{spans[0][1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Rolls:
+    """`2 x treasure`: roll on a table `count` times (a `rolls` cell, followed by `roll_chain`)."""
+
+    count: int
+    table: Ref
+    pos: Position
 
 
 @dataclass(frozen=True, slots=True)
@@ -570,8 +589,17 @@ class Column:
 
 @dataclass(frozen=True, slots=True)
 class NameKey:
+    """A name: as written (`III`), or, under a `ref KIND` key, a reference (`species(ref species)`): checked,
+    linked, and matched by the id it resolves to."""
+
     text: str
     pos: Position
+    ref: Ref | None = None
+
+    @property
+    def name(self) -> str:
+        """What the key matches: the id of the entity it names, else the name as written."""
+        return self.ref.id if self.ref is not None and self.ref.id is not None else self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -606,15 +634,27 @@ def key_text(key: Key) -> str:
             assert_never(key)
 
 
-Cell = int | Fraction | str | bool | Unknown | NoneValue | Dice | Formula | Multiplier | Ref | CheckSpec
+def row_text(row: TableRow) -> str:
+    """`III, 2`: a row's keys as written; `otherwise` for the row of every cell no other row names."""
+    return ", ".join(key_text(k) for k in row.keys) if row.keys else "otherwise"
+
+
+Cell = int | Fraction | str | bool | Unknown | NoneValue | Dice | Formula | Multiplier | Ref | CheckSpec | Rolls
 
 
 @dataclass(frozen=True, slots=True)
 class TableRow:
+    """A row: its keys and cells. `otherwise -> ...` is the row with no keys: it fills every cell no other row
+    names (a lookup or roll that finds no row lands on it)."""
+
     keys: tuple[Key, ...]
     cells: tuple[Cell, ...]
     source: str | None
     pos: Position
+
+    @property
+    def otherwise(self) -> bool:
+        return not self.keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -672,6 +712,7 @@ Value = (
     | Actions
     | Column
     | Roll
+    | Rolls
     | CheckSpec
     | Record
     | MapValue

@@ -168,13 +168,18 @@ def value_json(value: ir.Value) -> Any:
             return {"count": count, "per_obstacle": per_obstacle}
         case ir.Column(name, column_type):
             return {"name": name, "type": t.type_text(column_type)}
-        case ir.Roll(dice, modifier, tens_units, text):
-            return {
+        case ir.Roll(dice, modifier, tens_units, text, _, given):
+            rolled: dict[str, Any] = {
                 "text": text,
                 "dice": [value_json(d) for d in dice],
                 "modifier": value_json(modifier) if modifier is not None else None,
                 "tens_units": tens_units,
             }
+            if given:
+                rolled["given"] = [g.key for g in given]
+            return rolled
+        case ir.Rolls(count, table):
+            return {"times": count, "table": _ref(table)}
         case ir.CheckSpec(modifier, target, mechanic):
             return {
                 "mechanic": _ref(mechanic) if mechanic else None,
@@ -206,8 +211,8 @@ def value_json(value: ir.Value) -> Any:
 
 def _key_json(key: ir.Key) -> dict[str, Any]:
     match key:
-        case ir.NameKey(text):
-            return {"name": text}
+        case ir.NameKey(text, _, ref):
+            return {"name": text} if ref is None else {"name": text, "id": _ref(ref)}
         case ir.ParityKey(odd):
             return {"parity": "odd" if odd else "even"}
         case ir.Range(low, high):
@@ -298,6 +303,8 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
             return {"type": "array", "minItems": 1, "items": _def("column")}
         case t.RollType():
             return _def("roll")
+        case t.RollsType():
+            return _def("rolls")
         case t.CheckType():
             return _def("check")
         case t.MapType(value, key):

@@ -9,6 +9,7 @@ and may have is the JSON Schema's, and references are resolved by the semantic s
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,7 @@ MAX_DEPTH = 100  # expression nesting; every later stage walks values recursivel
 # Limits (docs/diagnostics.md, "Limits"): far beyond any book, and they bound what the odds and checks cost.
 MAX_DICE = 100  # E205: dice in one roll, all its terms together
 MAX_SIDES = 1000  # E206: sides of one die
+MAX_REPEAT = 100  # `N x table`: rolls one cell asks for (a whole chain stops at the runtime's MAX_CHAIN)
 
 
 class LoweringError(Exception):
@@ -109,6 +111,8 @@ def describe(value: m.Value) -> str:
             return "a count condition"
         case m.RefMarker():
             return "a 'ref' type"
+        case m.Repeat():
+            return "rolls on a table (N x table)"
         case m.Check():
             return "a check"
         case m.Record():
@@ -420,6 +424,8 @@ class _Reader:
                 return self.map_value(value_type, key_type, value, path)
             case t.RecordType() as record_type:
                 return self.record(record_type, value, path)
+            case t.RollsType():
+                return self.rolls(value)
             case t.CheckType(mechanic):
                 if not isinstance(value, m.Check):
                     raise _fail("a check (like check END 5+)", value)
@@ -573,6 +579,20 @@ class _Reader:
             alternatives = item.items if isinstance(item, m.AnyOf) else (item,)
             options.append(tuple(self.ref(kind, alt) for alt in alternatives))
         return ir.Choices(value.amount, tuple(options), value.pos)
+
+    def rolls(self, value: m.Value) -> ir.Rolls:
+        """`2 x treasure`, or `treasure` (once)."""
+        if isinstance(value, m.Name | m.String):
+            return ir.Rolls(1, self.ref("table", value), value.pos)
+        if not isinstance(value, m.Repeat):
+            raise _fail("rolls on a table (like 2 x treasure)", value, "none stops the chain")
+        if not 1 <= value.count <= MAX_REPEAT:
+            raise LoweringError(
+                f"a roll on a table {value.count:,} times; a cell rolls 1 to {MAX_REPEAT} times",
+                value.pos,
+                "write none for no roll" if value.count == 0 else None,
+            )
+        return ir.Rolls(value.count, self.ref("table", value.table), value.pos)
 
     # ---- formulas
     def formula(self, value: m.Value) -> ir.Formula:
@@ -732,6 +752,8 @@ class _Reader:
         `odd` and `even` are the numbers of that parity."""
         if rolled and isinstance(value, m.Name) and value.text.lower() in ("odd", "even"):
             return ir.ParityKey(value.text.lower() == "odd", value.pos)
+        if key is not None and isinstance(key.type, t.RefType):  # `species(ref species)`: checked and linked
+            return ir.NameKey(self.text(value), value.pos, self.ref(key.type.kind, value))
         if (key is not None and isinstance(key.type, t.TextType)) or (
             key is None and isinstance(value, m.Name | m.String)
         ):
@@ -770,35 +792,50 @@ class _Reader:
             path: Path = ("rows", i)
             self.positions[_path(path)] = row.pos
             try:
+                if is_otherwise(row):
+                    cells = self.cells(row, columns, path)
+                    result.append(ir.TableRow((), cells, row.source.value if row.source else None, row.pos))
+                    continue
                 if len(row.keys) != width:
                     raise LoweringError(
                         f"this row has {len(row.keys)} key{'s' * (len(row.keys) != 1)}, the table has {width}",
                         row.pos,
                         "keys: " + ", ".join(k.name for k in keys) if keys else "declare them: keys: zone, level(int)",
                     )
-                if columns and len(row.cells) != len(columns):
-                    raise LoweringError(
-                        f"this row has {len(row.cells)} cell{'s' * (len(row.cells) != 1)}, the table has "
-                        f"{len(columns)} column{'s' * (len(columns) != 1)}",
-                        row.pos,
-                        "columns: " + ", ".join(c.name for c in columns),
-                    )
-                if max(depth(v) for v in (*row.keys, *row.cells)) > MAX_DEPTH:
+                if max(depth(v) for v in row.keys) > MAX_DEPTH:
                     raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
                 row_keys = []
                 for j, key in enumerate(row.keys):
                     self.positions[_path((*path, "keys", j))] = key.pos
                     row_keys.append(self.key(key, keys[j] if keys else None, rolled))
-                plain = ir.Column("", t.TextType(), row.pos)
-                cells = tuple(
-                    self.cell(cell, columns[j] if columns else plain, (*path, "cells", j))
-                    for j, cell in enumerate(row.cells)
-                )
                 source = row.source.value if row.source is not None else None
-                result.append(ir.TableRow(tuple(row_keys), cells, source, row.pos))
+                result.append(ir.TableRow(tuple(row_keys), self.cells(row, columns, path), source, row.pos))
             except LoweringError as exc:
                 diagnostics.append(exc.diagnostic)
+        otherwise = [row for row in rows if is_otherwise(row)]
+        for extra in otherwise[1:]:
+            diagnostics.append(error("E312", "a second 'otherwise' row", extra.pos, "a table has one otherwise row"))
         return result, diagnostics
+
+    def cells(self, row: m.Row, columns: tuple[ir.Column, ...], path: Path) -> tuple[ir.Cell, ...]:
+        if columns and len(row.cells) != len(columns):
+            raise LoweringError(
+                f"this row has {len(row.cells)} cell{'s' * (len(row.cells) != 1)}, the table has "
+                f"{len(columns)} column{'s' * (len(columns) != 1)}",
+                row.pos,
+                "columns: " + ", ".join(c.name for c in columns),
+            )
+        if row.cells and max(depth(v) for v in row.cells) > MAX_DEPTH:
+            raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
+        plain = ir.Column("", t.TextType(), row.pos)
+        return tuple(
+            self.cell(cell, columns[j] if columns else plain, (*path, "cells", j)) for j, cell in enumerate(row.cells)
+        )
+
+
+def is_otherwise(row: m.Row) -> bool:
+    """`otherwise -> ...`: the row for every cell no other row names."""
+    return len(row.keys) == 1 and isinstance(row.keys[0], m.Name) and row.keys[0].text == "otherwise"
 
 
 def column_type(value: m.Value) -> t.FieldType:
@@ -989,11 +1026,25 @@ def _absent(value: m.Name, declared: FieldDecl) -> ir.Unknown | ir.NoneValue | t
 def roll_of(value: m.Value) -> ir.Roll:
     """A table's roll: `2d6`, `d66`, `1d6 + 0..1`, `1d10, 1d10`."""
     if isinstance(value, m.ValueList):
-        parts = [roll_of(item) for item in value.items]
+        # `region, 1d20`: the keys named first are given to each roll, the dice roll the rest
+        names = list(itertools.takewhile(lambda v: isinstance(v, m.Name | m.String), value.items))
+        given = tuple(
+            ir.Given(slug(n.value if isinstance(n, m.String) else n.text), n.pos)
+            for n in names
+            if isinstance(n, m.Name | m.String)
+        )
+        rest = value.items[len(names) :]
+        if not rest:
+            raise LoweringError("a roll names keys but no dice", value.pos, "roll: region, 1d20")
+        named = "".join(f"{g.key}, " for g in given)
+        if len(rest) == 1:
+            alone = roll_of(rest[0])
+            return replace(alone, given=given, text=named + alone.text, pos=value.pos)
+        parts = [roll_of(item) for item in rest]
         if any(p.modifier is not None or p.tens_units for p in parts):
             raise LoweringError("a table rolled on several dice takes no modifier and no d66", value.pos)
         dice = tuple(d for p in parts for d in p.dice)
-        return ir.Roll(dice, None, False, ", ".join(d.text for d in dice), value.pos)
+        return ir.Roll(dice, None, False, named + ", ".join(d.text for d in dice), value.pos, given)
     if isinstance(value, m.Dice) and value.count == 1 and value.sides == 66:
         d66 = ir.Dice((ir.DiceTerm(1, 6), ir.DiceTerm(1, 6)), 0, "d66", value.pos)
         return ir.Roll((d66,), None, True, "d66", value.pos)

@@ -156,6 +156,12 @@ class CheckType:
 
 
 @dataclass(frozen=True, slots=True)
+class RollsType:
+    """`rolls` (table cells): `2 x treasure`, the table to roll on next and how many times (`treasure` is once),
+    or `none`. `roll_chain` follows them; a `ref table` column is the same, once."""
+
+
+@dataclass(frozen=True, slots=True)
 class ColumnsType:
     """`columns`: a table's columns or keys, `name` or `name(type)`."""
 
@@ -215,6 +221,7 @@ FieldType = (
     | ObstacleType
     | ColumnsType
     | RollType
+    | RollsType
     | CheckType
     | MapType
     | RecordType
@@ -242,10 +249,11 @@ SIMPLE: dict[str, FieldType] = {
     "obstacle": ObstacleType(),
     "columns": ColumnsType(),
     "roll": RollType(),
+    "rolls": RollsType(),
     "check": CheckType(),
 }
 # What a table cell may be: the value types with a meaning in one cell.
-COLUMN_TYPES = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown")
+COLUMN_TYPES = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown", "rolls")
 
 TEXT_LIMIT = 200  # characters in a `text` value: facts and short notes, never prose
 MARKDOWN_LIMIT = 20_000
@@ -300,6 +308,7 @@ def type_text(field_type: FieldType) -> str:
             | ObstacleType()
             | ColumnsType()
             | RollType()
+            | RollsType()
         ):
             return next(name for name, simple in SIMPLE.items() if simple == field_type)
         case _:
@@ -320,6 +329,8 @@ def referenced_kinds(field_type: FieldType) -> tuple[str, ...]:
     match field_type:
         case RefType(kind) | ChoicesType(kind):
             return (kind,)
+        case RollsType():
+            return ("table",)
         case ListType(item):
             return referenced_kinds(item)
         case MapType(value, key):

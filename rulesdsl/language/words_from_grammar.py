@@ -1,9 +1,10 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "79d4ccdb57958866b074621458268c7432cae78fe60a1062e1d2e58ffbdc7e09"
+GRAMMAR_SHA256 = "53e351fde1454e8db05c8bd358e8d57982ca4ef885f1af0ed122d94ba31fc6d2"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
+    ("TIMES", '\\d+[ \t]+x(?=[ \t]+(?:"|[^\\W\\d]))'),
     ("POINTS", "\\d+[ \t]+pts?[ \t]*:"),
     (
         "QUANTITY",
@@ -111,6 +112,7 @@ CONTINUES = frozenset(
         "SLASH",
         "STAR",
         "TAGGED",
+        "TIMES",
         "TRAIT",
     }
 )

@@ -38,7 +38,7 @@ from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
 from rulesdsl.syntax.scanner import StringEscapeError, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "79d4ccdb57958866b074621458268c7432cae78fe60a1062e1d2e58ffbdc7e09"
+GRAMMAR_SHA256 = "53e351fde1454e8db05c8bd358e8d57982ca4ef885f1af0ed122d94ba31fc6d2"
 
 
 class Fallback(Exception):
@@ -65,6 +65,7 @@ _TRAILING = scanner.TRAILING
 _ATOM_START = frozenset(
     {
         *("INT", "INT_PLUS", "DECIMAL", "DICE", "MULTIPLIER", "STRING", "NAME", "FUNCTION", "LPAR", "NONE_DASH"),
+        "TIMES",
         *("REF", "TRAIT", "SKILL", "ANY", "MINUS", "PLUS", "CMP", "NOT"),
     }
 )
@@ -743,6 +744,9 @@ class _Parser:
         if kind == "REF":
             name = self.name()
             return m.RefMarker(name, self.span(self.pos(tok), name.pos))
+        if kind == "TIMES":  # `2 x treasure`
+            table = self.ref()
+            return m.Repeat(int(tok[1].split()[0]), table, self.span(self.pos(tok), table.pos))
         if kind == "TRAIT" or kind == "SKILL":
             ref = self.ref()
             return (m.HasTrait if kind == "TRAIT" else m.HasSkill)(ref, ref.pos)

@@ -469,6 +469,10 @@ class _ToModel:
     def count_of(self, children: list[Any]) -> m.CountOf:
         return m.CountOf(self._int(children[0], children[0]), children[1], self._span(children))
 
+    def repeat(self, children: list[Any]) -> m.Repeat:
+        digits = children[0].split()[0]
+        return m.Repeat(self._int(digits, children[0]), children[1], self._span(children))
+
     def any_one(self, children: list[Any]) -> m.CountOf:
         return m.CountOf(1, children[0], self._span(children), True)
 

@@ -29,7 +29,7 @@ _GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ('"', ("STRING",)),
     (r"\n", ("_NL",)),
-    (r"\d", ("POINTS", "QUANTITY", "DICE", "INT_PLUS", "DECIMAL", "INT")),
+    (r"\d", ("POINTS", "TIMES", "QUANTITY", "DICE", "INT_PLUS", "DECIMAL", "INT")),
     (r"[+-]", ("QUANTITY", "ARROW", "MINUS", "PLUS")),
     (
         "",

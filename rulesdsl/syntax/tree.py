@@ -271,6 +271,15 @@ class CountOf(_Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Repeat(_Node):
+    """`2 x treasure`: roll on a table that many times (a `rolls` cell)."""
+
+    count: int
+    table: Name | String
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class DiceCount(_Node):
     """`(slot - 3)d6`: dice whose count is computed."""
 
@@ -343,6 +352,7 @@ Value = (
     | HasSkill
     | Holds
     | CountOf
+    | Repeat
     | DiceCount
     | RefMarker
     | Check

@@ -191,6 +191,9 @@ class _Printer:
                 self.put(f")d{sides}")
             case m.RefMarker(kind):
                 self.put(f"ref {kind.text}")
+            case m.Repeat(count, table):
+                self.put(f"{count} x ")
+                self.value(table, 10)
             case m.Check(modifier, target):
                 if modifier is None:  # adds nothing
                     self.put(f"check {target}+" if self.written else f"check 0 {target}+")

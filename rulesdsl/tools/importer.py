@@ -303,6 +303,12 @@ def value_text(field_type: t.FieldType, value: Any) -> str:
             return _columns(value)
         case t.RollType():
             return _text_of(value, "dice to roll")
+        case t.RollsType():
+            if isinstance(value, Mapping) and {"times", "table"} <= value.keys():
+                return f"{_number(value['times'])} x {written_name(str(value['table']))}"
+            if isinstance(value, str):
+                return written_name(value)
+            raise Unmappable(f"{value!r} is not rolls on a table")
         case t.CheckType():
             if isinstance(value, Mapping) and "target" in value:
                 return f"check {_text_of(value.get('modifier'), 'a modifier')} {value['target']}+"
@@ -344,6 +350,8 @@ def _cell(value: Any) -> str:
             return _ratio(value)
         if {"modifier", "target"} <= value.keys():
             return value_text(t.CheckType(), value)
+        if {"times", "table"} <= value.keys():
+            return value_text(t.RollsType(), value)
         return _text_of(value, "a cell")
     if isinstance(value, float):
         return _number(value)
@@ -376,9 +384,10 @@ def block_text(kind: Kind, record: Any) -> str:
             except (Unmappable, TypeError, KeyError, ValueError) as exc:
                 raise Unmappable(f"field '{decl.name}': {exc}") from None
     for row in record.get("rows") or []:
-        if not isinstance(row, Mapping) or not row.get("cells") or not row.get("keys"):
+        if not isinstance(row, Mapping) or not row.get("cells") or not isinstance(row.get("keys"), list):
             raise Unmappable(f"{row!r} is not a row (keys and cells)")
-        line = ", ".join(_key(k) for k in row["keys"]) + " -> " + ", ".join(_cell(c) for c in row["cells"])
+        keys = ", ".join(_key(k) for k in row["keys"]) or "otherwise"  # no keys: the row for every other cell
+        line = keys + " -> " + ", ".join(_cell(c) for c in row["cells"])
         if row.get("source"):
             line += " @ " + quote(str(row["source"]))
         lines.append("  " + line)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rulesdsl.compile.ir import Entity, NameKey, ParityKey, Range, Roll, TableRow, key_text
-from rulesdsl.diagnostics import Diagnostic, error
+from rulesdsl.compile.ir import row_text as ir_row_text
+from rulesdsl.diagnostics import Diagnostic, error, warning
 from rulesdsl.syntax.tree import Position
 
 _OPEN = 10**18  # an open end, as a number the sweep can compare
@@ -24,7 +25,7 @@ _MAX_REPORTED = 5  # gaps and overlaps named per table; the rest are counted
 
 
 def row_text(row: TableRow) -> str:
-    return ", ".join(key_text(k) for k in row.keys)
+    return ir_row_text(row)
 
 
 def runs(numbers: Sequence[tuple[int, int]]) -> str:
@@ -64,7 +65,6 @@ def _span(key: Range | NameKey | ParityKey, bounds: tuple[int, int] | None) -> t
 
 @dataclass
 class _Report:
-    entity: Entity
     gaps: list[str]
     overlaps: dict[tuple[int, int], str]  # row pair -> where they first overlap
 
@@ -222,19 +222,50 @@ def _reachable(
     return []
 
 
-def check_coverage(entity: Entity, roll: Roll | None, roll_pos_field: str | None) -> list[Diagnostic]:
-    """Gaps and overlaps of a table whose rows were all read; `roll`: its dice (one per key, from the first)."""
-    table = entity.rows
+def _named(row: TableRow) -> TableRow:
+    """The row with each name key as what it matches: a reference by its id (`Human` and `human` are one)."""
+    if not any(isinstance(k, NameKey) and k.ref is not None for k in row.keys):
+        return row
+    keys = tuple(NameKey(k.name, k.pos) if isinstance(k, NameKey) else k for k in row.keys)
+    return TableRow(keys, row.cells, row.source, row.pos)
+
+
+def _clamped(
+    spans: list[tuple[int, int]], unmodified: list[tuple[int, int]], keys: list[Range]
+) -> list[tuple[int, int]]:
+    """What rows a clamping table needs on a rolled key: every number the dice roll unmodified, and every
+    number between its lowest and highest row; a modifier's results past those land on the first or last row."""
+    low = min([unmodified[0][0], *(k.low if k.low is not None else -_OPEN for k in keys)])
+    high = max([unmodified[-1][1], *(k.high if k.high is not None else _OPEN for k in keys)])
+    return [(max(lo, low), min(hi, high)) for lo, hi in spans if lo <= high and hi >= low]
+
+
+def check_coverage(
+    entity: Entity,
+    roll: Roll | None,
+    roll_pos_field: str | None,
+    *,
+    clamp: bool = False,
+    every: Sequence[frozenset[str] | None] = (),
+) -> list[Diagnostic]:
+    """Gaps and overlaps of a table whose rows were all read; `roll`: its dice (one per key after the keys it is
+    given, from the first). `clamp`: results past the rows land on the first or last (rows are needed only for
+    what the dice roll unmodified). `every`: per key, every name it can take (the ids of a `ref KIND` key; None:
+    open), to tell whether an `otherwise` row can ever be reached (W320)."""
+    original = [i for i, row in enumerate(entity.rows) if not row.otherwise]
+    table = [_named(entity.rows[i]) for i in original]
+    otherwise = next((row for row in entity.rows if row.otherwise), None)
     if not table:
         return []
     width = len(table[0].keys)
-    if roll is not None and len(roll.dice) < width:
+    given = len(roll.given) if roll is not None else 0
+    if roll is not None and given + len(roll.dice) < width:
         # a key no die rolls would be matched by any number: every row would come up every time
         dice = f"{len(roll.dice)} {'die' if len(roll.dice) == 1 else 'dice'}"
         return [
             error(
                 "E319",
-                f"the table has {width} keys but is rolled on {dice}",
+                f"the table has {width} keys but is rolled on {dice}" + (f" and given {given}" if given else ""),
                 roll.pos,
                 "roll a die per key: roll: 1d6, 1d6 (or leave out the roll to look the table up by its keys)",
             )
@@ -244,13 +275,16 @@ def check_coverage(entity: Entity, roll: Roll | None, roll_pos_field: str | None
     names: list[set[str]] = []
     usable = list(range(len(table)))
     for axis in range(width):
-        if roll is not None and axis < len(roll.dice):
-            spans = roll.spans(axis)
+        if roll is not None and axis >= given:
+            spans = roll.spans(axis - given)
             for i, row in enumerate(table):
-                found = _reachable(row.keys[axis], spans, roll, entity.position("rows", i, "keys", axis))
+                found = _reachable(row.keys[axis], spans, roll, entity.position("rows", original[i], "keys", axis))
                 diagnostics += found
                 if any(d.message.startswith("row") and "never" in d.message for d in found) and i in usable:
                     usable.remove(i)
+            if clamp:
+                unmodified = replace(roll, modifier=None).spans(axis - given)
+                spans = _clamped(spans, unmodified, [k for r in table if isinstance(k := r.keys[axis], Range)])
             domains.append(spans)
             names.append(set())
         else:
@@ -259,7 +293,7 @@ def check_coverage(entity: Entity, roll: Roll | None, roll_pos_field: str | None
             names.append({k.text for r in table if isinstance(k := r.keys[axis], NameKey)} if width > 1 else set())
     if any(d.code == "E311" for d in diagnostics):
         return diagnostics
-    report = _Report(entity, [], {})
+    report = _Report([], {})
     pieces: list[TableRow] = []
     origin: list[int] = []
     for i in usable:
@@ -270,23 +304,35 @@ def check_coverage(entity: Entity, roll: Roll | None, roll_pos_field: str | None
     pairs = list(dict.fromkeys((origin[a], origin[b], shared) for (a, b), shared in report.overlaps.items()))
     for first, second, shared in pairs[:_MAX_REPORTED]:
         a, b = table[first], table[second]
+        where = entity.position("rows", original[second], "keys", 0)
+        first_text, second_text = row_text(entity.rows[original[first]]), row_text(entity.rows[original[second]])
         if row_text(a) == row_text(b):
-            diagnostics.append(
-                error("E312", f"two rows are keyed '{row_text(a)}'", entity.position("rows", second, "keys", 0))
-            )
+            diagnostics.append(error("E312", f"two rows are keyed '{second_text}'", where))
         else:
-            message = f"rows {row_text(a)} and {row_text(b)} overlap on {shared}"
-            diagnostics.append(error("E314", message, entity.position("rows", second, "keys", 0)))
+            diagnostics.append(error("E314", f"rows {first_text} and {second_text} overlap on {shared}", where))
     if len(pairs) > _MAX_REPORTED:
         diagnostics.append(
             error("E314", f"{len(pairs) - _MAX_REPORTED} more overlapping rows", entity.position("rows"))
         )
+    if otherwise is not None:
+        # the gaps are otherwise's; where there can be none, it is never reached
+        if _full(pieces, domains, every, roll is not None, given):
+            what = "result of the dice" if width == 1 and roll is not None else "combination of keys"
+            diagnostics.append(
+                warning(
+                    "W320",
+                    f"'otherwise' is never reached: the other rows already cover every {what}",
+                    otherwise.pos,
+                    "remove the otherwise row (or the rows it is meant to stand for)",
+                )
+            )
+        return diagnostics
     if report.gaps:
         shown = "; ".join(report.gaps[:_MAX_REPORTED]) + (
             f"; and {len(report.gaps) - _MAX_REPORTED} more" if len(report.gaps) > _MAX_REPORTED else ""
         )
         if width == 1 and roll is not None:
-            message = f"no row for {shown} ({roll.text} rolls {roll.range_text(0)})"
+            message = f"no row for {shown} ({roll.text} rolls {_shown_range(domains[0])})"
         else:
             message = f"no row for {shown}"
         diagnostics.append(
@@ -300,6 +346,33 @@ def check_coverage(entity: Entity, roll: Roll | None, roll_pos_field: str | None
             )
         )
     return diagnostics
+
+
+def _shown_range(spans: list[tuple[int, int]]) -> str:
+    return ", ".join(f"{lo}-{hi}" for lo, hi in spans)
+
+
+def _full(
+    pieces: list[TableRow],
+    domains: Sequence[list[tuple[int, int]]],
+    every: Sequence[frozenset[str] | None],
+    rolled: bool,
+    given: int,
+) -> bool:
+    """Whether the rows leave nothing to look up or roll: every key is rolled or names a kind (all of whose
+    entities then have rows), and no combination of them lacks a row."""
+    closed_names: list[set[str]] = []
+    for axis in range(len(domains)):
+        if rolled and axis >= given:
+            closed_names.append(set())
+        elif axis < len(every) and every[axis] is not None:
+            closed_names.append(set(every[axis] or ()))
+        else:
+            return False  # numbers or free names: something can always be looked up that no row has
+    report = _Report([], {})
+    closed = [d if rolled and axis >= given else [] for axis, d in enumerate(domains)]
+    _check_axes(list(range(len(pieces))), pieces, 0, closed, closed_names, "", report)
+    return not report.gaps
 
 
 def _plain(key: Range | NameKey | ParityKey) -> Range | NameKey:

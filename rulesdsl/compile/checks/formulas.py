@@ -210,15 +210,16 @@ def _table(entity: ir.Entity) -> ft.Table:
         return ft.Table(None, problem=f"'{entity.id}' holds {shown}, not numbers to compute with")
     if any(isinstance(k, ir.NameKey) for row in entity.rows for k in row.keys):
         return ft.Table(None, problem=f"'{entity.id}' is keyed by names, and a formula looks a table up by a number")
-    gap = _gap(entity.rows)
+    otherwise = any(row.otherwise for row in entity.rows)  # it fills every number the other rows leave out
+    gap = None if otherwise else _gap(entity.rows)
     if gap is not None:
         return ft.Table(None, problem=f"'{entity.id}' has no row for {gap}: a lookup of it would find nothing")
     empty = [row for row in entity.rows if row.cells and isinstance(row.cells[0], ir.Unknown | ir.NoneValue)]
     if empty:
-        which = ", ".join(ir.key_text(k) for k in empty[0].keys)
+        which = ir.row_text(empty[0])
         why = f"'{entity.id}' gives no number at {which} (none or unknown): a lookup there has nothing to compute with"
         return ft.Table(None, problem=why)
-    if entity.fields.get("clamp") is True or entity.fields.get("partial") is True:
+    if entity.fields.get("clamp") is True or entity.fields.get("partial") is True or otherwise:
         return ft.Table(returns, column.name)
     covers, stops = _covers(entity.rows)
     return ft.Table(returns, column.name, covers=covers, stops=stops)

@@ -76,7 +76,7 @@ def check_ruleset(
     resolved = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
     for entity in resolved.get("table", {}).values():
-        diagnostics += _check_table(entity)
+        diagnostics += _check_table(entity, resolved)
     diagnostics += formulas.check_formulas(resolved, kinds)
     diagnostics += _check_formula_graph(resolved)
     diagnostics += _check_mechanics(resolved.get("mechanic", {}))
@@ -236,7 +236,7 @@ def _resolved(value: Any, resolve: Callable[[Any], Any]) -> Any:
 # ---------------------------------------------------------------- tables
 
 
-def _check_table(entity: ir.Entity) -> list[Diagnostic]:
+def _check_table(entity: ir.Entity, entities: Entities) -> list[Diagnostic]:
     diagnostics: list[Diagnostic] = []
     columns = table_columns(entity, "columns")
     seen: dict[str, ir.Column] = {}
@@ -248,19 +248,63 @@ def _check_table(entity: ir.Entity) -> list[Diagnostic]:
         return diagnostics
     roll = entity.fields.get("roll")
     keys = table_columns(entity, "keys")
-    if isinstance(roll, ir.Roll) and len(roll.dice) > max(len(keys), 1):
+    rolled = roll if isinstance(roll, ir.Roll) else None
+    if rolled is not None and rolled.given:
+        problems = _given_problems(rolled, keys)
+        if problems:
+            return diagnostics + problems
+    if rolled is not None and len(rolled.given) + len(rolled.dice) > max(len(keys), 1):
         diagnostics.append(
             error(
                 "E319",
-                f"the table is rolled on {len(roll.dice)} dice but has {max(len(keys), 1)} key(s)",
-                roll.pos,
+                f"the table is rolled on {len(rolled.dice)} dice but has {max(len(keys), 1)} key(s)",
+                rolled.pos,
                 "declare a key per die: keys: first(int), second(int)",
             )
         )
         return diagnostics
-    rolled = roll if isinstance(roll, ir.Roll) else None
-    diagnostics += check_coverage(entity, rolled, "roll" if rolled else ("keys" if keys else None))
+    # what a `ref KIND` key can be: every entity of the kind (an `otherwise` beside rows for all is never reached)
+    every = [frozenset(entities.get(k.type.kind, {})) if isinstance(k.type, t.RefType) else None for k in keys]
+    diagnostics += check_coverage(
+        entity,
+        rolled,
+        "roll" if rolled else ("keys" if keys else None),
+        clamp=entity.fields.get("clamp") is True,
+        every=every,
+    )
     return diagnostics
+
+
+def _given_problems(roll: ir.Roll, keys: Sequence[ir.Column]) -> list[Diagnostic]:
+    """E310: the keys a roll is given (`roll: region, 1d20`) are the table's first keys, in order, and can be
+    passed to `roll(rng, region=...)` beside its own arguments."""
+    for i, given in enumerate(roll.given):
+        names = [k.name for k in keys]
+        if given.key not in names:
+            hint = did_you_mean(given.key, names) or (
+                "declare it: keys: " + ", ".join([given.key, *names]) if names else f"keys: {given.key}, roll(int)"
+            )
+            return [error("E310", f"the roll names '{given.key}', which is no key of the table", given.pos, hint)]
+        if names.index(given.key) != i:
+            order = ", ".join(g.key for g in roll.given)
+            return [
+                error(
+                    "E310",
+                    f"the roll is given '{given.key}', which is not the table's key number {i + 1}",
+                    given.pos,
+                    f"declare the keys it is given first, in that order: keys: {order}, ...",
+                )
+            ]
+        if given.key in ("rng", "modifier"):
+            return [
+                error(
+                    "E310",
+                    f"a key given to a roll cannot be called '{given.key}': roll(rng, modifier=...) has that argument",
+                    given.pos,
+                    "rename the key",
+                )
+            ]
+    return []
 
 
 # ---------------------------------------------------------------- formulas
@@ -363,7 +407,9 @@ def _cycle_in(group: list[str], uses: Mapping[str, Sequence[str | None]]) -> lis
 
 
 def _chained(row: ir.TableRow) -> list[str]:
-    return [c.id for c in row.cells if isinstance(c, ir.Ref) and c.kind == "table" and c.id]
+    """The tables a row goes on to: `ref table` cells, and `rolls` cells (`2 x treasure`)."""
+    refs = (c.table if isinstance(c, ir.Rolls) else c for c in row.cells)
+    return [c.id for c in refs if isinstance(c, ir.Ref) and c.kind == "table" and c.id]
 
 
 def _has_checks(field_type: t.FieldType) -> bool:

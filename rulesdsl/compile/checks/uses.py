@@ -103,20 +103,35 @@ def check_tables(tables: Mapping[str, ir.Entity], kinds: Mapping[str, Kind]) -> 
                     diagnostics.append(error("E407", f"'ref {named}' names no kind", column.pos, hint))
         if not isinstance(table.fields.get("roll"), ir.Roll):
             continue  # never rolled, so never rolled on from: its `ref table` cells are plain references
-        chains = {j for j, c in enumerate(columns) if isinstance(c.type, t.RefType) and c.type.kind == "table"}
+        chains = {
+            j
+            for j, c in enumerate(columns)
+            if isinstance(c.type, t.RollsType) or (isinstance(c.type, t.RefType) and c.type.kind == "table")
+        }
         for row in table.rows:
             for j, cell in enumerate(row.cells):
-                if j not in chains or not isinstance(cell, ir.Ref) or cell.id is None or cell.id not in tables:
+                ref = cell.table if isinstance(cell, ir.Rolls) else cell
+                if j not in chains or not isinstance(ref, ir.Ref) or ref.id is None or ref.id not in tables:
                     continue
-                target = tables[cell.id]
-                if not isinstance(target.fields.get("roll"), ir.Roll):
-                    diagnostics.append(
-                        error(
-                            "E318",
-                            f"rolling on {table.id} goes on to {target.id}, which has no roll",
-                            cell.pos,
-                            f"give {target.id} a roll (roll: 1d6): a rolled table's '{columns[j].name}' "
-                            "(ref table) is rolled on next",
-                        )
-                    )
+                problem = _chain_problem(table, tables[ref.id], columns[j])
+                if problem is not None:
+                    diagnostics.append(error("E318", problem[0], ref.pos, problem[1]))
     return diagnostics
+
+
+def _chain_problem(table: ir.Entity, target: ir.Entity, column: ir.Column) -> tuple[str, str] | None:
+    """Why `roll_chain` cannot roll on `target` after `table` (message, hint): it has no roll, or it is given
+    a key (`roll: region, 1d20`) that the chain is not given (a chain passes on the keys it is given)."""
+    roll, after = target.fields.get("roll"), table.fields.get("roll")
+    if not isinstance(roll, ir.Roll):
+        what = t.type_text(column.type)
+        hint = f"give {target.id} a roll (roll: 1d6): a rolled table's '{column.name}' ({what}) is rolled on next"
+        return f"rolling on {table.id} goes on to {target.id}, which has no roll", hint
+    passed = {g.key for g in after.given} if isinstance(after, ir.Roll) else set()
+    missing = [g.key for g in roll.given if g.key not in passed]
+    if missing:
+        return (
+            f"rolling on {table.id} goes on to {target.id}, which is given '{missing[0]}', but {table.id} is not",
+            f"a chain passes on the keys it is given: give {table.id} '{missing[0]}' too (roll: {missing[0]}, ...)",
+        )
+    return None

@@ -106,6 +106,7 @@ def short_type(field_type: t.FieldType) -> bool:
             | t.ActionsType()
             | t.ObstacleType()
             | t.RollType()
+            | t.RollsType()
             | t.CheckType()
         ):
             return True
@@ -138,6 +139,8 @@ class TableView:
     roll_data: str  # the dice as JSON, for the roll button: per key [[count, sides], ..., modifier]
     sourced: bool
     grid: dict[str, Any] | None  # row keys, column keys, cells[row][column]
+    given: tuple[str, ...] = ()  # the keys each roll is given (`roll: region, 1d20`): a row's chance is for its own
+    otherwise: dict[str, Any] | None = None  # the row for every key no other row names (its cells, chance)
 
 
 class Values:
@@ -228,6 +231,10 @@ class Values:
             case t.RollType():
                 assert isinstance(value, ir.Roll)
                 return escape(value.text)
+            case t.RollsType():
+                assert isinstance(value, ir.Rolls)
+                link = self.ref(value.table)
+                return link if value.count == 1 else Markup("{} \u00d7 {}").format(value.count, link)
             case t.CheckType():
                 assert isinstance(value, ir.CheckSpec)
                 text = Markup("{} {}+").format(self.formula(value.modifier), value.target)
@@ -372,28 +379,27 @@ class Values:
         roll = entity.fields.get("roll")
         rolled = roll if isinstance(roll, ir.Roll) else None
         runtime = runtime_roll(rolled) if rolled is not None else None
+        given = len(rolled.given) if rolled is not None else 0
         columns = [c for c in _tuple(entity.fields.get("columns")) if isinstance(c, ir.Column)]
         keys = [c for c in _tuple(entity.fields.get("keys")) if isinstance(c, ir.Column)]
         rows = []
+        otherwise = None
+        totals: dict[tuple[str, ...], Fraction] = {}  # per value of the keys given: the chance the rows take
         for row in entity.rows:
+            cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
+            if row.otherwise:
+                otherwise = {"cells": cells, "unknown": [isinstance(v, ir.Unknown) for v in row.cells]}
+                otherwise |= {"source": row.source, "chance": None}
+                continue
             chance = None
             if runtime is not None:
-                exact = Fraction(1)
-                for index, key in enumerate(row.keys[: len(runtime.dice)]):
-                    match key:
-                        case ir.ParityKey(odd):
-                            exact *= runtime.parity_chance(index, int(odd))
-                        case ir.Range(low, high):
-                            exact *= runtime.chance(index, low, high)
-                        case ir.NameKey():
-                            exact = Fraction(0)
-                        case _:
-                            assert_never(key)
+                exact = self._chance(runtime, row.keys[given:])
+                shown = tuple(ir.key_text(k) for k in row.keys[:given])
+                totals[shown] = totals.get(shown, Fraction(0)) + exact
                 chance = (percent(exact), f"{exact.numerator}/{exact.denominator}")
-            cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
             rows.append(
                 {
-                    "keys": [ir.key_text(k) for k in row.keys],
+                    "keys": [self.key(k) for k in row.keys],
                     "match": json.dumps([key_data(k) for k in row.keys], ensure_ascii=False),
                     "chance": chance,
                     "cells": cells,
@@ -401,11 +407,18 @@ class Values:
                     "source": row.source,
                 }
             )
+        if otherwise is not None and runtime is not None:
+            left = {shown: 1 - total for shown, total in totals.items()} or {(): Fraction(1)}
+            otherwise["chance"] = "; ".join(
+                (f"{', '.join(shown)}: " if shown else "") + f"{percent(c)} ({c.numerator}/{c.denominator})"
+                for shown, c in left.items()
+            )
         key_headers = tuple(heading(k.name) for k in keys) or (rolled.text if rolled is not None else "Key",)
         column_headers = tuple(heading(c.name) for c in columns)
-        grid = self._grid(entity, column_headers, rows) if len(key_headers) >= 2 else None
+        # a table rolled for a key it is given lists its rows, each chance for its own key
+        grid = self._grid(column_headers, rows, otherwise) if len(key_headers) >= 2 and not given else None
         roll_data = None
-        if runtime is not None:
+        if runtime is not None and not given:  # the button rolls; what a roll is given, the reader picks (not yet)
             dice = [[[d.count, d.sides] for d in term.terms] + [term.modifier] for term in runtime.dice]
             roll_data = json.dumps(
                 {"dice": dice, "tens": runtime.tens_units, "low": runtime.modifier_low, "high": runtime.modifier_high}
@@ -417,17 +430,44 @@ class Values:
             runtime is not None,
             rolled,
             roll_data or "",
-            any(row["source"] for row in rows),
+            any(row["source"] for row in rows) or bool(otherwise and otherwise["source"]),
             grid,
+            key_headers[:given],
+            otherwise,
         )
 
-    def _grid(self, entity: ir.Entity, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> dict[str, Any]:
-        """Two keys (or more) as a grid: the first key down the side, the others across."""
-        down: dict[str, None] = {}
-        across: dict[str, None] = {}
-        cells: dict[tuple[str, str], dict[str, Any]] = {}
+    def key(self, key: ir.Key) -> Markup:
+        """A row key as the rules write it; a reference (`species(ref species)`) links to what it names."""
+        if isinstance(key, ir.NameKey) and key.ref is not None and key.ref.id is not None:
+            return self.ref(key.ref)
+        return escape(ir.key_text(key))
+
+    @staticmethod
+    def _chance(runtime: RuntimeRoll, keys: tuple[ir.Key, ...]) -> Fraction:
+        """The exact chance that a roll lands on these rolled keys."""
+        exact = Fraction(1)
+        for index, key in enumerate(keys[: len(runtime.dice)]):
+            match key:
+                case ir.ParityKey(odd):
+                    exact *= runtime.parity_chance(index, int(odd))
+                case ir.Range(low, high):
+                    exact *= runtime.chance(index, low, high)
+                case ir.NameKey():
+                    exact = Fraction(0)
+                case _:
+                    assert_never(key)
+        return exact
+
+    def _grid(
+        self, columns: tuple[str, ...], rows: list[dict[str, Any]], otherwise: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """Two keys (or more) as a grid: the first key down the side, the others across; a cell no row names
+        shows the otherwise row's, where there is one."""
+        down: dict[Markup, None] = {}
+        across: dict[Markup, None] = {}
+        cells: dict[tuple[Markup, Markup], dict[str, Any]] = {}
         for row in rows:
-            first, rest = row["keys"][0], ", ".join(row["keys"][1:])
+            first, rest = row["keys"][0], Markup(", ").join(row["keys"][1:])
             down.setdefault(first, None)
             across.setdefault(rest, None)
             cells[(first, rest)] = row
@@ -436,6 +476,10 @@ class Values:
             line: list[dict[str, Any]] = []
             for rest in across:
                 found = cells.get((first, rest))
+                if found is None and otherwise is not None:
+                    parts = list(zip(columns, otherwise["cells"], otherwise["unknown"], strict=True))
+                    line.append({"state": "otherwise", "parts": parts, "source": None, "match": None, "chance": None})
+                    continue
                 if found is None:
                     line.append({"state": "missing", "parts": [], "source": None, "match": None, "chance": None})
                     continue

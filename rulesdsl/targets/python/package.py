@@ -234,6 +234,8 @@ def python_type(field_type: t.FieldType, yields: Iterable[str] = ()) -> str:
             return "tuple[str, ...]"
         case t.RollType():
             return rt("Roll")
+        case t.RollsType():
+            return rt("Rolls")
         case t.CheckType():
             return rt("Check")
         case t.ListType(item):
@@ -311,6 +313,9 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = N
         case t.RollType():
             assert isinstance(value, ir.Roll)
             return roll_code(value)
+        case t.RollsType():
+            assert isinstance(value, ir.Rolls)
+            return f"{rt('Rolls')}({value.count}, {py(value.table.target)})"
         case t.CheckType():
             assert isinstance(value, ir.CheckSpec)
             return check_code(value, names or Names({}))
@@ -751,8 +756,8 @@ def _cell_type(column: ir.Column, cells: list[ir.Cell], env: ft.Env) -> str:
 
 def _key(key: ir.Key) -> str:
     match key:
-        case ir.NameKey(text):
-            return f"{rt('Key')}(name={py(text)})"
+        case ir.NameKey():
+            return f"{rt('Key')}(name={py(key.name)})"  # a reference by the id it names
         case ir.ParityKey(odd):
             return f"{rt('Key')}(parity={int(odd)})"
         case ir.Range(low, high):
@@ -768,12 +773,19 @@ def roll_code(roll: ir.Roll) -> str:
         extra += f", {roll.modifier.low or 0}, {roll.modifier.high or 0}"
     if roll.tens_units:
         extra += (", 0, 0" if roll.modifier is None else "") + ", tens_units=True"
+    if roll.given:
+        extra += f", given={py(tuple(g.key for g in roll.given))}"
     return f"{rt('Roll')}({py(roll.text)}, {dice}{extra})"
 
 
 def check_code(check: ir.CheckSpec, names: Names) -> str:
     mechanic = constant_name(check.mechanic.target) if check.mechanic else "None"
     return f"{rt('Check')}({_via('_mechanics.')}{mechanic}, {formula_value(check.modifier, names)}, {check.target})"
+
+
+def _chains_on(column_type: t.FieldType) -> bool:
+    """A column `roll_chain` rolls on from: `ref table` (once) or `rolls` (`2 x treasure`)."""
+    return isinstance(column_type, t.RollsType) or (isinstance(column_type, t.RefType) and column_type.kind == "table")
 
 
 def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
@@ -788,14 +800,18 @@ def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
             cells = [row.cells[index] for row in entity.rows]
             fields.append((identifier(column.name), _cell_type(column, cells, env)))
         rows = []
+        otherwise = None
         for row in entity.rows:
             cells_code = ", ".join(value_code(c.type, v, names) for v, c in zip(row.cells, columns, strict=True))
             keys = ", ".join(_key(k) for k in row.keys) + ("," if len(row.keys) == 1 else "")
             source = f", {py(row.source)}" if row.source is not None else ""
-            rows.append({"key_code": keys, "cells": cells_code, "source": source})
+            if row.otherwise:
+                otherwise = {"key_code": "", "cells": cells_code, "source": source}
+            else:
+                rows.append({"key_code": keys, "cells": cells_code, "source": source})
         roll = entity.fields.get("roll")
         table_source = entity.fields.get("source")
-        chains = tuple(identifier(c.name) for c in columns if isinstance(c.type, t.RefType) and c.type.kind == "table")
+        chains = tuple(identifier(c.name) for c in columns if _chains_on(c.type))
         result.append(
             {
                 "id": table_id,
@@ -805,6 +821,7 @@ def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
                 "row_class": row_class(table_id),
                 "columns": fields,
                 "rows": rows,
+                "otherwise": otherwise,
                 "dice": roll_code(roll) if isinstance(roll, ir.Roll) else "None",
                 "clamp": entity.fields.get("clamp") is True,
                 "partial": entity.fields.get("partial") is True,

@@ -810,21 +810,28 @@ class Row(Generic[R]):
     def matches(self, keys: Sequence[int | str]) -> bool:
         return len(keys) == len(self.keys) and all(k.matches(v) for k, v in zip(self.keys, keys, strict=True))
 
+    def matches_given(self, given: Sequence[int | str]) -> bool:
+        """Whether the row's first keys are these (the keys a roll is given)."""
+        return len(given) <= len(self.keys) and all(k.matches(v) for k, v in zip(self.keys, given, strict=False))
+
     @property
     def key_text(self) -> str:
-        return ", ".join(k.text for k in self.keys)
+        """Its keys as the rules write them; `otherwise` for the row of every key no other row names."""
+        return ", ".join(k.text for k in self.keys) if self.keys else "otherwise"
 
 
 @dataclass(frozen=True, slots=True)
 class Roll:
     """What a table is rolled on: a die (or dice) per key; `d66` reads two d6 as tens and units; the
-    modifiers a roll may take run from modifier_low to modifier_high (the rows cover them all)."""
+    modifiers a roll may take run from modifier_low to modifier_high (the rows cover them all). `given`: the
+    keys each roll is given rather than rolls (`roll: region, 1d20`), the table's first; the dice roll the rest."""
 
     text: str
     dice: tuple[Dice, ...]
     modifier_low: int = 0
     modifier_high: int = 0
     tens_units: bool = False
+    given: tuple[str, ...] = ()
 
     def roll(self, rng: random.Random, modifier: int = 0) -> tuple[int, ...]:
         """The number for each key; the modifier goes on the first."""
@@ -861,12 +868,22 @@ class Roll:
 
 @dataclass(frozen=True, slots=True)
 class Rolled(Generic[R]):
-    """One roll on a table: the numbers rolled (modifier included) and the row they landed on."""
+    """One roll on a table: the numbers rolled (modifier included) and the row they landed on; `given`: the
+    keys it was given (`region="forest"`), in the table's order."""
 
     table: str
     numbers: tuple[int, ...]
     row: R
     clamped: bool = False  # the numbers went past the rows and counted as the first or last
+    given: tuple[int | str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Rolls:
+    """`2 x treasure` in a `rolls` cell: roll on that table `times` times (`roll_chain` follows it)."""
+
+    times: int
+    table: str
 
 
 class PastRows(LookupError):
@@ -889,87 +906,140 @@ class Table(Generic[R]):
     source: str | None = None
     clamp: bool = False  # a result past the rows counts as the first or last row
     partial: bool = False  # the rules give no row past these: a formula's lookup there raises PastRows
-    chains: tuple[str, ...] = ()  # the columns naming the table to roll on next
+    chains: tuple[str, ...] = ()  # the columns naming the table to roll on next (`ref table`, `rolls`)
     registry: Mapping[str, Table[Any]] = field(default_factory=dict, compare=False, repr=False)
+    otherwise: Row[R] | None = None  # `otherwise -> ...` (no keys): what every key no row names finds
 
-    def lookup(self, *keys: int | str) -> R:
-        """The row for a number or a name (one per key of the table: `lookup("III", 2)`)."""
+    def _row(self, keys: Sequence[int | str]) -> Row[R] | None:
         for row in self.rows:
             if row.matches(keys):
-                return row.value
+                return row
+        return None
+
+    def lookup(self, *keys: int | str) -> R:
+        """The row for a number or a name (one per key of the table: `lookup("III", 2)`); the otherwise row
+        where no row has them."""
+        row = self._row(keys) or self.otherwise
+        if row is not None:
+            return row.value
         shown = ", ".join(repr(k) for k in keys)
         raise LookupError(f"{self.name}: no row for {shown}")
 
-    def _bounds(self, key: int) -> tuple[int | None, int | None]:
-        """The lowest and highest number the rows take on `key` (None: open, or no numbered rows)."""
-        numbered = [r.keys[key] for r in self.rows if r.keys[key].name is None and r.keys[key].parity is None]
+    def _bounds(self, key: int, rows: Sequence[Row[R]]) -> tuple[int | None, int | None]:
+        """The lowest and highest number `rows` take on `key` (None: open, or no numbered rows)."""
+        numbered = [r.keys[key] for r in rows if r.keys[key].name is None and r.keys[key].parity is None]
         lows = [k.low for k in numbered if k.low is not None]
         highs = [k.high for k in numbered if k.high is not None]
         low = min(lows) if numbered and len(lows) == len(numbered) else None
         high = max(highs) if numbered and len(highs) == len(numbered) else None
         return low, high
 
-    def roll(self, rng: random.Random, modifier: int = 0) -> Rolled[R]:
-        """Roll the table's dice (plus `modifier`) and look the numbers up. A result past the rows counts
-        as the first or last row where the table clamps, and raises LookupError where it does not."""
+    def _given(self, given: Mapping[str, int | str]) -> tuple[int | str, ...]:
+        """The keys a roll is given, in the table's order (`region="forest"`)."""
+        names = self.dice.given if self.dice is not None else ()
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise TypeError(
+                f"{self.name} is not given {', '.join(unknown)}" + (f" (only {', '.join(names)})" * bool(names))
+            )
+        missing = [n for n in names if n not in given]
+        if missing:
+            raise TypeError(f"{self.name} is rolled for a {missing[0]}: roll(rng, {missing[0]}=...)")
+        return tuple(given[n] for n in names)
+
+    def roll(self, rng: random.Random, modifier: int = 0, **given: int | str) -> Rolled[R]:
+        """Roll the table's dice (plus `modifier`) and look the numbers up, after the keys it is given
+        (`roll(rng, region="forest")`). A result past the rows counts as the first or last row where the table
+        clamps; elsewhere the otherwise row takes it, and without one it raises LookupError."""
         if self.dice is None:
             raise TypeError(f"{self.name} is not rolled on dice; use lookup()")
+        values = self._given(given)
         numbers = self.dice.roll(rng, modifier)
-        found, clamped = self._find(numbers)
-        return Rolled(self.id, numbers, found, clamped=clamped)
+        found, clamped = self._find((*values, *numbers), len(values))
+        return Rolled(self.id, numbers, found, clamped=clamped, given=values)
 
     def at(self, *numbers: int) -> R:
         """The row a formula looks up: past the rows, the first or last row where the table clamps;
         PastRows where the rules leave the table partial (they give no answer there: no guess is made)."""
         try:
-            return self._find(numbers)[0]
+            return self._find(numbers, 0)[0]
         except LookupError as exc:
             if self.partial:
                 raise PastRows(self.id, str(exc)) from None
             raise
 
-    def _find(self, numbers: tuple[int, ...]) -> tuple[R, bool]:
-        try:
-            return self.lookup(*numbers), False
-        except LookupError:
-            if not self.clamp:
-                shown = ", ".join(map(str, numbers))
-                raise LookupError(f"{self.name}: {shown} is past its rows (it does not clamp)") from None
-        clamped = []
-        for key, number in enumerate(numbers):
-            low, high = self._bounds(key)
-            clamped.append(max(low, number) if low is not None else number)
-            clamped[-1] = min(high, clamped[-1]) if high is not None else clamped[-1]
-        return self.lookup(*clamped), True
+    def _find(self, keys: tuple[int | str, ...], given: int) -> tuple[R, bool]:
+        """The row for `keys` (the first `given` of them given, the rest numbers), and whether it clamped."""
+        row = self._row(keys)
+        if row is not None:
+            return row.value, False
+        if self.clamp:
+            # past the rows of the same given keys: the first or last of them
+            same = [r for r in self.rows if r.matches_given(keys[:given])]
+            clamped: list[int | str] = list(keys[:given])
+            for key, number in enumerate(keys[given:], start=given):
+                low, high = self._bounds(key, same)
+                if isinstance(number, int):
+                    number = max(low, number) if low is not None else number
+                    number = min(high, number) if high is not None else number
+                clamped.append(number)
+            row = self._row(clamped)
+            if row is not None:
+                return row.value, tuple(clamped) != keys
+        if self.otherwise is not None:
+            return self.otherwise.value, False
+        shown = ", ".join(map(str, keys))
+        if not self.clamp:
+            raise LookupError(f"{self.name}: {shown} is past its rows (it does not clamp)")
+        raise LookupError(f"{self.name}: no row for {shown}")
 
-    def roll_chain(self, rng: random.Random, modifier: int = 0) -> list[Rolled[Any]]:
-        """Roll here, then on every table the row names (in column order), and so on to the end."""
+    def roll_chain(self, rng: random.Random, modifier: int = 0, **given: int | str) -> list[Rolled[Any]]:
+        """Roll here, then on every table the row names (in column order; `2 x treasure` twice), and so on to the
+        end. The keys given (`region="forest"`) are given to every table of the chain that is rolled for them."""
         steps: list[Rolled[Any]] = []
         pending: list[tuple[Table[Any], int]] = [(self, modifier)]
         while pending:
             table, extra = pending.pop(0)
             if len(steps) >= MAX_CHAIN:
                 raise RuntimeError(f"{self.name}: still rolling after {MAX_CHAIN} tables")
-            rolled = table.roll(rng, extra)
+            names = table.dice.given if table.dice is not None else ()
+            rolled = table.roll(rng, extra, **{n: given[n] for n in names if n in given})
             steps.append(rolled)
-            following = [getattr(rolled.row, column) for column in table.chains]
-            pending[:0] = [(table.registry[t], 0) for t in following if isinstance(t, str)]
+            following: list[tuple[Table[Any], int]] = []
+            for column in table.chains:
+                cell = getattr(rolled.row, column)
+                if isinstance(cell, str):
+                    following.append((table.registry[cell], 0))
+                elif isinstance(cell, Rolls):
+                    following += [(table.registry[cell.table], 0)] * cell.times
+            pending[:0] = following
         return steps
 
-    def chances(self, modifier: int = 0) -> list[tuple[Row[R], Fraction]]:
-        """Each row with the exact chance that a roll (with this modifier) lands on it."""
+    def chances(self, modifier: int = 0, **given: int | str) -> list[tuple[Row[R], Fraction]]:
+        """Each row (for the keys given: `region="forest"`) with the exact chance that a roll (with this
+        modifier) lands on it; where the table clamps, the first and last rows take what falls past them; the
+        otherwise row, last, takes the rest."""
         roll = self.dice
         if roll is None:
             raise TypeError(f"{self.name} is not rolled on dice")
+        values = self._given(given)
+        rows = [r for r in self.rows if r.matches_given(values)]
+        bounds = [self._bounds(key, rows) for key in range(len(values), len(values) + len(roll.dice))]
         result = []
-        for row in self.rows:
+        for row in rows:
             chance = Fraction(1)
-            for index, key in enumerate(row.keys[: len(roll.dice)]):
+            for index, key in enumerate(row.keys[len(values) : len(values) + len(roll.dice)]):
                 if key.parity is not None:
                     chance *= roll.parity_chance(index, key.parity, modifier)
-                else:
-                    chance *= roll.chance(index, key.low, key.high, modifier)
+                    continue
+                low, high = key.low, key.high
+                if self.clamp:  # the ends take every result past them
+                    low = None if low is not None and low == bounds[index][0] else low
+                    high = None if high is not None and high == bounds[index][1] else high
+                chance *= roll.chance(index, low, high, modifier)
             result.append((row, chance))
+        if self.otherwise is not None:
+            result.append((self.otherwise, 1 - sum((c for _, c in result), Fraction(0))))
         return result
 
     def __iter__(self) -> Iterator[Row[R]]:

@@ -404,12 +404,15 @@
         });
       }
       var hit = null;
+      var rest = null;  // the otherwise row (no keys): what no other row takes
       table.querySelectorAll("[data-k]").forEach(function (element) {
         var keys = JSON.parse(element.getAttribute("data-k"));
-        var on = !hit && numbers.every(function (n, i) { return keyMatches(keys[i], n); });
+        if (!keys.length) { rest = element; }
+        var on = !hit && keys.length > 0 && numbers.every(function (n, i) { return keyMatches(keys[i], n); });
         element.classList.toggle("rolled", on);
         if (on) { hit = element; }
       });
+      if (!hit && rest) { rest.classList.add("rolled"); hit = rest; }
       var shown = faces.length > numbers.length || modifier ? " (" + faces.join(" + ") + (modifier ? " + " + modifier : "") + ")" : "";
       var what = "past the rows";
       if (hit && hit.tagName === "TR") {
