@@ -1,6 +1,6 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "18095f822700984a2d09768715604647aff8a05572120d7c2f3e98a498cacc2b"
+GRAMMAR_SHA256 = "092ee85918bb88f7f026adddd86badcb0a893e82b8de9548b86b4adc8dc5c196"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
@@ -11,6 +11,7 @@ TERMINALS: tuple[tuple[str, str], ...] = (
         "![\\w\\/]*[ \t]*(?::|\\+=|-=))",
     ),
     ("FIELD_KEY", "[A-Za-z_][A-Za-z0-9_]*[ \t]*:(?!:)"),
+    ("LET", "let[ \t]+[^\\W\\d][\\w]*+[ \t]*=(?!=)"),
     ("FIELD_APPEND", "[A-Za-z_][A-Za-z0-9_]*[ \t]*\\+="),
     ("FIELD_REMOVE", "[A-Za-z_][A-Za-z0-9_]*[ \t]*-="),
     ("MULTIPLIER", "x\\d+(?:\\/\\d+)?(?![\\w])"),
@@ -85,6 +86,7 @@ CONTINUES = frozenset(
         "IN",
         "IN_SETTING",
         "KIND",
+        "LET",
         "LIST_IN",
         "LIST_OF",
         "LPAR",

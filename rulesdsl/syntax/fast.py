@@ -35,10 +35,10 @@ from rulesdsl.resources import GRAMMAR as GRAMMAR_PATH
 from rulesdsl.syntax import scanner, trivia
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
-from rulesdsl.syntax.scanner import StringEscapeError, unescape
+from rulesdsl.syntax.scanner import StringEscapeError, let_key, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "18095f822700984a2d09768715604647aff8a05572120d7c2f3e98a498cacc2b"
+GRAMMAR_SHA256 = "092ee85918bb88f7f026adddd86badcb0a893e82b8de9548b86b4adc8dc5c196"
 
 
 class Fallback(Exception):
@@ -152,7 +152,7 @@ _Binary = _maker(m.Binary)
 
 _PARENT_FREE = frozenset({"NAME", "STRING", "INT", "DECIMAL", "DICE", "MULTIPLIER", "INT_PLUS", "NONE_DASH"})
 # What may follow a complete value in a field: the field ends there.
-_VALUE_END = frozenset({"FIELD_KEY", "_NL", "RBRACE", "FIELD_APPEND", "FIELD_REMOVE"})
+_VALUE_END = frozenset({"FIELD_KEY", "_NL", "RBRACE", "FIELD_APPEND", "FIELD_REMOVE", "LET"})
 
 
 class _Parser:
@@ -273,6 +273,15 @@ class _Parser:
                 key_pos = _P(self.file, tok[2], tok[3], tok[2], tok[3] + len(key))
                 op = ":" if kind == "FIELD_KEY" else ("+=" if kind == "FIELD_APPEND" else "-=")
                 fields.append(_Field(key, value, self.through_last(key_pos), op, key_pos, None))
+                row_ok = False
+                continue
+            if kind == "LET" and not patch:
+                self.i += 1
+                value = self.expr()
+                key, offset = let_key(tok[1])
+                start = self.pos(tok)
+                key_pos = _P(self.file, tok[2], tok[3] + offset, tok[2], tok[3] + offset + len(key))
+                fields.append(_Field(intern(key), value, self.through_last(start), "let", key_pos, None))
                 row_ok = False
                 continue
             if not row_ok:
@@ -751,7 +760,7 @@ _NAMES_AT_ATOMS = frozenset(
 )
 
 # What may follow a lone atom for it to be a whole expression.
-_SIMPLE_END = frozenset({"COMMA", "_NL", "RBRACE", "FIELD_KEY", "RPAR", "RSQB", "ARROW", "ROW_SOURCE", "$END"})
+_SIMPLE_END = frozenset({"COMMA", "_NL", "RBRACE", "FIELD_KEY", "LET", "RPAR", "RSQB", "ARROW", "ROW_SOURCE", "$END"})
 
 
 # More digits in a row than a number may have (E104): Lark's path reports it, wherever it is.

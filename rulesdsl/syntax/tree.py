@@ -336,8 +336,8 @@ class Field(_Node):
     key: str
     value: Value
     pos: Position  # from the key to the end of the value
-    op: str  # ":", in a patch also "+=" (append to a list) and "-=" (remove from it)
-    key_pos: Position  # the key alone
+    op: str  # ":", in a patch also "+=" (append to a list) and "-=" (remove from it); "let" a step `let key = value`
+    key_pos: Position  # the key alone (a step's name)
     trivia: Trivia | None = None
 
 
