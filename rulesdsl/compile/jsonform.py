@@ -67,6 +67,10 @@ def expr_json(expr: ir.Expr) -> Any:
             return {"lookup": _ref(table), "index": expr_json(index)}
         case ir.FormulaCall(formula, args):
             return {"formula": _ref(formula), "args": [expr_json(a) for a in args]}
+        case ir.ParamField(param, name):
+            return {"param_field": [param, name]}
+        case ir.EntityArg(entity):
+            return {"entity": [entity.kind, _ref(entity)]}
         case _:
             assert_never(expr)
 
@@ -125,6 +129,9 @@ def value_json(value: ir.Value) -> Any:
             return None
         case ir.Dice(terms, modifier, text):
             return {"text": text, "terms": [{"count": d.count, "sides": d.sides} for d in terms], "modifier": modifier}
+        case ir.Formula(text, expr, steps=steps) if steps:
+            shown = [{"name": step.name, "formula": value_json(step.formula)} for step in steps]
+            return {"text": text, "expr": expr_json(expr), "steps": shown}
         case ir.Formula(text, expr):
             return {"text": text, "expr": expr_json(expr)}
         case ir.Range(low, high):

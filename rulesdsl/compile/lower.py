@@ -363,8 +363,8 @@ class _Reader:
                 if isinstance(value, m.Multiplier) and value.denominator == 1:
                     return ir.Actions(value.numerator, True, value.pos)
                 raise _fail("a number of actions (10) or a multiple of the obstacle (x3)", value)
-            case t.ColumnsType():
-                return self.columns(value, path)
+            case t.ColumnsType(params):
+                return self.params(value, path) if params else self.columns(value, path)
             case t.RollType():
                 return roll_of(value)
             case t.CheckType(mechanic):
@@ -483,6 +483,8 @@ class _Reader:
                 return ir.NotExpr(self.expr(operand), value.pos)
             case m.Attribute(m.Subscript(m.Name(kind), m.Name() | m.String() as which), field):
                 return ir.FieldOf(self.ref(kind, which), field.text, value.pos)
+            case m.Attribute(m.Name(param), field):  # `where.multiplier`: of the entity a parameter names
+                return ir.ParamField(param, field.text, value.pos)
             case m.Subscript(target, index):
                 if not isinstance(target, m.Name):
                     raise _fail("a table name before '['", target)
@@ -588,6 +590,19 @@ class _Reader:
                 raise _fail("a column (name or name(type))", item)
         return tuple(result)
 
+    def params(self, value: m.Value, path: Path) -> tuple[ir.Column, ...]:
+        """A formula's parameters: `raw` (a whole number), `where(ref location)`, `resistant(bool)`."""
+        result = []
+        for i, item in enumerate(items_of(value)):
+            self.positions[_path((*path, i))] = item.pos
+            if isinstance(item, m.Name | m.String):
+                result.append(ir.Column(slug(self.text(item)), t.IntType(), item.pos))
+            elif isinstance(item, m.Call) and len(item.args) == 1:
+                result.append(ir.Column(slug(item.function), param_type(item.args[0]), item.pos))
+            else:
+                raise _fail("a parameter (name, or name(type) with int, number, bool or ref KIND)", item)
+        return tuple(result)
+
     def key(self, value: m.Value, key: ir.Column | None, rolled: bool) -> ir.Key:
         """A row key: a number or range, or a name; a declared key type says which. In a rolled table
         `odd` and `even` are the numbers of that parity."""
@@ -673,6 +688,21 @@ def column_type(value: m.Value) -> t.FieldType:
             did_you_mean(value.text, t.COLUMN_TYPES) or "types: " + ", ".join(t.COLUMN_TYPES) + ", ref KIND",
         )
     raise _fail("a column type (int, formula, ref table, ...)", value)
+
+
+def param_type(value: m.Value) -> t.FieldType:
+    """`int`, `number`, `bool`, `ref location`: what a formula's parameter is."""
+    if isinstance(value, m.RefMarker):
+        return t.RefType(value.kind.text)
+    if isinstance(value, m.Name) and value.text in t.PARAM_TYPES:
+        return t.SIMPLE[value.text]
+    if isinstance(value, m.Name):
+        raise LoweringError(
+            f"a parameter cannot be of type '{value.text}'",
+            value.pos,
+            did_you_mean(value.text, t.PARAM_TYPES) or "types: " + ", ".join(t.PARAM_TYPES) + ", ref KIND",
+        )
+    raise _fail("a parameter type (int, number, bool or ref KIND)", value)
 
 
 def range_of(value: m.Value, *, allow_dash: bool) -> ir.Range:
@@ -814,7 +844,8 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
     values: dict[str, ir.Value] = {}
     failed: set[str] = set()
     seen: dict[str, m.Field] = {}
-    for fld in block.fields:
+    written = [f for f in block.fields if f.op != "let"]
+    for fld in written:
         if fld.key in seen:
             first = seen[fld.key].key_pos
             diagnostics.append(
@@ -846,6 +877,9 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         except LoweringError as exc:
             failed.add(fld.key)
             diagnostics.append(exc.diagnostic)
+    steps = [f for f in block.fields if f.op == "let"]
+    if steps:
+        diagnostics += _steps(block.kind, steps, values, reader)
     rows: list[ir.TableRow] = []
     if block.rows:
         if kind.has_rows:
@@ -882,6 +916,37 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         block.kind_pos.file,
     )
     return entity, diagnostics
+
+
+def _steps(kind: str, written: list[m.Field], values: dict[str, ir.Value], reader: _Reader) -> list[Diagnostic]:
+    """A formula's `let` steps, read into its formula (`values["formula"]`, when it could be read): each
+    a new name, neither a parameter nor an earlier step's."""
+    if kind != "formula":
+        where = written[0].pos
+        return [error("E361", f"a {kind} has no steps; `let` belongs in a formula", where, "formula x { let ... }")]
+    diagnostics: list[Diagnostic] = []
+    declared = values.get("params", ())
+    taken = {c.name: "a parameter" for c in declared if isinstance(c, ir.Column)} if isinstance(declared, tuple) else {}
+    steps: list[ir.Step] = []
+    for fld in written:
+        name = slug(fld.key)
+        if name in taken:
+            hint = "give the step a name of its own"
+            what = taken[name]
+            diagnostics.append(error("E361", f"step '{fld.key}' shadows {what} of the same name", fld.key_pos, hint))
+            continue
+        taken[name] = f"the step at line {fld.key_pos.line}"
+        if depth(fld.value) > MAX_DEPTH:
+            diagnostics.append(error("E204", f"step '{fld.key}' nests more than {MAX_DEPTH} levels deep", fld.key_pos))
+            continue
+        try:
+            steps.append(ir.Step(fld.key, reader.formula(fld.value), fld.key_pos))
+        except LoweringError as exc:
+            diagnostics.append(exc.diagnostic)
+    formula = values.get("formula")
+    if isinstance(formula, ir.Formula):
+        values["formula"] = replace(formula, steps=tuple(steps))
+    return diagnostics
 
 
 def requirement_nodes(req: ir.Requirement) -> Iterator[ir.Requirement]:

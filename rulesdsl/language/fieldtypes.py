@@ -157,7 +157,10 @@ class CheckType:
 
 @dataclass(frozen=True, slots=True)
 class ColumnsType:
-    """`columns`: a table's columns or keys, `name` or `name(type)`."""
+    """`columns`: a table's columns or keys, `name` (text) or `name(type)`; `params` (`params=True`): a
+    formula's parameters, `name` (a whole number) or `name(type)` with a type of `PARAM_TYPES` or `ref KIND`."""
+
+    params: bool = False
 
 
 FieldType = (
@@ -209,11 +212,14 @@ SIMPLE: dict[str, FieldType] = {
     "requirement": RequirementType(),
     "obstacle": ObstacleType(),
     "columns": ColumnsType(),
+    "params": ColumnsType(params=True),
     "roll": RollType(),
     "check": CheckType(),
 }
 # What a table cell may be: the value types with a meaning in one cell.
 COLUMN_TYPES = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown")
+# What a formula's parameter may be, besides `ref KIND` (an entity, by id): what a call can be checked against.
+PARAM_TYPES = ("int", "number", "bool")
 
 TEXT_LIMIT = 200  # characters in a `text` value: facts and short notes, never prose
 MARKDOWN_LIMIT = 20_000
