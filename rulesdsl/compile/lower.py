@@ -923,7 +923,8 @@ def _steps(kind: str, written: list[m.Field], values: dict[str, ir.Value], reade
     a new name, neither a parameter nor an earlier step's."""
     if kind != "formula":
         where = written[0].pos
-        return [error("E361", f"a {kind} has no steps; `let` belongs in a formula", where, "formula x { let ... }")]
+        hint = "formula NAME { params: a  let b = a * 2  formula: b + 1 }"
+        return [error("E361", f"a {kind} has no steps; `let` belongs in a formula", where, hint)]
     diagnostics: list[Diagnostic] = []
     declared = values.get("params", ())
     taken = {c.name: "a parameter" for c in declared if isinstance(c, ir.Column)} if isinstance(declared, tuple) else {}

@@ -508,7 +508,7 @@ def attribute_types(attributes: Mapping[str, ir.Entity], env: ft.Env) -> dict[st
 
 
 # What comes before a problem's own words, by its code.
-_CANNOT = {"E327": "the generated package cannot evaluate this: ", "E324": "", "E325": "", "E326": ""}
+_CANNOT = {"E327": "the generated package cannot evaluate this: ", "E324": "", "E325": "", "E326": "", "E362": ""}
 
 
 def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagnostic]:

@@ -106,6 +106,7 @@ def short_type(field_type: t.FieldType) -> bool:
             | t.ObstacleType()
             | t.RollType()
             | t.CheckType()
+            | t.ColumnsType(params=True)  # a formula's parameters: a few names
         ):
             return True
         case t.ListType(item):

@@ -59,6 +59,27 @@ class Unknown(enum.Enum):
 UNKNOWN = Unknown.UNKNOWN
 
 
+# ---------------------------------------------------------------- entities formulas are given
+
+
+class UnknownId(ValueError):
+    """A formula's `ref KIND` parameter was given a name that is no id of that kind."""
+
+    def __init__(self, kind: str, param: str, given: object, ids: Sequence[str]) -> None:
+        shown = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
+        super().__init__(f"{param}={given!r} is no {kind}: give the id of one ({shown or 'there are none'})")
+        self.kind = kind
+        self.param = param
+        self.given = given
+
+
+def known_id(kind: str, param: str, given: str, ids: Sequence[str]) -> str:
+    """`given`, when it is the id of an entity of `kind` (`ids`); else UnknownId, which names them."""
+    if given not in ids:
+        raise UnknownId(kind, param, given, ids)
+    return given
+
+
 # ---------------------------------------------------------------- arithmetic used by formulas
 
 
