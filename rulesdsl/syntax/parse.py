@@ -167,7 +167,9 @@ class _ToModel:
         let_tok: Token = children[0]
         key, offset = let_key(str(let_tok))
         start = self._tok_pos(let_tok)
-        key_pos = m.Position(start.file, start.line, start.column + offset, start.line, start.column + offset + len(key))
+        key_pos = m.Position(
+            start.file, start.line, start.column + offset, start.line, start.column + offset + len(key)
+        )
         return m.Field(key, children[1], self._through_last(start), "let", key_pos)
 
     def append_field(self, children: list[Any]) -> m.Field:

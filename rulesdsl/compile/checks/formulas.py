@@ -342,7 +342,9 @@ def entity_arguments(
             if entity.kind == "table":
                 change = naming(scope(entity, "", t.FormulaType())[0])
                 rows = tuple(
-                    replace(row, cells=tuple(ir.rebuild(c, change) if isinstance(c, ir.Formula) else c for c in row.cells))
+                    replace(
+                        row, cells=tuple(ir.rebuild(c, change) if isinstance(c, ir.Formula) else c for c in row.cells)
+                    )
                     for row in entity.rows
                 )
                 changed[entity_id] = replace(entity, rows=rows)
@@ -367,7 +369,9 @@ def check_params(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagnost
             if isinstance(column.type, t.RefType) and column.type.kind not in kinds:
                 kind = column.type.kind
                 hint = did_you_mean(kind, kinds) or "declare the kind: kind " + kind + ' "..." { ... }'
-                diagnostics.append(error("E363", f"parameter '{column.name}' names no kind: '{kind}'", column.pos, hint))
+                diagnostics.append(
+                    error("E363", f"parameter '{column.name}' names no kind: '{kind}'", column.pos, hint)
+                )
     return diagnostics
 
 
@@ -472,7 +476,9 @@ def environment(entities: Entities) -> ft.Env:
         types = param_types(entity)
         returns = ft.check_formula(formula, ft.Env(types, callees, tables)).returns
         known = {*own, *step_names(formula)}
-        extra = sorted({n.name for n in ir.formula_nodes(formula) if isinstance(n, ir.Var) and slug(n.name) not in known})
+        extra = sorted(
+            {n.name for n in ir.formula_nodes(formula) if isinstance(n, ir.Var) and slug(n.name) not in known}
+        )
         callees[formula_id] = ft.Callee(own, returns, tuple(extra), tuple(types.get(p, ft.INT) for p in own))
     return ft.Env({}, callees, tables)
 

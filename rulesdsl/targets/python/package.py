@@ -620,7 +620,9 @@ def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> tuple[list[dict[str, Any
             if isinstance(column.type, t.RefType):
                 kind = column.type.kind
                 ids.add(kind)
-                checks.append(f"{rt('known_id')}({py(kind)}, {py(column.name)}, {params[column.name]}, {id_table(kind)})")
+                checks.append(
+                    f"{rt('known_id')}({py(kind)}, {py(column.name)}, {params[column.name]}, {id_table(kind)})"
+                )
         nodes = list(ir.formula_nodes(formula))
         for node in nodes:
             if isinstance(node, ir.Var) and node.attribute and node.attribute not in params:
