@@ -139,3 +139,36 @@ def test_calls_from_tables_and_kinds_are_checked_too(compile_rules: Compile) -> 
     )
     result = compile_rules({"a.rules": source})
     assert sorted((d.code, d.pos.line if d.pos else 0) for d in result.diagnostics) == [("E362", 14), ("E362", 17)]
+
+
+ATTRIBUTES = """
+attribute weapon_skill "Weapon Skill" { abbr: WS  group: combat }
+attribute agility "Agility" { abbr: Ag  group: physical }
+attribute initiative "Initiative" { abbr: I  group: derived  formula: floor((WS + Ag) / 2) }
+kind career "Careers" { advances: list of ref attribute }
+career soldier "Soldier" { advances: WS, Ag, ag, "Weapon Skill", initiative }
+"""
+
+
+def test_abbreviations_are_references_in_any_case(compile_rules: Compile) -> None:
+    result = compile_rules({"a.rules": ATTRIBUTES})
+    assert result.ok, [d.message for d in result.diagnostics]
+    [ruleset] = result.rulesets
+    advances = ruleset.entities["career"]["soldier"].fields["advances"]
+    assert isinstance(advances, tuple)
+    assert [getattr(ref, "id", None) for ref in advances] == [
+        "weapon_skill",
+        "agility",
+        "agility",
+        "weapon_skill",
+        "initiative",
+    ]
+    files = render_all(result.rulesets)
+    assert "def initiative(*, WS: int, Ag: int) -> int:" in files["demo/attributes.py"]
+
+
+def test_an_abbreviation_is_letters_and_digits(compile_rules: Compile) -> None:
+    result = compile_rules({"a.rules": 'attribute agility "Agility" { abbr: A_g  group: physical }\n'})
+    assert [(d.code, d.hint) for d in result.diagnostics] == [
+        ("E210", "abbreviations are letters and digits, in any case (AGL, Ag)")
+    ]

@@ -254,7 +254,7 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
                 schema["maxItems"] = high
             return schema
         case t.AbbreviationType():
-            return {"type": "string", "pattern": "^[A-Z][A-Z0-9]*$"}
+            return {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]*$"}
         case t.VersionType():
             return {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)*([a-z0-9.+-]*)$"}
         case t.YearsType():

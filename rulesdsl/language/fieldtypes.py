@@ -98,7 +98,8 @@ class WordType:
 
 @dataclass(frozen=True, slots=True)
 class AbbreviationType:
-    """`abbreviation`: upper-case letters and digits (`AGL`)."""
+    """`abbreviation`: letters and digits, in any case (`AGL`, `Ag`); an entity's `abbr` names it wherever
+    it may be named (references and formulas)."""
 
 
 @dataclass(frozen=True, slots=True)
