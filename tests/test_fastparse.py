@@ -215,6 +215,7 @@ def statements() -> st.SearchStrategy[str]:
             "list in 1..2 of text",
             'one of a, "b c"',
             "points of ref skill",
+            "choices of ref talent",
             "check",
             "check of task",
             "number in 0.5..",

@@ -172,3 +172,57 @@ def test_an_abbreviation_is_letters_and_digits(compile_rules: Compile) -> None:
     assert [(d.code, d.hint) for d in result.diagnostics] == [
         ("E210", "abbreviations are letters and digits, in any case (AGL, Ag)")
     ]
+
+
+TALENTS = """
+kind talent "Talents" { }
+talent ambidextrous "Ambidextrous" { }
+talent doomed "Doomed" { }
+talent luck "Luck" { }
+talent savvy "Savvy" { }
+kind species "Species" { talents: choices of ref talent  later: choices of ref talent? }
+species human "Human" { talents: Ambidextrous, 1 of (Doomed, Luck) }
+species elf "Elf" { talents: Savvy, 2 of (Doomed, Luck, Savvy)  later: any (Doomed, Luck) }
+"""
+
+
+def test_a_choice_is_data_the_package_and_the_reference_can_use(tmp_path: Path) -> None:
+    write_ruleset(tmp_path / "rules" / "demo", {"a.rules": TALENTS})
+    result = compile_paths([tmp_path / "rules"])
+    assert result.ok, [d.message for d in result.diagnostics]
+    files = render_all(result.rulesets)
+    for name, text in files.items():
+        (tmp_path / "out" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "out" / name).write_text(text, encoding="utf-8")
+    code = """
+import random
+import demo
+human = demo.SPECIESES["human"].talents
+print(human.fixed, human.picks[0].count, human.picks[0].options)
+print(human.choose(["luck"]), human.options)
+chosen = demo.SPECIESES["elf"].talents.pick(random.Random(3))
+print(chosen[0], len(chosen), len(set(chosen[1:])), set(chosen[1:]) <= {"doomed", "luck", "savvy"})
+print(demo.SPECIESES["elf"].later)
+for wrong in (["savvy"], ["doomed", "luck"]):
+    try:
+        human.choose(wrong)
+    except ValueError as problem:
+        print(problem)
+"""
+    run = run_python(code, tmp_path / "out")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "('ambidextrous',) 1 ('doomed', 'luck')",
+        "('ambidextrous', 'luck') ('ambidextrous', 'doomed', 'luck')",
+        "savvy 3 2 True",
+        "Offer(fixed=(), picks=(Pick(count=1, options=('doomed', 'luck')),))",
+        "choose 1 of doomed, luck; not savvy",
+        "choose 1 of doomed, luck; not doomed, luck",
+    ]
+    page = files["site/demo/species.html"]
+    assert '<span class="choice">one of: <a href="talent.html#doomed">Doomed</a> or' in page
+    assert '<span class="choice">2 of: ' in page
+    checked = subprocess.run(
+        quality_command("mypy", "demo"), cwd=tmp_path / "out", capture_output=True, text=True, check=False
+    )
+    assert checked.returncode == 0, checked.stdout

@@ -499,6 +499,25 @@ class Choices:
 
 
 @dataclass(frozen=True, slots=True)
+class Pick:
+    """`1 of (Doomed, Luck)`: choose `count` of the options."""
+
+    count: int
+    options: tuple[Ref, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """`Ambidextrous, 1 of (Doomed, Luck)`: what a `choices of ref KIND` field gives: the entities `fixed`,
+    and choices among others (`picks`), in the order written."""
+
+    fixed: tuple[Ref, ...]
+    picks: tuple[Pick, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class StatBonus:
     """`+1 M`, `+1 P`, `+1 M/P` (either: the player chooses)."""
 
@@ -629,6 +648,7 @@ Value = (
     | Range
     | Multiplier
     | Choices
+    | Offer
     | StatBonus
     | Actions
     | Column

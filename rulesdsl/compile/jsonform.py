@@ -136,6 +136,9 @@ def value_json(value: ir.Value) -> Any:
             return {"text": text, "expr": expr_json(expr)}
         case ir.Range(low, high):
             return {"min": low, "max": high}
+        case ir.Offer(fixed, picks):
+            chosen = [{"count": p.count, "of": [_ref(r) for r in p.options]} for p in picks]
+            return {"fixed": [_ref(r) for r in fixed], "choices": chosen}
         case ir.Multiplier(ratio):
             return _ratio(ratio)
         case ir.Choices(points, options):
@@ -267,6 +270,8 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
             return _def("actions")
         case t.ChoicesType():
             return _def("choices")
+        case t.OfferType():
+            return _def("offer")
         case t.RequirementType():
             return _def("requirement")
         case t.ColumnsType():

@@ -210,7 +210,7 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             ):
                 raise LoweringError("a list's length is a range of whole numbers, like 1..2", written.pos, code="E402")
             inner = field_type(item)
-            if isinstance(inner, t.ListType | t.ChoicesType | t.ColumnsType):
+            if isinstance(inner, t.ListType | t.ChoicesType | t.OfferType | t.ColumnsType):
                 raise LoweringError("lists hold single values, not lists", item.pos, code="E402")
             return t.ListType(inner, 0 if lo is None else int(lo), None if hi is None else int(hi))
         case m.PointsType(item):
@@ -218,6 +218,11 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             if not isinstance(inner, t.RefType):
                 raise LoweringError("points buy entities: write points of ref skill", item.pos, code="E402")
             return t.ChoicesType(inner.kind)
+        case m.OfferType(item):
+            inner = field_type(item)
+            if not isinstance(inner, t.RefType):
+                raise LoweringError("choices are of entities: write choices of ref talent", item.pos, code="E402")
+            return t.OfferType(inner.kind)
         case m.CheckType(mechanic):
             return t.CheckType(mechanic.text if mechanic is not None else None)
         case m.NamedType(name, names):
@@ -317,6 +322,8 @@ class _Reader:
                 return self.integer(value)
             case t.ChoicesType(kind):
                 return self.choices(kind, value)
+            case t.OfferType(kind):
+                return self.offer(kind, value, path)
             case t.YearsType():
                 return self.counted(value, _YEARS, "a number of years (like 8 yrs)")
             case t.StatBonusType():
@@ -441,6 +448,29 @@ class _Reader:
             alternatives = item.items if isinstance(item, m.AnyOf) else (item,)
             options.append(tuple(self.ref(kind, alt) for alt in alternatives))
         return ir.Choices(value.amount, tuple(options), value.pos)
+
+    def offer(self, kind: str, value: m.Value, path: Path) -> ir.Offer:
+        """`Ambidextrous, 1 of (Doomed, Luck)`: entities given, and choices of `count` among others."""
+        fixed: list[ir.Ref] = []
+        picks: list[ir.Pick] = []
+        for i, item in enumerate(items_of(value)):
+            self.positions[_path((*path, i))] = item.pos
+            if not isinstance(item, m.CountOf):
+                fixed.append(self.ref(kind, item))
+                continue
+            if not isinstance(item.selector, m.SelectListed):
+                raise _fail(f"a choice of {kind}s: 1 of (A, B)", item)
+            options = tuple(self.ref(kind, r) for r in item.selector.refs)
+            if not 1 <= item.count <= len(options):
+                asked = "none" if item.count < 1 else f"{item.count}"
+                raise LoweringError(
+                    f"this choice asks for {asked} of {len(options)} option{'s' * (len(options) != 1)}",
+                    item.pos,
+                    f"offer more, or ask for 1 to {len(options)}" if options else None,
+                    "E364",
+                )
+            picks.append(ir.Pick(item.count, options, item.pos))
+        return ir.Offer(tuple(fixed), tuple(picks), value.pos)
 
     # ---- formulas
     def formula(self, value: m.Value) -> ir.Formula:
@@ -628,9 +658,9 @@ class _Reader:
                 exc.diagnostic.hint,
                 exc.diagnostic.code,
             ) from None
-        assert not isinstance(cell, tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll), (
-            cell
-        )
+        assert not isinstance(
+            cell, tuple | ir.Column | ir.Choices | ir.Offer | ir.StatBonus | ir.Actions | ir.Range | ir.Roll
+        ), cell
         assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
         return cell
 

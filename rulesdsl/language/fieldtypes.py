@@ -135,6 +135,13 @@ class ChoicesType:
 
 
 @dataclass(frozen=True, slots=True)
+class OfferType:
+    """`choices of ref talent`: entities given, and choices among others: `Ambidextrous, 1 of (Doomed, Luck)`."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class RequirementType:
     """`requirement`: a condition over the lifepaths taken before."""
 
@@ -185,6 +192,7 @@ FieldType = (
     | StatBonusType
     | ActionsType
     | ChoicesType
+    | OfferType
     | RequirementType
     | ObstacleType
     | ColumnsType
@@ -248,6 +256,8 @@ def type_text(field_type: FieldType) -> str:
             return f"list{bounds} of {type_text(item)}"
         case ChoicesType(kind):
             return f"points of ref {kind}"
+        case OfferType(kind):
+            return f"choices of ref {kind}"
         case CheckType(mechanic):
             return "check" if mechanic is None else f"check of {mechanic}"
         case FormulaType(names) if names:
@@ -280,7 +290,7 @@ def type_text(field_type: FieldType) -> str:
 def referenced_kinds(field_type: FieldType) -> tuple[str, ...]:
     """The kinds a field of this type names."""
     match field_type:
-        case RefType(kind) | ChoicesType(kind):
+        case RefType(kind) | ChoicesType(kind) | OfferType(kind):
             return (kind,)
         case ListType(item):
             return referenced_kinds(item)

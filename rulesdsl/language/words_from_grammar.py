@@ -1,6 +1,6 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "092ee85918bb88f7f026adddd86badcb0a893e82b8de9548b86b4adc8dc5c196"
+GRAMMAR_SHA256 = "33d29521280ad8c4b21b856d5bc88269a6e652fa2e003b76cc36d663d58bf707"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
@@ -18,6 +18,7 @@ TERMINALS: tuple[tuple[str, str], ...] = (
     ("DICE", "\\d*d\\d+(?![\\w])"),
     ("INT_PLUS", '\\d+\\+(?![ \t]*(?:[("\\d]|[^\\W\\d][\\w-]*\\b(?![ \t]*:)))'),
     ("FUNCTION", "[^\\W\\d][\\w]*(?=\\()"),
+    ("CHOICES_OF", "choices[ \t]+of\\b"),
     ("IN_SETTING", "in[ \t]+setting\\b"),
     ("POINTS_OF", "points[ \t]+of\\b"),
     ("LIST_IN", "list[ \t]+in\\b"),
@@ -76,6 +77,7 @@ CONTINUES = frozenset(
         "AND",
         "ANY",
         "ARROW",
+        "CHOICES_OF",
         "CMP",
         "COMMA",
         "DOT",

@@ -38,7 +38,7 @@ from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
 from rulesdsl.syntax.scanner import StringEscapeError, let_key, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "092ee85918bb88f7f026adddd86badcb0a893e82b8de9548b86b4adc8dc5c196"
+GRAMMAR_SHA256 = "33d29521280ad8c4b21b856d5bc88269a6e652fa2e003b76cc36d663d58bf707"
 
 
 class Fallback(Exception):
@@ -395,11 +395,13 @@ class _Parser:
                 self.i += 1
                 options.append(self.ref())
             return m.EnumType(tuple(options), self.span(self.pos(tok), options[-1].pos))
-        if kind == "LIST_OF" or kind == "POINTS_OF":
+        if kind == "LIST_OF" or kind == "POINTS_OF" or kind == "CHOICES_OF":
             self.i += 1
             item = self.type_term()
             if kind == "POINTS_OF":
                 return m.PointsType(item, self.span(self.pos(tok), item.pos))
+            if kind == "CHOICES_OF":
+                return m.OfferType(item, self.span(self.pos(tok), item.pos))
             return m.ListType(item, None, None, self.span(self.pos(tok), item.pos))
         if kind == "LIST_IN":
             self.i += 1

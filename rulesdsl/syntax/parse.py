@@ -262,6 +262,9 @@ class _ToModel:
     def points_type(self, children: list[Any]) -> m.PointsType:
         return m.PointsType(children[1], self._span(children))
 
+    def offer_type(self, children: list[Any]) -> m.OfferType:
+        return m.OfferType(children[1], self._span(children))
+
     def row(self, children: list[Any]) -> m.Row:
         self.rows += 1
         if self.rows > MAX_ROWS:

@@ -24,7 +24,7 @@ _GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"[^\W\d]",
         (
             *("FIELD_KEY", "FIELD_APPEND", "FIELD_REMOVE", "MULTIPLIER", "DICE", "FUNCTION", "NAME"),
-            *("IN_SETTING", "POINTS_OF", "LIST_IN", "LIST_OF", "ONE_OF", "LET"),
+            *("IN_SETTING", "POINTS_OF", "CHOICES_OF", "LIST_IN", "LIST_OF", "ONE_OF", "LET"),
         ),
     ),
     ('"', ("STRING",)),

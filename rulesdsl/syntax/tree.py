@@ -411,6 +411,14 @@ class PointsType(_Node):
 
 
 @dataclass(frozen=True, slots=True)
+class OfferType(_Node):
+    """`choices of ref talent`: entities given, and choices among others (`Ambidextrous, 1 of (Doomed, Luck)`)."""
+
+    item: TypeExpr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class CheckType(_Node):
     """`check`, or `check of career_check`: a check rolled with that mechanic (or the only check one)."""
 
@@ -427,7 +435,7 @@ class NamedType(_Node):
     pos: Position
 
 
-TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | CheckType | NamedType
+TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | OfferType | CheckType | NamedType
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,6 +111,8 @@ class _Printer:
                 return f"list{bound} of {self.type_text(item)}"
             case m.PointsType(item):
                 return f"points of {self.type_text(item)}"
+            case m.OfferType(item):
+                return f"choices of {self.type_text(item)}"
             case m.CheckType(mechanic):
                 return "check" + (f" of {mechanic.text}" if mechanic is not None else "")
             case m.NamedType(name, names):

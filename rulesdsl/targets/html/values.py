@@ -112,7 +112,13 @@ def short_type(field_type: t.FieldType) -> bool:
         case t.ListType(item):
             return short_type(item)
         case (
-            t.TextType() | t.MarkdownType() | t.FormulaType() | t.ChoicesType() | t.RequirementType() | t.ColumnsType()
+            t.TextType()
+            | t.MarkdownType()
+            | t.FormulaType()
+            | t.ChoicesType()
+            | t.OfferType()
+            | t.RequirementType()
+            | t.ColumnsType()
         ):
             return False
         case _:
@@ -169,6 +175,9 @@ class Values:
             case t.ChoicesType():
                 assert isinstance(value, ir.Choices)
                 return self.points(value)
+            case t.OfferType():
+                assert isinstance(value, ir.Offer)
+                return self.offer(value)
             case t.RequirementType():
                 assert isinstance(value, ir.REQUIREMENT_TYPES)
                 return self.requirement(value)
@@ -253,6 +262,15 @@ class Values:
                 written = span.end
         parts.append(escape(formula.text[written:]))
         return Markup("").join(parts)
+
+    def offer(self, value: ir.Offer) -> Markup:
+        """`Ambidextrous, and one of: Doomed or Luck`: what is given, then each choice and how many it takes."""
+        parts = [self.ref(r) for r in value.fixed]
+        for pick in value.picks:
+            options = Markup(" or ").join(self.ref(r) for r in pick.options)
+            count = "one" if pick.count == 1 else str(pick.count)
+            parts.append(Markup('<span class="choice">{} of: {}</span>').format(count, options))
+        return Markup(", ").join(parts)
 
     def points(self, value: ir.Choices) -> Markup:
         """`8 pts: A, B or C`; the first entry is the one the lifepath requires, and is marked so."""

@@ -209,6 +209,8 @@ def python_type(field_type: t.FieldType, yields: Iterable[str] = ()) -> str:
             return rt("Actions")
         case t.ChoicesType():
             return rt("Choices")
+        case t.OfferType():
+            return rt("Offer")
         case t.RequirementType():
             return rt("Requirement")
         case t.ColumnsType():
@@ -276,6 +278,11 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = N
             assert isinstance(value, ir.Choices)
             options = tuple(tuple(r.target for r in option) for option in value.options)
             return f"{rt('Choices')}({value.points}, {py(options)})" if options else f"{rt('Choices')}({value.points})"
+        case t.OfferType():
+            assert isinstance(value, ir.Offer)
+            picks = [f"{rt('Pick')}({p.count}, {py(tuple(r.target for r in p.options))})" for p in value.picks]
+            fixed = tuple(r.target for r in value.fixed)
+            return f"{rt('Offer')}({py(fixed)}, {py_tuple(picks) if picks else '()'})"
         case t.RequirementType():
             assert isinstance(value, ir.REQUIREMENT_TYPES)
             return requirement_code(value)
