@@ -69,6 +69,7 @@ class UnknownId(ValueError):
         self.kind = kind
         self.param = param
         self.given = given
+        self.ids = tuple(ids)  # the ids it may be given
 
 
 def known_id(kind: str, param: str, given: str, ids: Sequence[str]) -> str:

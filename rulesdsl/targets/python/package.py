@@ -628,7 +628,7 @@ def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> tuple[list[dict[str, Any
                 kind = column.type.kind
                 ids.add(kind)
                 checks.append(
-                    f"{rt('known_id')}({py(kind)}, {py(column.name)}, {params[column.name]}, {id_table(kind)})"
+                    f"{rt('known_id')}({py(kind)}, {py(params[column.name])}, {params[column.name]}, {id_table(kind)})"
                 )
         nodes = list(ir.formula_nodes(formula))
         for node in nodes:
