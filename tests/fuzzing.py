@@ -295,6 +295,19 @@ def partial(call, rt):
         return None
 
 
+def ids_given(function, arguments, rng, rt):
+    """The formula's value, each `ref` parameter (a `str`: an id) given an id of its kind, which the
+    package names when it refuses another (UnknownId); None where a kind has no entities to give."""
+    for _ in range(len(arguments) + 1):
+        try:
+            return function(**arguments)
+        except rt.UnknownId as exc:
+            if not exc.ids or isinstance(arguments[exc.param], str):
+                return None if not exc.ids else function(**arguments)
+            arguments[exc.param] = rng.choice(exc.ids)
+    return function(**arguments)
+
+
 TABLES = {}
 
 
@@ -377,7 +390,7 @@ def exercise(name):
         signature = inspect.signature(function)
         for _ in range(5):
             arguments = {p.name: number(rng, p.annotation) for p in signature.parameters.values()}
-            result = partial(lambda: function(**arguments), rt)
+            result = partial(lambda: ids_given(function, arguments, rng, rt), rt)
             fitting = result is None or fits(result, signature.return_annotation, rt)
             assert fitting, (formula_id, arguments, result, signature)
     if hasattr(package, "derive_attributes"):

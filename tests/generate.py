@@ -73,9 +73,10 @@ class Table:
 @dataclass
 class Formula:
     id: str
-    params: list[str]
+    params: list[str]  # those that are whole numbers; `typed` follow them
     numeric: bool  # a number from its params alone: other formulas may call it
     whole: bool = False  # and a whole number: it may stand where whole numbers belong (an index, an argument)
+    typed: list[str] = field(default_factory=list)  # the types of the others: `bool`, `ref KIND`
 
 
 @dataclass
@@ -113,6 +114,8 @@ class Writer:
     entities: dict[str, list[str]] = field(default_factory=dict)
     numeric_fields: list[str] = field(default_factory=list)  # `kind[id].field` a formula may read
     whole_fields: list[str] = field(default_factory=list)  # those of them that hold whole numbers (`int`)
+    # (kind, field, whole) of numbers every entity of a kind must give: what `at.field` of a `ref` parameter reads
+    ref_fields: list[tuple[str, str, bool]] = field(default_factory=list)
     fractional: set[str] = field(default_factory=set)  # derived attributes (abbr and id) that may be fractions
     abbr_of: dict[str, str] = field(default_factory=dict)  # attribute id -> its abbreviation
     tables: list[Table] = field(default_factory=list)
@@ -159,6 +162,10 @@ class Writer:
     def ref(self, kind: str) -> str:
         """An entity of the kind, or `none` when a homebrew removed the last one."""
         return self.pick(self.entities[kind]) if self.entities.get(kind) else "none"
+
+    def named(self, kind: str, id_: str) -> str:
+        """How a reference names an entity: by id, or an attribute sometimes by its abbreviation."""
+        return self.abbr_of.get(id_, id_) if kind == "attribute" and self.coin(3) else id_
 
     # ---------------------------------------------------------------- formulas
 
@@ -222,7 +229,13 @@ class Writer:
                 return f"{self.pick(['floor', 'ceil', 'round'])}({self.arith(names, depth + 1)})"
             return self.arith(names, depth + 1, whole=True)
 
-        return f"{callee.id}({', '.join(argument() for _ in callee.params)})"
+        def typed(type_: str) -> str:
+            if type_ == "bool":
+                return self.pick(["yes", "no"]) if self.coin() else self.condition(names, depth + 1)
+            return self.ref(type_.removeprefix("ref "))
+
+        arguments = [argument() for _ in callee.params] + [typed(type_) for type_ in callee.typed]
+        return f"{callee.id}({', '.join(arguments)})"
 
     def condition(self, names: Sequence[str], depth: int = 0) -> str:
         def sub() -> str:
@@ -241,18 +254,46 @@ class Writer:
         """A formula of params (and perhaps attributes, which become params too); one that yields a number
         from its params alone may be called by the formulas after it."""
         attributes = self.abbrs[:1] if self.coin(4) else []
+        names = params + attributes
+        declared, typed, lines = list(params), [], []
+        flag = self.fresh("flag") if self.coin(3) else None  # a truth value, read by a step
+        if flag:
+            declared.append(f"{flag}(bool)")
+            typed.append("bool")
+        at = self.pick(self.ref_fields) if self.ref_fields and self.coin() else None  # an entity, its number read
+        if at:
+            declared.append(f"at(ref {at[0]})")
+            typed.append(f"ref {at[0]}")
+            read = self.fresh("s")
+            lines.append(f"let {read} = at.{at[1]}")
+            names.append(read)
+            if not at[2]:
+                self.fractional.add(read)
+        for _ in range(self.ch.integer(0, 2) if flag or at else self.ch.integer(0, 1)):
+            step, whole_step = self.fresh("s"), self.coin()
+            value = self.arith(names, 1, whole=whole_step)
+            if flag and self.coin():
+                value = f"if({flag}, {value}, {self.arith(names, 1, whole=whole_step)})"
+            if at and (at[2] or not whole_step) and self.coin():
+                value = f"{value} + at.{at[1]}"
+            lines.append(f"let {step} = {value}")
+            names.append(step)
+            if not whole_step:
+                self.fractional.add(step)
         shape = self.ch.integer(0, 5)
         whole = shape > 1 and self.coin()
         body = (
-            self.dice_term(params) + f" + {self.arith(params + attributes, 1, whole=True)}"
+            self.dice_term(params) + f" + {self.arith(names, 1, whole=True)}"
             if shape == 0
-            else self.condition(params + attributes)
+            else self.condition(names)
             if shape == 1
-            else self.arith(params + attributes, whole=whole)
+            else self.arith(names, whole=whole)
         )
-        self.formulas.append(Formula(id_, params, numeric=shape > 1 and not attributes, whole=whole))
+        numeric = shape > 1 and not attributes
+        self.formulas.append(Formula(id_, params, numeric=numeric, whole=whole, typed=typed))
         self.entities.setdefault("formula", []).append(id_)
-        return f"formula {id_} {{ params: {', '.join(params)}  formula: {body} }}"
+        parts = ["params: " + ", ".join(declared), *lines, f"formula: {body}"]
+        return f"formula {id_} {{ {joined(parts)} }}"
 
     def dice_term(self, names: Sequence[str]) -> str:
         """Dice to roll: a fixed count, or one computed (`(n)d6`, `dice(n, 6)`) and kept small and whole."""
@@ -349,20 +390,21 @@ class Writer:
                 option = self.pick(options)
                 return option if option.isidentifier() else f'"{option}"'
             case ft.RefType(target):
-                return self.ref(target)
+                return self.named(target, self.ref(target))
             case ft.ListType(item, low, high):
                 if isinstance(item, ft.RefType | ft.EnumType):
                     pool = self.entities[item.kind] if isinstance(item, ft.RefType) else item.options
                     items = self.some(pool, max(low, 1), min(high if high is not None else 3, len(pool)))
                     return ", ".join(
-                        self.value(ft.EnumType((i,))) if isinstance(item, ft.EnumType) else i for i in items
+                        self.value(ft.EnumType((i,))) if isinstance(item, ft.EnumType) else self.named(item.kind, i)
+                        for i in items
                     )
                 count = self.ch.integer(max(low, 1), high if high is not None else 3)
                 return ", ".join(self.value(item, kind=kind, one=True) for _ in range(count))
             case ft.WordType():
                 return self.pick(WORDS)
             case ft.AbbreviationType():
-                return self.pick(["AB", "Q1", "ZZ"])
+                return self.pick(["AB", "Q1", "ZZ", "Ab"])
             case ft.VersionType():
                 return '"0.1.0"'
             case ft.YearsType():
@@ -394,6 +436,13 @@ class Writer:
             case ft.CheckType():  # a check's modifier names attributes only
                 modifier = self.arith(self.abbrs, whole=True) if self.coin(4) else f"floor({self.arith(self.abbrs)})"
                 return f"check {modifier} {self.ch.integer(2, 12)}+"
+            case ft.OfferType(target):  # entities given, and a choice among others
+                pool = self.entities[target]
+                options = self.some(pool, 1, 3)
+                count = self.ch.integer(1, len(options))
+                listed = ", ".join(options)
+                choice = f"any ({listed})" if count == 1 and self.coin() else f"{count} of ({listed})"
+                return ", ".join([*self.some(pool, 0, 1), choice])
             case ft.ColumnsType():
                 return "a, b(int)"
             case _:
@@ -439,6 +488,7 @@ class Writer:
         ]
         if depth == 0:  # lists hold single values
             simple.append(f"points of ref {self.pick(['skill', 'trait'])}")
+            simple.append(f"choices of ref {self.pick(['skill', 'trait'])}")
         if depth == 0 and self.coin(4):
             low = self.ch.integer(0, 2)
             bounds = self.pick(["", f" in {low}..{max(low, 1) + self.ch.integer(0, 2)}", f" in {low}.."])
@@ -709,7 +759,7 @@ class Writer:
             blocks.append("mechanic duel { style: contest  die: 1d20 }")
         # attributes, base ones then derived ones over those before them
         for _ in range(self.ch.integer(1, 3)):
-            abbr = self.pick(["AGL", "WTS", "END", "INT", "PRS", "STR", "REF", "BODY"])
+            abbr = self.pick(["AGL", "WTS", "END", "INT", "PRS", "STR", "REF", "BODY", "Ag", "Fel"])
             if abbr in self.abbrs:
                 continue
             span = self.pick(["1..10", "0..6", "1..12", "2..10"])  # an attribute's `range`: a range field
@@ -808,6 +858,8 @@ class Writer:
                     self.numeric_fields.append(f"{name}[{first}].{decl.name}")
                     if isinstance(decl.type, ft.IntType):
                         self.whole_fields.append(f"{name}[{first}].{decl.name}")
+                    if not decl.optional and decl.default is None:  # every entity gives a number
+                        self.ref_fields.append((name, decl.name, isinstance(decl.type, ft.IntType)))
             for _ in range(self.ch.integer(0, 2)):
                 blocks.append(self.entity(name, stem=name[:3]))
         return blocks

@@ -129,8 +129,9 @@ def test_an_optional_field_is_told_its_bound(compile_rules: Callable[..., Compil
     """On main: "'level' must be nothing"."""
     result = compile_rules({"a.rules": 'kind spell2 "S" { level: int in 0..9? }\nspell2 fire { level: 12 }\n'})
     assert messages(result) == ["'level' must be at most 9, not 12"]
-    result = compile_rules({"a.rules": "attribute agility { abbr: Ag  group: temporal }\n"})
-    assert messages(result) == ["'abbr' is not well formed: 'Ag'"]
+    # any case is an abbreviation (`Ag`, issue 19); an underscore is not
+    result = compile_rules({"a.rules": "attribute agility { abbr: A_g  group: temporal }\n"})
+    assert messages(result) == ["'abbr' is not well formed: 'A_g'"]
 
 
 def test_every_missing_and_every_unknown_field_in_one_run(compile_rules: Callable[..., Compilation]) -> None:

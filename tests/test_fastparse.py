@@ -202,7 +202,9 @@ def expressions() -> st.SearchStrategy[str]:
 def statements() -> st.SearchStrategy[str]:
     value = expressions()
     key = st.sampled_from(["a", "requires", "check", "x_1", "leads", "in"])
-    fields = st.lists(st.tuples(key, st.sampled_from([": ", ":", " += ", " -= "]), value).map("".join), max_size=4)
+    field = st.tuples(key, st.sampled_from([": ", ":", " += ", " -= "]), value).map("".join)
+    step = st.tuples(key, st.sampled_from([" = ", "=", "  =  "]), value).map(lambda t: f"let {''.join(t)}")
+    fields = st.lists(field | step, max_size=4)
     row = st.tuples(value, value).map(lambda t: f"{t[0]} -> {t[1]}") | value.map(lambda e: f'{e} -> 1 @ "p. 3"')
     line_end = st.sampled_from(["\n", "  # note\n", "\n\n", "\n  # own line\n", "\n\n# apart\n\n"])
     body = st.lists(st.tuples(fields.map("  ".join) | row, line_end).map("".join), max_size=3).map("".join)
@@ -221,6 +223,7 @@ def statements() -> st.SearchStrategy[str]:
             "list in 1..2 of text",
             'one of a, "b c"',
             "points of ref skill",
+            "choices of ref talent",
             "check",
             "check of task",
             "number in 0.5..",

@@ -172,6 +172,24 @@ def test_kind_declarations_patches_and_removals() -> None:
     assert formatted.endswith('remove spell "Arcane Kindness"\n')
 
 
+def test_formula_steps() -> None:
+    source = (
+        'formula damage_taken "Damage taken" {\n'
+        "  params: raw, where(ref location), sp,resistant(bool)\n"
+        "  let through=max(0, raw -  sp)   # armour first\n"
+        "  let taken =  if(resistant,\n     floor(through / 2), through)\n"
+        "  formula: floor(taken * where.multiplier)\n"
+        "}\n"
+        "formula twice { params: a   let b = a * 2  formula: b }\n"
+    )
+    formatted = format_text(source)
+    assert format_text(formatted) == formatted
+    assert parsed_shape(formatted) == parsed_shape(source)
+    assert "  let through = max(0, raw - sp)  # armour first\n" in formatted
+    assert "  let taken = if(resistant,\n    floor(through / 2), through)\n" in formatted  # the author's break kept
+    assert "formula twice { params: a  let b = a * 2  formula: b }" in formatted
+
+
 def test_a_file_that_does_not_parse_is_refused_and_left_alone(cli: Cli, tmp_path: Path) -> None:
     folder = write_ruleset(tmp_path / "r", {"a.rules": "trait A {type: die}\ntrait B { type: \n"})
     before = (folder / "a.rules").read_text()

@@ -248,3 +248,9 @@ def test_an_exploding_roll_is_not_taken_away_or_divided(
 def test_an_exploding_roll_adds_multiplies_and_is_bounded(compile_rules: Callable[..., Compilation]) -> None:
     source = "formula f { params: x  formula: max(1, (1d6! + x) * 2 - 1d4) }\n"
     assert compile_rules({"a.rules": source}).ok
+
+
+def test_an_exploding_step_is_not_taken_away_later(compile_rules: Callable[..., Compilation]) -> None:
+    source = "formula f { params: x\n  let r = 1d6! + x\n  formula: 10 - r\n}\n"
+    result = compile_rules({"a.rules": source})
+    assert [d.code for d in result.diagnostics] == ["E327"], messages(result)

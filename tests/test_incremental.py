@@ -34,8 +34,8 @@ def sample(hint: Any, depth: int = 0) -> Any:
             else (plain or classes)[0],
             depth + 1,
         )
-    if origin is tuple:  # deep down, empty: recursive types (a roll's parts hold rolls) end
-        return () if depth > 6 else (sample(args[0], depth + 1), sample(args[0], depth + 1))
+    if origin is tuple:  # empty deep down: a class may hold itself through a tuple (a Formula's steps)
+        return (sample(args[0], depth + 1), sample(args[0], depth + 1)) if depth < 8 else ()
     if origin in (dict, typing.Mapping, __import__("collections.abc").abc.Mapping):
         return {sample(args[0], depth + 1): sample(args[1], depth + 1)}
     if origin is frozenset:

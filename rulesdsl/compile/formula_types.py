@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Final, Literal, assert_never
 
 from rulesdsl.compile import ir
+from rulesdsl.language.names import slug
 from rulesdsl.syntax.tree import Position
 
 # What a formula yields. INT and FRACTION are both NUMBERs (a NUMBER may be either); a BOOL computes as 0 or 1.
@@ -38,6 +39,30 @@ SHOWN: Mapping[str, str] = {
 
 TRUTH = "a number or a bool"  # what a condition may be: a number counts as true unless 0
 
+# A `ref KIND` parameter's type is "ref KIND": an entity of that kind, by id, to read numbers of
+# (`where.multiplier`) or pass on to a formula that takes one; nothing to compute with itself.
+REF_PREFIX: Final = "ref "
+
+
+def ref_type(kind: str) -> str:
+    return REF_PREFIX + kind
+
+
+def shown(type_: str) -> str:
+    """A type as a message says it: "a whole number", "a location"."""
+    if type_.startswith(REF_PREFIX):
+        kind = type_.removeprefix(REF_PREFIX)
+        return f"a{'n' * (kind[:1] in 'aeiou')} {kind}"
+    return SHOWN[type_]
+
+
+def gives(given: str, wanted: str) -> bool:
+    """Whether a call may give a parameter of type `wanted` a value of type `given`: strictly, as the
+    generated function's annotation takes it (a truth value is no whole number, a number no truth value)."""
+    if wanted == NUMBER:
+        return given in (INT, FRACTION, NUMBER)
+    return given == wanted
+
 
 def fits(given: str, wanted: str) -> bool:
     """Whether a value of type `given` may stand where `wanted` is expected."""
@@ -56,7 +81,11 @@ class Callee:
     params: tuple[str, ...]
     returns: str
     extra: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # each parameter's type (INT, NUMBER, BOOL or a ref type); INT where absent
     explodes: bool = False  # it may yield an exploding roll (no highest total)
+
+    def wants(self, index: int) -> str:
+        return self.types[index] if index < len(self.types) else INT
 
 
 Bound = Fraction | None  # None: unbounded that way
@@ -85,6 +114,7 @@ class Env:
     variables: Mapping[str, str] = field(default_factory=dict)
     callees: Mapping[str, Callee] = field(default_factory=dict)
     tables: Mapping[str, Table] = field(default_factory=dict)
+    exploding: frozenset[str] = frozenset()  # the steps (by slug) that may be an exploding roll
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +200,8 @@ def _explodes(node: ir.Expr, opens: set[int], env: Env, problems: list[Problem])
     match node:
         case ir.DiceExpr(dice):
             return _exploding(dice)
+        case ir.Var(name, _, None):
+            return slug(name) in env.exploding
         case ir.FormulaCall(formula, _):
             callee = env.callees.get(formula.id or "")
             return callee is not None and callee.explodes
@@ -187,6 +219,27 @@ def _explodes(node: ir.Expr, opens: set[int], env: Env, problems: list[Problem])
             return False  # a truth value
         case _:
             return any(id(child) in opens for child in ir.subexpressions(node))
+
+
+def check_formula(formula: ir.Formula, env: Env) -> Typing:
+    """Type a formula and its steps, in order: each step's type is what its name is to the steps after it
+    and to the formula."""
+    if not formula.steps:
+        return check(formula.expr, env)
+    variables = dict(env.variables)
+    exploding = set(env.exploding)
+    types: dict[int, str] = {}
+    problems: list[Problem] = []
+    for step in formula.steps:
+        typing = check(step.formula.expr, replace(env, variables=variables, exploding=frozenset(exploding)))
+        variables[slug(step.name)] = typing.returns
+        if typing.explodes:
+            exploding.add(slug(step.name))
+        types.update(typing.types)
+        problems += typing.problems
+    final = check(formula.expr, replace(env, variables=variables, exploding=frozenset(exploding)))
+    types.update(final.types)
+    return Typing(final.returns, types, problems + final.problems, final.explodes)
 
 
 def _inside(node: ir.Lookup, index: Span, env: Env, problems: list[Problem]) -> None:
@@ -266,19 +319,28 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
 
     def need(child: ir.Expr, wanted: str, what: str = "") -> str:
         given = of(child)
+        if given.startswith(REF_PREFIX):
+            why = f"this is {shown(given)}, not a value to compute with"
+            problems.append(Problem("E327", child.pos, why, "read a number of it: NAME.field"))
+            return NUMBER
         if not fits(given, wanted):
             what = what or ("a whole number" if wanted == INT else "a number")
-            shown = "dice" if given == DICE else f"a {'bool' if given == BOOL else 'number'}"
-            problems.append(Problem("E327", child.pos, f"this is {shown}, where {what} belongs"))
+            said = "dice" if given == DICE else f"a {'bool' if given == BOOL else 'number'}"
+            problems.append(Problem("E327", child.pos, f"this is {said}, where {what} belongs"))
         return given
 
     match node:
         case ir.Num(value):
             return INT if isinstance(value, int) or value.denominator == 1 else FRACTION
         case ir.Var(name, _, attribute):
-            return env.variables.get(attribute or name, INT)
+            return env.variables.get(attribute or name) or env.variables.get(slug(name), INT)
         case ir.FieldOf(_, _, _, value):
             return FRACTION if isinstance(value, Fraction) and value.denominator != 1 else INT
+        case ir.ParamField(numbers=numbers):
+            whole = [isinstance(v, int) or v.denominator == 1 for v in numbers]
+            return INT if all(whole) else FRACTION if not any(whole) else NUMBER
+        case ir.EntityArg(entity):
+            return ref_type(entity.kind)
         case ir.Text():
             problems.append(Problem("E327", node.pos, "quoted text has no value to compute with"))
             return NUMBER
@@ -323,6 +385,8 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
         case ir.If(condition, then, otherwise):
             need(condition, NUMBER, TRUTH)
             first, second = of(then), of(otherwise)
+            if first.startswith(REF_PREFIX) or second.startswith(REF_PREFIX):
+                first, second = need(then, NUMBER), need(otherwise, NUMBER)
             if (first == DICE) != (second == DICE):
                 problems.append(Problem("E327", node.pos, "one branch is dice and the other a number"))
             return DICE if DICE in (first, second) else _one_of(first, second)
@@ -359,8 +423,19 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             callee = env.callees.get(formula.id or "")
             if callee is None:
                 return NUMBER  # unresolved, or a formula that could not be read: reported there
-            for arg in args:  # a formula's parameters are whole numbers, as the values it is given are
-                need(arg, INT, "a whole number (a formula's parameters are; round it: floor(...))")
+            for place, (arg, param) in enumerate(zip(args, callee.params, strict=False)):
+                made, wanted = of(arg), callee.wants(place)
+                if not gives(made, wanted):
+                    rounds = wanted == INT and made in (FRACTION, NUMBER)
+                    problems.append(
+                        Problem(
+                            "E362",
+                            arg.pos,
+                            f"this is {shown(made)}, and {formula.id}() takes {shown(wanted)} as '{param}'",
+                            "round it: floor(...), ceil(...) or round(...)" if rounds else None,
+                            about=(formula.id or "",),
+                        )
+                    )
             if callee.extra:
                 problems.append(
                     Problem(

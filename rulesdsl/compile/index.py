@@ -10,7 +10,8 @@ from rulesdsl.language.names import slug
 
 
 class EntityIndex:
-    """Entities of one kind, findable by id, by the slug of their display name, or by an alias."""
+    """Entities of one kind, findable by id, by the slug of their display name, by an alias, or by an
+    abbreviation (an attribute's `abbr`: `advances: WS, Ag` names attributes as formulas do)."""
 
     def __init__(self, entities: Iterable[ir.Entity]) -> None:
         self.by_id: dict[str, ir.Entity] = {}
@@ -18,7 +19,8 @@ class EntityIndex:
         for e in entities:
             self.by_id[e.id] = e
             aliases = e.fields.get("aliases", ())
-            for name in (e.name, *(aliases if isinstance(aliases, tuple) else ())):
+            abbr = e.fields.get("abbr")
+            for name in (e.name, *(aliases if isinstance(aliases, tuple) else ()), abbr):
                 if isinstance(name, str):
                     self.by_name[slug(name)].append(e.id)
 

@@ -262,6 +262,32 @@ class FieldOf:
 
 
 @dataclass(frozen=True, slots=True)
+class ParamField:
+    """`where.multiplier`: a number a field holds of the entity a `ref KIND` parameter names. The semantic
+    stage gives it the kind and every entity's number (`numbers`, by `ids`, sorted), as FieldOf has its one."""
+
+    param: str
+    field: str
+    pos: Position
+    kind: str | None = None
+    ids: tuple[str, ...] = ()
+    numbers: tuple[int | Fraction, ...] = ()
+
+    @property
+    def values(self) -> tuple[tuple[str, int | Fraction], ...]:
+        return tuple(zip(self.ids, self.numbers, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class EntityArg:
+    """An entity named where a call gives a `ref KIND` parameter (`damage_taken(14, head, 4, no)`): made
+    from the name by the semantic stage, which knows the parameter's kind, and resolved like any Ref."""
+
+    entity: Ref
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class FormulaCall:
     """`layered_sp(a, b)`: another formula, its parameters given in order."""
 
@@ -286,6 +312,8 @@ Expr = (
     | Call
     | Lookup
     | FieldOf
+    | ParamField
+    | EntityArg
     | FormulaCall
 )
 
@@ -293,7 +321,7 @@ Expr = (
 def subexpressions(expr: Expr) -> tuple[Expr, ...]:
     """The expressions directly inside one (the one place that knows each node's children)."""
     match expr:
-        case Num() | Text() | Var() | Caret() | DiceExpr() | FieldOf():
+        case Num() | Text() | Var() | Caret() | DiceExpr() | FieldOf() | ParamField() | EntityArg():
             return ()
         case BinOp(_, left, right) | Compare(_, left, right) | DiceOf(left, right):
             return (left, right)
@@ -332,12 +360,34 @@ class NameSpan:
 
 @dataclass(frozen=True, slots=True)
 class Formula:
-    """A formula and its canonical text (what the reference and docstrings show)."""
+    """A formula and its canonical text (what the reference and docstrings show). A formula entity may be
+    computed in `steps` (`let through = max(0, raw - sp)`), in order, each naming its parameters and the
+    steps before it; `expr` then names them all."""
 
     text: str
     expr: Expr
     pos: Position
     names: tuple[NameSpan, ...] = ()
+    steps: tuple[Step, ...] = ()
+
+    def exprs(self) -> tuple[Expr, ...]:
+        """Its steps' formulas, then its own: everything it computes, in order."""
+        return (*(step.formula.expr for step in self.steps), self.expr)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """`let name = formula`: one step of a formula entity."""
+
+    name: str
+    formula: Formula
+    pos: Position  # the name, where it is written
+
+
+def formula_nodes(formula: Formula) -> Iterator[Expr]:
+    """Every node of a formula and of its steps (`expr_nodes` over each, steps first)."""
+    for expr in formula.exprs():
+        yield from expr_nodes(expr)
 
 
 # ---------------------------------------------------------------- requirements
@@ -497,6 +547,25 @@ class Choices:
 
     points: int
     options: tuple[tuple[Ref, ...], ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """`1 of (Doomed, Luck)`: choose `count` of the options."""
+
+    count: int
+    options: tuple[Ref, ...]
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """`Ambidextrous, 1 of (Doomed, Luck)`: what a `choices of ref KIND` field gives: the entities `fixed`,
+    and choices among others (`picks`), in the order written."""
+
+    fixed: tuple[Ref, ...]
+    picks: tuple[Pick, ...]
     pos: Position
 
 
@@ -708,6 +777,7 @@ Value = (
     | Range
     | Multiplier
     | Choices
+    | Offer
     | StatBonus
     | Actions
     | Column

@@ -68,6 +68,10 @@ def expr_json(expr: ir.Expr) -> Any:
             return {"lookup": _ref(table), "index": expr_json(index)}
         case ir.FormulaCall(formula, args):
             return {"formula": _ref(formula), "args": [expr_json(a) for a in args]}
+        case ir.ParamField(param, name):
+            return {"param_field": [param, name]}
+        case ir.EntityArg(entity):
+            return {"entity": [entity.kind, _ref(entity)]}
         case _:
             assert_never(expr)
 
@@ -153,10 +157,16 @@ def value_json(value: ir.Value) -> Any:
             return None
         case ir.Dice():
             return dice_json(value)
+        case ir.Formula(text, expr, steps=steps) if steps:
+            shown = [{"name": step.name, "formula": value_json(step.formula)} for step in steps]
+            return {"text": text, "expr": expr_json(expr), "steps": shown}
         case ir.Formula(text, expr):
             return {"text": text, "expr": expr_json(expr)}
         case ir.Range(low, high):
             return {"min": low, "max": high}
+        case ir.Offer(fixed, picks):
+            chosen = [{"count": p.count, "of": [_ref(r) for r in p.options]} for p in picks]
+            return {"fixed": [_ref(r) for r in fixed], "choices": chosen}
         case ir.Multiplier(ratio):
             return _ratio(ratio)
         case ir.Choices(points, options):
@@ -284,7 +294,7 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
                 schema["maxItems"] = high
             return schema
         case t.AbbreviationType():
-            return {"type": "string", "pattern": "^[A-Z][A-Z0-9]*$"}
+            return {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]*$"}
         case t.VersionType():
             return {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)*([a-z0-9.+-]*)$"}
         case t.YearsType():
@@ -297,6 +307,8 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
             return _def("actions")
         case t.ChoicesType():
             return _def("choices")
+        case t.OfferType():
+            return _def("offer")
         case t.RequirementType():
             return _def("requirement")
         case t.ColumnsType():

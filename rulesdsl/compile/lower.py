@@ -228,7 +228,7 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             ):
                 raise LoweringError("a list's length is a range of whole numbers, like 1..2", written.pos, code="E402")
             inner = field_type(item)
-            if isinstance(inner, t.ListType | t.ChoicesType | t.ColumnsType):
+            if isinstance(inner, t.ListType | t.ChoicesType | t.OfferType | t.ColumnsType):
                 raise LoweringError("lists hold single values, not lists", item.pos, code="E402")
             return t.ListType(inner, 0 if lo is None else int(lo), None if hi is None else int(hi))
         case m.PointsType(item):
@@ -236,6 +236,11 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             if not isinstance(inner, t.RefType):
                 raise LoweringError("points buy entities: write points of ref skill", item.pos, code="E402")
             return t.ChoicesType(inner.kind)
+        case m.OfferType(item):
+            inner = field_type(item)
+            if not isinstance(inner, t.RefType):
+                raise LoweringError("choices are of entities: write choices of ref talent", item.pos, code="E402")
+            return t.OfferType(inner.kind)
         case m.CheckType(mechanic):
             return t.CheckType(mechanic.text if mechanic is not None else None)
         case m.NamedType(name, names):
@@ -370,6 +375,8 @@ class _Reader:
                 return self.integer(value)
             case t.ChoicesType(kind):
                 return self.choices(kind, value)
+            case t.OfferType(kind):
+                return self.offer(kind, value, path)
             case t.YearsType():
                 return self.counted(value, _YEARS, "a number of years (like 8 yrs)")
             case t.StatBonusType():
@@ -416,8 +423,8 @@ class _Reader:
                 if isinstance(value, m.Multiplier) and value.denominator == 1:
                     return ir.Actions(value.numerator, True, value.pos)
                 raise _fail("a number of actions (10) or a multiple of the obstacle (x3)", value)
-            case t.ColumnsType():
-                return self.columns(value, path)
+            case t.ColumnsType(params):
+                return self.params(value, path) if params else self.columns(value, path)
             case t.RollType():
                 return roll_of(value)
             case t.MapType(value_type, key_type):
@@ -594,6 +601,29 @@ class _Reader:
             )
         return ir.Rolls(value.count, self.ref("table", value.table), value.pos)
 
+    def offer(self, kind: str, value: m.Value, path: Path) -> ir.Offer:
+        """`Ambidextrous, 1 of (Doomed, Luck)`: entities given, and choices of `count` among others."""
+        fixed: list[ir.Ref] = []
+        picks: list[ir.Pick] = []
+        for i, item in enumerate(items_of(value)):
+            self.positions[_path((*path, i))] = item.pos
+            if not isinstance(item, m.CountOf):
+                fixed.append(self.ref(kind, item))
+                continue
+            if not isinstance(item.selector, m.SelectListed):
+                raise _fail(f"a choice of {kind}s: 1 of (A, B)", item)
+            options = tuple(self.ref(kind, r) for r in item.selector.refs)
+            if not 1 <= item.count <= len(options):
+                asked = "none" if item.count < 1 else f"{item.count}"
+                raise LoweringError(
+                    f"this choice asks for {asked} of {len(options)} option{'s' * (len(options) != 1)}",
+                    item.pos,
+                    f"offer more, or ask for 1 to {len(options)}" if options else None,
+                    "E364",
+                )
+            picks.append(ir.Pick(item.count, options, item.pos))
+        return ir.Offer(tuple(fixed), tuple(picks), value.pos)
+
     # ---- formulas
     def formula(self, value: m.Value) -> ir.Formula:
         text, names = expr_text_names(value)
@@ -635,6 +665,8 @@ class _Reader:
                 return ir.NotExpr(self.expr(operand), value.pos)
             case m.Attribute(m.Subscript(m.Name(kind), m.Name() | m.String() as which), field):
                 return ir.FieldOf(self.ref(kind, which), field.text, value.pos)
+            case m.Attribute(m.Name(param), field):  # `where.multiplier`: of the entity a parameter names
+                return ir.ParamField(param, field.text, value.pos)
             case m.Subscript(target, index):
                 if not isinstance(target, m.Name):
                     raise _fail("a table name before '['", target)
@@ -747,6 +779,19 @@ class _Reader:
                 raise _fail("a column (name or name(type))", item)
         return tuple(result)
 
+    def params(self, value: m.Value, path: Path) -> tuple[ir.Column, ...]:
+        """A formula's parameters: `raw` (a whole number), `where(ref location)`, `resistant(bool)`."""
+        result = []
+        for i, item in enumerate(items_of(value)):
+            self.positions[_path((*path, i))] = item.pos
+            if isinstance(item, m.Name | m.String):
+                result.append(ir.Column(slug(self.text(item)), t.IntType(), item.pos))
+            elif isinstance(item, m.Call) and len(item.args) == 1:
+                result.append(ir.Column(slug(item.function), param_type(item.args[0]), item.pos))
+            else:
+                raise _fail("a parameter (name, or name(type) with int, number, bool or ref KIND)", item)
+        return tuple(result)
+
     def key(self, value: m.Value, key: ir.Column | None, rolled: bool) -> ir.Key:
         """A row key: a number or range, or a name; a declared key type says which. In a rolled table
         `odd` and `even` are the numbers of that parity."""
@@ -777,7 +822,16 @@ class _Reader:
             ) from None
         assert not isinstance(
             cell,
-            tuple | ir.Column | ir.Choices | ir.StatBonus | ir.Actions | ir.Range | ir.Roll | ir.Record | ir.MapValue,
+            tuple
+            | ir.Column
+            | ir.Choices
+            | ir.Offer
+            | ir.StatBonus
+            | ir.Actions
+            | ir.Range
+            | ir.Roll
+            | ir.Record
+            | ir.MapValue,
         ), cell
         assert not isinstance(cell, ir.REQUIREMENT_TYPES), cell
         return cell
@@ -853,6 +907,21 @@ def column_type(value: m.Value) -> t.FieldType:
             suggestions=close,
         )
     raise _fail("a column type (int, formula, ref table, ...)", value)
+
+
+def param_type(value: m.Value) -> t.FieldType:
+    """`int`, `number`, `bool`, `ref location`: what a formula's parameter is."""
+    if isinstance(value, m.RefMarker):
+        return t.RefType(value.kind.text)
+    if isinstance(value, m.Name) and value.text in t.PARAM_TYPES:
+        return t.SIMPLE[value.text]
+    if isinstance(value, m.Name):
+        raise LoweringError(
+            f"a parameter cannot be of type '{value.text}'",
+            value.pos,
+            did_you_mean(value.text, t.PARAM_TYPES) or "types: " + ", ".join(t.PARAM_TYPES) + ", ref KIND",
+        )
+    raise _fail("a parameter type (int, number, bool or ref KIND)", value)
 
 
 def range_of(value: m.Value, *, allow_dash: bool) -> ir.Range:
@@ -1102,7 +1171,8 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
     values: dict[str, ir.Value] = {}
     failed: set[str] = set()
     seen: dict[str, m.Field] = {}
-    for fld in block.fields:
+    written = [f for f in block.fields if f.op != "let"]
+    for fld in written:
         if fld.key in seen:
             first = seen[fld.key].key_pos
             diagnostics.append(
@@ -1134,6 +1204,9 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         except LoweringError as exc:
             failed.add(fld.key)
             diagnostics.append(exc.diagnostic)
+    steps = [f for f in block.fields if f.op == "let"]
+    if steps:
+        diagnostics += _steps(block.kind, steps, values, reader)
     rows: list[ir.TableRow] = []
     if block.rows:
         if kind.has_rows:
@@ -1170,6 +1243,38 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         block.kind_pos.file,
     )
     return entity, diagnostics
+
+
+def _steps(kind: str, written: list[m.Field], values: dict[str, ir.Value], reader: _Reader) -> list[Diagnostic]:
+    """A formula's `let` steps, read into its formula (`values["formula"]`, when it could be read): each
+    a new name, neither a parameter nor an earlier step's."""
+    if kind != "formula":
+        where = written[0].pos
+        hint = "formula NAME { params: a  let b = a * 2  formula: b + 1 }"
+        return [error("E361", f"a {kind} has no steps; `let` belongs in a formula", where, hint)]
+    diagnostics: list[Diagnostic] = []
+    declared = values.get("params", ())
+    taken = {c.name: "a parameter" for c in declared if isinstance(c, ir.Column)} if isinstance(declared, tuple) else {}
+    steps: list[ir.Step] = []
+    for fld in written:
+        name = slug(fld.key)
+        if name in taken:
+            hint = "give the step a name of its own"
+            what = taken[name]
+            diagnostics.append(error("E361", f"step '{fld.key}' shadows {what} of the same name", fld.key_pos, hint))
+            continue
+        taken[name] = f"the step at line {fld.key_pos.line}"
+        if depth(fld.value) > MAX_DEPTH:
+            diagnostics.append(error("E204", f"step '{fld.key}' nests more than {MAX_DEPTH} levels deep", fld.key_pos))
+            continue
+        try:
+            steps.append(ir.Step(fld.key, reader.formula(fld.value), fld.key_pos))
+        except LoweringError as exc:
+            diagnostics.append(exc.diagnostic)
+    formula = values.get("formula")
+    if isinstance(formula, ir.Formula):
+        values["formula"] = replace(formula, steps=tuple(steps))
+    return diagnostics
 
 
 def requirement_nodes(req: ir.Requirement) -> Iterator[ir.Requirement]:

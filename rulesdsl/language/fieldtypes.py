@@ -98,7 +98,8 @@ class WordType:
 
 @dataclass(frozen=True, slots=True)
 class AbbreviationType:
-    """`abbreviation`: upper-case letters and digits (`AGL`)."""
+    """`abbreviation`: letters and digits, in any case (`AGL`, `Ag`); an entity's `abbr` names it wherever
+    it may be named (references and formulas)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,13 @@ class ChoicesType:
 
 
 @dataclass(frozen=True, slots=True)
+class OfferType:
+    """`choices of ref talent`: entities given, and choices among others: `Ambidextrous, 1 of (Doomed, Luck)`."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class RequirementType:
     """`requirement`: a condition over the lifepaths taken before."""
 
@@ -163,7 +171,10 @@ class RollsType:
 
 @dataclass(frozen=True, slots=True)
 class ColumnsType:
-    """`columns`: a table's columns or keys, `name` or `name(type)`."""
+    """`columns`: a table's columns or keys, `name` (text) or `name(type)`; `params` (`params=True`): a
+    formula's parameters, `name` (a whole number) or `name(type)` with a type of `PARAM_TYPES` or `ref KIND`."""
+
+    params: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +228,7 @@ FieldType = (
     | StatBonusType
     | ActionsType
     | ChoicesType
+    | OfferType
     | RequirementType
     | ObstacleType
     | ColumnsType
@@ -248,12 +260,15 @@ SIMPLE: dict[str, FieldType] = {
     "requirement": RequirementType(),
     "obstacle": ObstacleType(),
     "columns": ColumnsType(),
+    "params": ColumnsType(params=True),
     "roll": RollType(),
     "rolls": RollsType(),
     "check": CheckType(),
 }
 # What a table cell may be: the value types with a meaning in one cell.
 COLUMN_TYPES = ("text", "int", "number", "multiplier", "dice", "bool", "formula", "markdown", "rolls")
+# What a formula's parameter may be, besides `ref KIND` (an entity, by id): what a call can be checked against.
+PARAM_TYPES = ("int", "number", "bool")
 
 TEXT_LIMIT = 200  # characters in a `text` value: facts and short notes, never prose
 MARKDOWN_LIMIT = 20_000
@@ -281,6 +296,8 @@ def type_text(field_type: FieldType) -> str:
             return f"list{bounds} of {type_text(item)}"
         case ChoicesType(kind):
             return f"points of ref {kind}"
+        case OfferType(kind):
+            return f"choices of ref {kind}"
         case CheckType(mechanic):
             return "check" if mechanic is None else f"check of {mechanic}"
         case FormulaType(names) if names:
@@ -327,7 +344,7 @@ def _record_field_text(field: RecordField) -> str:
 def referenced_kinds(field_type: FieldType) -> tuple[str, ...]:
     """The kinds a field of this type names."""
     match field_type:
-        case RefType(kind) | ChoicesType(kind):
+        case RefType(kind) | ChoicesType(kind) | OfferType(kind):
             return (kind,)
         case RollsType():
             return ("table",)

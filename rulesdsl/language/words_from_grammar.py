@@ -1,6 +1,6 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "53e351fde1454e8db05c8bd358e8d57982ca4ef885f1af0ed122d94ba31fc6d2"
+GRAMMAR_SHA256 = "a947c68314e4c2f17bb85a9b71dc4bc51996496905e52e7142ab0d3875fb9794"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
@@ -13,11 +13,13 @@ TERMINALS: tuple[tuple[str, str], ...] = (
     ),
     ("DICE", "(?:\\d*d|\\d+D)\\d+(?:[kd][hl]\\d+|!(?!=))?(?![\\w!])"),
     ("FIELD_KEY", "[A-Za-z_][A-Za-z0-9_]*[ \t]*:(?!:)"),
+    ("LET", "let[ \t]+[^\\W\\d][\\w]*+[ \t]*=(?!=)"),
     ("FIELD_APPEND", "[A-Za-z_][A-Za-z0-9_]*[ \t]*\\+="),
     ("FIELD_REMOVE", "[A-Za-z_][A-Za-z0-9_]*[ \t]*-="),
     ("MULTIPLIER", "x\\d+(?:\\/\\d+)?(?![\\w])"),
     ("INT_PLUS", '\\d+\\+(?![ \t]*(?:[("\\d]|[^\\W\\d][\\w-]*\\b(?![ \t]*:)))'),
     ("FUNCTION", "[^\\W\\d][\\w]*(?=\\()"),
+    ("CHOICES_OF", "choices[ \t]+of\\b"),
     ("IN_SETTING", "in[ \t]+setting\\b"),
     ("POINTS_OF", "points[ \t]+of\\b"),
     ("LIST_IN", "list[ \t]+in\\b"),
@@ -80,6 +82,7 @@ CONTINUES = frozenset(
         "ANY",
         "ARROW",
         "BY",
+        "CHOICES_OF",
         "CMP",
         "COMMA",
         "DOT",
@@ -90,6 +93,7 @@ CONTINUES = frozenset(
         "IN",
         "IN_SETTING",
         "KIND",
+        "LET",
         "LIST_IN",
         "LIST_OF",
         "LPAR",

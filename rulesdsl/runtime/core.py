@@ -59,6 +59,28 @@ class Unknown(enum.Enum):
 UNKNOWN = Unknown.UNKNOWN
 
 
+# ---------------------------------------------------------------- entities formulas are given
+
+
+class UnknownId(ValueError):
+    """A formula's `ref KIND` parameter was given a name that is no id of that kind."""
+
+    def __init__(self, kind: str, param: str, given: object, ids: Sequence[str]) -> None:
+        shown = ", ".join(ids[:12]) + (", ..." if len(ids) > 12 else "")
+        super().__init__(f"{param}={given!r} is no {kind}: give the id of one ({shown or 'there are none'})")
+        self.kind = kind
+        self.param = param
+        self.given = given
+        self.ids = tuple(ids)  # the ids it may be given
+
+
+def known_id(kind: str, param: str, given: str, ids: Sequence[str]) -> str:
+    """`given`, when it is the id of an entity of `kind` (`ids`); else UnknownId, which names them."""
+    if given not in ids:
+        raise UnknownId(kind, param, given, ids)
+    return given
+
+
 # ---------------------------------------------------------------- arithmetic used by formulas
 
 
@@ -736,6 +758,45 @@ class Range:
             and (self.low is None or value >= self.low)
             and (self.high is None or value <= self.high)
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """`1 of (Doomed, Luck)`: choose `count` of the `options` (ids)."""
+
+    count: int
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """What a `choices of ref KIND` field gives (`Ambidextrous, 1 of (Doomed, Luck)`): the ids `fixed`, and
+    the `picks` a player makes, in the order written."""
+
+    fixed: tuple[str, ...] = ()
+    picks: tuple[Pick, ...] = ()
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """Every id it may give: the fixed ones, then each pick's options."""
+        return tuple(dict.fromkeys((*self.fixed, *(o for pick in self.picks for o in pick.options))))
+
+    def choose(self, *chosen: Sequence[str]) -> tuple[str, ...]:
+        """The fixed ids, then what was chosen for each pick (one sequence of ids per pick, as many as it
+        asks, among its options, none twice); ValueError naming the pick otherwise."""
+        if len(chosen) != len(self.picks):
+            raise ValueError(f"{len(self.picks)} pick(s) to make, {len(chosen)} given")
+        result = list(self.fixed)
+        for pick, ids in zip(self.picks, chosen, strict=True):
+            wrong = [i for i in ids if i not in pick.options]
+            if wrong or len(ids) != pick.count or len(set(ids)) != len(ids):
+                raise ValueError(f"choose {pick.count} of {', '.join(pick.options)}; not {', '.join(ids) or 'none'}")
+            result += ids
+        return tuple(result)
+
+    def pick(self, rng: random.Random) -> tuple[str, ...]:
+        """A random choice for every pick (character generation), with the fixed ids."""
+        return self.choose(*(rng.sample(pick.options, pick.count) for pick in self.picks))
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,10 +35,10 @@ from rulesdsl.resources import GRAMMAR as GRAMMAR_PATH
 from rulesdsl.syntax import scanner, trivia
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
-from rulesdsl.syntax.scanner import StringEscapeError, unescape
+from rulesdsl.syntax.scanner import StringEscapeError, let_key, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "53e351fde1454e8db05c8bd358e8d57982ca4ef885f1af0ed122d94ba31fc6d2"
+GRAMMAR_SHA256 = "a947c68314e4c2f17bb85a9b71dc4bc51996496905e52e7142ab0d3875fb9794"
 
 
 class Fallback(Exception):
@@ -153,7 +153,7 @@ _Binary = _maker(m.Binary)
 
 _PARENT_FREE = frozenset({"NAME", "STRING", "INT", "DECIMAL", "DICE", "MULTIPLIER", "INT_PLUS", "NONE_DASH"})
 # What may follow a complete value in a field: the field ends there.
-_VALUE_END = frozenset({"FIELD_KEY", "_NL", "RBRACE", "FIELD_APPEND", "FIELD_REMOVE"})
+_VALUE_END = frozenset({"FIELD_KEY", "_NL", "RBRACE", "FIELD_APPEND", "FIELD_REMOVE", "LET"})
 
 
 class _Parser:
@@ -276,6 +276,15 @@ class _Parser:
                 fields.append(_Field(key, value, self.through_last(key_pos), op, key_pos, None))
                 row_ok = False
                 continue
+            if kind == "LET" and not patch:
+                self.i += 1
+                value = self.expr()
+                key, offset = let_key(tok[1])
+                start = self.pos(tok)
+                key_pos = _P(self.file, tok[2], tok[3] + offset, tok[2], tok[3] + offset + len(key))
+                fields.append(_Field(intern(key), value, self.through_last(start), "let", key_pos, None))
+                row_ok = False
+                continue
             if not row_ok:
                 raise self.fail()
             row = self.row()
@@ -387,13 +396,15 @@ class _Parser:
                 self.i += 1
                 options.append(self.ref())
             return m.EnumType(tuple(options), self.span(self.pos(tok), options[-1].pos))
-        if kind == "LIST_OF" or kind == "POINTS_OF":
+        if kind == "LIST_OF" or kind == "POINTS_OF" or kind == "CHOICES_OF":
             self.i += 1
             item = self.type_term()
             if isinstance(item, m.MapType):
                 raise self.fail("a map in a list: Lark says so")
             if kind == "POINTS_OF":
                 return m.PointsType(item, self.span(self.pos(tok), item.pos))
+            if kind == "CHOICES_OF":
+                return m.OfferType(item, self.span(self.pos(tok), item.pos))
             return m.ListType(item, None, None, self.span(self.pos(tok), item.pos))
         if kind == "LIST_IN":
             self.i += 1
@@ -801,7 +812,7 @@ _NAMES_AT_ATOMS = frozenset(
 _ENTRY_VALUES = frozenset({"INT", "DECIMAL", "DICE", "STRING", "MULTIPLIER"})
 
 # What may follow a lone atom for it to be a whole expression.
-_SIMPLE_END = frozenset({"COMMA", "_NL", "RBRACE", "FIELD_KEY", "RPAR", "RSQB", "ARROW", "ROW_SOURCE", "$END"})
+_SIMPLE_END = frozenset({"COMMA", "_NL", "RBRACE", "FIELD_KEY", "LET", "RPAR", "RSQB", "ARROW", "ROW_SOURCE", "$END"})
 
 
 # More digits in a row than a number may have (E104): Lark's path reports it, wherever it is.

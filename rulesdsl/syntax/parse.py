@@ -16,7 +16,7 @@ from rulesdsl.resources import GRAMMAR
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax import trivia
 from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING, MAX_SYNTAX_ERRORS
-from rulesdsl.syntax.scanner import Scanned, StringEscapeError, dice_parts, scan, unescape
+from rulesdsl.syntax.scanner import Scanned, StringEscapeError, dice_parts, let_key, scan, unescape
 
 if TYPE_CHECKING:  # lark is imported only when a file needs it: the fast path (fastparse.py) parses most
     from lark import Lark, Token
@@ -162,6 +162,16 @@ class _ToModel:
         key, key_pos = self._key(key_tok)
         return m.Field(key, value, self._through_last(key_pos), op, key_pos)
 
+    def let_step(self, children: list[Any]) -> m.Field:
+        """`let name = value`: a field-like step, spanning from `let`; its key is the name."""
+        let_tok: Token = children[0]
+        key, offset = let_key(str(let_tok))
+        start = self._tok_pos(let_tok)
+        key_pos = m.Position(
+            start.file, start.line, start.column + offset, start.line, start.column + offset + len(key)
+        )
+        return m.Field(key, children[1], self._through_last(start), "let", key_pos)
+
     def append_field(self, children: list[Any]) -> m.Field:
         return self._field(children[0], "+=", children[1])
 
@@ -273,6 +283,9 @@ class _ToModel:
 
     def points_type(self, children: list[Any]) -> m.PointsType:
         return m.PointsType(children[1], self._span(children))
+
+    def offer_type(self, children: list[Any]) -> m.OfferType:
+        return m.OfferType(children[1], self._span(children))
 
     def row(self, children: list[Any]) -> m.Row:
         self.rows += 1

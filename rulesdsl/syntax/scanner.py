@@ -24,7 +24,7 @@ _GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"[^\W\d]",
         (
             *("FIELD_KEY", "FIELD_APPEND", "FIELD_REMOVE", "MULTIPLIER", "DICE", "FUNCTION", "NAME"),
-            *("IN_SETTING", "POINTS_OF", "LIST_IN", "LIST_OF", "ONE_OF", "MAP_OF", "RECORD"),
+            *("IN_SETTING", "POINTS_OF", "CHOICES_OF", "LIST_IN", "LIST_OF", "ONE_OF", "MAP_OF", "RECORD", "LET"),
         ),
     ),
     ('"', ("STRING",)),
@@ -219,6 +219,13 @@ def scan_lines(text: str) -> Iterator[Scanned]:
             continue
         yield tok
         previous = kind
+
+
+def let_key(text: str) -> tuple[str, int]:
+    """The name a LET token (`let through =`) declares, and where in the token it starts."""
+    rest = text[3:]
+    start = len(text) - len(rest.lstrip(" \t"))
+    return text[start:].rstrip("= \t"), start
 
 
 def reads_as_one_name(text: str) -> bool:

@@ -366,8 +366,8 @@ class Field(_Node):
     key: str
     value: Value
     pos: Position  # from the key to the end of the value
-    op: str  # ":", in a patch also "+=" (append to a list) and "-=" (remove from it)
-    key_pos: Position  # the key alone
+    op: str  # ":", in a patch also "+=" (append to a list) and "-=" (remove from it); "let" a step `let key = value`
+    key_pos: Position  # the key alone (a step's name)
     trivia: Trivia | None = None
 
 
@@ -441,6 +441,14 @@ class PointsType(_Node):
 
 
 @dataclass(frozen=True, slots=True)
+class OfferType(_Node):
+    """`choices of ref talent`: entities given, and choices among others (`Ambidextrous, 1 of (Doomed, Luck)`)."""
+
+    item: TypeExpr
+    pos: Position
+
+
+@dataclass(frozen=True, slots=True)
 class CheckType(_Node):
     """`check`, or `check of career_check`: a check rolled with that mechanic (or the only check one)."""
 
@@ -474,7 +482,9 @@ class RecordType(_Node):
     pos: Position  # from `record` to the '}'
 
 
-TypeExpr = SimpleType | EnumType | RefType | ListType | PointsType | CheckType | NamedType | MapType | RecordType
+TypeExpr = (
+    SimpleType | EnumType | RefType | ListType | PointsType | OfferType | CheckType | NamedType | MapType | RecordType
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,8 +88,7 @@ class _Printer:
     def field(self, item: m.Field | m.KindField) -> str:
         if isinstance(item, m.KindField):
             return self.kind_field(item)
-        separator = ": " if item.op == ":" else f" {item.op} "
-        return item.key + separator + self.value(item.value)
+        return _lead(item) + self.value(item.value)
 
     def kind_field(self, item: m.KindField) -> str:
         text = f"{item.key}: {self.type_text(item.type)}" + ("?" if item.optional else "")
@@ -112,6 +111,8 @@ class _Printer:
                 return f"list{bound} of {self.type_text(item)}"
             case m.PointsType(item):
                 return f"points of {self.type_text(item)}"
+            case m.OfferType(item):
+                return f"choices of {self.type_text(item)}"
             case m.CheckType(mechanic):
                 return "check" + (f" of {mechanic.text}" if mechanic is not None else "")
             case m.NamedType(name, names):
@@ -201,9 +202,8 @@ class _Printer:
                 index += len(group)
                 *before, last = group
                 if isinstance(last, m.Field):
-                    separator = ": " if last.op == ":" else f" {last.op} "
                     head_text = "".join(self.field(f) + "  " for f in before)
-                    printed = self.broken(head_text + last.key + separator, last, 2)
+                    printed = self.broken(head_text + _lead(last), last, 2)
                 else:
                     printed = [_Line(2, "  ".join(self.field(f) for f in group), comments=_texts(_inner(last)))]
             printed[0].blank = own.blank_lines > 0
@@ -254,6 +254,13 @@ class _Printer:
                 line += " @ " + quote(row.source.value)
             result[id(row)] = line.rstrip()
         return result
+
+
+def _lead(item: m.Field) -> str:
+    """What a field is printed with before its value: `key: `, `key += `, or a step's `let key = `."""
+    if item.op == "let":
+        return f"let {item.key} = "
+    return item.key + (": " if item.op == ":" else f" {item.op} ")
 
 
 def _bound(low: m.Integer | m.Decimal | None, high: m.Integer | m.Decimal | None) -> str:

@@ -235,6 +235,19 @@ def _choices(value: Any, item: str) -> str:
     raise Unmappable(f"{value!r} is not a {item} point budget")
 
 
+def _offer(value: Any, item: str) -> str:
+    """`{"fixed": [a], "choices": [{"count": 1, "of": [b, c]}]}` as written: `a, 1 of (b, c)`."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("fixed", []), list):
+        raise Unmappable(f"{value!r} is not {item}s to choose from")
+    written = [written_name(str(name)) for name in value.get("fixed", [])]
+    for choice in value.get("choices") or []:
+        if not isinstance(choice, Mapping) or not isinstance(choice.get("of"), list):
+            raise Unmappable(f"{choice!r} is not a choice of {item}s")
+        options = ", ".join(written_name(str(name)) for name in choice["of"])
+        written.append(f"{_number(choice.get('count', 1))} of ({options})")
+    return ", ".join(written)
+
+
 def _columns(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -297,6 +310,8 @@ def value_text(field_type: t.FieldType, value: Any) -> str:
             return str(value)
         case t.ChoicesType(kind):
             return _choices(value, kind)
+        case t.OfferType(kind):
+            return _offer(value, kind)
         case t.RequirementType():
             return _requirement(value)
         case t.ColumnsType():

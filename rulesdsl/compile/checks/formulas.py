@@ -10,7 +10,7 @@ which the Python emitter reads too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -21,6 +21,7 @@ from rulesdsl.compile.kinds import Kind
 from rulesdsl.diagnostics import Diagnostic, error, naming_hint, suggest
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
+from rulesdsl.language.words import TRUTH_WORDS
 from rulesdsl.syntax.tree import Position
 
 Entities = Mapping[str, Mapping[str, ir.Entity]]  # kind -> id -> entity
@@ -37,12 +38,13 @@ class Site:
     where: str  # put before a message: "column 'tn': "
     yields: tuple[str, ...]
     names: tuple[str, ...]  # the free names it may use besides attributes
+    variables: Mapping[str, str] = field(default_factory=dict)  # the types of those that are not whole numbers
 
 
 def unresolved(entity: ir.Entity, kind: Kind) -> Iterator[ir.Var]:
     """The names in `entity`'s formulas that are neither an attribute nor a name their place declares."""
     for site in _entity_sites(entity, kind):
-        for node in ir.expr_nodes(site.formula.expr):
+        for node in ir.formula_nodes(site.formula):
             if isinstance(node, ir.Var) and node.attribute is None and slug(node.name) not in site.names:
                 yield node
 
@@ -50,7 +52,28 @@ def unresolved(entity: ir.Entity, kind: Kind) -> Iterator[ir.Var]:
 def params(entity: ir.Entity) -> tuple[str, ...]:
     """A formula entity's (or a table's) declared parameter names."""
     value = entity.fields.get("params", ())
-    return tuple(p for p in value if isinstance(p, str)) if isinstance(value, tuple) else ()
+    if not isinstance(value, tuple):
+        return ()
+    return tuple(p.name if isinstance(p, ir.Column) else p for p in value if isinstance(p, str | ir.Column))
+
+
+def param_types(entity: ir.Entity) -> dict[str, str]:
+    """A formula entity's parameters that are not whole numbers, with their types (formula_types')."""
+    types: dict[str, str] = {}
+    for column in columns(entity, "params"):
+        match column.type:
+            case t.BoolType():
+                types[column.name] = ft.BOOL
+            case t.NumberType():
+                types[column.name] = ft.NUMBER
+            case t.RefType(kind):
+                types[column.name] = ft.ref_type(kind)
+    return types
+
+
+def step_names(formula: ir.Value | None) -> tuple[str, ...]:
+    """The names a formula's steps give (`let through = ...`), as its names are matched: by slug."""
+    return tuple(slug(step.name) for step in formula.steps) if isinstance(formula, ir.Formula) else ()
 
 
 def columns(entity: ir.Entity, name: str) -> tuple[ir.Column, ...]:
@@ -89,7 +112,9 @@ def sites(entities: Entities, kinds: Mapping[str, Kind]) -> Iterator[Site]:
 def scope(entity: ir.Entity, name: str, item: t.FormulaType | t.CheckType) -> tuple[tuple[str, ...], str | None]:
     """The free names a formula in field `name` of `entity` may use besides attributes, and how to declare
     another (the start of a declaration the unknown name completes)."""
-    if entity.kind in ("formula", "table"):
+    if entity.kind == "formula":
+        return (*params(entity), *step_names(entity.fields.get("formula"))), "declare it: params: "
+    if entity.kind == "table":
         return params(entity), "declare it: params: "
     if entity.kind == "attribute" or isinstance(item, t.CheckType):
         return (), None
@@ -125,7 +150,7 @@ def _entity_sites(entity: ir.Entity, kind: Kind) -> Iterator[Site]:
                 yield Site(entity, node.modifier, "the check's modifier: ", (ft.INT,), names)
             elif isinstance(node, ir.Formula) and isinstance(item, t.FormulaType):
                 yields = (ft.NUMBER,) if entity.kind == "attribute" else ANY
-                yield Site(entity, node, "", yields, names)
+                yield Site(entity, node, "", yields, names, param_types(entity))
 
 
 # ---------------------------------------------------------------- names
@@ -140,8 +165,13 @@ class _Namer:
     declare: str | None
     diagnostics: list[Diagnostic]
     reported: set[str] = field(default_factory=set)
+    refs: Mapping[str, str] = field(default_factory=dict)  # the parameters that name entities: name -> kind
+    entities: Entities = field(default_factory=dict)
+    kinds: Mapping[str, Kind] = field(default_factory=dict)
 
     def __call__(self, node: Any) -> Any:
+        if isinstance(node, ir.ParamField):
+            return self.param_field(node)
         if not isinstance(node, ir.Var) or slug(node.name) in self.names:
             return node  # a free name, matched as declared names are (`params: ATN` declares `atn`)
         target = self.by_name.get(node.name)
@@ -158,6 +188,44 @@ class _Namer:
             self.diagnostics.append(error("E321", message, node.pos, hint, close))
         return node
 
+    def param_field(self, node: ir.ParamField) -> ir.ParamField:
+        """`where.multiplier`: the kind `where` names, and that field's number in every entity of it."""
+        kind = self.refs.get(slug(node.param))
+        if kind is None:
+            what = "no parameter" if slug(node.param) not in self.names else "a parameter that names no entity"
+            hint = f"declare it: params: {node.param}(ref KIND), or write KIND[id].{node.field}"
+            self.report(error("E363", f"'{node.param}' is {what}, so it has no '{node.field}'", node.pos, hint))
+            return node
+        declared = self.kinds.get(kind)
+        if declared is None:
+            return node  # a parameter of a kind that does not exist: reported at the parameter
+        decl = declared.fields.get(node.field)
+        if decl is None:
+            close = suggest(node.field, list(declared.fields))
+            self.report(error("E330", f"a {kind} has no field '{node.field}'", node.pos, naming_hint(close), close))
+            return node
+        values: list[tuple[str, int | Fraction]] = []
+        for entity_id, entity in sorted(self.entities.get(kind, {}).items()):
+            value = entity.fields.get(node.field, decl.default)
+            if isinstance(value, ir.Multiplier):
+                value = value.value
+            if value is None:
+                hint = "give it one, or a default in the kind"
+                self.report(error("E330", f"{entity.name} gives no '{node.field}'", node.pos, hint, about=(entity_id,)))
+                return node
+            if isinstance(value, bool) or not isinstance(value, int | Fraction):
+                shown = t.type_text(decl.type)
+                message = f"'{node.field}' of a {kind} is {shown}, not a number to compute with"
+                self.report(error("E330", message, node.pos))
+                return node
+            values.append((entity_id, value))
+        return replace(node, kind=kind, ids=tuple(i for i, _ in values), numbers=tuple(v for _, v in values))
+
+    def report(self, diagnostic: Diagnostic) -> None:
+        if diagnostic.message not in self.reported:
+            self.reported.add(diagnostic.message)
+            self.diagnostics.append(diagnostic)
+
 
 def resolve_names(
     entities: dict[str, dict[str, ir.Entity]], kinds: Mapping[str, Kind], diagnostics: list[Diagnostic]
@@ -170,14 +238,26 @@ def resolve_names(
         kind = kinds.get(kind_name)
         if kind is None or (kind_name != "table" and not _holding(next(iter(group.values())), kind)):
             continue
-        result[kind_name] = {i: _named(e, kind, by_name, diagnostics) for i, e in group.items()}
+        result[kind_name] = {i: _named(e, kind, by_name, diagnostics, entities, kinds) for i, e in group.items()}
     return result
 
 
-def _named(entity: ir.Entity, kind: Kind, by_name: Mapping[str, str], diagnostics: list[Diagnostic]) -> ir.Entity:
+def _refs(entity: ir.Entity) -> dict[str, str]:
+    """A formula's parameters that name entities: name -> kind."""
+    return {c.name: c.type.kind for c in columns(entity, "params") if isinstance(c.type, t.RefType)}
+
+
+def _named(
+    entity: ir.Entity,
+    kind: Kind,
+    by_name: Mapping[str, str],
+    diagnostics: list[Diagnostic],
+    entities: Entities,
+    kinds: Mapping[str, Kind],
+) -> ir.Entity:
     if entity.kind == "table":
         names, declare = scope(entity, "", t.FormulaType())
-        namer = _Namer(names, by_name, declare, diagnostics)
+        namer = _Namer(names, by_name, declare, diagnostics, entities=entities, kinds=kinds)
         rows = tuple(
             replace(row, cells=tuple(ir.rebuild(c, namer) if isinstance(c, ir.Formula) else c for c in row.cells))
             if any(isinstance(c, ir.Formula) for c in row.cells)
@@ -190,8 +270,112 @@ def _named(entity: ir.Entity, kind: Kind, by_name: Mapping[str, str], diagnostic
         value = fields.get(name)
         if value is not None:
             names, declare = scope(entity, name, item)
-            fields[name] = ir.rebuild(value, _Namer(names, by_name, declare, diagnostics))
+            namer = _Namer(names, by_name, declare, diagnostics, refs=_refs(entity), entities=entities, kinds=kinds)
+            fields[name] = ir.rebuild(value, namer)
+    if entity.kind == "formula":
+        diagnostics += _steps_in_order(fields.get("formula"))
     return replace(entity, fields=fields)
+
+
+def _steps_in_order(formula: ir.Value | None) -> list[Diagnostic]:
+    """Each step names only the steps before it (a later one is not computed yet)."""
+    if not isinstance(formula, ir.Formula):
+        return []
+    diagnostics = []
+    later = set(step_names(formula))
+    for step in formula.steps:
+        later.discard(slug(step.name))
+        for node in ir.expr_nodes(step.formula.expr):
+            if isinstance(node, ir.Var) and node.attribute is None and slug(node.name) in later:
+                message = f"step '{step.name}' names '{node.name}', a step that comes after it"
+                diagnostics.append(error("E321", message, node.pos, "put the steps in the order they are computed"))
+    return diagnostics
+
+
+def entity_arguments(
+    entities: dict[str, dict[str, ir.Entity]], kinds: Mapping[str, Kind], find: Callable[[str], str | None]
+) -> dict[str, dict[str, ir.Entity]]:
+    """A call's arguments for `ref KIND` parameters that name an entity (`damage_taken(14, head, 4, no)`,
+    `"L. Leg"`) made EntityArgs, so that they are resolved as references are; a name the calling formula
+    declares stays a name (a `ref` parameter passed on). `find`: the id of the formula a call names."""
+    formulas = entities.get("formula", {})
+    kinds_of: dict[str, dict[int, str]] = {}  # formula -> the place of each ref or bool parameter -> its kind
+    for formula_id, entity in formulas.items():
+        kinds_of[formula_id] = {
+            i: c.type.kind if isinstance(c.type, t.RefType) else _TRUTH
+            for i, c in enumerate(columns(entity, "params"))
+            if isinstance(c.type, t.RefType | t.BoolType)
+        }
+    if not any(kinds_of.values()):
+        return entities
+
+    def naming(names: tuple[str, ...]) -> Callable[[Any], Any]:
+        def change(node: Any) -> Any:
+            if not isinstance(node, ir.FormulaCall):
+                return node
+            callee = find(node.formula.text)
+            wanted = kinds_of.get(callee or "", {})
+            if not wanted:
+                return node
+            args = list(node.args)
+            for i, arg in enumerate(args):
+                kind = wanted.get(i)
+                if kind is None:
+                    continue
+                if kind == _TRUTH:  # `yes`, `no`: a truth value, as a field's are (the same, always)
+                    if isinstance(arg, ir.Var) and slug(arg.name) not in names and arg.name.lower() in TRUTH_WORDS:
+                        truth = ir.Num(int(TRUTH_WORDS[arg.name.lower()]), arg.pos)
+                        args[i] = ir.Compare("=", truth, ir.Num(1, arg.pos), arg.pos)
+                elif isinstance(arg, ir.Var) and slug(arg.name) not in names:
+                    args[i] = ir.EntityArg(ir.Ref(kind, arg.name, arg.pos), arg.pos)
+                elif isinstance(arg, ir.Text):
+                    args[i] = ir.EntityArg(ir.Ref(kind, arg.value, arg.pos), arg.pos)
+            return replace(node, args=tuple(args))
+
+        return change
+
+    result = dict(entities)
+    for kind_name, group in entities.items():
+        kind = kinds.get(kind_name)
+        if kind is None:
+            continue
+        changed = {}
+        for entity_id, entity in group.items():
+            if entity.kind == "table":
+                change = naming(scope(entity, "", t.FormulaType())[0])
+                rows = tuple(
+                    replace(
+                        row, cells=tuple(ir.rebuild(c, change) if isinstance(c, ir.Formula) else c for c in row.cells)
+                    )
+                    for row in entity.rows
+                )
+                changed[entity_id] = replace(entity, rows=rows)
+                continue
+            fields = dict(entity.fields)
+            for name, item in _holding(entity, kind).items():
+                if name in fields:
+                    fields[name] = ir.rebuild(fields[name], naming(scope(entity, name, item)[0]))
+            changed[entity_id] = replace(entity, fields=fields)
+        result[kind_name] = changed
+    return result
+
+
+_TRUTH = ""  # the "kind" of a bool parameter in `entity_arguments` (no kind is named so)
+
+
+def check_params(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagnostic]:
+    """A formula's `ref KIND` parameters name kinds that exist."""
+    diagnostics = []
+    for entity in entities.get("formula", {}).values():
+        for column in columns(entity, "params"):
+            if isinstance(column.type, t.RefType) and column.type.kind not in kinds:
+                kind = column.type.kind
+                close = suggest(kind, kinds)
+                hint = naming_hint(close) or "declare the kind: kind " + kind + ' "..." { ... }'
+                diagnostics.append(
+                    error("E363", f"parameter '{column.name}' names no kind: '{kind}'", column.pos, hint, close)
+                )
+    return diagnostics
 
 
 # ---------------------------------------------------------------- types
@@ -268,7 +452,7 @@ def environment(entities: Entities) -> ft.Env:
         formula = formulas[formula_id].fields.get("formula")
         if not isinstance(formula, ir.Formula):
             return []
-        return [n.formula.id for n in ir.expr_nodes(formula.expr) if isinstance(n, ir.FormulaCall) and n.formula.id]
+        return [n.formula.id for n in ir.formula_nodes(formula) if isinstance(n, ir.FormulaCall) and n.formula.id]
 
     order: list[str] = []
     seen: set[str] = set()
@@ -293,10 +477,14 @@ def environment(entities: Entities) -> ft.Env:
         if not isinstance(formula, ir.Formula):
             continue
         own = params(entity)
-        typing = ft.check(formula.expr, ft.Env({}, callees, tables))
-        nodes = ir.expr_nodes(formula.expr)
-        extra = sorted({n.name for n in nodes if isinstance(n, ir.Var) and slug(n.name) not in own})
-        callees[formula_id] = ft.Callee(own, typing.returns, tuple(extra), typing.explodes)
+        types = param_types(entity)
+        typing = ft.check_formula(formula, ft.Env(types, callees, tables))
+        known = {*own, *step_names(formula)}
+        extra = sorted(
+            {n.name for n in ir.formula_nodes(formula) if isinstance(n, ir.Var) and slug(n.name) not in known}
+        )
+        wants = tuple(types.get(p, ft.INT) for p in own)
+        callees[formula_id] = ft.Callee(own, typing.returns, tuple(extra), wants, explodes=typing.explodes)
     return ft.Env({}, callees, tables)
 
 
@@ -331,7 +519,7 @@ def attribute_types(attributes: Mapping[str, ir.Entity], env: ft.Env) -> dict[st
 
 
 # What comes before a problem's own words, by its code.
-_CANNOT = {"E327": "the generated package cannot evaluate this: ", "E324": "", "E325": "", "E326": ""}
+_CANNOT = {"E327": "the generated package cannot evaluate this: ", "E324": "", "E325": "", "E326": "", "E362": ""}
 
 
 def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagnostic]:
@@ -340,15 +528,16 @@ def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
     derived = replace(env, variables=attribute_types(entities.get("attribute", {}), env))
     diagnostics: list[Diagnostic] = []
     for site in sites(entities, kinds):
-        typing = ft.check(site.formula.expr, derived if site.entity.kind == "attribute" else env)
+        at = derived if site.entity.kind == "attribute" else replace(env, variables=site.variables)
+        typing = ft.check_formula(site.formula, at)
         diagnostics += [
             error(p.code, site.where + _CANNOT[p.code] + p.message, p.pos, p.hint, about=p.about)
             for p in typing.problems
         ]
         if typing.problems or any(ft.fits(typing.returns, wanted) for wanted in site.yields):
             continue
-        made = ft.SHOWN[typing.returns]
-        wanted = " or ".join(ft.SHOWN[w] for w in site.yields)
+        made = ft.shown(typing.returns)
+        wanted = " or ".join(ft.shown(w) for w in site.yields)
         rounds = site.yields == (ft.INT,) and typing.returns in (ft.NUMBER, ft.FRACTION)
         hint = "round it: floor(...), ceil(...) or round(...)" if rounds else None
         message = f"{site.where}this formula makes {made}, and {wanted} belongs here"

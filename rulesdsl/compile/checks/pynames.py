@@ -148,14 +148,18 @@ def _parameters(entities: Entities) -> list[Diagnostic]:
             for p in params if isinstance(params, tuple) else ():
                 if isinstance(p, str):
                     named.append((param_name(p, None), p, entity.position("params")))
-            for node in ir.expr_nodes(formula.expr):
+                elif isinstance(p, ir.Column):
+                    named.append((param_name(p.name, None), p.name, p.pos))
+            for step in formula.steps:  # a step is a local of the function, beside its parameters
+                named.append((param_name(step.name, None), step.name, step.pos))
+            for node in ir.formula_nodes(formula):
                 if isinstance(node, ir.Var) and node.attribute is not None and node.attribute in attributes:
                     abbr = attributes[node.attribute].fields.get("abbr")
                     python = param_name(node.attribute, abbr if isinstance(abbr, str) else None)
                     named.append((python, node.attribute, node.pos))
             called = {
                 function_name(n.formula.id): n.formula.id
-                for n in ir.expr_nodes(formula.expr)
+                for n in ir.formula_nodes(formula)
                 if isinstance(n, ir.FormulaCall) and n.formula.id
             }
             seen: dict[str, str] = {}

@@ -144,8 +144,8 @@ def _type_words(expected: Any) -> str:
 def _pattern_hint(pattern: str) -> str | None:
     if pattern == "^[a-z_][a-z0-9_]*$":
         return "ids are snake_case: lower-case letters, digits and '_'"
-    if pattern.startswith("^[A-Z]"):
-        return "abbreviations are upper-case letters and digits"
+    if pattern.startswith("^[A-Za-z]"):
+        return "abbreviations are letters and digits, in any case (AGL, Ag)"
     return None
 
 

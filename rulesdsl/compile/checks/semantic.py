@@ -68,6 +68,12 @@ def check_ruleset(
         else:
             seen[entity.id] = entity
     indexes = {kind: EntityIndex(list(group.values())) for kind, group in unique.items()}
+
+    def formula_named(text: str) -> str | None:
+        found = indexes["formula"].find(text) if "formula" in indexes else []
+        return found[0] if len(found) == 1 else None
+
+    unique = defaultdict(dict, formulas.entity_arguments(dict(unique), kinds, formula_named))
     resolved: dict[str, dict[str, ir.Entity]] = {}
     resolve = _resolver(indexes, kinds, diagnostics, removed or {})
     for kind, group in sorted(unique.items()):
@@ -77,6 +83,7 @@ def check_ruleset(
     diagnostics += _check_chains(resolved.get("table", {}))
     for entity in resolved.get("table", {}).values():
         diagnostics += _check_table(entity, resolved)
+    diagnostics += formulas.check_params(resolved, kinds)
     diagnostics += formulas.check_formulas(resolved, kinds)
     diagnostics += _check_formula_graph(resolved)
     diagnostics += _check_mechanics(resolved.get("mechanic", {}))
@@ -329,7 +336,7 @@ def _check_formula_graph(entities: Entities) -> list[Diagnostic]:
         for entity in entities.get(kind, {}).values():
             formula = entity.fields.get("formula")
             if isinstance(formula, ir.Formula):
-                uses[entity.id] = [_used(n) for n in ir.expr_nodes(formula.expr) if isinstance(n, node_type)]
+                uses[entity.id] = [_used(n) for n in ir.formula_nodes(formula) if isinstance(n, node_type)]
         for cycle in cycles(uses):
             entity = entities[kind][cycle[0]]
             message = "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]])

@@ -108,6 +108,7 @@ def short_type(field_type: t.FieldType) -> bool:
             | t.RollType()
             | t.RollsType()
             | t.CheckType()
+            | t.ColumnsType(params=True)  # a formula's parameters: a few names
         ):
             return True
         case t.ListType(item):
@@ -117,6 +118,7 @@ def short_type(field_type: t.FieldType) -> bool:
             | t.MarkdownType()
             | t.FormulaType()
             | t.ChoicesType()
+            | t.OfferType()
             | t.RequirementType()
             | t.ColumnsType()
             | t.MapType()
@@ -193,6 +195,9 @@ class Values:
             case t.ChoicesType():
                 assert isinstance(value, ir.Choices)
                 return self.points(value)
+            case t.OfferType():
+                assert isinstance(value, ir.Offer)
+                return self.offer(value)
             case t.RequirementType():
                 assert isinstance(value, ir.REQUIREMENT_TYPES)
                 return self.requirement(value)
@@ -239,6 +244,14 @@ class Values:
                 assert isinstance(value, ir.CheckSpec)
                 text = Markup("{} {}+").format(self.formula(value.modifier), value.target)
                 return Markup("{} ({})").format(text, self.ref(value.mechanic)) if value.mechanic else text
+            case t.ColumnsType(params=True):  # a formula's: as written, the types that are not whole numbers said
+                assert isinstance(value, tuple)
+                said = [
+                    c.name if isinstance(c.type, t.IntType) else f"{c.name}({t.type_text(c.type)})"
+                    for c in value
+                    if isinstance(c, ir.Column)
+                ]
+                return escape(", ".join(said))
             case t.ColumnsType():
                 assert isinstance(value, tuple)
                 return escape(", ".join(heading(c.name) for c in value if isinstance(c, ir.Column)))
@@ -268,7 +281,17 @@ class Values:
 
     def formula(self, formula: ir.Formula) -> Markup:
         """A formula's text, the names it resolved (attributes, tables, formulas, entities) as links to them;
-        parameters, quoted text and anything unresolved stay text."""
+        parameters, quoted text and anything unresolved stay text. A formula in steps shows each step on a
+        line of its own (`let through = ...`), in order, then what it gives."""
+        if not formula.steps:
+            return self._formula_text(formula)
+        lines = [
+            Markup('<span class="step">let {} = {}</span>').format(step.name, self._formula_text(step.formula))
+            for step in formula.steps
+        ]
+        return Markup("<br>").join([*lines, self._formula_text(formula)])
+
+    def _formula_text(self, formula: ir.Formula) -> Markup:
         targets = {found[0]: found[1:] for found in map(_names, ir.expr_nodes(formula.expr)) if found is not None}
         parts = []
         written = 0
@@ -280,6 +303,15 @@ class Values:
                 written = span.end
         parts.append(escape(formula.text[written:]))
         return Markup("").join(parts)
+
+    def offer(self, value: ir.Offer) -> Markup:
+        """`Ambidextrous, and one of: Doomed or Luck`: what is given, then each choice and how many it takes."""
+        parts = [self.ref(r) for r in value.fixed]
+        for pick in value.picks:
+            options = Markup(" or ").join(self.ref(r) for r in pick.options)
+            count = "one" if pick.count == 1 else str(pick.count)
+            parts.append(Markup('<span class="choice">{} of: {}</span>').format(count, options))
+        return Markup(", ").join(parts)
 
     def points(self, value: ir.Choices) -> Markup:
         """`8 pts: A, B or C`; the first entry is the one the lifepath requires, and is marked so."""
@@ -531,10 +563,11 @@ def _names(node: ir.Expr) -> tuple[Position, str, str] | None:
     match node:
         case ir.Var(pos=pos, attribute=attribute):
             return (pos, "attribute", attribute) if attribute is not None else None
-        case ir.Lookup(table=ref) | ir.FormulaCall(formula=ref) | ir.FieldOf(entity=ref):
+        case ir.Lookup(table=ref) | ir.FormulaCall(formula=ref) | ir.FieldOf(entity=ref) | ir.EntityArg(entity=ref):
             return (ref.pos, ref.kind, ref.id) if ref.id is not None else None
         case (
-            ir.Num()
+            ir.ParamField()
+            | ir.Num()
             | ir.Text()
             | ir.Caret()
             | ir.DiceExpr()

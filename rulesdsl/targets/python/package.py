@@ -22,7 +22,7 @@ from typing import Any, assert_never
 from rulesdsl import __version__
 from rulesdsl.compile import formula_types as ft
 from rulesdsl.compile import ir
-from rulesdsl.compile.checks.formulas import attribute_types
+from rulesdsl.compile.checks.formulas import attribute_types, columns, param_types
 from rulesdsl.compile.checks.formulas import environment as environment_of
 from rulesdsl.compile.jsonform import schema_of
 from rulesdsl.compile.kinds import CORE_KINDS, FieldDecl, Kind, class_name, record_fields
@@ -228,6 +228,8 @@ def python_type(field_type: t.FieldType, yields: Iterable[str] = ()) -> str:
             return rt("Actions")
         case t.ChoicesType():
             return rt("Choices")
+        case t.OfferType():
+            return rt("Offer")
         case t.RequirementType():
             return rt("Requirement")
         case t.ColumnsType():
@@ -301,6 +303,11 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names | None = N
             assert isinstance(value, ir.Choices)
             options = tuple(tuple(r.target for r in option) for option in value.options)
             return f"{rt('Choices')}({value.points}, {py(options)})" if options else f"{rt('Choices')}({value.points})"
+        case t.OfferType():
+            assert isinstance(value, ir.Offer)
+            picks = [f"{rt('Pick')}({p.count}, {py(tuple(r.target for r in p.options))})" for p in value.picks]
+            fixed = tuple(r.target for r in value.fixed)
+            return f"{rt('Offer')}({py(fixed)}, {py_tuple(picks) if picks else '()'})"
         case t.RequirementType():
             assert isinstance(value, ir.REQUIREMENT_TYPES)
             return requirement_code(value)
@@ -435,6 +442,11 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
             params = names.env.callees[formula.target].params
             keywords = ", ".join(f"{param_name(p, None)}={_bare(sub(a))}" for p, a in zip(params, args, strict=True))
             return f"{_via(names.calls)}{function_name(formula.target)}({keywords})"
+        case ir.ParamField(param, name, _, kind):
+            assert kind is not None, "the semantic checks give every parameter's field its kind"
+            return f"{field_table(kind, name)}[{names.params[slug(param)]}]"
+        case ir.EntityArg(entity):
+            return py(entity.target)
         case ir.Text() | ir.Caret():
             raise AssertionError(f"the checks reject {type(expr).__name__} in evaluated formulas")
         case _:
@@ -713,36 +725,92 @@ def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
     return functions
 
 
-def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
-    """Named formulas as functions of their parameters (attributes they name become parameters too)."""
+def field_table(kind: str, name: str) -> str:
+    """The formulas module's constant of a field's number in every entity of a kind (`where.multiplier`)."""
+    return f"_{kind.upper()}__{name.upper()}"
+
+
+def id_table(kind: str) -> str:
+    """The formulas module's constant of a kind's ids, that a `ref KIND` parameter must be one of."""
+    return f"_{kind.upper()}_IDS"
+
+
+def _param_annotation(param_type: t.FieldType) -> str:
+    match param_type:
+        case t.BoolType():
+            return "bool"
+        case t.NumberType():
+            return py_type((ft.NUMBER,))
+        case t.RefType():
+            return "str"  # an id of that kind, checked when called (UnknownId)
+        case _:
+            return "int"
+
+
+def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> tuple[list[dict[str, Any]], list[str]]:
+    """Named formulas as functions of their parameters (attributes they name become parameters too), and
+    the constants they read: the ids of the kinds their `ref` parameters name, the numbers of the fields
+    they read of those."""
     attributes = ruleset.entities.get("attribute", {})
     built = []
+    ids: set[str] = set()
+    tables: dict[tuple[str, str], tuple[tuple[str, int | Fraction], ...]] = {}
     for formula_id, entity in ruleset.entities.get("formula", {}).items():
         formula = entity.fields["formula"]
         assert isinstance(formula, ir.Formula)
         params: dict[str, str] = {}
-        declared = entity.fields.get("params", ())
-        for p in declared if isinstance(declared, tuple) else ():
-            if isinstance(p, str):
-                params[p] = param_name(p, None)
-        nodes = list(ir.expr_nodes(formula.expr))
+        annotations: dict[str, str] = {}
+        checks: list[str] = []
+        for column in columns(entity, "params"):
+            params[column.name] = param_name(column.name, None)
+            annotations[column.name] = _param_annotation(column.type)
+            if isinstance(column.type, t.RefType):
+                kind = column.type.kind
+                ids.add(kind)
+                checks.append(
+                    f"{rt('known_id')}({py(kind)}, {py(params[column.name])}, {params[column.name]}, {id_table(kind)})"
+                )
+        nodes = list(ir.formula_nodes(formula))
         for node in nodes:
             if isinstance(node, ir.Var) and node.attribute and node.attribute not in params:
                 abbr = attributes[node.attribute].fields.get("abbr")
                 params[node.attribute] = param_name(node.attribute, abbr if isinstance(abbr, str) else None)
-        code, returns = formula_code(formula.expr, Names(params, env))
+            elif isinstance(node, ir.ParamField) and node.kind is not None:
+                tables[(node.kind, node.field)] = node.values
+        variables = dict(param_types(entity))
+        locals_ = dict(params)
+        lines = checks
+        for step in formula.steps:
+            local = param_name(step.name, None)
+            step_env = replace(env, variables=variables)
+            code, _ = formula_code(step.formula.expr, Names(locals_, step_env))
+            lines.append(f"{local} = {_bare(code)}")
+            variables[slug(step.name)] = ft.check(step.formula.expr, step_env).returns
+            locals_[slug(step.name)] = local
+        code, returns = formula_code(formula.expr, Names(locals_, replace(env, variables=variables)))
+        shown = "; ".join([*(f"let {step.name} = {step.formula.text}" for step in formula.steps), formula.text])
         built.append(
             {
                 "name": function_name(formula_id),
                 "title": entity.name,
-                "text": formula.text,
-                "params": [(param, "int") for param in params.values()],
+                "text": shown,
+                "params": [(param, annotations.get(key, "int")) for key, param in params.items()],
+                "lines": lines,
                 "body": _bare(code),
                 "returns": returns,
                 "uses_tables": any(isinstance(n, ir.Lookup) for n in nodes),
             }
         )
-    return built
+    constants = []
+    for kind in sorted(ids):
+        known = sorted(ruleset.entities.get(kind, {}))
+        constants.append(f"{id_table(kind)}: tuple[str, ...] = {py_tuple([py(i) for i in known]) if known else '()'}")
+    for (kind, name), values in sorted(tables.items()):
+        whole = {isinstance(v, int) or v.denominator == 1 for _, v in values}
+        annotation = py_type({ft.INT if w else ft.FRACTION for w in whole})
+        items = ", ".join(f"{py(key)}: {_number(value)}" for key, value in values)
+        constants.append(f"{field_table(kind, name)}: dict[str, {annotation}] = {{{items}}}")
+    return built, constants
 
 
 def _cell_type(column: ir.Column, cells: list[ir.Cell], env: ft.Env) -> str:
@@ -934,6 +1002,7 @@ class Package:
     header: str
     functions: list[dict[str, Any]]  # derived attributes as functions (`_attributes`)
     formulas: list[dict[str, Any]]  # formulas as functions (`_formulas`)
+    formula_constants: list[str]  # what they read of the entities their parameters name (`_formulas`)
     formulas_type: str  # the TypedDict of FORMULAS
     tables: list[dict[str, Any]]
     kinds: list[KindModule]
@@ -962,7 +1031,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     head = header(ruleset)
     formula_env = environment_of(ruleset.entities)
     with noting() as formula_needs:
-        formulas = _formulas(ruleset, formula_env)
+        formulas, formula_constants = _formulas(ruleset, formula_env)
     functions = _attributes(ruleset, formula_env)
     # Registries and derive_attributes are keyed by id, whatever Python name the function has (`class_`).
     ids = {function_name(i): i for kind in ("formula", "attribute") for i in ruleset.entities.get(kind, {})}
@@ -1015,6 +1084,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         header=head,
         functions=functions,
         formulas=formulas,
+        formula_constants=formula_constants,
         tables=tables,
         kinds=kinds,
         mechanics=mechanics,
