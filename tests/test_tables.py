@@ -268,10 +268,26 @@ def test_clamp_needs_rows_for_the_dice_not_for_the_modifiers(check: Check) -> No
     assert check(table % "") == [("E315", "no row for 7-8 (1d6 + 0..2 rolls 1-8)")]
 
 
-def test_a_chain_that_keeps_rolling_is_bounded(tmp_path: Path) -> None:
+def test_a_chain_that_would_keep_rolling_is_an_error(check: Check) -> None:
+    """`2-6 -> 3 x boom` on a d6 leads to 2.5 more rolls per roll: it checked clean, then roll_chain gave up
+    after 1,000 rolls. Each roll must lead to fewer than one more on average (also round a cycle)."""
+    boom = 'table boom "Boom" { roll: 1d6  columns: then(rolls)\n  1 -> none\n  2-6 -> 3 x boom\n}\n'
+    assert check(boom) == [
+        ("E317", "rolling on boom may never end: on average each roll leads to 2.5 more that go on rolling")
+    ]
+    exactly_one = 'table a "A" { roll: 1d6  columns: then(rolls)\n  1-3 -> none\n  4-6 -> 2 x a\n}\n'
+    assert [code for code, _ in check(exactly_one)] == ["E317"]
+    cycle = (
+        'table a "A" { roll: 1d6  columns: then(rolls)\n  1-2 -> none\n  3-6 -> 2 x b\n}\n'
+        'table b "B" { roll: 1d6  columns: then(rolls)\n  1 -> none\n  2-6 -> a\n}\n'
+    )
+    assert [code for code, _ in check(cycle)] == ["E317"]
+
+
+def test_a_chain_that_ends_on_average_rolls_to_its_end(tmp_path: Path) -> None:
     folder = write_ruleset(
         tmp_path / "rules" / "demo",
-        {"a.rules": 'table boom "Boom" { roll: 1d6  columns: then(rolls)\n  1 -> none\n  2-6 -> 3 x boom\n}\n'},
+        {"a.rules": 'table boom "Boom" { roll: 1d6  columns: then(rolls)\n  1-5 -> none\n  6 -> 2 x boom\n}\n'},
     )
     result = compile_paths([folder])
     assert result.ok, [d.message for d in result.diagnostics]
@@ -279,17 +295,15 @@ def test_a_chain_that_keeps_rolling_is_bounded(tmp_path: Path) -> None:
     for name, text in render_all(result.rulesets).items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text(text, encoding="utf-8")
-    code = """
+    code = f"""
 import random
 from demo import tables as T
-try:
-    for seed in range(20):
-        T.BOOM.roll_chain(random.Random(seed))
-except RuntimeError as exc:
-    print(exc)
+lengths = [len(T.BOOM.roll_chain(random.Random(seed))) for seed in range(2000)]
+print(max(lengths) < {MAX_CHAIN}, round(sum(lengths) / len(lengths), 1))
 """
     result_run = run_python(code, out)
-    assert result_run.stdout.strip() == f"Boom: still rolling after {MAX_CHAIN} tables", result_run.stderr
+    # on average 1 / (1 - 2/6) = 1.5 rolls
+    assert result_run.stdout.split() == ["True", "1.5"], result_run.stderr
 
 
 def test_the_new_forms_format_back_and_parse_fast_as_lark_does() -> None:
@@ -304,7 +318,8 @@ def test_the_new_forms_format_back_and_parse_fast_as_lark_does() -> None:
 
 
 def test_n_x_table_is_bounded_at_its_edge(check: Check) -> None:
-    table = 'table t "T" { roll: 1d6  columns: then(rolls)\n  1 -> none\n  2-6 -> %d x t\n}\n'
+    # rare enough that the chain ends (E317 otherwise): one roll in 1,000 rolls again
+    table = 'table t "T" { roll: 1d1000  columns: then(rolls)\n  1-999 -> none\n  1000 -> %d x t\n}\n'
     assert check(table % MAX_REPEAT) == []
     assert check(table % (MAX_REPEAT + 1)) == [
         ("E201", f"column 'then': a roll on a table {MAX_REPEAT + 1} times; a cell rolls 1 to {MAX_REPEAT} times")

@@ -904,6 +904,28 @@ def rebuild(node: Any, change: Callable[[Any], Any]) -> Any:
     return change(node)
 
 
+def runtime_roll(roll: Roll) -> rt.Roll:
+    """A table's roll as the runtime rolls it (its dice, the modifiers it may take, d66)."""
+    low, high = (roll.modifier.low or 0, roll.modifier.high or 0) if roll.modifier else (0, 0)
+    return rt.Roll(roll.text, tuple(runtime_dice(d) for d in roll.dice), low, high, roll.tens_units)
+
+
+def row_chance(runtime: rt.Roll, keys: tuple[Key, ...]) -> Fraction:
+    """The exact chance that an unmodified roll lands on these rolled keys (each key its own die)."""
+    exact = Fraction(1)
+    for index, key in enumerate(keys[: len(runtime.dice)]):
+        match key:
+            case ParityKey(odd):
+                exact *= runtime.parity_chance(index, int(odd))
+            case Range(low, high):
+                exact *= runtime.chance(index, low, high)
+            case NameKey():
+                exact = Fraction(0)
+            case _:
+                assert_never(key)
+    return exact
+
+
 def runtime_dice(dice: Dice) -> rt.Dice:
     """The runtime's dice for these (the compiler reads odds and bounds with the code the package runs)."""
     terms = tuple(rt.DiceTerm(t.count, t.sides, t.keep, t.lowest, t.explode) for t in dice.terms)

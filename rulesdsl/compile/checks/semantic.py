@@ -423,9 +423,111 @@ def _has_checks(field_type: t.FieldType) -> bool:
     return isinstance(field_type, t.CheckType) or (isinstance(field_type, t.ListType) and _has_checks(field_type.item))
 
 
+def _follow_ups(table: ir.Entity) -> dict[str, Fraction] | None:
+    """How many rolls on each table one roll on `table` leads to, on average (the most, over the values of
+    the keys it is given); None where it has no roll to weigh its rows by (E318 says so)."""
+    roll = table.fields.get("roll")
+    if not isinstance(roll, ir.Roll):
+        return None
+    runtime = ir.runtime_roll(roll)
+    given = len(roll.given)
+    groups: dict[tuple[str, ...], dict[str, Fraction]] = {}  # per value of the given keys
+    taken: dict[tuple[str, ...], Fraction] = {}
+    otherwise = next((row for row in table.rows if not row.keys), None)
+    for row in table.rows:
+        if not row.keys:
+            continue
+        group = tuple(ir.key_text(k) for k in row.keys[:given])
+        chance = ir.row_chance(runtime, row.keys[given:])
+        taken[group] = taken.get(group, Fraction(0)) + chance
+        leads = groups.setdefault(group, {})
+        for cell in row.cells:
+            _add_rolls(leads, cell, chance)
+    if otherwise is not None:
+        for group in groups or {(): {}}:
+            leads = groups.setdefault(group, {})
+            for cell in otherwise.cells:
+                _add_rolls(leads, cell, 1 - taken.get(group, Fraction(0)))
+    most: dict[str, Fraction] = {}
+    for leads in groups.values():
+        for target, mean in leads.items():
+            most[target] = max(most.get(target, Fraction(0)), mean)
+    return most
+
+
+def _add_rolls(leads: dict[str, Fraction], cell: ir.Cell, chance: Fraction) -> None:
+    """A cell's rolls on further tables (`2 x treasure`, a `ref table`), weighted by its row's chance."""
+    ref, times = (cell.table, cell.count) if isinstance(cell, ir.Rolls) else (cell, 1)
+    if isinstance(ref, ir.Ref) and ref.kind == "table" and ref.id:
+        leads[ref.id] = leads.get(ref.id, Fraction(0)) + chance * times
+
+
+def _expected_rolls(follow: Mapping[str, Mapping[str, Fraction]]) -> dict[str, Fraction] | None:
+    """The expected number of rolls a chain from each table takes: x = 1 + M x, solved exactly. None when it
+    has no finite answer (each roll leads, on average, to one or more: the chain may never end); a chain
+    whose every step leads to fewer than one on average ends, and x > 0 says so (Collatz-Wielandt)."""
+    ids = sorted(follow)
+    at = {table_id: i for i, table_id in enumerate(ids)}
+    size = len(ids)
+    # (I - M) x = 1, in exact fractions; M only among tables that chain on (the rest end at once)
+    matrix = [[Fraction(int(i == j)) for j in range(size)] + [Fraction(1)] for i in range(size)]
+    for table_id, leads in follow.items():
+        for target, mean in leads.items():
+            if target in at:
+                matrix[at[table_id]][at[target]] -= mean
+            else:
+                matrix[at[table_id]][size] += mean  # a table that does not chain on: one roll, then it ends
+    for column in range(size):
+        pivot = next((r for r in range(column, size) if matrix[r][column] != 0), None)
+        if pivot is None:
+            return None
+        matrix[column], matrix[pivot] = matrix[pivot], matrix[column]
+        lead = matrix[column][column]
+        matrix[column] = [value / lead for value in matrix[column]]
+        for r in range(size):
+            if r != column and matrix[r][column] != 0:
+                factor = matrix[r][column]
+                matrix[r] = [a - factor * b for a, b in zip(matrix[r], matrix[column], strict=True)]
+    found = {table_id: matrix[at[table_id]][size] for table_id in ids}
+    return found if all(x > 0 for x in found.values()) else None
+
+
+MAX_CHAINING = 64  # tables in one chain weighed exactly (a linear system per ruleset); more: the rule below only
+
+
 def _check_chains(tables: Mapping[str, ir.Entity]) -> list[Diagnostic]:
-    """Rolling on through `ref table` cells must be able to stop: a table ends when one of its rows
-    chains only to tables that end (or to none). "Roll again on this table" rows are fine."""
+    """Rolling on through `ref table` and `rolls` cells must be able to stop: a table ends when one of its
+    rows chains only to tables that end (or to none). "Roll again on this table" rows are fine, as long as
+    a roll leads to fewer than one more on average: `6 -> 2 x treasure` on a d6 ends, `2-6 -> 3 x treasure`
+    goes on for ever (the package would give up after 1,000 rolls)."""
+    diagnostics = _check_chain_ends(tables)
+    if diagnostics:
+        return diagnostics
+    follow = {t_id: f for t_id, e in tables.items() if any(_chained(r) for r in e.rows) and (f := _follow_ups(e))}
+    if not follow or len(follow) > MAX_CHAINING or _expected_rolls(follow) is not None:
+        return []
+    # rolls on tables that end at once end the chain; the rest go on
+    onward = {t_id: sum((m for t, m in leads.items() if t in follow), Fraction(0)) for t_id, leads in follow.items()}
+    looping = sorted(t_id for t_id, mean in onward.items() if mean >= 1)
+    return [
+        error(
+            "E317",
+            f"rolling on {table_id} may never end: on average each roll leads to {_shown(onward[table_id])} "
+            "more that go on rolling",
+            tables[table_id].id_pos,
+            "make the rows that roll again rarer, or roll fewer times (a chain ends when each roll leads to "
+            "fewer than one more, on average)",
+        )
+        for table_id in looping or sorted(follow)
+    ]
+
+
+def _shown(mean: Fraction) -> str:
+    return str(mean.numerator) if mean.denominator == 1 else f"{float(mean):.3g}"
+
+
+def _check_chain_ends(tables: Mapping[str, ir.Entity]) -> list[Diagnostic]:
+    """A table ends when one of its rows chains only to tables that end (or to none)."""
     chaining = {t_id for t_id, e in tables.items() if any(_chained(r) for r in e.rows)}
     ends = set(tables) - chaining
     changed = True

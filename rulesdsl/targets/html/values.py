@@ -39,9 +39,7 @@ def runtime_dice(dice: ir.Dice) -> RuntimeDice:
     return ir.runtime_dice(dice)
 
 
-def runtime_roll(roll: ir.Roll) -> RuntimeRoll:
-    low, high = (roll.modifier.low or 0, roll.modifier.high or 0) if roll.modifier else (0, 0)
-    return RuntimeRoll(roll.text, tuple(runtime_dice(d) for d in roll.dice), low, high, roll.tens_units)
+runtime_roll = ir.runtime_roll
 
 
 def percent(chance: Fraction) -> str:
@@ -477,18 +475,7 @@ class Values:
     @staticmethod
     def _chance(runtime: RuntimeRoll, keys: tuple[ir.Key, ...]) -> Fraction:
         """The exact chance that a roll lands on these rolled keys."""
-        exact = Fraction(1)
-        for index, key in enumerate(keys[: len(runtime.dice)]):
-            match key:
-                case ir.ParityKey(odd):
-                    exact *= runtime.parity_chance(index, int(odd))
-                case ir.Range(low, high):
-                    exact *= runtime.chance(index, low, high)
-                case ir.NameKey():
-                    exact = Fraction(0)
-                case _:
-                    assert_never(key)
-        return exact
+        return ir.row_chance(runtime, keys)
 
     def _grid(
         self, columns: tuple[str, ...], rows: list[dict[str, Any]], otherwise: dict[str, Any] | None
