@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 
 from rulesdsl.compile import ir
 from rulesdsl.compile.kinds import record_fields
+from rulesdsl.compile.mechanics import highest_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime.core import Dice as RuntimeDice
@@ -479,6 +480,19 @@ class Values:
                 table.append({"target": target, "odds": [percent(odds[k]) for k in range(dice + 1)]})
             pools.append({"dice": dice, "rows": table})
         return {"pools": pools, "sides": sides}
+
+    def highest_odds(self, entity: ir.Entity) -> dict[str, Any] | None:
+        """A highest-die mechanic's exact odds: per pool of 0 (when it has a zero-dice rule) to 6 dice, the
+        chance of each outcome (a percentage, and the exact fraction)."""
+        mechanic = highest_mechanic(entity)
+        if mechanic is None:
+            return None
+        pools = range(0 if mechanic.zero_dice is not None else 1, 7)
+        rows = []
+        for dice in pools:
+            chances = mechanic.chances(dice)
+            rows.append({"dice": dice, "odds": [(percent(chances[n]), str(chances[n])) for n in mechanic.names]})
+        return {"outcomes": list(mechanic.names), "rows": rows, "sides": mechanic.sides, "zero": mechanic.zero_dice}
 
 
 def _names(node: ir.Expr) -> tuple[Position, str, str] | None:
