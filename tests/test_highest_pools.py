@@ -25,7 +25,7 @@ mechanic action "Action roll" {
   critical: 2
   zero_dice: 2
 }
-mechanic plain "Plain" { style: highest  die: d10  outcomes: { faces: 1..7  outcome: miss }, { faces: 8+  outcome: hit } }
+mechanic plain { style: highest  die: d10  outcomes: { faces: 1..7  outcome: miss }, { faces: 8+  outcome: hit } }
 """
 
 BLADES = HighestMechanic(
