@@ -311,6 +311,20 @@ def ids_given(function, arguments, rng, rt):
 TABLES = {}
 
 
+def check_dice(value, rng, where):
+    """A roll lands within its range, reports a face for every die, and its exact odds add up to 1 (an
+    exploding roll's: the totals up to a point and the chance of the rest)."""
+    low, high = value.minimum, value.maximum
+    throw = value.throw(rng)
+    assert low <= throw.total and (high is None or throw.total <= high), (where, throw)
+    assert value.throw(random.Random(7)) == value.throw(random.Random(7)), where
+    if high is None:
+        head = value.distribution(up_to=low + 40)
+        assert sum(head.values()) + value.chance(low + 41, None) == 1, where
+    else:
+        assert sum(value.chance(n, n) for n in range(low, high + 1)) == 1, where
+
+
 def compute(value, rng, rt, where, names):
     held = {k: set(v) for k, v in names.items()}
     if isinstance(value, rt.Formula):
@@ -319,15 +333,14 @@ def compute(value, rng, rt, where, names):
             return
         assert isinstance(result, (int, Fraction, rt.Dice)), (where, value.text, result)
         if isinstance(result, rt.Dice):
-            assert result.minimum <= result.roll(rng) <= result.maximum, where
+            check_dice(result, rng, where)
     elif isinstance(value, rt.Check):
         values = {n: rng.randint(0, 12) for n in value.modifier.names}
         chance = partial(lambda: value.chance(**values), rt)
         assert chance is None or 0 <= chance <= 1, where
         partial(lambda: value.roll(rng, **values), rt)
     elif isinstance(value, rt.Dice):
-        assert value.minimum <= value.roll(rng) <= value.maximum, where
-        assert sum(value.chance(n, n) for n in range(value.minimum, value.maximum + 1)) == 1, where
+        check_dice(value, rng, where)
     elif isinstance(value, rt.Requirement):
         held = {k: set(rng.sample(sorted(v), min(len(v), 1))) for k, v in held.items()}
         known = {"age": rng.randint(1, 80), "gender": "female", "position": 2}
@@ -413,6 +426,14 @@ def exercise(name):
             mechanic.roll(rng, rng.randint(1, 6), rng.randint(2, 10))
         elif style == "TotalMechanic":
             mechanic.roll(rng, rng.randint(0, 10))
+        elif style == "HighestMechanic":
+            dice = rng.randint(0 if mechanic.zero_dice is not None else 1, 8)
+            chances = mechanic.chances(dice)
+            assert list(chances) == list(mechanic.names) and sum(chances.values()) == 1, chances
+            result = mechanic.roll(rng, dice)
+            assert result.outcome in chances and chances[result.outcome] > 0, (result, chances)
+        else:
+            raise AssertionError(f"a mechanic the harness does not know: {style}")
     lifepaths = getattr(package, "LIFEPATHS", {})
     if lifepaths:
         ids = sorted(lifepaths)

@@ -306,11 +306,37 @@ class Writer:
             ]
         )
 
+    def dice_algebra(self, names: Sequence[str] = ()) -> str:
+        """Dice beyond adding up (issue 19): capitals, keep/drop, exploding, times and divided by whole
+        numbers, dice taken from dice, bounds, a constant; in a formula, over computed dice too."""
+        count, sides = self.ch.integer(1, 5), self.pick(SIDES)
+        kept = self.ch.integer(1, count)
+        term = self.dice_term(names) if names and self.coin(3) else f"{count}d{sides}"
+        return self.pick(
+            [
+                f"{count}D{sides}",
+                f"{count}d{sides}{self.pick(['kh', 'kl'])}{kept}",
+                f"{count}d{sides}{self.pick(['dh', 'dl'])}{kept - 1}",
+                f"{count}d{sides}!",
+                f"{term} * {self.ch.integer(1, 10)}",
+                f"({term} + {self.ch.integer(0, 6)}) * {self.ch.integer(1, 5)}",
+                f"{term} / {self.ch.integer(1, 4)}",
+                f"{term} - {self.ch.integer(1, 2)}d{self.pick(SIDES)}",
+                f"{self.ch.integer(0, 12)} - {term}",
+                f"max({self.ch.integer(0, 3)}, {term} - {self.ch.integer(0, 4)})",
+                f"min({self.ch.integer(5, 30)}, {term} * 2)",
+                f"{count}d{sides}! + {self.ch.integer(0, 3)}",
+                str(self.ch.integer(0, 9)),
+            ]
+        )
+
     def formula(self, names: Sequence[str], dice: bool = False) -> str:
         """A formula in any position: mostly a number, sometimes a condition (`and`/`or` results), and where
         `dice` allows, dice with whole numbers added or taken away, or dice added to dice (never dice minus
         dice, dice times anything, or dice plus a fraction)."""
         if dice:
+            if self.coin(3):
+                return self.dice_algebra(names)
             if self.coin(4):
                 return f"{self.dice_term(names)} + {self.dice_term(names)}"
             return f"{self.dice_term(names)} {self.pick(['+', '-'])} {self.arith(names, 1, whole=True)}"
@@ -371,14 +397,13 @@ class Writer:
             case ft.BoolType():
                 return self.pick(["yes", "no", "true", "false"])
             case ft.DiceType():
-                return self.pick(
-                    [
-                        f"{self.ch.integer(1, 4)}d{self.pick(SIDES)}",
-                        f"d{self.pick(SIDES)}",
-                        f"2d6+{self.ch.integer(1, 5)}",
-                        f"{self.ch.integer(1, 30)} + 1d10",
-                    ]
-                )
+                plain = [
+                    f"{self.ch.integer(1, 4)}d{self.pick(SIDES)}",
+                    f"d{self.pick(SIDES)}",
+                    f"2d6+{self.ch.integer(1, 5)}",
+                    f"{self.ch.integer(1, 30)} + 1d10",
+                ]
+                return self.pick(plain) if self.coin() else self.dice_algebra()
             case ft.FormulaType(declared):  # the names its field declares (`formula of slot`), and attributes
                 return self.formula([*declared, *self.abbrs[:2]], dice=self.coin(3))
             case ft.RangeType():
@@ -742,6 +767,19 @@ class Writer:
 
     # ---------------------------------------------------------------- a whole ruleset
 
+    def highest_mechanic(self) -> str:
+        """A pool that reads the highest die: bands covering every face, perhaps a critical and a zero-dice rule."""
+        sides = self.pick((4, 6, 8, 10, 12))
+        bands = self.partition(1, sides)
+        outcomes = ", ".join(
+            f"{{ faces: {band.replace('-', '..')}  outcome: {name} }}"
+            for band, name in zip(bands, ["failure", "partial", "success", "great", "superb", "legend"], strict=False)
+        )
+        rules = [f"critical: {self.ch.integer(2, 3)}"] if self.coin() else []
+        rules += [f"zero_dice: {self.ch.integer(1, 3)}"] if self.coin() else []
+        self.entities["mechanic"].append("action")
+        return f"mechanic action {{ style: highest  die: d{sides}  outcomes: {outcomes}  {'  '.join(rules)} }}"
+
     def core(self) -> list[str]:
         blocks = []
         self.kinds = dict(prelude())
@@ -757,6 +795,8 @@ class Writer:
             blocks.append(f"mechanic total {{ style: total  die: {die}{extra} }}")
         if self.coin():
             blocks.append("mechanic duel { style: contest  die: 1d20 }")
+        if self.coin():
+            blocks.append(self.highest_mechanic())
         # attributes, base ones then derived ones over those before them
         for _ in range(self.ch.integer(1, 3)):
             abbr = self.pick(["AGL", "WTS", "END", "INT", "PRS", "STR", "REF", "BODY", "Ag", "Fel"])

@@ -33,6 +33,7 @@ LISTED: dict[tuple[str, str, str], tuple[str, str]] = {
     ("targets/html/markdown.py", "_SAFE_LINK", "compile"): (OTHER, "Markdown: link targets that are safe in HTML"),
     ("targets/html/markdown.py", "heading_ids", "sub"): (OTHER, "a heading's text to an anchor"),
     ("targets/html/search.py", "_TAGS", "compile"): (OTHER, "HTML tags dropped from the search index's text"),
+    ("targets/html/search.py", "_ODDS", "compile"): (OTHER, "dice odds tables dropped from the search index's text"),
     ("targets/html/search.py", "_WORD", "compile"): (OTHER, "the search index's words (site.js splits alike)"),
     ("targets/html/values.py", "PLACEHOLDER", "compile"): (OTHER, "link placeholders in rendered HTML"),
     ("tools/lsp.py", "_TAG", "compile"): (OTHER, "HTML tags dropped from a hover's rendered value"),

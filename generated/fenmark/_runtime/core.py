@@ -630,6 +630,102 @@ class TotalMechanic:
 
 
 @dataclass(frozen=True, slots=True)
+class Outcome:
+    """One band of a highest-die mechanic: the highest die showing `low`..`high` reads as `name`."""
+
+    name: str
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, slots=True)
+class HighestResult:
+    dice: tuple[int, ...]  # every die rolled
+    read: int  # the die read: the highest (the lowest of the zero-dice roll)
+    outcome: str  # the band `read` falls in, or the critical's name
+    critical: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HighestMechanic:
+    """Roll a number of one kind of die and read the highest (Blades in the Dark's action roll).
+
+    `outcomes`: the bands the highest die falls in, covering every face. `critical`: that many dice showing
+    the top face read as `critical_name` instead. `zero_dice`: with no dice, roll that many and read the
+    lowest (never a critical); without it, a roll of no dice is a ValueError.
+    """
+
+    id: str
+    name: str
+    sides: int
+    outcomes: tuple[Outcome, ...]
+    critical: int | None = None
+    zero_dice: int | None = None
+    critical_name: ClassVar[str] = "critical"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every outcome it can read, in order (the critical last)."""
+        return tuple(o.name for o in self.outcomes) + ((self.critical_name,) if self.critical is not None else ())
+
+    def _band(self, face: int) -> str:
+        return next(o.name for o in self.outcomes if o.low <= face <= o.high)
+
+    def _rolled(self, dice: int) -> int:
+        """How many dice are rolled for a pool of `dice`."""
+        if dice < 0:
+            raise ValueError(f"{self.name}: a pool of {dice} dice")
+        if dice > 0:
+            return dice
+        if self.zero_dice is None:
+            raise ValueError(f"{self.name}: a pool of no dice, and no zero_dice rule")
+        return self.zero_dice
+
+    def judge(self, faces: Sequence[int], dice: int | None = None) -> HighestResult:
+        """Read dice already rolled; `dice=0` says they are the zero-dice roll (the lowest is read)."""
+        if not faces or any(not 1 <= f <= self.sides for f in faces):
+            raise ValueError(f"{self.name}: {list(faces)} are not faces of d{self.sides}")
+        zero = dice == 0
+        read = min(faces) if zero else max(faces)
+        critical = not zero and self.critical is not None and faces.count(self.sides) >= self.critical
+        return HighestResult(tuple(faces), read, self.critical_name if critical else self._band(read), critical)
+
+    def roll(self, rng: random.Random, dice: int) -> HighestResult:
+        """Roll a pool of `dice` (0: the zero-dice rule) and read it."""
+        faces = [rng.randint(1, self.sides) for _ in range(self._rolled(dice))]
+        return self.judge(faces, dice)
+
+    def chances(self, dice: int) -> dict[str, Fraction]:
+        """The exact chance of each outcome with a pool of `dice`, in the order of `names`."""
+        rolled, s = self._rolled(dice), self.sides
+        odds._charge(rolled * rolled * s)  # fractions of s**rolled: as costly as adding up that many dice
+        if dice == 0:
+            # The lowest of `rolled` dice: P(lowest >= k) = ((s - k + 1) / s) ** rolled.
+            at_least = [Fraction(s - k + 1, s) ** rolled for k in range(1, s + 2)]
+            read = {k: at_least[k - 1] - at_least[k] for k in range(1, s + 1)}
+            critical = Fraction(0)
+        else:
+            # The highest of `rolled` dice: P(highest <= k) = (k / s) ** rolled.
+            at_most = [Fraction(k, s) ** rolled for k in range(s + 1)]
+            read = {k: at_most[k] - at_most[k - 1] for k in range(1, s + 1)}
+            critical = Fraction(0)
+            if self.critical is not None:
+                top = Fraction(1, s)
+                critical = sum(
+                    (
+                        math.comb(rolled, j) * top**j * (1 - top) ** (rolled - j)
+                        for j in range(self.critical, rolled + 1)
+                    ),
+                    Fraction(0),
+                )
+                read[s] -= critical  # a critical is read instead of the top face's band
+        result = {o.name: sum((read[k] for k in range(o.low, o.high + 1)), Fraction(0)) for o in self.outcomes}
+        if self.critical is not None:
+            result[self.critical_name] = critical
+        return result
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     numbers: tuple[int, ...]  # the faces rolled
     total: int  # the faces, the dice's own modifier and the check's

@@ -617,22 +617,24 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
                 )
             )
             continue
-        rerolls = [f for f in ("explode_on", "fumble_on", "stack_on") if f in entity.fields]
+        foreign = [f for f in entity.fields if f in _STYLE_RULES and style not in _STYLE_RULES[f]]
+        diagnostics += [
+            error("E328", f"{name} is not a rule of a {style} mechanic", entity.position(name)) for name in foreign
+        ]
         if style in ("check", "contest"):
-            rules = [f for f in (*rerolls, "fumble_ones", "floor") if f in entity.fields]
-            diagnostics += [
-                error("E328", f"{name} is not a rule of a {style} mechanic", entity.position(name)) for name in rules
-            ]
             continue
-        if style == "pool" and not die.single_die:
+        rerolls = [f for f in ("explode_on", "fumble_on", "stack_on") if f in entity.fields and f not in foreign]
+        if style in ("pool", "highest") and not die.single_die:
             diagnostics.append(
                 error(
                     "E328",
-                    f"a pool is rolled as a number of one kind of die, not {die.text}",
+                    f"a {style} mechanic rolls a number of one kind of die, not {die.text}",
                     entity.position("die"),
                     f"write die: d{die.terms[0].sides}; the number of dice is given when rolling",
                 )
             )
+        elif style == "highest":
+            diagnostics += _check_outcomes(entity, die.terms[0].sides)
         elif rerolls and not die.single_die:
             diagnostics.append(
                 error(
@@ -646,6 +648,78 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
             face = entity.fields[name]
             if isinstance(face, int) and die.single_die and not 1 <= face <= die.terms[0].sides:
                 diagnostics.append(error("E328", f"{name} {face} is not a face of {die.text}", entity.position(name)))
+    return diagnostics
+
+
+# Which styles each style-specific rule of a mechanic belongs to.
+_STYLE_RULES = {
+    "stack_on": ("pool",),
+    "fumble_ones": ("pool",),
+    "explode_on": ("total",),
+    "fumble_on": ("total",),
+    "floor": ("total",),
+    "outcomes": ("highest",),
+    "critical": ("highest",),
+    "zero_dice": ("highest",),
+}
+
+
+def _check_outcomes(entity: ir.Entity, sides: int) -> list[Diagnostic]:
+    """A highest-die mechanic's bands: each face of the die reads as exactly one outcome, each named once."""
+    outcomes = entity.fields.get("outcomes")
+    if not isinstance(outcomes, tuple) or not outcomes:
+        return [
+            error(
+                "E328",
+                "a highest mechanic needs the outcomes its highest die reads as",
+                entity.position("style"),
+                "outcomes: { faces: 1..3  outcome: failure }, { faces: 4..5  outcome: partial }, "
+                "{ faces: 6  outcome: success }",
+            )
+        ]
+    diagnostics = []
+    owner: dict[int, str] = {}  # face -> the outcome reading it
+    names = {"critical"} if "critical" in entity.fields else set()
+    for index, band in enumerate(outcomes):
+        faces, name = (band.get("faces"), band.get("outcome")) if isinstance(band, ir.Record) else (None, None)
+        if not isinstance(faces, ir.Range) or not isinstance(name, str):
+            continue  # the schema reported it
+        where = entity.position("outcomes", index)
+        if name in names:
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"the outcome {name} is named twice",
+                    where,
+                    "name each band once (a critical reads as critical)",
+                )
+            )
+        names.add(name)
+        low, high = faces.low if faces.low is not None else 1, faces.high if faces.high is not None else sides
+        if low < 1 or high > sides or low > high:
+            diagnostics.append(
+                error("E328", f"{name}: faces {low}..{high} are not faces of d{sides}", where, f"faces run 1..{sides}")
+            )
+            continue
+        for face in range(low, high + 1):
+            if face in owner:
+                diagnostics.append(
+                    error(
+                        "E328", f"face {face} reads as both {owner[face]} and {name}", where, "bands must not overlap"
+                    )
+                )
+                break
+            owner[face] = name
+    missing = [face for face in range(1, sides + 1) if face not in owner]
+    if missing and not diagnostics:
+        diagnostics.append(
+            error(
+                "E328",
+                f"no outcome reads a highest die of {', '.join(map(str, missing))}",
+                entity.position("outcomes"),
+                f"the bands must cover every face, 1..{sides}",
+            )
+        )
     return diagnostics
 
 

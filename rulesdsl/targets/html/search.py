@@ -22,6 +22,8 @@ import unicodedata
 from dataclasses import dataclass, field
 
 _TAGS = re.compile(r"<[^>]*>")
+# A dice value's table of odds (values.dice_html): numbers, not words anyone searches for.
+_ODDS = re.compile(r'<table class="odds">.*?</table>', re.DOTALL)
 _WORD = re.compile(r"[^\W_]+")
 NAME, ALIAS, OTHER, DESCRIPTION = 3, 2, 1, 0
 
@@ -41,7 +43,7 @@ def words(text: str) -> list[str]:
 
 def text_of(markup: str) -> str:
     """The words a reader sees in rendered HTML (our own markup: source text in it is always escaped)."""
-    return html.unescape(_TAGS.sub(" ", markup))
+    return html.unescape(_TAGS.sub(" ", _ODDS.sub(" ", markup)))
 
 
 def _base36(number: int) -> str:

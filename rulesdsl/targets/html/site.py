@@ -526,6 +526,18 @@ class RulesetSite:
                 lines.append((heading(decl.name), self.values.value(decl.type, value)))
         return flags, short, lines
 
+    def mechanic_odds(self, entity: ir.Entity, level: int) -> Markup | None:
+        """The exact odds of a pool or highest-die mechanic, as a section headed at `level`."""
+        pool = self.values.pool_odds(entity)
+        if pool is not None:
+            result: Markup = self.parts.pool_odds(pool, level)
+            return result
+        highest = self.values.highest_odds(entity)
+        if highest is not None:
+            result = self.parts.highest_odds(highest, level)
+            return result
+        return None
+
     def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> EntityView:
         """What the templates show of an entity. `skip`: the field naming the parent whose page it is on;
         `level`: its heading's level on that page."""
@@ -535,7 +547,6 @@ class RulesetSite:
         kind = entity.kind
         parent = self.parent_of(kind, entity.id)
         table = self.values.table(entity) if self.ruleset.kinds[kind].has_rows else None
-        odds = self.values.pool_odds(entity) if kind == "mechanic" else None
         short_items = [(heading(name), value) for name, value in short.items()]
         data = EntityView(
             kind=kind,
@@ -560,7 +571,7 @@ class RulesetSite:
             backlinks=self.backlink_lines(kind, entity.id),
             graph=self.lifepath_graph(entity),
             table_html=self.parts.table_view(table, entity.id) if table is not None else None,
-            odds_html=self.parts.pool_odds(odds, level + 1) if odds is not None else None,
+            odds_html=self.mechanic_odds(entity, level + 1) if kind == "mechanic" else None,
             flags_html=Markup("").join(Markup(' <span class="flag">{}</span>').format(f) for f in flags),
             facts_html=_pairs("facts", short_items),
             lines_html=_pairs("lines", lines),

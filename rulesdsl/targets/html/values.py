@@ -8,6 +8,7 @@ come from the sources: their text is escaped, so it never holds a raw `"`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -18,8 +19,10 @@ from markupsafe import Markup, escape
 
 from rulesdsl.compile import ir
 from rulesdsl.compile.kinds import record_fields
+from rulesdsl.compile.mechanics import highest_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
+from rulesdsl.runtime import odds
 from rulesdsl.runtime.core import Dice as RuntimeDice
 from rulesdsl.runtime.core import PoolMechanic
 from rulesdsl.runtime.core import Roll as RuntimeRoll
@@ -40,6 +43,57 @@ def runtime_dice(dice: ir.Dice) -> RuntimeDice:
 
 
 runtime_roll = ir.runtime_roll
+
+
+# A dice value's odds on the reference: at most this many lines (more totals are grouped, a few to a line),
+# and an exploding roll's totals until fewer than 1 roll in 100 goes higher (the rest is "N or more").
+MAX_ODDS_LINES = 24
+TAIL_SHOWN = Fraction(1, 100)
+
+
+@functools.lru_cache(maxsize=4096)
+def dice_odds(dice: RuntimeDice) -> tuple[str, tuple[tuple[str, Fraction], ...]] | None:
+    """A dice value's range and the exact chance of each total (or group of totals, or the tail); None for a
+    constant, or for odds past the runtime's limits (the value is still shown, without them)."""
+    try:
+        low, high = dice.minimum, dice.maximum
+        if high == low:
+            return None
+        up_to = high
+        if up_to is None:  # explodes: read on until what is left is unlikely, within the runtime's tail
+            up_to = low + max(dice.minimum, 6)
+            while dice.chance(up_to + 1, None) >= TAIL_SHOWN and up_to - low < odds.MAX_TAIL // 2:
+                up_to = low + 2 * (up_to - low)
+        spread = [(total, p) for total, p in sorted(dice.distribution(up_to).items()) if p]
+        tail = dice.chance(up_to + 1, None) if high is None else Fraction(0)
+    except odds.OddsTooCostly:
+        return None
+    size = -(-len(spread) // MAX_ODDS_LINES)  # totals to a line
+    lines = []
+    for start in range(0, len(spread), size):
+        group = spread[start : start + size]
+        first, last = group[0][0], group[-1][0]
+        lines.append((str(first) if first == last else f"{first}-{last}", sum((p for _, p in group), Fraction(0))))
+    if tail:
+        lines.append((f"{up_to + 1} or more", tail))
+    return (f"{low}-{high}" if high is not None else f"{low} or more"), tuple(lines)
+
+
+def dice_html(value: ir.Dice) -> Markup:
+    """A dice value: as written, and its range, opening to the exact chance of each total."""
+    shown = dice_odds(runtime_dice(value))
+    if shown is None:
+        return escape(value.text)
+    span, lines = shown
+    rows = Markup("").join(
+        Markup('<tr><th scope="row">{}</th><td title="{}">{}</td></tr>').format(label, str(p), percent(p))
+        for label, p in lines
+    )
+    return Markup(
+        '<details class="dice-odds"><summary>{} <small>{}</small></summary><table class="odds">'
+        '<thead><tr><th scope="col">Total</th><th scope="col">Chance</th></tr></thead><tbody>{}</tbody></table>'
+        "</details>"
+    ).format(value.text, span, rows)
 
 
 def percent(chance: Fraction) -> str:
@@ -204,7 +258,7 @@ class Values:
                 return self.formula(value)
             case t.DiceType():
                 assert isinstance(value, ir.Dice)
-                return escape(value.text)
+                return dice_html(value)
             case t.RangeType():
                 assert isinstance(value, ir.Range)
                 return escape(ir.range_text(value.low, value.high))
@@ -542,6 +596,19 @@ class Values:
                 table.append({"target": target, "odds": [percent(odds[k]) for k in range(dice + 1)]})
             pools.append({"dice": dice, "rows": table})
         return {"pools": pools, "sides": sides}
+
+    def highest_odds(self, entity: ir.Entity) -> dict[str, Any] | None:
+        """A highest-die mechanic's exact odds: per pool of 0 (when it has a zero-dice rule) to 6 dice, the
+        chance of each outcome (a percentage, and the exact fraction)."""
+        mechanic = highest_mechanic(entity)
+        if mechanic is None:
+            return None
+        pools = range(0 if mechanic.zero_dice is not None else 1, 7)
+        rows = []
+        for dice in pools:
+            chances = mechanic.chances(dice)
+            rows.append({"dice": dice, "odds": [(percent(chances[n]), str(chances[n])) for n in mechanic.names]})
+        return {"outcomes": list(mechanic.names), "rows": rows, "sides": mechanic.sides, "zero": mechanic.zero_dice}
 
 
 def _names(node: ir.Expr) -> tuple[Position, str, str] | None:

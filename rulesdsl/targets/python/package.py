@@ -26,6 +26,7 @@ from rulesdsl.compile.checks.formulas import attribute_types, columns, param_typ
 from rulesdsl.compile.checks.formulas import environment as environment_of
 from rulesdsl.compile.jsonform import schema_of
 from rulesdsl.compile.kinds import CORE_KINDS, FieldDecl, Kind, class_name, record_fields
+from rulesdsl.compile.mechanics import highest_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.compile.python_names import (
     PACKAGE_NAMES,
@@ -912,7 +913,16 @@ _MECHANIC_RULES = {
     "total": ("TotalMechanic", ("explode_on", "fumble_on", "floor")),
     "check": ("CheckMechanic", ()),
     "contest": ("ContestMechanic", ()),
+    "highest": ("HighestMechanic", ("critical", "zero_dice")),
 }
+
+
+def _outcomes(entity: ir.Entity) -> str:
+    """A highest-die mechanic's bands as the runtime's Outcomes."""
+    mechanic = highest_mechanic(entity)
+    assert mechanic is not None
+    bands = [f"{rt('Outcome')}({py(o.name)}, {o.low}, {o.high})" for o in mechanic.outcomes]
+    return "(" + ", ".join(bands) + ("," if len(bands) == 1 else "") + ")"
 
 
 def _mechanics(ruleset: CompiledRuleset) -> list[dict[str, str]]:
@@ -922,7 +932,14 @@ def _mechanics(ruleset: CompiledRuleset) -> list[dict[str, str]]:
         die = entity.fields["die"]
         assert isinstance(die, ir.Dice)
         class_, rules = _MECHANIC_RULES[str(entity.fields.get("style"))]
-        dice = str(die.terms[0].sides) if class_ == "PoolMechanic" else dice_code(die)
+        sides = die.terms[0].sides
+        match class_:
+            case "PoolMechanic":
+                dice = str(sides)
+            case "HighestMechanic":
+                dice = f"{sides}, {_outcomes(entity)}"
+            case _:
+                dice = dice_code(die)
         keywords = [f"{k}={py(entity.fields[k])}" for k in rules if k in entity.fields]
         code = f"{rt(class_)}(" + ", ".join([py(mechanic_id), py(entity.name), dice, *keywords]) + ")"
         result.append({"id": mechanic_id, "constant": constant_name(mechanic_id), "class": class_, "code": code})
