@@ -208,8 +208,10 @@ print(nightfall.SKILLS["dodge"].base.evaluate(DEX=55), nightfall.SKILLS["own_lan
 strength, size = ROLLS.lookup("strength").roll, ROLLS.lookup("size").roll
 print(strength.minimum, strength.maximum, size.minimum, size.maximum, strength.chance(90, 90), size.chance(65, 65))
 print(sum(n * p for n, p in strength.distribution().items()), (strength + size).chance(130, None))
-print(TABLES["damage_bonus"].lookup(55).bonus, TABLES["damage_bonus"].lookup(150).bonus.text, nightfall.build(STR=80, SIZ=90))
-print(nightfall.pace(DEX=70, SIZ=60, STR=65), nightfall.pace(DEX=50, SIZ=60, STR=65), nightfall.pace(DEX=40, SIZ=80, STR=45))
+bonus = TABLES["damage_bonus"]
+print(bonus.lookup(55).bonus, bonus.lookup(150).bonus.text, nightfall.build(STR=80, SIZ=90))
+pace = nightfall.pace
+print(pace(DEX=70, SIZ=60, STR=65), pace(DEX=50, SIZ=60, STR=65), pace(DEX=40, SIZ=80, STR=45))
 levels = [nightfall.success_level(roll=r, chance=60) for r in (1, 12, 13, 30, 31, 60, 61, 99, 100)]
 print(levels, [nightfall.success_level(roll=r, chance=40) for r in (97, 98)], D100.chance(2, 12), D100.chance(1, 60))
 horrors = nightfall.HORRORS
@@ -242,11 +244,107 @@ print(thing.maximum, thing.chance(14, None), horrors["gate"].loss_on_fail.chance
     assert Fraction(ways, 6**5) == Fraction(791, 2592)
 
 
+def test_a_scoundrel_from_the_package_alone(built: Path) -> None:
+    lines = run(
+        built,
+        """
+import random
+import smokewharf as sw
+
+POOL = sw.POOLS["action_roll"]
+DICE, BANDS = sw.TABLES[POOL.dice], sw.TABLES[POOL.bands]
+
+def action(rng, rating):
+    # the roll as the pool declares it: the dice for the rating, the die they keep, sixes for a critical
+    throw = DICE.lookup(rating).roll.throw(rng)
+    critical = rating > 0 and throw.faces.count(6) >= POOL.critical
+    return BANDS.lookup(throw.total).outcome, critical, len(throw.faces)
+
+def attribute(ratings, kind):
+    # an attribute rates one die for each of its four actions with a dot
+    dots = [ratings[a.id] for a in sw.ACTIONS.values() if a.attribute == kind]
+    return sw.rating_of(**dict(zip(("first", "second", "third", "fourth"), dots, strict=True)))
+
+def make(seed):
+    rng = random.Random(seed)
+    book = sw.PLAYBOOKS[rng.choice(sorted(sw.PLAYBOOKS))]
+    abilities = book.abilities.pick(rng)
+    ratings = {a: 0 for a in sw.ACTIONS} | dict(book.ratings)
+    for _ in range(4):  # four more dots, none past 2 at the start
+        ratings[rng.choice(sorted(a for a, r in ratings.items() if r < 2))] += 1
+    attributes = {kind: attribute(ratings, kind) for kind in ("insight", "prowess", "resolve")}
+    region = rng.choice(sorted(sw.REGIONS))
+    chain = sw.TABLES["encounters"].roll_chain(rng, region=region)
+    coin = sum(step.row.coin for step in chain if step.table == "treasure")
+    rolls = [action(rng, rating) for rating in sorted(ratings.values())]
+    return book.id, abilities, ratings, attributes, region, chain, coin, rolls
+
+made = [make(seed) for seed in range(300)]
+assert made == [make(seed) for seed in range(300)]  # reproducible from the seed
+print(sorted({m[0] for m in made}), all(sum(m[2].values()) == 7 and max(m[2].values()) <= 2 for m in made))
+print(all(sum(m[3].values()) == sum(1 for r in m[2].values() if r) for m in made))
+print(all(set(sw.PLAYBOOKS[b].abilities.fixed) <= set(ab) <= set(sw.PLAYBOOKS[b].abilities.options)
+          and len(ab) == len(sw.PLAYBOOKS[b].abilities.fixed) + 1 for b, ab, *_ in made))
+print(all(chain[0].table == "encounters" and chain[0].given == (region,) for *_, region, chain, _, _ in made))
+print(any(len(chain) > 2 for *_, chain, _, _ in made), sorted({step.table for m in made for step in m[5]}))
+# every `N x treasure` cell is followed N times: the treasure rolls are what the cells ask for
+print(all(sum(s.row.then.times for s in chain if s.row.then) == sum(s.table == "treasure" for s in chain)
+          for *_, chain, _, _ in made))
+rolls = [r for m in made for r in m[-1]]
+print(sorted({outcome for outcome, _, _ in rolls}), any(c for _, c, _ in rolls), all(n >= 2 for _, c, n in rolls if c))
+sneak = sw.PLAYBOOKS["sneak"]
+print(sneak.abilities.choose(["tide_sense"]), sw.PLAYBOOKS["bruiser"].abilities.fixed, dict(sneak.ratings))
+print([(i.name, i.load, i.fine) for i in sneak.items], sum(i.load for i in sw.PLAYBOOKS["bruiser"].items))
+print(sw.stress_to_resist(highest=4, critical=False), sw.stress_to_resist(highest=6, critical=True))
+print(sw.rating_of(first=2, second=0, third=1, fourth=0), POOL.critical, POOL.most_dice)
+# exact odds the package gives: a six for each rating (0 rolls two and keeps the lowest), and the bands
+print([str(DICE.lookup(r).roll.chance(6, 6)) for r in range(7)])
+two = DICE.lookup(2).roll
+print(two.chance(1, 3), two.chance(4, 5), two.chance(6, 6), DICE.lookup(0).roll.chance(1, 3))
+encounters = sw.TABLES["encounters"]
+print([(row.value.what, str(p)) for row, p in encounters.chances(region="sunken_ward")])
+print(sum(p for _, p in encounters.chances(region="docks")), encounters.lookup("lantern_row", 18).then)
+treasure = sw.TABLES["treasure"]
+print([(row.key_text, str(p)) for row, p in treasure.chances()], treasure.otherwise.value.find)
+print(treasure.lookup(7).find, treasure.lookup(8).then)
+""",
+    )
+    assert lines == [
+        "['bruiser', 'go_between', 'lamplighter', 'sneak'] True",
+        "True",
+        "True",
+        "True",
+        "True ['encounters', 'treasure']",
+        "True",
+        "['Bad outcome', 'Full success', 'Partial success'] True True",
+        "('tide_sense',) ('iron_jaw',) {'prowl': 2, 'finesse': 1}",
+        "[('Fine lockpicks', 0, True), ('Grappling line', 2, False), ('Dark cloak', 1, False)] 4",
+        "2 -1",
+        "2 2 6",
+        "['1/36', '1/6', '11/36', '91/216', '671/1296', '4651/7776', '31031/46656']",
+        "1/4 4/9 11/36 3/4",
+        "[('a spirit that wants its name back', '2/5'), ('eel-fishers on the rooftops', '7/20'), "
+        "('a collapsing walkway', '1/5'), ('a flooded vault, open at low tide', '1/20')]",
+        "1 Rolls(times=1, table='treasure')",
+        "[('1-3', '3/8'), ('4-5', '1/4'), ('6', '1/8'), ('8', '1/8'), ('otherwise', '1/8')] nothing of worth",
+        "nothing of worth Rolls(times=2, table='treasure')",
+    ]
+    # a six on the highest of N d6 is 1 - (5/6)^N; on the lowest of two, 1/36
+    assert lines[11] == str([str(1 - Fraction(5, 6) ** n) if n else "1/36" for n in range(7)])
+
+
 def test_the_reference_has_a_page_for_each_declared_kind(built: Path) -> None:
     assert (built / "site" / "careers" / "career.html").is_file()
     assert (built / "site" / "spellbook" / "class.html").is_file()
     page = (built / "site" / "careers" / "career.html").read_text(encoding="utf-8")
     assert 'href="table.html#navy_ranks"' in page and 'href="formula.html#dm"' in page
+    # reference keys are linked: a region beside the d20, a characteristic named by its abbreviation
+    tables = (built / "site" / "smokewharf" / "table.html").read_text(encoding="utf-8")
+    assert 'href="region.html#sunken_ward"' in tables
+    tables = (built / "site" / "nightfall" / "table.html").read_text(encoding="utf-8")
+    assert 'href="attribute.html#education"' in tables
+    assert (built / "site" / "nightfall" / "occupation.html").is_file()
+    assert "one of" in (built / "site" / "smokewharf" / "playbook.html").read_text(encoding="utf-8")
 
 
 def test_each_kind_schema_is_written_beside_the_package_and_validates_its_entities(built: Path) -> None:
