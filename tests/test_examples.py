@@ -1,10 +1,14 @@
-"""Three rulesets that are not our seeds, written as homebrew authors would (tests/examples/): careers
-with checks (Traveller-style), a 5e-style spell list with damage that scales, and a chain of d10 lifepath
-tables. Each builds, and its generated package alone makes a character, casts, or rolls the chain."""
+"""Five rulesets that are not our seeds, written as homebrew authors would (tests/examples/): careers
+with checks (Traveller-style), a 5e-style spell list with damage that scales, a chain of d10 lifepath
+tables, a percentile investigation game (characteristics `3d6 * 5`, occupations whose skill points are
+formulas) and a highest-die pool game (playbooks, the action roll, a region x d20 encounter table). Each
+builds, and its generated package alone makes a character, casts, or rolls the chain."""
 
 from __future__ import annotations
 
+import itertools
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -21,7 +25,7 @@ EXAMPLES = Path(__file__).resolve().parent / "examples"
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = compile_paths([EXAMPLES])
     assert result.ok, [f"{d.code} {d.message}" for d in result.diagnostics]
-    assert [r.id for r in result.rulesets] == ["careers", "spellbook", "streetlife"]
+    assert [r.id for r in result.rulesets] == ["careers", "nightfall", "smokewharf", "spellbook", "streetlife"]
     out = tmp_path_factory.mktemp("examples")
     write_output(out, render_all(result.rulesets))
     return out
@@ -144,11 +148,203 @@ print(sum(c for _, c in events.chances()), events.lookup(5, 3).event, events.loo
     assert lines == ["['childhood', 'events']", "1 Made an enemy Fell in love"]
 
 
+def test_an_investigator_from_the_package_alone(built: Path) -> None:
+    lines = run(
+        built,
+        """
+import random
+from fractions import Fraction
+import nightfall
+from nightfall import runtime as rt
+
+TABLES = nightfall.TABLES
+ROLLS = TABLES["characteristic_rolls"]
+CHARACTERISTICS = sorted(a.id for a in nightfall.ATTRIBUTES.values() if a.group == "characteristic")
+ABBR = {a.id: a.abbr for a in nightfall.ATTRIBUTES.values()}
+D100 = rt.dice(1, 100)
+
+def spend(rng, chances, skills, points):
+    # a point at a time into the skills given, none past 75%: what a player does by hand
+    while points and any(chances[s] < 75 for s in skills):
+        skill = rng.choice([s for s in skills if chances[s] < 75])
+        chances[skill] += 1
+        points -= 1
+
+def make(seed):
+    rng = random.Random(seed)
+    rolled = {c: ROLLS.lookup(c).roll.roll(rng) for c in CHARACTERISTICS}
+    by_abbr = {ABBR[c]: v for c, v in rolled.items()}
+    derived = nightfall.derive_attributes(rolled)
+    open_to = [o for o in nightfall.OCCUPATIONS.values()
+               if o.minimum is None or all(rolled[c] >= least for c, least in o.minimum.items())]
+    job = rng.choice(open_to)
+    points = job.skill_points.evaluate(**by_abbr)
+    skills = job.skills.pick(rng)
+    chances = {s.id: s.base.evaluate(**by_abbr) for s in nightfall.SKILLS.values()}
+    spend(rng, chances, skills, points)
+    spend(rng, chances, sorted(chances), nightfall.interest_points(INT=by_abbr["INT"]))
+    heft = rolled["strength"] + rolled["size"]
+    bonus = TABLES["damage_bonus"].lookup(heft).bonus
+    wealth = rng.randint(job.wealth.low, job.wealth.high)
+    roll = D100.roll(rng)
+    level = nightfall.success_level(roll=roll, chance=chances["spot_hidden"])
+    return rolled, derived, job, points, skills, chances, bonus, wealth, TABLES["outcomes"].lookup(level).outcome
+
+made = [make(seed) for seed in range(300)]
+assert made == [make(seed) for seed in range(300)]  # reproducible from the seed
+ranges = {c: nightfall.ATTRIBUTES[c].range for c in CHARACTERISTICS}
+print(all(v % 5 == 0 and v in ranges[c] for m in made for c, v in m[0].items()))
+print(all(d["stamina"] == (d["constitution"] + d["size"]) // 10 and d["will_points"] == d["resolve"] // 5
+          and d["build"] == nightfall.build(STR=d["strength"], SIZ=d["size"]) for _, d, *_ in made))
+print(all(job.id != "doctor" or rolled["education"] >= 60 for rolled, _, job, *_ in made))
+print(all(set(job.skills.fixed) <= set(skills) <= set(job.skills.options) for _, _, job, _, skills, *_ in made))
+print(all(max(chances.values()) <= 90 and sum(chances.values()) > 400 for *_, chances, _, _, _ in made))
+print(sorted({m[2].id for m in made}), sorted({m[-1] for m in made}))
+eye = nightfall.OCCUPATIONS["private_eye"].skill_points
+print(eye, eye.evaluate(EDU=70, DEX=60, STR=45), nightfall.OCCUPATIONS["archivist"].skill_points.evaluate(EDU=80))
+print(nightfall.OCCUPATIONS["doctor"].minimum["education"], nightfall.interest_points(INT=65))
+print(nightfall.SKILLS["dodge"].base.evaluate(DEX=55), nightfall.SKILLS["own_language"].base.evaluate(EDU=70))
+# exact odds the package gives
+strength, size = ROLLS.lookup("strength").roll, ROLLS.lookup("size").roll
+print(strength.minimum, strength.maximum, size.minimum, size.maximum, strength.chance(90, 90), size.chance(65, 65))
+print(sum(n * p for n, p in strength.distribution().items()), (strength + size).chance(130, None))
+bonus = TABLES["damage_bonus"]
+print(bonus.lookup(55).bonus, bonus.lookup(150).bonus.text, nightfall.build(STR=80, SIZ=90))
+pace = nightfall.pace
+print(pace(DEX=70, SIZ=60, STR=65), pace(DEX=50, SIZ=60, STR=65), pace(DEX=40, SIZ=80, STR=45))
+levels = [nightfall.success_level(roll=r, chance=60) for r in (1, 12, 13, 30, 31, 60, 61, 99, 100)]
+print(levels, [nightfall.success_level(roll=r, chance=40) for r in (97, 98)], D100.chance(2, 12), D100.chance(1, 60))
+horrors = nightfall.HORRORS
+print(horrors["corpse"].loss_on_pass.distribution(), horrors["gate"].loss_on_pass.distribution())
+thing = horrors["thing"].loss_on_fail
+print(thing.maximum, thing.chance(14, None), horrors["gate"].loss_on_fail.chance(12, 12))
+""",
+    )
+    assert lines == [
+        "True",
+        "True",
+        "True",
+        "True",
+        "True",
+        "['archivist', 'dock_hand', 'doctor', 'private_eye', 'reporter'] "
+        "['Critical success', 'Extreme success', 'Failure', 'Fumble', 'Hard success', 'Regular success']",
+        "EDU * 2 + max(DEX, STR) * 2 260 320",
+        "60 130",
+        "27 70",
+        "15 90 40 90 1/216 1/6",
+        "105/2 791/2592",
+        "-2 1d4 2",
+        "9 8 7",
+        "[4, 3, 2, 2, 1, 1, 0, 0, -1] [0, -1] 11/100 3/5",
+        "{0: Fraction(1, 1)} {0: Fraction(1, 6), 1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 6)}",
+        "None 1/6 11/36",
+    ]
+    # the odds of a damage bonus, counted here by hand: STR + SIZ is 5 * (3d6 + 2d6 + 6), 130 or more
+    ways = sum(1 for dice in itertools.product(range(1, 7), repeat=5) if sum(dice) + 6 >= 26)
+    assert Fraction(ways, 6**5) == Fraction(791, 2592)
+
+
+def test_a_scoundrel_from_the_package_alone(built: Path) -> None:
+    lines = run(
+        built,
+        """
+import random
+import smokewharf as sw
+
+POOL = sw.POOLS["action_roll"]
+DICE, BANDS = sw.TABLES[POOL.dice], sw.TABLES[POOL.bands]
+
+def action(rng, rating):
+    # the roll as the pool declares it: the dice for the rating, the die they keep, sixes for a critical
+    throw = DICE.lookup(rating).roll.throw(rng)
+    critical = rating > 0 and throw.faces.count(6) >= POOL.critical
+    return BANDS.lookup(throw.total).outcome, critical, len(throw.faces)
+
+def attribute(ratings, kind):
+    # an attribute rates one die for each of its four actions with a dot
+    dots = [ratings[a.id] for a in sw.ACTIONS.values() if a.attribute == kind]
+    return sw.rating_of(**dict(zip(("first", "second", "third", "fourth"), dots, strict=True)))
+
+def make(seed):
+    rng = random.Random(seed)
+    book = sw.PLAYBOOKS[rng.choice(sorted(sw.PLAYBOOKS))]
+    abilities = book.abilities.pick(rng)
+    ratings = {a: 0 for a in sw.ACTIONS} | dict(book.ratings)
+    for _ in range(4):  # four more dots, none past 2 at the start
+        ratings[rng.choice(sorted(a for a, r in ratings.items() if r < 2))] += 1
+    attributes = {kind: attribute(ratings, kind) for kind in ("insight", "prowess", "resolve")}
+    region = rng.choice(sorted(sw.REGIONS))
+    chain = sw.TABLES["encounters"].roll_chain(rng, region=region)
+    coin = sum(step.row.coin for step in chain if step.table == "treasure")
+    rolls = [action(rng, rating) for rating in sorted(ratings.values())]
+    return book.id, abilities, ratings, attributes, region, chain, coin, rolls
+
+made = [make(seed) for seed in range(300)]
+assert made == [make(seed) for seed in range(300)]  # reproducible from the seed
+print(sorted({m[0] for m in made}), all(sum(m[2].values()) == 7 and max(m[2].values()) <= 2 for m in made))
+print(all(sum(m[3].values()) == sum(1 for r in m[2].values() if r) for m in made))
+print(all(set(sw.PLAYBOOKS[b].abilities.fixed) <= set(ab) <= set(sw.PLAYBOOKS[b].abilities.options)
+          and len(ab) == len(sw.PLAYBOOKS[b].abilities.fixed) + 1 for b, ab, *_ in made))
+print(all(chain[0].table == "encounters" and chain[0].given == (region,) for *_, region, chain, _, _ in made))
+print(any(len(chain) > 2 for *_, chain, _, _ in made), sorted({step.table for m in made for step in m[5]}))
+# every `N x treasure` cell is followed N times: the treasure rolls are what the cells ask for
+print(all(sum(s.row.then.times for s in chain if s.row.then) == sum(s.table == "treasure" for s in chain)
+          for *_, chain, _, _ in made))
+rolls = [r for m in made for r in m[-1]]
+print(sorted({outcome for outcome, _, _ in rolls}), any(c for _, c, _ in rolls), all(n >= 2 for _, c, n in rolls if c))
+sneak = sw.PLAYBOOKS["sneak"]
+print(sneak.abilities.choose(["tide_sense"]), sw.PLAYBOOKS["bruiser"].abilities.fixed, dict(sneak.ratings))
+print([(i.name, i.load, i.fine) for i in sneak.items], sum(i.load for i in sw.PLAYBOOKS["bruiser"].items))
+print(sw.stress_to_resist(highest=4, critical=False), sw.stress_to_resist(highest=6, critical=True))
+print(sw.rating_of(first=2, second=0, third=1, fourth=0), POOL.critical, POOL.most_dice)
+# exact odds the package gives: a six for each rating (0 rolls two and keeps the lowest), and the bands
+print([str(DICE.lookup(r).roll.chance(6, 6)) for r in range(7)])
+two = DICE.lookup(2).roll
+print(two.chance(1, 3), two.chance(4, 5), two.chance(6, 6), DICE.lookup(0).roll.chance(1, 3))
+encounters = sw.TABLES["encounters"]
+print([(row.value.what, str(p)) for row, p in encounters.chances(region="sunken_ward")])
+print(sum(p for _, p in encounters.chances(region="docks")), encounters.lookup("lantern_row", 18).then)
+treasure = sw.TABLES["treasure"]
+print([(row.key_text, str(p)) for row, p in treasure.chances()], treasure.otherwise.value.find)
+print(treasure.lookup(7).find, treasure.lookup(8).then)
+""",
+    )
+    assert lines == [
+        "['bruiser', 'go_between', 'lamplighter', 'sneak'] True",
+        "True",
+        "True",
+        "True",
+        "True ['encounters', 'treasure']",
+        "True",
+        "['Bad outcome', 'Full success', 'Partial success'] True True",
+        "('tide_sense',) ('iron_jaw',) {'prowl': 2, 'finesse': 1}",
+        "[('Fine lockpicks', 0, True), ('Grappling line', 2, False), ('Dark cloak', 1, False)] 4",
+        "2 -1",
+        "2 2 6",
+        "['1/36', '1/6', '11/36', '91/216', '671/1296', '4651/7776', '31031/46656']",
+        "1/4 4/9 11/36 3/4",
+        "[('a spirit that wants its name back', '2/5'), ('eel-fishers on the rooftops', '7/20'), "
+        "('a collapsing walkway', '1/5'), ('a flooded vault, open at low tide', '1/20')]",
+        "1 Rolls(times=1, table='treasure')",
+        "[('1-3', '3/8'), ('4-5', '1/4'), ('6', '1/8'), ('8', '1/8'), ('otherwise', '1/8')] nothing of worth",
+        "nothing of worth Rolls(times=2, table='treasure')",
+    ]
+    # a six on the highest of N d6 is 1 - (5/6)^N; on the lowest of two, 1/36
+    assert lines[11] == str([str(1 - Fraction(5, 6) ** n) if n else "1/36" for n in range(7)])
+
+
 def test_the_reference_has_a_page_for_each_declared_kind(built: Path) -> None:
     assert (built / "site" / "careers" / "career.html").is_file()
     assert (built / "site" / "spellbook" / "class.html").is_file()
     page = (built / "site" / "careers" / "career.html").read_text(encoding="utf-8")
     assert 'href="table.html#navy_ranks"' in page and 'href="formula.html#dm"' in page
+    # reference keys are linked: a region beside the d20, a characteristic named by its abbreviation
+    tables = (built / "site" / "smokewharf" / "table.html").read_text(encoding="utf-8")
+    assert 'href="region.html#sunken_ward"' in tables
+    tables = (built / "site" / "nightfall" / "table.html").read_text(encoding="utf-8")
+    assert 'href="attribute.html#education"' in tables
+    assert (built / "site" / "nightfall" / "occupation.html").is_file()
+    assert "one of" in (built / "site" / "smokewharf" / "playbook.html").read_text(encoding="utf-8")
 
 
 def test_each_kind_schema_is_written_beside_the_package_and_validates_its_entities(built: Path) -> None:
