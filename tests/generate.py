@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from rulesdsl.compile.kinds import COMMON_NAMES, FieldDecl, Kind
 from rulesdsl.compile.pipeline import declare_kinds, parser, prelude
 from rulesdsl.language import fieldtypes as ft
+from rulesdsl.language.names import slug
 from rulesdsl.syntax.tree import KindDecl
 
 T = TypeVar("T")
@@ -57,6 +58,21 @@ WORDS = ("alpha", "brass", "cedar", "dune", "ember", "frost", "gale", "heron", "
 KEYWORDS = ("check", "skill", "trait", "any", "not", "and", "or", "of", "ref", "kind", "override", "patch", "remove")
 SIDES = (2, 3, 4, 6, 8, 10, 12, 20)
 ENUM_OPTIONS = ("a", "b", "c", "one", "two", '"§"', '"x y"')
+# Record field names besides words and AWKWARD: builtins and class-body names, and pairs that are one name in
+# Python (`class` and `class_`: E305).
+RECORD_NAMES = ("str", "int", "class_", "Fraction", "_rt", "name", "source", "from", "self", "tuple", "in")
+# A record field with a default: (type, ` = default`).
+RECORD_DEFAULTS = (
+    ("int in 1..5", " = 1"),
+    ("int", " = -2"),
+    ("bool", " = yes"),
+    ("text", ' = "plain"'),
+    ("dice", " = 1d6"),
+    ("one of a, b", " = b"),
+    ("number", " = 1.5"),
+    ("multiplier", " = x2"),
+    ("range", " = 3+"),
+)
 SWAPS = ("yes", "1d6", "x2", '"t"', "3", "unknown", "none", "a, b", "4^")
 
 
@@ -392,12 +408,45 @@ class Writer:
                 return f"check {modifier} {self.ch.integer(2, 12)}+"
             case ft.ColumnsType():
                 return "a, b(int)"
+            case ft.MapType(item, key):
+                return self.map_value(item, key, kind)
+            case ft.RecordType(fields):
+                return self.record_value(fields, kind)
             case _:
                 assert_never(field_type)
 
+    def record_value(self, fields: Sequence[ft.RecordField], kind: str) -> str:
+        """`{ name: "x"  to_hit: 8 }` on one line: required fields always, the others sometimes (or `none`)."""
+        given = []
+        for f in fields:
+            if not f.optional and f.default is None:
+                given.append(f"{f.name}: {self.value(f.type, kind=kind)}")
+            elif self.coin(3):
+                given.append(
+                    f"{f.name}: none" if f.optional and self.coin(5) else f"{f.name}: {self.value(f.type, kind=kind)}"
+                )
+        return "{ " + "  ".join(given) + (" }" if given else "}")
+
+    def map_value(self, item: ft.FieldType, key: ft.FieldType, kind: str) -> str:
+        """`land 25, climb 10` where every value is one token, else `{ land: -2  climb: 1d6 + 1 }`."""
+        match key:
+            case ft.RefType(target):
+                pool = list(self.entities.get(target, []))
+            case ft.EnumType(options):  # an option that is no name is written as its slug (`"x y"`: x_y)
+                pool = [o if o.isidentifier() else slug(o) for o in options]
+            case _:
+                pool = list(WORDS)
+        keys = self.some(pool, 0 if self.coin(6) else 1, 3)
+        entries = [(k, self.value(item, kind=kind)) for k in keys]
+        if entries and self.coin(3) and all(_one_token(v) for _, v in entries):
+            return ", ".join(f"{k} {v}" for k, v in entries)
+        return "{ " + "  ".join(f"{k}: {v}" for k, v in entries) + (" }" if entries else "}")
+
     # ---------------------------------------------------------------- declared kinds
 
-    def field_type_text(self, kind_names: Sequence[str], depth: int = 0) -> str:
+    def field_type_text(self, kind_names: Sequence[str], depth: int = 0, *, item: bool = False) -> str:
+        """A field's type; `item`: a list's item or a map's value (a single value, or a record); `depth`: how
+        many records it is inside."""
         a = self.ch.integer(-3, 3)
         simple = [
             "int",
@@ -414,7 +463,7 @@ class Writer:
             "bool",
             "dice",
             "formula",
-            "formula of " + ", ".join(self.some(["slot", "level", "x"], 1, 2)) if depth == 0 else "formula",
+            "formula of " + ", ".join(self.some(["slot", "level", "x"], 1, 2)) if not item else "formula",
             "range",
             "multiplier",
             "word",
@@ -432,13 +481,44 @@ class Writer:
             "one of " + ", ".join(self.some(ENUM_OPTIONS, 1, 4)),
             f"ref {self.pick(kind_names)}",
         ]
-        if depth == 0:  # lists hold single values
+        if not item:  # lists hold single values
             simple.append(f"points of ref {self.pick(['skill', 'trait'])}")
-        if depth == 0 and self.coin(4):
+        if depth < 2 and self.coin(8):
+            return self.record_type_text(kind_names, depth + 1)
+        if not item and self.coin(4):
             low = self.ch.integer(0, 2)
             bounds = self.pick(["", f" in {low}..{max(low, 1) + self.ch.integer(0, 2)}", f" in {low}.."])
-            return f"list{bounds} of {self.field_type_text(kind_names, 1)}"
+            return f"list{bounds} of {self.field_type_text(kind_names, depth, item=True)}"
         return self.pick(simple)
+
+    def map_type_text(self, kind_names: Sequence[str], depth: int) -> str:
+        """`map of T`, `map of T by ref KIND`, `map of T by one of a, b`: T single, a list or a record (now and
+        then `points of`, which a map cannot hold: E402)."""
+        value = self.field_type_text(kind_names, depth, item=self.coin(8) is False)
+        key = self.pick(
+            ["", f" by ref {self.pick(kind_names)}", " by one of " + ", ".join(self.some(ENUM_OPTIONS, 1, 4))]
+        )
+        return f"map of {value}{key}"
+
+    def record_type_text(self, kind_names: Sequence[str], depth: int) -> str:
+        """`record { name: text  to_hit: int in 0.. = 0 "doc"  hit: record { ... }? }`, on one line: its fields
+        of every type a record may hold (maps, lists and records within), named like words, like Python
+        keywords and builtins, now and then two names that are one in Python (E305)."""
+        fields: list[str] = []
+        names: set[str] = set()
+        for _ in range(self.ch.integer(1, 5)):
+            name = self.pick([*WORDS[:6], *AWKWARD, *RECORD_NAMES, self.fresh("r")])
+            if name in names:
+                continue
+            names.add(name)
+            type_text, default = self.pick(RECORD_DEFAULTS) if self.coin(4) else ("", "")
+            if not type_text:
+                map_ = self.coin(6)
+                type_text = self.map_type_text(kind_names, depth) if map_ else self.field_type_text(kind_names, depth)
+            optional = "?" if self.coin(3) else ""
+            doc = f' "the {name}"' if self.coin(4) and not default.endswith("+") else ""
+            fields.append(f"{name}: {type_text}{optional}{default}{doc}")
+        return "record { " + "  ".join(fields) + " }"
 
     def declare(self, names: Sequence[str]) -> list[str]:
         """Kind declarations of every field type, lowered by the compiler into `self.kinds`; some required
@@ -452,7 +532,8 @@ class Writer:
                 if fname in {f[0] for f in fields} or fname in COMMON_NAMES:
                     continue
                 doc = f' "the {fname}"' if self.coin(3) else ""
-                fields.append([fname, self.field_type_text(referable), "?" if self.coin(3) else "", doc])
+                type_text = self.map_type_text(referable, 0) if self.coin(8) else self.field_type_text(referable)
+                fields.append([fname, type_text, "?" if self.coin(3) else "", doc])
             declared[name] = fields
 
         def lowered() -> tuple[list[str], dict[str, Kind] | None]:
@@ -476,7 +557,11 @@ class Writer:
         if kinds is None:
             return blocks
         # no list defaults: a known gap in the language (`list of int = 1, 2`), avoided for now
-        no_default = (ft.CheckType, ft.RefType, ft.ListType, ft.ChoicesType, ft.RequirementType, ft.FormulaType)
+        # nor map or record defaults: their values are no expressions (`= { a: 1 }` does not parse)
+        no_default = (
+            *(ft.CheckType, ft.RefType, ft.ListType, ft.ChoicesType, ft.RequirementType, ft.FormulaType),
+            *(ft.MapType, ft.RecordType),
+        )
         for name, fields in declared.items():
             for f, decl in zip(fields, kinds[name].own_fields, strict=True):
                 if not decl.optional and self.coin(4) and not isinstance(decl.type, no_default):
@@ -770,6 +855,14 @@ class Writer:
             for _ in range(self.ch.integer(0, 2)):
                 blocks.append(self.entity(name, stem=name[:3]))
         return blocks
+
+
+def _one_token(value: str) -> bool:
+    """Whether a value can follow a map's key without braces (`land 25`, `fly yes`, `bite 1d6`, `"x"`)."""
+    quoted = len(value) > 1 and value[0] == value[-1] == '"' and '"' not in value[1:-1].replace('\\"', "")
+    number = value.replace(".", "", 1).isdigit()
+    dice = value[:1].isdigit() and value.count("d") == 1 and value.replace("d", "").isdigit()
+    return number or dice or value.isidentifier() or quoted or (value[:1] == "x" and value[1:].isdigit())
 
 
 def joined(parts: Sequence[str], *, one_line: bool = True) -> str:
