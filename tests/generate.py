@@ -985,7 +985,34 @@ def _tokens(line: str) -> list[str]:
     return out
 
 
-MUTATIONS = ("drop_line", "rename_reference", "number_to_text", "remove_used", "duplicate_block", "swap_value")
+MUTATIONS = (
+    *("drop_line", "rename_reference", "number_to_text", "remove_used", "duplicate_block", "swap_value"),
+    "break_record",
+)
+
+
+def _break_record(line: str, w: Writer) -> str | None:
+    """A record's or a braced map's mistake inside a block: a field or key left out, one it does not declare,
+    one given twice, or a record where a single value belongs. None when the line holds no inner braces."""
+    opens = [i for i in range(len(line)) if line.startswith("{ ", i)]
+    inner = opens[1:] if line.lstrip().split(" ", 1)[0] not in ("patch", "kind") and len(opens) > 1 else []
+    if not inner:
+        return None
+    at = w.pick(inner) + 2
+    end = line.find("  ", at)
+    close = line.find(" }", at)
+    first = line[at : min(e for e in (end, close) if e >= 0)] if max(end, close) >= 0 else ""
+    match w.ch.integer(0, 3):
+        case 0 if first:  # drop its first field
+            return line[:at] + line[at + len(first) :].lstrip()
+        case 1:
+            return line[:at] + "nonesuch: 1  " + line[at:]
+        case 2 if first:
+            return line[:at] + first + "  " + line[at:]
+        case _:
+            if ":" not in first:
+                return None
+            return line[:at] + first.split(":", 1)[0] + ": { x: 1 }" + line[at + len(first) :]
 
 
 def mutate(ruleset: Ruleset, ch: Chooser) -> tuple[Ruleset, str]:
@@ -1020,6 +1047,8 @@ def mutate(ruleset: Ruleset, ch: Chooser) -> tuple[Ruleset, str]:
                 lines = []
         case "duplicate_block":
             blocks.insert(index, blocks[index])
+        case "break_record" if (broken := _break_record(lines[line_no], w)) is not None:
+            lines[line_no] = broken
         case "swap_value" if ":" in lines[line_no]:
             head, _, rest = lines[line_no].partition(":")
             tail = rest[rest.find("  ") :] if "  " in rest else ""
