@@ -188,3 +188,54 @@ def test_importer_writes_records_and_maps(compile_rules: Callable[..., Compilati
     assert not problems, problems
     assert "speeds: { land: 25  climb: 10 }" in text
     assert '{ name: "Dogslicer"  to_hit: 8  damage: 1d6  type: slashing }' in text
+
+
+SENSES = """\
+kind creature "Creature" {
+  speeds: map of int
+  guard: map of int by one of yes, no, partial?
+  senses: list of record { name: word  keen: one of yes, no, partial  range: int? }?
+}
+"""
+
+
+def test_importer_reads_yaml_booleans_where_records_and_maps_want_words(
+    compile_rules: Callable[..., Compilation],
+) -> None:
+    """YAML reads an unquoted `yes` or `off` as a boolean: where an option is spelt like it, that option is
+    meant (it round-trips); elsewhere the problem names the record, the field and the place inside it."""
+    yaml = pytest.importorskip("yaml")
+    compiled = compile_rules({"creatures.rules": SENSES})
+    assert compiled.ok, messages(compiled)
+    [ruleset] = compiled.rulesets
+    records = yaml.safe_load(
+        """
+- name: Owl
+  speeds: {fly: 60, land: 10}
+  guard: {yes: 2, no: 0}
+  senses: [{name: sight, keen: yes}, {name: hearing, keen: partial, range: 30}]
+- name: Bat
+  speeds: {fly: 40}
+  senses: [{name: sight, keen: no}, {name: on, keen: yes}]
+- name: Mole
+  speeds: {land: 10, yes: 5}
+- name: Worm
+  speeds: {land: 10, 3: 5}
+"""
+    )
+    text, problems = convert(records, ruleset.kinds["creature"])
+    assert "guard: { yes: 2  no: 0 }" in text
+    assert 'senses: { name: sight  keen: "yes" }, { name: hearing  keen: partial  range: 30 }' in text
+    assert [p.text() for p in problems] == [
+        "record 1: field 'senses[1].name': True is not a name (YAML reads an unquoted yes, no, on, off, true or "
+        "false as a boolean: quote it, 'yes')",
+        "record 2: field 'speeds[True]': True is not a key the rules can write (a name) (YAML reads an unquoted yes, "
+        "no, on, off, true or false as a boolean: quote it, 'yes')",
+        "record 3: field 'speeds[3]': 3 is not a key the rules can write (a name)",
+    ]
+    # what was written checks clean and says what the YAML meant
+    again = compile_rules({"creatures.rules": SENSES + text})
+    assert again.ok, messages(again)
+    [ruleset] = again.rulesets
+    owl = document(ruleset.entities["creature"]["owl"])
+    assert owl["guard"] == {"yes": 2, "no": 0} and owl["senses"][0] == {"name": "sight", "keen": "yes"}
