@@ -350,6 +350,9 @@ def compute(value, rng, rt, where, names):
     elif isinstance(value, tuple):
         for item in value:
             compute(item, rng, rt, where, names)
+    elif isinstance(value, rt.FrozenMap):
+        for key, item in value.items():
+            compute(item, rng, rt, f"{where}[{key!r}]", names)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             compute(getattr(value, f.name), rng, rt, f"{where}.{f.name}", names)

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from rulesdsl.compile.kinds import COMMON_NAMES, FieldDecl, Kind
 from rulesdsl.compile.pipeline import declare_kinds, parser, prelude
 from rulesdsl.language import fieldtypes as ft
+from rulesdsl.language.names import slug
 from rulesdsl.syntax.tree import KindDecl
 
 T = TypeVar("T")
@@ -57,6 +58,21 @@ WORDS = ("alpha", "brass", "cedar", "dune", "ember", "frost", "gale", "heron", "
 KEYWORDS = ("check", "skill", "trait", "any", "not", "and", "or", "of", "ref", "kind", "override", "patch", "remove")
 SIDES = (2, 3, 4, 6, 8, 10, 12, 20)
 ENUM_OPTIONS = ("a", "b", "c", "one", "two", '"§"', '"x y"')
+# Record field names besides words and AWKWARD: builtins and class-body names, and pairs that are one name in
+# Python (`class` and `class_`: E305).
+RECORD_NAMES = ("str", "int", "class_", "Fraction", "_rt", "name", "source", "from", "self", "tuple", "in")
+# A record field with a default: (type, ` = default`).
+RECORD_DEFAULTS = (
+    ("int in 1..5", " = 1"),
+    ("int", " = -2"),
+    ("bool", " = yes"),
+    ("text", ' = "plain"'),
+    ("dice", " = 1d6"),
+    ("one of a, b", " = b"),
+    ("number", " = 1.5"),
+    ("multiplier", " = x2"),
+    ("range", " = 3+"),
+)
 SWAPS = ("yes", "1d6", "x2", '"t"', "3", "unknown", "none", "a, b", "4^")
 
 
@@ -470,12 +486,45 @@ class Writer:
                 return ", ".join([*self.some(pool, 0, 1), choice])
             case ft.ColumnsType():
                 return "a, b(int)"
+            case ft.MapType(item, key):
+                return self.map_value(item, key, kind)
+            case ft.RecordType(fields):
+                return self.record_value(fields, kind)
             case _:
                 assert_never(field_type)
 
+    def record_value(self, fields: Sequence[ft.RecordField], kind: str) -> str:
+        """`{ name: "x"  to_hit: 8 }` on one line: required fields always, the others sometimes (or `none`)."""
+        given = []
+        for f in fields:
+            if not f.optional and f.default is None:
+                given.append(f"{f.name}: {self.value(f.type, kind=kind)}")
+            elif self.coin(3):
+                given.append(
+                    f"{f.name}: none" if f.optional and self.coin(5) else f"{f.name}: {self.value(f.type, kind=kind)}"
+                )
+        return "{ " + "  ".join(given) + (" }" if given else "}")
+
+    def map_value(self, item: ft.FieldType, key: ft.FieldType, kind: str) -> str:
+        """`land 25, climb 10` where every value is one token, else `{ land: -2  climb: 1d6 + 1 }`."""
+        match key:
+            case ft.RefType(target):
+                pool = list(self.entities.get(target, []))
+            case ft.EnumType(options):  # an option that is no name is written as its slug (`"x y"`: x_y)
+                pool = [o if o.isidentifier() else slug(o) for o in options]
+            case _:
+                pool = list(WORDS)
+        keys = self.some(pool, 0 if self.coin(6) else 1, 3)
+        entries = [(k, self.value(item, kind=kind)) for k in keys]
+        if entries and self.coin(3) and all(_one_token(v) for _, v in entries):
+            return ", ".join(f"{k} {v}" for k, v in entries)
+        return "{ " + "  ".join(f"{k}: {v}" for k, v in entries) + (" }" if entries else "}")
+
     # ---------------------------------------------------------------- declared kinds
 
-    def field_type_text(self, kind_names: Sequence[str], depth: int = 0) -> str:
+    def field_type_text(self, kind_names: Sequence[str], depth: int = 0, *, item: bool = False) -> str:
+        """A field's type; `item`: a list's item or a map's value (a single value, or a record); `depth`: how
+        many records it is inside."""
         a = self.ch.integer(-3, 3)
         simple = [
             "int",
@@ -492,7 +541,7 @@ class Writer:
             "bool",
             "dice",
             "formula",
-            "formula of " + ", ".join(self.some(["slot", "level", "x"], 1, 2)) if depth == 0 else "formula",
+            "formula of " + ", ".join(self.some(["slot", "level", "x"], 1, 2)) if not item else "formula",
             "range",
             "multiplier",
             "word",
@@ -511,14 +560,45 @@ class Writer:
             "one of " + ", ".join(self.some(ENUM_OPTIONS, 1, 4)),
             f"ref {self.pick(kind_names)}",
         ]
-        if depth == 0:  # lists hold single values
+        if not item:  # lists hold single values
             simple.append(f"points of ref {self.pick(['skill', 'trait'])}")
             simple.append(f"choices of ref {self.pick(['skill', 'trait'])}")
-        if depth == 0 and self.coin(4):
+        if depth < 2 and self.coin(8):
+            return self.record_type_text(kind_names, depth + 1)
+        if not item and self.coin(4):
             low = self.ch.integer(0, 2)
             bounds = self.pick(["", f" in {low}..{max(low, 1) + self.ch.integer(0, 2)}", f" in {low}.."])
-            return f"list{bounds} of {self.field_type_text(kind_names, 1)}"
+            return f"list{bounds} of {self.field_type_text(kind_names, depth, item=True)}"
         return self.pick(simple)
+
+    def map_type_text(self, kind_names: Sequence[str], depth: int) -> str:
+        """`map of T`, `map of T by ref KIND`, `map of T by one of a, b`: T single, a list or a record (now and
+        then `points of`, which a map cannot hold: E402)."""
+        value = self.field_type_text(kind_names, depth, item=self.coin(8) is False)
+        key = self.pick(
+            ["", f" by ref {self.pick(kind_names)}", " by one of " + ", ".join(self.some(ENUM_OPTIONS, 1, 4))]
+        )
+        return f"map of {value}{key}"
+
+    def record_type_text(self, kind_names: Sequence[str], depth: int) -> str:
+        """`record { name: text  to_hit: int in 0.. = 0 "doc"  hit: record { ... }? }`, on one line: its fields
+        of every type a record may hold (maps, lists and records within), named like words, like Python
+        keywords and builtins, now and then two names that are one in Python (E305)."""
+        fields: list[str] = []
+        names: set[str] = set()
+        for _ in range(self.ch.integer(1, 5)):
+            name = self.pick([*WORDS[:6], *AWKWARD, *RECORD_NAMES, self.fresh("r")])
+            if name in names:
+                continue
+            names.add(name)
+            type_text, default = self.pick(RECORD_DEFAULTS) if self.coin(4) else ("", "")
+            if not type_text:
+                map_ = self.coin(6)
+                type_text = self.map_type_text(kind_names, depth) if map_ else self.field_type_text(kind_names, depth)
+            optional = "?" if self.coin(3) else ""
+            doc = f' "the {name}"' if self.coin(4) and not default.endswith("+") else ""
+            fields.append(f"{name}: {type_text}{optional}{default}{doc}")
+        return "record { " + "  ".join(fields) + " }"
 
     def declare(self, names: Sequence[str]) -> list[str]:
         """Kind declarations of every field type, lowered by the compiler into `self.kinds`; some required
@@ -532,7 +612,8 @@ class Writer:
                 if fname in {f[0] for f in fields} or fname in COMMON_NAMES:
                     continue
                 doc = f' "the {fname}"' if self.coin(3) else ""
-                fields.append([fname, self.field_type_text(referable), "?" if self.coin(3) else "", doc])
+                type_text = self.map_type_text(referable, 0) if self.coin(8) else self.field_type_text(referable)
+                fields.append([fname, type_text, "?" if self.coin(3) else "", doc])
             declared[name] = fields
 
         def lowered() -> tuple[list[str], dict[str, Kind] | None]:
@@ -556,7 +637,11 @@ class Writer:
         if kinds is None:
             return blocks
         # no list defaults: a known gap in the language (`list of int = 1, 2`), avoided for now
-        no_default = (ft.CheckType, ft.RefType, ft.ListType, ft.ChoicesType, ft.RequirementType, ft.FormulaType)
+        # nor map or record defaults: their values are no expressions (`= { a: 1 }` does not parse)
+        no_default = (
+            *(ft.CheckType, ft.RefType, ft.ListType, ft.ChoicesType, ft.RequirementType, ft.FormulaType),
+            *(ft.MapType, ft.RecordType),
+        )
         for name, fields in declared.items():
             for f, decl in zip(fields, kinds[name].own_fields, strict=True):
                 if not decl.optional and self.coin(4) and not isinstance(decl.type, no_default):
@@ -905,6 +990,14 @@ class Writer:
         return blocks
 
 
+def _one_token(value: str) -> bool:
+    """Whether a value can follow a map's key without braces (`land 25`, `fly yes`, `bite 1d6`, `"x"`)."""
+    quoted = len(value) > 1 and value[0] == value[-1] == '"' and '"' not in value[1:-1].replace('\\"', "")
+    number = value.replace(".", "", 1).isdigit()
+    dice = value[:1].isdigit() and value.count("d") == 1 and value.replace("d", "").isdigit()
+    return number or dice or value.isidentifier() or quoted or (value[:1] == "x" and value[1:].isdigit())
+
+
 def joined(parts: Sequence[str], *, one_line: bool = True) -> str:
     """Fields of one block, on one line or one a line. A third known gap in the language, avoided for now:
     an open range (`5+`) with more on its line may read as an addition (`range: 6+  aliases += "a"`,
@@ -1025,7 +1118,34 @@ def _tokens(line: str) -> list[str]:
     return out
 
 
-MUTATIONS = ("drop_line", "rename_reference", "number_to_text", "remove_used", "duplicate_block", "swap_value")
+MUTATIONS = (
+    *("drop_line", "rename_reference", "number_to_text", "remove_used", "duplicate_block", "swap_value"),
+    "break_record",
+)
+
+
+def _break_record(line: str, w: Writer) -> str | None:
+    """A record's or a braced map's mistake inside a block: a field or key left out, one it does not declare,
+    one given twice, or a record where a single value belongs. None when the line holds no inner braces."""
+    opens = [i for i in range(len(line)) if line.startswith("{ ", i)]
+    inner = opens[1:] if line.lstrip().split(" ", 1)[0] not in ("patch", "kind") and len(opens) > 1 else []
+    if not inner:
+        return None
+    at = w.pick(inner) + 2
+    end = line.find("  ", at)
+    close = line.find(" }", at)
+    first = line[at : min(e for e in (end, close) if e >= 0)] if max(end, close) >= 0 else ""
+    match w.ch.integer(0, 3):
+        case 0 if first:  # drop its first field
+            return line[:at] + line[at + len(first) :].lstrip()
+        case 1:
+            return line[:at] + "nonesuch: 1  " + line[at:]
+        case 2 if first:
+            return line[:at] + first + "  " + line[at:]
+        case _:
+            if ":" not in first:
+                return None
+            return line[:at] + first.split(":", 1)[0] + ": { x: 1 }" + line[at + len(first) :]
 
 
 def mutate(ruleset: Ruleset, ch: Chooser) -> tuple[Ruleset, str]:
@@ -1060,6 +1180,8 @@ def mutate(ruleset: Ruleset, ch: Chooser) -> tuple[Ruleset, str]:
                 lines = []
         case "duplicate_block":
             blocks.insert(index, blocks[index])
+        case "break_record" if (broken := _break_record(lines[line_no], w)) is not None:
+            lines[line_no] = broken
         case "swap_value" if ":" in lines[line_no]:
             head, _, rest = lines[line_no].partition(":")
             tail = rest[rest.find("  ") :] if "  " in rest else ""

@@ -94,6 +94,85 @@ print(goblin.strikes[1].damage.text)
     assert checked.returncode == 0, checked.stdout
 
 
+def _write_package(compiled: Compilation, out: Path) -> None:
+    [ruleset] = compiled.rulesets
+    for name, text in render(ruleset).items():
+        target = out / "demo" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+# Record fields named as Python keywords, builtins, the names a class body reads and the names of record
+# classes; a kind field and another kind named like the record classes would be.
+PART = (
+    "record { class: text  str: int = 1  type: int?  import: one of a, b  list: list of int?  Fraction: int?  "
+    "_rt: int?  GizmoPartHit: int?  hit: record { from: dice  self: bool }? }"
+)
+AWKWARD_RECORDS = f"""
+kind gizmo "Gizmo" {{
+  GizmoPart: int = 2
+  parts: list of {PART}
+  spare: {PART}?
+  by_name: map of record {{ print: int }} by one of left, right?
+}}
+kind gizmo_part "Gizmo part" {{ }}
+gizmo_part cog "Cog" {{ }}
+gizmo g {{
+  parts: {{ class: "x"  type: 3  list: 1, 2  import: a  Fraction: 4  _rt: 5  hit: {{ from: 1d6  self: yes }} }}
+  by_name: {{ left: {{ print: 7 }} }}
+}}
+"""
+
+
+def test_record_fields_named_like_python_names_build_and_type_check(
+    compile_rules: Callable[..., Compilation], tmp_path: Path
+) -> None:
+    compiled = compile_rules({"gizmos.rules": AWKWARD_RECORDS})
+    assert compiled.ok, messages(compiled)
+    out = tmp_path / "out"
+    _write_package(compiled, out)
+    code = """
+import demo
+from demo.gizmos import GIZMOS
+part = GIZMOS["g"].parts[0]
+got = (part.class_, part.str_, part.type, part.import_, part.list, part.Fraction_, part._rt_)
+assert got == ("x", 1, 3, "a", (1, 2), 4, 5), got
+assert part.hit is not None and part.hit.self and part.hit.from_.text == "1d6"
+assert GIZMOS["g"].by_name["left"].print == 7 and GIZMOS["g"].GizmoPart == 2
+# every record class is exported beside the kinds, under a name of its own
+assert isinstance(part, demo.GizmoPart2) and isinstance(part.hit, demo.GizmoPartHit2)
+assert demo.GizmoPart is demo.gizmo_parts.GizmoPart and demo.GizmoPart2 is not demo.GizmoPart
+assert {"GizmoPart", "GizmoPart2", "GizmoPartHit2", "GizmoByName"} <= set(demo.__all__)
+assert len(demo.__all__) == len(set(demo.__all__))
+print(sorted(n for n in demo.__all__ if n.startswith("Gizmo")))
+"""
+    result = run_python(code, out)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(["Gizmo", "GizmoByName", "GizmoPart", "GizmoPart2", "GizmoPartHit2"])
+    checked = subprocess.run(quality_command("mypy", "demo"), cwd=out, capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_record_fields_that_would_be_one_python_name_are_e305(compile_rules: Callable[..., Compilation]) -> None:
+    compiled = compile_rules(
+        {
+            "gizmos.rules": "kind gizmo {\n  parts: list of record { class: text  class_: int  __x: int?  "
+            "in: map of record { str: int  str_: int? }? }\n}\n"
+        }
+    )
+    found = [(d.code, d.pos.column if d.pos else 0, d.message) for d in compiled.diagnostics]
+    assert found == [
+        ("E305", 40, "the fields 'class' and 'class_' of the record in 'parts' would both be 'class_' in Python"),
+        (
+            "E305",
+            53,
+            "the field '__x' of the record in 'parts' cannot be an attribute in Python: a name that begins with "
+            "'__' is private to its class",
+        ),
+        ("E305", 94, "the fields 'str' and 'str_' of the record in 'parts.in' would both be 'str_' in Python"),
+    ]
+
+
 def test_frozen_map_is_an_immutable_hashable_mapping() -> None:
     speeds = FrozenMap({"land": 25})
     assert speeds == {"land": 25} and hash(speeds) == hash(FrozenMap({"land": 25}))
@@ -109,3 +188,54 @@ def test_importer_writes_records_and_maps(compile_rules: Callable[..., Compilati
     assert not problems, problems
     assert "speeds: { land: 25  climb: 10 }" in text
     assert '{ name: "Dogslicer"  to_hit: 8  damage: 1d6  type: slashing }' in text
+
+
+SENSES = """\
+kind creature "Creature" {
+  speeds: map of int
+  guard: map of int by one of yes, no, partial?
+  senses: list of record { name: word  keen: one of yes, no, partial  range: int? }?
+}
+"""
+
+
+def test_importer_reads_yaml_booleans_where_records_and_maps_want_words(
+    compile_rules: Callable[..., Compilation],
+) -> None:
+    """YAML reads an unquoted `yes` or `off` as a boolean: where an option is spelt like it, that option is
+    meant (it round-trips); elsewhere the problem names the record, the field and the place inside it."""
+    yaml = pytest.importorskip("yaml")
+    compiled = compile_rules({"creatures.rules": SENSES})
+    assert compiled.ok, messages(compiled)
+    [ruleset] = compiled.rulesets
+    records = yaml.safe_load(
+        """
+- name: Owl
+  speeds: {fly: 60, land: 10}
+  guard: {yes: 2, no: 0}
+  senses: [{name: sight, keen: yes}, {name: hearing, keen: partial, range: 30}]
+- name: Bat
+  speeds: {fly: 40}
+  senses: [{name: sight, keen: no}, {name: on, keen: yes}]
+- name: Mole
+  speeds: {land: 10, yes: 5}
+- name: Worm
+  speeds: {land: 10, 3: 5}
+"""
+    )
+    text, problems = convert(records, ruleset.kinds["creature"])
+    assert "guard: { yes: 2  no: 0 }" in text
+    assert 'senses: { name: sight  keen: "yes" }, { name: hearing  keen: partial  range: 30 }' in text
+    assert [p.text() for p in problems] == [
+        "record 1: field 'senses[1].name': True is not a name (YAML reads an unquoted yes, no, on, off, true or "
+        "false as a boolean: quote it, 'yes')",
+        "record 2: field 'speeds[True]': True is not a key the rules can write (a name) (YAML reads an unquoted yes, "
+        "no, on, off, true or false as a boolean: quote it, 'yes')",
+        "record 3: field 'speeds[3]': 3 is not a key the rules can write (a name)",
+    ]
+    # what was written checks clean and says what the YAML meant
+    again = compile_rules({"creatures.rules": SENSES + text})
+    assert again.ok, messages(again)
+    [ruleset] = again.rulesets
+    owl = document(ruleset.entities["creature"]["owl"])
+    assert owl["guard"] == {"yes": 2, "no": 0} and owl["senses"][0] == {"name": "sight", "keen": "yes"}

@@ -16,7 +16,7 @@ from rulesdsl.compile import ir
 from rulesdsl.compile.pipeline import CompiledRuleset, compile_paths
 from rulesdsl.targets.build import render_all, write_output
 
-from .conftest import FIXTURES, ROOT
+from .conftest import FIXTURES, ROOT, write_ruleset
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -337,6 +337,53 @@ def test_no_page_scrolls_sideways_on_a_phone(browser: Any, mini_site: Path, rule
     context.close()
     assert wide == []
     assert errors == []
+
+
+# A stat block with records wider than a phone: eight columns of long words, and a map of many entries.
+STRIKE = (
+    "record { name: text  to_hit: int  damage: dice  type: ref damage_type  reach: int = 1  traits: text?  "
+    "notes: text?  range_increment: int? }"
+)
+LONG_STRIKE = (
+    '{ name: "Dogslicer of the Extraordinarily Long Name"  to_hit: 8  damage: 2d6 + 4  type: slashing  '
+    'traits: "agile, backstabber, finesse, versatile piercing, deadly d10"  '
+    'notes: "an_extraordinarily_long_unbroken_word_that_must_wrap_somewhere"  range_increment: 60 }'
+)
+WIDE_RECORDS = f"""
+kind damage_type "Damage type" {{ }}
+damage_type slashing "Slashing" {{ }}
+kind creature "Creature" {{
+  speeds: map of int
+  strikes: list of {STRIKE}
+}}
+creature goblin "Goblin Warrior" {{
+  speeds: land 25, climb 10, swim 15, burrow 5, fly 40, teleportation_across_the_plane 100
+  strikes: {LONG_STRIKE},
+    {{ name: "Shortbow"  to_hit: 8  damage: 1d6  type: slashing }}
+}}
+"""
+
+
+def test_records_and_maps_fit_a_phone(browser: Any, tmp_path: Path) -> None:
+    """A record's fields stack, each labelled, and a map's entries wrap: nothing scrolls sideways."""
+    write_ruleset(tmp_path / "rules" / "demo", {"creatures.rules": WIDE_RECORDS})
+    site, _ = _build(tmp_path / "gen", tmp_path / "rules")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    wide = []
+    for name in _pages(site):
+        tab.goto(url(site, name))
+        if tab.evaluate("document.documentElement.scrollWidth") > 390:
+            wide.append(name)
+    tab.goto(url(site, "demo/creature.html"))
+    labels = tab.locator("table.record td").evaluate_all(
+        "cells => cells.filter(c => c.offsetParent !== null).map(c => getComputedStyle(c, '::before').content)"
+    )
+    widest = tab.locator("table.record, ul.map").evaluate_all("els => Math.max(...els.map(e => e.scrollWidth))")
+    context.close()
+    assert wide == []
+    assert '"To hit: "' in labels and '"Notes: "' in labels, labels
+    assert widest <= 390
 
 
 def test_tap_targets_are_at_least_24_pixels(page: Any, rules_site: Path) -> None:

@@ -8,12 +8,12 @@ generated package, the reference page and the docs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
 from rulesdsl.compile.ir import Value
-from rulesdsl.language.fieldtypes import FieldType, ListType, MarkdownType, RecordType, TextType
+from rulesdsl.language.fieldtypes import FieldType, ListType, MapType, MarkdownType, RecordType, TextType
 from rulesdsl.resources import PRELUDE
 from rulesdsl.syntax.tree import Position
 
@@ -38,8 +38,22 @@ def record_fields(record: RecordType) -> tuple[FieldDecl, ...]:
     """A record type's fields as a kind's are declared: what reads, checks and emits a kind's fields reads a
     record's the same way. (Their defaults were read by lowering: IR values.)"""
     return tuple(
-        FieldDecl(f.name, f.type, f.optional, cast(Value | None, f.default), f.doc, None) for f in record.fields
+        FieldDecl(f.name, f.type, f.optional, cast(Value | None, f.default), f.doc, f.pos) for f in record.fields
     )
+
+
+def record_types(field_type: FieldType, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], RecordType]]:
+    """The record types inside a field's type (in lists, maps and other records), inner ones first, each with
+    the names of the record fields that lead to it from the field (`()` for the field's own record)."""
+    match field_type:
+        case ListType(item) | MapType(item):
+            yield from record_types(item, path)
+        case RecordType(fields):
+            for inner in fields:
+                yield from record_types(inner.type, (*path, inner.name))
+            yield path, field_type
+        case _:
+            pass
 
 
 def record_required(record: RecordType) -> tuple[str, ...]:

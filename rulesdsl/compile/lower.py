@@ -289,7 +289,7 @@ def _record_field(written: m.KindField, siblings: tuple[m.KindField, ...]) -> t.
         default = _Reader(defaults=True).read(declared, written.default, (written.key,))
     default_text = expr_text(written.default, written=True) if written.default is not None else None
     doc = written.doc.value if written.doc is not None else None
-    return t.RecordField(written.key, declared, written.optional, default, default_text, doc)
+    return t.RecordField(written.key, declared, written.optional, default, default_text, doc, written.key_pos)
 
 
 def declare_kind(decl: m.KindDecl, *, builtin: bool) -> tuple[Kind, list[Diagnostic]]:

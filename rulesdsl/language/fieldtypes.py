@@ -7,11 +7,11 @@ the docs each dispatch over `FieldType` with one `match`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import assert_never
 
-from rulesdsl.diagnostics import naming_hint, suggest
+from rulesdsl.diagnostics import Position, naming_hint, suggest
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +198,9 @@ class RecordField:
     default: object = None
     default_text: str | None = None
     doc: str | None = None
+    # Where its name is written, for diagnostics about it; not part of the type (two records declared alike
+    # in two places are one type, one class in Python).
+    pos: Position | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,35 @@ _META = ("kind", "id", "name", "rows")
 
 
 class Unmappable(ValueError):
-    """A value that cannot be written as its field's type."""
+    """A value that cannot be written as its field's type; `path` says where inside the field it is (a record's
+    field `.type`, a list's item `[1]`), added as the problem travels out."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.message, self.path = message, path
+
+    def within(self, part: str) -> Unmappable:
+        return Unmappable(self.message, part + self.path)
+
+
+# What YAML 1.1 (PyYAML) reads as a boolean when unquoted, by the boolean: a word field or key given one of
+# them arrives as True or False, and only an option spelt like it says which word was meant.
+_YAML_BOOLEANS = {True: ("yes", "y", "true", "on"), False: ("no", "n", "false", "off")}
+
+
+def _not_a_name(value: Any, what: str = "a name") -> Unmappable:
+    hint = (
+        " (YAML reads an unquoted yes, no, on, off, true or false as a boolean: quote it, 'yes')"
+        if isinstance(value, bool)
+        else ""
+    )
+    return Unmappable(f"{value!r} is not {what}{hint}")
+
+
+def _option_for(value: bool, options: tuple[str, ...]) -> str | None:
+    """The one option spelt like the boolean YAML read (`one of yes, no, partial` given `yes`: True)."""
+    spelt = [o for o in options if o.lower() in _YAML_BOOLEANS[value]]
+    return spelt[0] if len(spelt) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,13 +319,21 @@ def value_text(field_type: t.FieldType, value: Any) -> str:
             return _range(value)
         case t.MultiplierType():
             return _ratio(value)
+        case t.EnumType(options) if isinstance(value, bool) and _option_for(value, options) is not None:
+            return written_name(str(_option_for(value, options)))
         case t.EnumType() | t.WordType() | t.AbbreviationType() | t.RefType():
             if isinstance(value, list | Mapping | bool):
-                raise Unmappable(f"{value!r} is not a name")
+                raise _not_a_name(value)
             return written_name(str(value))
         case t.ListType(item):
             items = value if isinstance(value, list) else [value]
-            return ", ".join(value_text(item, v) for v in items)
+            written = []
+            for index, v in enumerate(items):
+                try:
+                    written.append(value_text(item, v))
+                except Unmappable as exc:
+                    raise exc.within(f"[{index}]") if isinstance(value, list) else exc from None
+            return ", ".join(written)
         case t.YearsType():
             return f"{_number(value)} yrs"
         case t.PointsType():
@@ -328,12 +364,20 @@ def value_text(field_type: t.FieldType, value: Any) -> str:
             if isinstance(value, Mapping) and "target" in value:
                 return f"check {_text_of(value.get('modifier'), 'a modifier')} {value['target']}+"
             return _text_of(value, "a check")
-        case t.MapType(item):
-            return _braced(value, "a map", dict.fromkeys(value, item) if isinstance(value, Mapping) else {})
+        case t.MapType(item, key_type):
+            keys = {_map_key(k, key_type): v for k, v in value.items()} if isinstance(value, Mapping) else value
+            return _braced(keys, "a map", dict.fromkeys(keys, item) if isinstance(keys, Mapping) else {})
         case t.RecordType() as record:
             return _braced(value, "a record", {d.name: d.type for d in record_fields(record)})
         case _:
             assert_never(field_type)
+
+
+def _map_key(key: Any, key_type: t.FieldType) -> Any:
+    """A map's key as the rules write it: a boolean YAML read is the option spelt like it, if one is."""
+    if isinstance(key, bool) and isinstance(key_type, t.EnumType):
+        return _option_for(key, key_type.options) or key
+    return key
 
 
 def _braced(value: Any, what: str, types: Mapping[str, t.FieldType]) -> str:
@@ -345,8 +389,11 @@ def _braced(value: Any, what: str, types: Mapping[str, t.FieldType]) -> str:
         if key not in types:
             raise Unmappable(f"{what} has no field {key!r}")
         if not (isinstance(key, str) and key.isidentifier() and key.isascii()):
-            raise Unmappable(f"{key!r} cannot be a key in the rules")
-        parts.append(f"{key}: {value_text(types[key], item)}")
+            raise _not_a_name(key, "a key the rules can write (a name)").within(f"[{key!r}]")
+        try:
+            parts.append(f"{key}: {value_text(types[key], item)}")
+        except Unmappable as exc:
+            raise exc.within(f".{key}") from None
     return "{ " + "  ".join(parts) + " }" if parts else "{ }"
 
 
@@ -396,7 +443,9 @@ def block_text(kind: Kind, record: Any) -> str:
         if decl.name in record:
             try:
                 lines.append(f"  {decl.name}: {value_text(decl.type, record[decl.name])}")
-            except (Unmappable, TypeError, KeyError, ValueError) as exc:
+            except Unmappable as exc:
+                raise Unmappable(f"field '{decl.name}{exc.path}': {exc.message}") from None
+            except (TypeError, KeyError, ValueError) as exc:
                 raise Unmappable(f"field '{decl.name}': {exc}") from None
     for row in record.get("rows") or []:
         if not isinstance(row, Mapping) or not row.get("cells") or not isinstance(row.get("keys"), list):

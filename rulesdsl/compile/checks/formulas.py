@@ -91,12 +91,61 @@ def abbreviations(attributes: Mapping[str, ir.Entity]) -> dict[str, str]:
     return names
 
 
-def _formula_fields(kind: Kind) -> Iterator[tuple[str, t.FormulaType | t.CheckType]]:
-    """The fields of a kind that hold evaluated formulas or checks (directly or as list items)."""
+Evaluated = t.FormulaType | t.CheckType
+
+
+def _evaluates(field_type: t.FieldType) -> bool:
+    """Whether a field's values may hold formulas or checks: its own, a list's items, a map's values or a
+    record's fields (at any depth)."""
+    match field_type:
+        case t.FormulaType() | t.CheckType():
+            return True
+        case t.ListType(item) | t.MapType(item):
+            return _evaluates(item)
+        case t.RecordType(fields):
+            return any(_evaluates(f.type) for f in fields)
+        case _:
+            return False
+
+
+def _formula_fields(kind: Kind) -> Iterator[tuple[str, t.FieldType]]:
+    """The fields of a kind that hold evaluated formulas or checks, with their declared types."""
     for name, decl in kind.fields.items():
-        item = decl.type.item if isinstance(decl.type, t.ListType) else decl.type
-        if isinstance(item, t.FormulaType | t.CheckType):
-            yield name, item
+        if _evaluates(decl.type):
+            yield name, decl.type
+
+
+Change = Callable[[Evaluated, ir.Value, str], ir.Value]
+
+
+def _evaluated(field_type: t.FieldType, value: ir.Value, change: Change, where: str) -> ir.Value:
+    """`value` (of `field_type`, in the field `where`) with `change` applied to each formula or check in it,
+    with the type that holds it (what names it may use) and the field that declares that type (a record's
+    own field, in a record): in lists, maps and records too."""
+    match field_type:
+        case t.FormulaType() | t.CheckType():
+            return change(field_type, value, where)
+        case t.ListType(item) if isinstance(value, tuple):
+            return tuple(_evaluated(item, v, change, where) for v in value)
+        case t.MapType(item) if isinstance(value, ir.MapValue):
+            return replace(value, values=tuple(_evaluated(item, v, change, where) for v in value.values))
+        case t.RecordType(fields) if isinstance(value, ir.Record):
+            types = {f.name: f.type for f in fields}
+            return replace(value, values=tuple(_evaluated(types[n], v, change, n) for n, v in value.fields))
+        case _:
+            return value
+
+
+def _held(field_type: t.FieldType, value: ir.Value, where: str) -> list[tuple[Evaluated, ir.Value, str]]:
+    """The formulas and checks in a field's value: each with its type and the field declaring that type."""
+    held: list[tuple[Evaluated, ir.Value, str]] = []
+
+    def note(item: Evaluated, inner: ir.Value, at: str) -> ir.Value:
+        held.append((item, inner, at))
+        return inner
+
+    _evaluated(field_type, value, note, where)
+    return held
 
 
 def sites(entities: Entities, kinds: Mapping[str, Kind]) -> Iterator[Site]:
@@ -121,10 +170,10 @@ def scope(entity: ir.Entity, name: str, item: t.FormulaType | t.CheckType) -> tu
     return item.names, f"declare it in the kind: {name}: formula of "
 
 
-_OWN_FORMULA = {"formula": t.FormulaType()}  # a formula's or attribute's own `formula` field
+_OWN_FORMULA: Mapping[str, t.FieldType] = {"formula": t.FormulaType()}  # a formula's or attribute's own field
 
 
-def _holding(entity: ir.Entity, kind: Kind) -> Mapping[str, t.FormulaType | t.CheckType]:
+def _holding(entity: ir.Entity, kind: Kind) -> Mapping[str, t.FieldType]:
     """The fields of `entity` that hold formulas to evaluate (a table's are in its rows)."""
     if entity.kind in ("formula", "attribute"):
         return _OWN_FORMULA
@@ -142,15 +191,16 @@ def _entity_sites(entity: ir.Entity, kind: Kind) -> Iterator[Site]:
                 if isinstance(cell, ir.Formula):
                     yield Site(entity, cell, f"column '{column.name}': ", ANY, names)
         return
-    for name, item in _holding(entity, kind).items():
+    for name, declared in _holding(entity, kind).items():
         value = entity.fields.get(name)
-        names = scope(entity, name, item)[0]
-        for node in ir.walk(value) if value is not None else ():
-            if isinstance(node, ir.CheckSpec) and isinstance(item, t.CheckType):
-                yield Site(entity, node.modifier, "the check's modifier: ", (ft.INT,), names)
-            elif isinstance(node, ir.Formula) and isinstance(item, t.FormulaType):
-                yields = (ft.NUMBER,) if entity.kind == "attribute" else ANY
-                yield Site(entity, node, "", yields, names, param_types(entity))
+        for item, inner, where in _held(declared, value, name) if value is not None else ():
+            names = scope(entity, where, item)[0]
+            for node in ir.walk(inner):
+                if isinstance(node, ir.CheckSpec) and isinstance(item, t.CheckType):
+                    yield Site(entity, node.modifier, "the check's modifier: ", (ft.INT,), names)
+                elif isinstance(node, ir.Formula) and isinstance(item, t.FormulaType):
+                    yields = (ft.NUMBER,) if entity.kind == "attribute" else ANY
+                    yield Site(entity, node, "", yields, names, param_types(entity))
 
 
 # ---------------------------------------------------------------- names
@@ -266,15 +316,40 @@ def _named(
         )
         return replace(entity, rows=rows)
     fields = dict(entity.fields)
-    for name, item in _holding(entity, kind).items():
+    for name, declared in _holding(entity, kind).items():
         value = fields.get(name)
-        if value is not None:
-            names, declare = scope(entity, name, item)
-            namer = _Namer(names, by_name, declare, diagnostics, refs=_refs(entity), entities=entities, kinds=kinds)
-            fields[name] = ir.rebuild(value, namer)
+        if value is None:
+            continue
+        fields[name] = _named_field(entity, name, declared, value, by_name, diagnostics, entities, kinds)
     if entity.kind == "formula":
         diagnostics += _steps_in_order(fields.get("formula"))
     return replace(entity, fields=fields)
+
+
+def _named_field(
+    entity: ir.Entity,
+    name: str,
+    declared: t.FieldType,
+    value: ir.Value,
+    by_name: Mapping[str, str],
+    diagnostics: list[Diagnostic],
+    entities: Entities,
+    kinds: Mapping[str, Kind],
+) -> ir.Value:
+    """A field's value with the names in its formulas resolved, each in its own scope (a record's field
+    declares its own: `formula of slot`)."""
+    namers: dict[tuple[Evaluated, str], _Namer] = {}  # one a scope: each unknown name reported once
+
+    def named(item: Evaluated, inner: ir.Value, where: str) -> ir.Value:
+        if (item, where) not in namers:
+            names, declare = scope(entity, where, item)
+            refs = _refs(entity)
+            namers[item, where] = _Namer(
+                names, by_name, declare, diagnostics, refs=refs, entities=entities, kinds=kinds
+            )
+        return ir.rebuild(inner, namers[item, where])  # type: ignore[no-any-return]
+
+    return _evaluated(declared, value, named, name)
 
 
 def _steps_in_order(formula: ir.Value | None) -> list[Diagnostic]:
@@ -352,9 +427,13 @@ def entity_arguments(
                 changed[entity_id] = replace(entity, rows=rows)
                 continue
             fields = dict(entity.fields)
-            for name, item in _holding(entity, kind).items():
+            for name, declared in _holding(entity, kind).items():
                 if name in fields:
-                    fields[name] = ir.rebuild(fields[name], naming(scope(entity, name, item)[0]))
+
+                    def named(item: Evaluated, inner: ir.Value, where: str, at: ir.Entity = entity) -> ir.Value:
+                        return ir.rebuild(inner, naming(scope(at, where, item)[0]))  # type: ignore[no-any-return]
+
+                    fields[name] = _evaluated(declared, fields[name], named, name)
             changed[entity_id] = replace(entity, fields=fields)
         result[kind_name] = changed
     return result

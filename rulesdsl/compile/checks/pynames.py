@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from rulesdsl.compile import ir
-from rulesdsl.compile.kinds import CORE_KINDS, Kind
+from rulesdsl.compile.kinds import CORE_KINDS, Kind, record_types
 from rulesdsl.compile.python_names import (
     MODULES,
     constant_name,
@@ -39,10 +39,10 @@ def _free(written: str, named: Callable[[str], str], used: Iterable[str]) -> str
 
 
 def _unique(
-    named: Iterable[tuple[str, str, Position]], what: str, code: str, python: Callable[[str], str]
+    named: Iterable[tuple[str, str, Position]], what: str, code: str, python: Callable[[str], str], scope: str = ""
 ) -> list[Diagnostic]:
     """(python name, what the user wrote, where): each python name once. `python` names a written id
-    the way these were named, to suggest a free one."""
+    the way these were named, to suggest a free one; `scope` says where they are (` of the record in 'x'`)."""
     items = list(named)
     diagnostics = []
     seen: dict[str, str] = {}
@@ -52,7 +52,7 @@ def _unique(
             diagnostics.append(
                 error(
                     code,
-                    f"the {what}s '{seen[name]}' and '{written}' would both be '{name}' in Python",
+                    f"the {what}s '{seen[name]}' and '{written}'{scope} would both be '{name}' in Python",
                     pos,
                     f"give one of them another id, such as '{free}'",
                 )
@@ -78,19 +78,12 @@ def check_python_names(entities: Entities, kinds: Mapping[str, Kind]) -> list[Di
                     "choose another name",
                 )
             )
-        fields = [(identifier(f), f, (kind.fields[f].pos or pos)) for f in kind.fields]
-        diagnostics += _unique(fields, "field", "E305", identifier)
-        for name in kind.fields:
-            if name.startswith("__"):  # Python mangles such a name in a class body (`_Gizmo__size`)
-                diagnostics.append(
-                    error(
-                        "E305",
-                        f"the field '{name}' cannot be an attribute in Python: a name that begins with '__' "
-                        "is private to its class",
-                        kind.fields[name].pos or pos,
-                        f"write '{name.strip('_') or 'value'}'",
-                    )
-                )
+        diagnostics += _attributes([(f, kind.fields[f].pos or pos) for f in kind.fields], "")
+        # A record is a dataclass of its own (in the kind's module): its fields are attributes as a kind's are.
+        for decl in kind.fields.values():
+            for path, record in record_types(decl.type):
+                where = f" of the record in '{'.'.join((decl.name, *path))}'"
+                diagnostics += _attributes([(f.name, f.pos or decl.pos or pos) for f in record.fields], where)
     diagnostics += _unique(
         ((kind_class(k.name), k.name, k.pos or _NOWHERE) for k in used_kinds), "kind", "E305", kind_class
     )
@@ -131,6 +124,23 @@ def check_python_names(entities: Entities, kinds: Mapping[str, Kind]) -> list[Di
             named = ((identifier(c.name), c.name, c.pos) for c in columns if isinstance(c, ir.Column))
             diagnostics += _unique(named, "column", "E316", identifier)
     diagnostics += _parameters(entities)
+    return diagnostics
+
+
+def _attributes(fields: list[tuple[str, Position]], scope: str) -> list[Diagnostic]:
+    """The fields of one generated dataclass: distinct in Python, and none that Python would make private."""
+    diagnostics = _unique(((identifier(name), name, pos) for name, pos in fields), "field", "E305", identifier, scope)
+    for name, pos in fields:
+        if name.startswith("__"):  # Python mangles such a name in a class body (`_Gizmo__size`)
+            diagnostics.append(
+                error(
+                    "E305",
+                    f"the field '{name}'{scope} cannot be an attribute in Python: a name that begins with '__' "
+                    "is private to its class",
+                    pos,
+                    f"write '{name.strip('_') or 'value'}'",
+                )
+            )
     return diagnostics
 
 

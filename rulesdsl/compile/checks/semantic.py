@@ -420,7 +420,16 @@ def _chained(row: ir.TableRow) -> list[str]:
 
 
 def _has_checks(field_type: t.FieldType) -> bool:
-    return isinstance(field_type, t.CheckType) or (isinstance(field_type, t.ListType) and _has_checks(field_type.item))
+    """Whether a field's values may hold checks: its own, in a list, a map's values or a record's fields."""
+    match field_type:
+        case t.CheckType():
+            return True
+        case t.ListType(item) | t.MapType(item):
+            return _has_checks(item)
+        case t.RecordType(fields):
+            return any(_has_checks(f.type) for f in fields)
+        case _:
+            return False
 
 
 def _follow_ups(table: ir.Entity) -> dict[str, Fraction] | None:

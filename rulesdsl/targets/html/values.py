@@ -325,7 +325,9 @@ class Values:
             cells = []
             for decl in decls:
                 cell = dict(given).get(decl.name, decl.default)
-                cells.append(Markup("<td>{}</td>").format(self.value(decl.type, cell) if cell is not None else ""))
+                # labelled, for a phone, where each record's fields stack (style.css)
+                shown = self.value(decl.type, cell) if cell is not None else ""
+                cells.append(Markup('<td data-label="{}">{}</td>').format(heading(decl.name), shown))
             rows.append(Markup("<tr>{}</tr>").format(Markup("").join(cells)))
         return Markup('<table class="record"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>').format(
             head, Markup("").join(rows)

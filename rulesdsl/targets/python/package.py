@@ -25,10 +25,11 @@ from rulesdsl.compile import ir
 from rulesdsl.compile.checks.formulas import attribute_types, columns, param_types
 from rulesdsl.compile.checks.formulas import environment as environment_of
 from rulesdsl.compile.jsonform import schema_of
-from rulesdsl.compile.kinds import CORE_KINDS, FieldDecl, Kind, class_name, record_fields
+from rulesdsl.compile.kinds import CORE_KINDS, FieldDecl, Kind, class_name, record_fields, record_types
 from rulesdsl.compile.mechanics import highest_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.compile.python_names import (
+    CLASS_NAMES,
     PACKAGE_NAMES,
     constant_name,
     function_name,
@@ -557,21 +558,23 @@ def _singular(name: str) -> str:
     return name[:-1] if name.endswith("s") and not name.endswith("ss") and len(name) > 1 else name
 
 
-def _name_records(field_type: t.FieldType, base: str, names: dict[t.RecordType, str]) -> None:
+def _name_records(field_type: t.FieldType, base: str, names: dict[t.RecordType, str], taken: set[str]) -> None:
     """Names the record types inside a field's type after the kind and the fields that lead to them
-    (`CreatureStrike`, an inner one `CreatureStrikeHit`), inner ones first: the order they are declared."""
+    (`CreatureStrike`, an inner one `CreatureStrikeHit`), inner ones first: the order they are declared.
+    A name in `taken` gets a number (`CreatureStrike2`); each name given is then taken."""
     match field_type:
         case t.ListType(item) | t.MapType(item):
-            _name_records(item, base, names)
+            _name_records(item, base, names, taken)
         case t.RecordType(fields):
             for f in fields:
-                _name_records(f.type, base + class_name(_singular(f.name)), names)
+                _name_records(f.type, base + class_name(_singular(f.name)), names, taken)
             if field_type not in names:  # the same record type twice is one class
-                taken, name, n = set(names.values()), base, 1
+                name, n = base, 1
                 while name in taken:
                     n += 1
                     name = f"{base}{n}"
                 names[field_type] = name
+                taken.add(name)
         case _:
             pass
 
@@ -598,14 +601,21 @@ def _record_values(
 
 
 def record_classes(
-    kind: Kind, entities: Mapping[str, ir.Entity], env: ft.Env | None = None
+    kind: Kind, entities: Mapping[str, ir.Entity], env: ft.Env | None = None, taken: set[str] | None = None
 ) -> tuple[dict[t.RecordType, str], list[RecordClass]]:
     """The record types of a kind's fields: the class each is written as, and the classes in the order they
-    are declared (a record's inner records first)."""
+    are declared (a record's inner records first). A record's class is exported by the package beside
+    everything else, so it takes no name in `taken` (the package's names, which the names given join),
+    nor the name of a field of the module's classes (their annotations would read the field instead)."""
     names: dict[t.RecordType, str] = {}
     given: dict[t.RecordType, list[dict[str, ir.Value]]] = {}
+    taken = set() if taken is None else taken
+    local = taken | {identifier(f) for f in kind.fields}
+    local |= {identifier(f.name) for decl in kind.fields.values() for _, r in record_types(decl.type) for f in r.fields}
     for decl in kind.own_fields:
-        _name_records(decl.type, class_name(kind.name) + class_name(_singular(decl.name)), names)
+        _name_records(decl.type, class_name(kind.name) + class_name(_singular(decl.name)), names, local)
+    taken |= set(names.values())
+    for decl in kind.own_fields:
         for entity in entities.values():
             _record_values(decl.type, entity.fields.get(decl.name), given)
     token = _RECORD_NAMES.set(names)
@@ -964,8 +974,9 @@ class KindModule:
     doc: str
 
 
-def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[KindModule]:
-    """The kinds with a module of their own: declared by the ruleset, or built in and used."""
+def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> Iterator[KindModule]:
+    """The kinds with a module of their own: declared by the ruleset, or built in and used. Their record
+    classes take none of the names in `taken` (the package's), and join them."""
     for kind_name, kind in ruleset.kinds.items():
         if kind_name in CORE_KINDS:
             continue
@@ -973,7 +984,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names) -> Iterator[KindModule
         if kind.builtin and not entities:
             continue
         with noting() as needs:
-            record_names, records = record_classes(kind, entities, names.env)
+            record_names, records = record_classes(kind, entities, names.env, taken)
             token = _RECORD_NAMES.set(record_names)
             try:
                 fields = field_codes(kind, entities, names.env)
@@ -1057,12 +1068,15 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     with noting() as table_needs:
         tables = _tables(ruleset, formula_env)
     cell_names = Names({}, formula_env, lookups="_tables.", calls="_formulas.")
-    kinds = list(_kind_modules(ruleset, cell_names))
+    # What the package defines or exports besides record classes, which are named after it (`CreatureStrike`)
+    package_names = {*PACKAGE_NAMES, *CLASS_NAMES, *(str(f["name"]) for f in (*formulas, *functions))}
+    package_names |= {name for k in ruleset.kinds for name in (kind_class(k), registry_name(k), kind_module(k))}
+    kinds = list(_kind_modules(ruleset, cell_names, package_names))
     with_lifepaths = bool(ruleset.entities.get("lifepath"))
     attribute_kind = ruleset.kinds["attribute"]
     attribute_exports = _isort(["ATTRIBUTES", "Attribute", "derive_attributes", *(str(f["name"]) for f in functions)])
     formula_exports = _isort(["FORMULAS", *(str(f["name"]) for f in formulas)])
-    kind_exports = [(k.module, _isort([k.registry, k.class_name])) for k in kinds]
+    kind_exports = [(k.module, _isort([k.registry, k.class_name, *(r.class_name for r in k.records)])) for k in kinds]
     burning_exports = ["burn", "requirement_met", "unmet_requirements"] if with_lifepaths else []
     package_exports = _isort(
         [
