@@ -117,7 +117,7 @@ def test_exploding_needs_a_single_die(compile_rules: Callable[..., Compilation])
     )
     assert [(d.code, d.message) for d in result.diagnostics] == [
         ("E328", "explode_on needs a single die to roll again, not 2d6"),
-        ("E328", "a pool is rolled as a number of one kind of die, not 2d10"),
+        ("E328", "a pool mechanic rolls a number of one kind of die, not 2d10"),
         ("E328", "stack_on 12 is not a face of 1d10"),
     ]
 
