@@ -107,6 +107,27 @@ def test_good_records_become_formatted_blocks_that_check(cli: Cli, tmp_path: Pat
     assert code == 0, err
 
 
+def test_a_formulas_steps_are_imported_as_let_lines(cli: Cli, tmp_path: Path) -> None:
+    """A formula's `steps` (as export writes them) come back as `let` lines, before the formula that uses them."""
+    records = [
+        {"name": "Through", "params": [{"name": "raw", "type": "int"}, {"name": "half", "type": "bool"}],
+         "formula": {"text": "max(0, taken - 2)",
+                     "steps": [{"name": "taken", "formula": {"text": "if(half, floor(raw / 2), raw)"}}]}},
+    ]  # fmt: skip
+    source = tmp_path / "formulas.json"
+    source.write_text(json.dumps(records), encoding="utf-8")
+    code, text, err = cli("import", str(source), "--kind", "formula")
+    assert code == 0, err
+    assert "  let taken = if(half, floor(raw / 2), raw)\n  formula: max(0, taken - 2)\n" in text
+    folder = write_ruleset(tmp_path / "r", {"formulas.rules": text})
+    code, _, err = cli("check", str(folder))
+    assert code == 0, err
+    bad = [{"name": "Bad", "formula": {"text": "1", "steps": [{"formula": {"text": "2"}}]}}]
+    source.write_text(json.dumps(bad), encoding="utf-8")
+    code, _, err = cli("import", str(source), "--kind", "formula")
+    assert code != 0 and "is not a step" in err
+
+
 def test_yaml_is_loaded_safely(cli: Cli, tmp_path: Path) -> None:
     source = tmp_path / "evil.yaml"
     marker = tmp_path / "ran"

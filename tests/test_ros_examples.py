@@ -460,3 +460,117 @@ def test_damage_table_is_complete_and_honest(ros: ModuleType) -> None:
             assert bool(filled) == ((zone, level) in known), (zone, level)
     with pytest.raises(LookupError):
         damage_table.lookup("III", 0)  # level 0 is no wound: it has no row
+
+
+# ------------------------------------------------------------------ rules the language could not say before
+
+
+def test_spiritual_attribute_dice(ros: ModuleType) -> None:
+    """pp. 11-12: a roll that serves Conscience, Faith or Passion adds its rating in dice; each rises by 1, to 5."""
+    spiritual = table(ros, "spiritual_dice")
+    assert [row.key_text for row in spiritual] == ["conscience", "faith", "passion"]
+    assert {row.key_text: ros.ATTRIBUTES[row.key_text].group for row in spiritual} == dict.fromkeys(
+        ("conscience", "faith", "passion"), "spiritual"
+    )
+    assert all(row.value.rises_by == 1 for row in spiritual)
+    assert spiritual.lookup("faith") is spiritual.lookup("Faith")  # a reference key takes the name too
+    # Vhord sings with Presence 4 (p. 6); had the song served his Passion 3, he would roll 7 dice
+    assert ros.spiritual_pool(dice=4, rating=3, applies=True) == 7
+    assert ros.spiritual_pool(dice=4, rating=3, applies=False) == 4
+    assert [ros.spiritual_after(rating=r) for r in range(6)] == [1, 2, 3, 4, 5, 5]
+    # five points are split among them at creation, at most 5 in one (pp. 9-10)
+    assert table(ros, "attribute_creation").lookup("spiritual").max_each == 5
+    # the added dice are dice of the same pool: 3 more dice at TN 8 make a success likelier, exactly
+    pool = ros.MECHANICS["ros_pool"]
+    without, with_passion = pool.success_chances(4, 8), pool.success_chances(7, 8)
+    assert sum(without.values()) == sum(with_passion.values()) == 1
+    assert with_passion[0] < without[0]
+
+
+def test_task_dice_for_easier_or_harder_tasks(ros: ModuleType) -> None:
+    """p. 5: an easier task raises the attribute (so the dice rolled), a harder one lowers it."""
+    assert ros.task_dice(attribute=5, modifier=2) == 7
+    assert ros.task_dice(attribute=5, modifier=-2) == 3
+    assert ros.task_dice(attribute=2, modifier=-3) == 0
+
+
+def test_extended_rolls_and_the_duels_taunting(ros: ModuleType) -> None:
+    """p. 5: required successes gather over several rolls, a fumble starts over; p. 17: the duel's Taunting."""
+    assert ros.extended_total(so_far=4, successes=2, fumbled=False) == 6
+    assert ros.extended_total(so_far=4, successes=0, fumbled=True) == 0  # start over from scratch
+    assert ros.extended_done(so_far=3, successes=2, fumbled=False, required=5) is True
+    assert ros.extended_done(so_far=3, successes=2, fumbled=True, required=5) is False
+    # Geralt (PRS 5) and Stefan (PRS 4) taunt: each needs the other's PRS in successes
+    geralt, stefan = 0, 0
+    for geralt_rolled, stefan_rolled in ((3, 2), (3, 1)):  # first and second taunting rolls (p. 17)
+        geralt_done = ros.taunt_provokes(so_far=geralt, successes=geralt_rolled, target_prs=4)
+        stefan_done = ros.taunt_provokes(so_far=stefan, successes=stefan_rolled, target_prs=5)
+        geralt = ros.extended_total(so_far=geralt, successes=geralt_rolled, fumbled=False)
+        stefan = ros.extended_total(so_far=stefan, successes=stefan_rolled, fumbled=False)
+    assert (geralt, stefan) == (6, 3)
+    assert (geralt_done, stefan_done) == (True, False)  # Geralt provoked Stefan: he throws red next
+    assert ros.taunt_provokes(so_far=0, successes=3, target_prs=4) is False  # after the first roll
+
+
+def test_initiative_throw(ros: ModuleType) -> None:
+    """pp. 13-14: red attacks, white defends; two reds go by Coordination, two whites circle."""
+    throw = table(ros, "initiative_throw")
+    assert [row.key_text for row in throw] == ["red, red", "red, white", "white, red", "white, white"]
+    assert throw.lookup("red", "white").you == "attack"
+    assert throw.lookup("white", "red").you == "defend"
+    assert throw.lookup("white", "white").you == "circle"
+    assert "Taunt" in throw.lookup("white", "white").next
+    # the duel (p. 17): three times both throw white; after the Taunting Stefan throws red, Geralt white
+    assert throw.lookup("white", "red").you == "defend"  # Geralt
+    assert throw.lookup("red", "white").you == "attack"  # Stefan
+    # both red: Coordination decides (Geralt CRD 6, Stefan CRD 4)
+    assert ros.strikes_first(my_crd=6, their_crd=4) is True
+    assert ros.strikes_first(my_crd=4, their_crd=6) is False
+    assert ros.buy_initiative_cost(opponent_wts=5) == 5
+
+
+def test_blood_loss_rises_with_each_wounded_part(ros: ModuleType) -> None:
+    """p. 17: the first wound sets the TN; a later one raises it only from another part of the body."""
+    damage_table = table(ros, "damage_table")
+    side = damage_table.lookup("III", 2).blood_loss  # Stefan's level-two wound to the side (p. 18)
+    assert side == 5
+    tn = ros.blood_loss_tn(current=0, level=2, wound_bl=side, new_part=True, rise=1)
+    assert tn == 5
+    # then a level-0 scratch to zone VI: at the start of round 3 his BL is still 5 (p. 18)
+    tn = ros.blood_loss_tn(current=tn, level=0, wound_bl=0, new_part=True, rise=1)
+    assert tn == 5
+    # round 3: BRN 5 against BL 5 gives 2 successes, so no Brawn is lost; a failure would cost 1
+    assert ros.brawn_after_blood_loss(successes=2, BRN=5) == 5
+    assert ros.brawn_after_blood_loss(successes=0, BRN=5) == 4
+    assert ros.brawn_after_blood_loss(successes=0, BRN=1) == 0  # coma and death
+    # two hits to the arm: no rise; the arm, then the leg: a rise (by an amount the text does not give)
+    arm = ros.blood_loss_tn(current=0, level=1, wound_bl=4, new_part=True, rise=2)
+    assert ros.blood_loss_tn(current=arm, level=1, wound_bl=4, new_part=False, rise=2) == arm
+    assert ros.blood_loss_tn(current=arm, level=1, wound_bl=4, new_part=True, rise=2) > arm
+    # the Sul'taan's level-three chest wound sets his TN to 6 (p. 20)
+    chest = damage_table.lookup("IV", 3).blood_loss
+    assert ros.blood_loss_tn(current=0, level=3, wound_bl=chest, new_part=True, rise=1) == 6
+    assert table(ros, "combat_tests").lookup("blood_loss").tn.evaluate(BL=6) == 6
+
+
+def test_large_creatures_need_more_damage_per_wound_level(ros: ModuleType) -> None:
+    """p. 21: a very large creature may need 2 damage levels (or more) for each wound level."""
+    # the duel's last blow: damage 15 against BRN 5 and AV 5 is a level-five wound to a man (p. 19)
+    assert ros.wound_level(damage=15, armor=5, BRN=5) == 5
+    assert ros.large_wound_level(damage=15, armor=5, per_level=1, BRN=5) == 5
+    assert ros.large_wound_level(damage=15, armor=5, per_level=2, BRN=5) == 2
+    assert ros.large_wound_level(damage=15, armor=5, per_level=3, BRN=5) == 1
+    assert ros.large_wound_level(damage=9, armor=0, per_level=2, BRN=5) == 2
+    assert ros.large_wound_level(damage=30, armor=0, per_level=2, BRN=5) == 5  # still at most 5
+    assert ros.large_wound_level(damage=3, armor=4, per_level=2, BRN=5) == 0
+
+
+def test_knockout_time(ros: ModuleType) -> None:
+    """p. 17: a failed Knockout roll is 1d10 seconds out; a fumbled one 1d10 x 10 minutes."""
+    knockout = table(ros, "knockout")
+    failure, fumble = knockout.lookup("failure"), knockout.lookup("fumble")
+    assert (failure.out.minimum, failure.out.maximum, failure.unit) == (1, 10, "seconds")
+    assert (fumble.out.minimum, fumble.out.maximum, fumble.unit) == (10, 100, "minutes")
+    assert fumble.out.chance(100, 100) == Fraction(1, 10)
+    assert fumble.out.chance(11, 19) == 0  # only whole tens
+    assert sum(fumble.out.distribution().values()) == 1

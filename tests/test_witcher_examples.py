@@ -261,3 +261,72 @@ def test_damage_categories_types_and_attacks_on_every_location(witcher: ModuleTy
     assert (bombs.hits, bombs.damage) == ("every_location", "rolled_per_location")
     assert witcher.AREA_ATTACKS["some_spells"].damage is witcher.runtime.UNKNOWN
     assert "next round" in witcher.COMBAT_OPTIONS["hold_action"].limit
+
+
+# --- The damage pipeline as one formula (pp. 154-156)
+# The excerpt prints no numbered example of a whole hit, so these follow its stated order and numbers:
+# cover SP first (p. 156), resistance halves before armour (p. 155), armour SP (p. 155), then the location's
+# multiplier on what is left (p. 154), with the excerpt's own cover SPs and its layering example's SP 24.
+
+
+def test_locations_agree_with_the_hit_location_tables(witcher: ModuleType) -> None:
+    locations = witcher.LOCATIONS
+    by_name = {location.name: location for location in locations.values()}
+    for table, body in (("humanoid_hit_location", "humanoid"), ("monster_hit_location", "monster")):
+        rows = list(witcher.TABLES[table])
+        assert {row.value.location for row in rows} == {n for n, loc in by_name.items() if body in loc.on}
+        for row in rows:
+            location = by_name[row.value.location]
+            assert (location.penalty, location.multiplier) == (row.value.to_hit, row.value.damage), row.key_text
+            assert location.source == "p. 155"
+
+
+def test_damage_taken_location_multiplier(witcher: ModuleType) -> None:
+    """p. 154: what is left after armour is multiplied by the location's factor (x3 head, x1 torso, x1/2 limbs)."""
+    hit = {"raw": 14, "cover_sp": 0, "resistant": False, "sp": 4}
+    assert witcher.damage_taken(**hit, where="head") == 30
+    assert witcher.damage_taken(**hit, where="torso") == 10
+    assert witcher.damage_taken(**hit, where="l_leg") == 5
+    assert witcher.damage_taken(**hit, where="special") == 5
+    assert witcher.damage_taken(raw=13, cover_sp=0, resistant=False, sp=4, where="r_arm") == Fraction(9, 2)
+    assert witcher.FORMULAS["damage_taken"](**hit, where="head") == 30
+
+
+def test_damage_taken_halves_before_armour(witcher: ModuleType) -> None:
+    """p. 155: resisted damage is halved before armour SP comes off, so 20 against SP 6 leaves 4, not 7."""
+    assert witcher.damage_taken(raw=20, cover_sp=0, resistant=True, sp=6, where="torso") == 4
+    assert witcher.damage_taken(raw=20, cover_sp=0, resistant=False, sp=6, where="torso") == 14
+    assert (
+        witcher.damage_taken(raw=20, cover_sp=0, resistant=True, sp=6, where="torso")
+        == witcher.resisted_damage(damage=20) - 6
+    )
+    assert witcher.damage_taken(raw=9, cover_sp=0, resistant=True, sp=0, where="torso") == Fraction(9, 2)
+
+
+def test_damage_taken_through_cover_then_armour(witcher: ModuleType) -> None:
+    """p. 156: only damage over the cover's SP goes on, and it must still get through armour."""
+    barrel = witcher.TABLES["common_cover"].lookup("Wooden barrel").sp
+    stone = witcher.TABLES["common_cover"].lookup("Stone wall").sp
+    torso_sp = witcher.layered_sp3(a=3, b=12, c=20)  # the layering example's armour, SP 24
+    assert witcher.damage_taken(raw=40, cover_sp=barrel, resistant=False, sp=torso_sp, where="torso") == 6
+    assert witcher.damage_taken(raw=40, cover_sp=barrel, resistant=False, sp=torso_sp, where="head") == 18
+    assert witcher.damage_taken(raw=25, cover_sp=stone, resistant=False, sp=0, where="head") == 0
+    assert witcher.damage_taken(raw=30, cover_sp=0, resistant=False, sp=torso_sp, where="head") == 18
+    shield = witcher.human_shield_sp(body=6, torso_sp=12)  # a human shield is cover of BODY + torso SP
+    assert witcher.damage_taken(raw=20, cover_sp=shield, resistant=False, sp=0, where="torso") == 2
+
+
+def test_damage_taken_armour_stops_everything(witcher: ModuleType) -> None:
+    assert witcher.damage_taken(raw=10, cover_sp=0, resistant=False, sp=24, where="head") == 0
+    assert witcher.damage_taken(raw=0, cover_sp=5, resistant=True, sp=0, where="head") == 0
+
+
+def test_damage_taken_with_a_strong_strike(witcher: ModuleType) -> None:
+    """pp. 154-155: a strong strike doubles the damage rolled, before any of the steps."""
+    double = witcher.TABLES["combat_modifiers"].lookup("Strong strike").damage
+    assert witcher.damage_taken(raw=int(12 * double), cover_sp=0, resistant=False, sp=4, where="head") == 60
+
+
+def test_damage_taken_refuses_an_unknown_location(witcher: ModuleType) -> None:
+    with pytest.raises(ValueError, match="neck"):
+        witcher.damage_taken(raw=10, cover_sp=0, resistant=False, sp=0, where="neck")

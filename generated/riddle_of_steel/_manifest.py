@@ -2,14 +2,14 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "cb116c0814e9af7d115d56040a9e5098ffd1f311a89433978da83c702122a202"
+SOURCE_SHA256 = "c6e2499f6bfa043577fac0b79f14bc48f421f2af6db192815f5858f79bba38cc"
 SOURCES: dict[str, str] = {
-    "attributes.rules": "243edc7f68f7cb4b1829d9336bc02e8f87a81497e0536c22819b8253873fec0a",
-    "combat.rules": "38f653541ccc3cb92f8dd02831bd192d977347c3d37832e936dbd3c645893790",
+    "attributes.rules": "b2dedd935d7a9ccc56418942f6a81133f0122e7181452ce78ada129533ca677b",
+    "combat.rules": "a6a918f50f484363bed2142e595d1c900791b8770ee4dc8947c3f350d469df7a",
     "creation.rules": "6131319cbfc2b997c8d2994d3cbe9e732b4e5feb55a768c9e287ee92b969a4ce",
-    "damage.rules": "add118556925b281debea8ef2091e9a685667d5c5aae0f613c22006a6c83a648",
+    "damage.rules": "6b61874b7c2af6ec71b78bd7f108d0e78966eb11439308d5d2abc6be2b476cb5",
     "equipment.rules": "5265e34bc1c3d0b567870dd4baa2eed8a167c4990861918f1fea03dd1a72bbfc",
-    "mechanics.rules": "531060552c987ee642f3892d83959b816ca25da858724344c8999f7df0c4e0d5",
+    "mechanics.rules": "2c45ef75afc8424b13a9c3acd1398ff229a51f6a9bdfc325373dcb6a7b199aa4",
     "missile.rules": "0fdb6b15a3201f30b9ba607d0cb1577c7010c72916b28ff076e85df1cdf4fea1",
     "progression.rules": "871aa2c4ad02cd68613e64e1171acb70df8687e54fbd8eb21abfe2a851ecf2ce",
     "ruleset.rules": "443a13b83f26f13f7eaea742d3a4714d9720c36c48ca42f09eaec9a4fc91376d",

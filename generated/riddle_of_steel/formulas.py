@@ -8,7 +8,7 @@ from typing import TypedDict
 
 from ._runtime import core as _rt
 
-__all__ = ["FORMULAS", "attack_fumble_loss", "attribute_raise_cost", "buy_initiative_cost", "combat_pool", "counter_bonus_dice", "damage", "knockdown_tn", "margin", "missile_pool", "missile_pool_max", "next_round_penalty", "proficiency_creation_cost", "proficiency_raise_cost", "range_tn", "realm_creation_cost", "realm_raise_cost", "realm_raise_cost_unaided", "vocation_improvement_tn", "wound_level", "wound_points"]
+__all__ = ["FORMULAS", "attack_fumble_loss", "attribute_raise_cost", "blood_loss_tn", "brawn_after_blood_loss", "buy_initiative_cost", "combat_pool", "counter_bonus_dice", "damage", "extended_done", "extended_total", "knockdown_tn", "large_wound_level", "margin", "missile_pool", "missile_pool_max", "next_round_penalty", "proficiency_creation_cost", "proficiency_raise_cost", "range_tn", "realm_creation_cost", "realm_raise_cost", "realm_raise_cost_unaided", "spiritual_after", "spiritual_pool", "strikes_first", "task_dice", "taunt_provokes", "vocation_improvement_tn", "wound_level", "wound_points"]
 
 
 def attack_fumble_loss(*, spent: int) -> Fraction:
@@ -19,6 +19,18 @@ def attack_fumble_loss(*, spent: int) -> Fraction:
 def attribute_raise_cost(*, current: int) -> int:
     """SA cost to raise a temporal or mental attribute by 1 = current"""
     return current
+
+
+def blood_loss_tn(*, current: int, level: int, wound_bl: int, new_part: bool, rise: int) -> int:
+    """Blood Loss TN after a wound = let wounded = level >= 1; let first = current = 0; if(not wounded, current, if(first, wound_bl, if(new_part, current + rise, current)))"""
+    wounded = level >= 1
+    first = current == 0
+    return current if not wounded else (wound_bl if first else ((current + rise) if new_part else current))
+
+
+def brawn_after_blood_loss(*, successes: int, BRN: int) -> int:
+    """Brawn after a round's Blood Loss roll = if(successes >= 1, BRN, max(0, BRN - 1))"""
+    return BRN if successes >= 1 else max(0, BRN - 1)
 
 
 def buy_initiative_cost(*, opponent_wts: int) -> int:
@@ -41,9 +53,26 @@ def damage(*, dr: int, margin: int, bonus: int) -> int:
     return (dr + margin) + bonus
 
 
+def extended_done(*, so_far: int, successes: int, fumbled: bool, required: int) -> bool:
+    """Extended roll finished = let total = extended_total(so_far, successes, fumbled); total >= required"""
+    total = extended_total(so_far=so_far, successes=successes, fumbled=fumbled)
+    return total >= required
+
+
+def extended_total(*, so_far: int, successes: int, fumbled: bool) -> int:
+    """Successes gathered in an extended roll = if(fumbled, 0, so_far + successes)"""
+    return 0 if fumbled else (so_far + successes)
+
+
 def knockdown_tn(*, margin: int) -> int:
     """Knockdown TN (roll RES) = 2 * margin"""
     return 2 * margin
+
+
+def large_wound_level(*, damage: int, armor: int, per_level: int, BRN: int) -> int:
+    """Wound level of a large creature = let past = damage - BRN - armor; max(0, min(5, floor(past / per_level)))"""
+    past = (damage - BRN) - armor
+    return max(0, min(5, _rt.floor(_rt.div(past, per_level))))
 
 
 def margin(*, winner: int, loser: int) -> int:
@@ -96,6 +125,31 @@ def realm_raise_cost_unaided(*, current: int) -> int:
     return (2 * 3) * max(current, 1)
 
 
+def spiritual_after(*, rating: int) -> int:
+    """Spiritual attribute after acting on it = min(5, rating + 1)"""
+    return min(5, rating + 1)
+
+
+def spiritual_pool(*, dice: int, rating: int, applies: bool) -> int:
+    """Dice rolled with a spiritual attribute = dice + if(applies, rating, 0)"""
+    return dice + (rating if applies else 0)
+
+
+def strikes_first(*, my_crd: int, their_crd: int) -> bool:
+    """Strikes first when both throw red = my_crd > their_crd"""
+    return my_crd > their_crd
+
+
+def task_dice(*, attribute: int, modifier: int) -> int:
+    """Dice for an easier or harder task = max(0, attribute + modifier)"""
+    return max(0, attribute + modifier)
+
+
+def taunt_provokes(*, so_far: int, successes: int, target_prs: int) -> bool:
+    """Taunting provokes the target = extended_done(so_far, successes, no, target_prs)"""
+    return extended_done(so_far=so_far, successes=successes, fumbled=False, required=target_prs)
+
+
 def vocation_improvement_tn(*, vr: int) -> int:
     """TN of the Wits roll that lowers a VR by 1 = 15 - vr"""
     return 15 - vr
@@ -115,11 +169,16 @@ def wound_points(*, damage: int, armor: int, BRN: int) -> int:
 class _Formulas(TypedDict):
     attack_fumble_loss: Callable[..., Fraction]
     attribute_raise_cost: Callable[..., int]
+    blood_loss_tn: Callable[..., int]
+    brawn_after_blood_loss: Callable[..., int]
     buy_initiative_cost: Callable[..., int]
     combat_pool: Callable[..., int]
     counter_bonus_dice: Callable[..., int]
     damage: Callable[..., int]
+    extended_done: Callable[..., bool]
+    extended_total: Callable[..., int]
     knockdown_tn: Callable[..., int]
+    large_wound_level: Callable[..., int]
     margin: Callable[..., int]
     missile_pool: Callable[..., int]
     missile_pool_max: Callable[..., int]
@@ -130,6 +189,11 @@ class _Formulas(TypedDict):
     realm_creation_cost: Callable[..., int]
     realm_raise_cost: Callable[..., int]
     realm_raise_cost_unaided: Callable[..., int]
+    spiritual_after: Callable[..., int]
+    spiritual_pool: Callable[..., int]
+    strikes_first: Callable[..., bool]
+    task_dice: Callable[..., int]
+    taunt_provokes: Callable[..., bool]
     vocation_improvement_tn: Callable[..., int]
     wound_level: Callable[..., int]
     wound_points: Callable[..., int]
@@ -138,11 +202,16 @@ class _Formulas(TypedDict):
 FORMULAS: _Formulas = {
     "attack_fumble_loss": attack_fumble_loss,
     "attribute_raise_cost": attribute_raise_cost,
+    "blood_loss_tn": blood_loss_tn,
+    "brawn_after_blood_loss": brawn_after_blood_loss,
     "buy_initiative_cost": buy_initiative_cost,
     "combat_pool": combat_pool,
     "counter_bonus_dice": counter_bonus_dice,
     "damage": damage,
+    "extended_done": extended_done,
+    "extended_total": extended_total,
     "knockdown_tn": knockdown_tn,
+    "large_wound_level": large_wound_level,
     "margin": margin,
     "missile_pool": missile_pool,
     "missile_pool_max": missile_pool_max,
@@ -153,6 +222,11 @@ FORMULAS: _Formulas = {
     "realm_creation_cost": realm_creation_cost,
     "realm_raise_cost": realm_raise_cost,
     "realm_raise_cost_unaided": realm_raise_cost_unaided,
+    "spiritual_after": spiritual_after,
+    "spiritual_pool": spiritual_pool,
+    "strikes_first": strikes_first,
+    "task_dice": task_dice,
+    "taunt_provokes": taunt_provokes,
     "vocation_improvement_tn": vocation_improvement_tn,
     "wound_level": wound_level,
     "wound_points": wound_points,

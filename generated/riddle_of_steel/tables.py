@@ -239,6 +239,48 @@ EXCHANGE_RESULTS: _rt.Table[ExchangeResultsRow] = _rt.Table(
 
 
 @dataclass(frozen=True, slots=True)
+class InitiativeThrowRow:
+    """A row of Initiative throw."""
+
+    you: str
+    next: str
+
+
+INITIATIVE_THROW: _rt.Table[InitiativeThrowRow] = _rt.Table(
+    id="initiative_throw",
+    name="Initiative throw",
+    dice=None,
+    rows=(
+        _rt.Row((_rt.Key(name="red"), _rt.Key(name="red")), InitiativeThrowRow("attack, in order of Coordination", "higher CRD strikes first; may buy initiative")),
+        _rt.Row((_rt.Key(name="red"), _rt.Key(name="white")), InitiativeThrowRow("attack", "the foe defends; may change their mind and buy initiative")),
+        _rt.Row((_rt.Key(name="white"), _rt.Key(name="red")), InitiativeThrowRow("defend", "may change your mind and buy initiative")),
+        _rt.Row((_rt.Key(name="white"), _rt.Key(name="white")), InitiativeThrowRow("circle", "may Taunt (an extended PRS roll); throw again at the next call")),
+    ),
+    source="pp. 13-14",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KnockoutRow:
+    """A row of Knockout."""
+
+    out: _rt.Dice
+    unit: str
+
+
+KNOCKOUT: _rt.Table[KnockoutRow] = _rt.Table(
+    id="knockout",
+    name="Knockout",
+    dice=None,
+    rows=(
+        _rt.Row((_rt.Key(name="failure"),), KnockoutRow(_rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), "seconds")),
+        _rt.Row((_rt.Key(name="fumble"),), KnockoutRow(_rt.Dice("1d10 * 10", (), 0, (_rt.Scaled(_rt.Dice("1d10", (_rt.DiceTerm(1, 10),), 0), 10),)), "minutes")),
+    ),
+    source="p. 17",
+)
+
+
+@dataclass(frozen=True, slots=True)
 class ManeuversRow:
     """A row of Maneuvers."""
 
@@ -404,6 +446,29 @@ SORCERY_REALM_LEVELS: _rt.Table[SorceryRealmLevelsRow] = _rt.Table(
         _rt.Row((_rt.Key(1, 1),), SorceryRealmLevelsRow("Novice", 2)),
         _rt.Row((_rt.Key(2, 2),), SorceryRealmLevelsRow("Apprentice", 4)),
         _rt.Row((_rt.Key(3, 3),), SorceryRealmLevelsRow("Master", 6)),
+    ),
+    source="pp. 11-12",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SpiritualDiceRow:
+    """A row of Spiritual attribute dice."""
+
+    adds_dice_to: str
+    rises_by: int
+    rises_when: str
+    may_fall_when: str
+
+
+SPIRITUAL_DICE: _rt.Table[SpiritualDiceRow] = _rt.Table(
+    id="spiritual_dice",
+    name="Spiritual attribute dice",
+    dice=None,
+    rows=(
+        _rt.Row((_rt.Key(name="conscience"),), SpiritualDiceRow("rolls to do what is right, above all when an easier path tempts", 1, "acting on conscience", "selfish, greedy or cowardly acts")),
+        _rt.Row((_rt.Key(name="faith"),), SpiritualDiceRow("rolls that further or defend the faith, or protect true believers", 1, "acting by the faith, above all in danger", "acting against the faith")),
+        _rt.Row((_rt.Key(name="passion"),), SpiritualDiceRow("rolls that bear directly on the passion's object", 1, "taking a risk or making a sacrifice for it, even failing", "ignoring or neglecting its object")),
     ),
     source="pp. 11-12",
 )
@@ -603,6 +668,8 @@ TABLES.update(
         "damage_table": DAMAGE_TABLE,
         "difficulty": DIFFICULTY,
         "exchange_results": EXCHANGE_RESULTS,
+        "initiative_throw": INITIATIVE_THROW,
+        "knockout": KNOCKOUT,
         "maneuvers": MANEUVERS,
         "missile_weapons": MISSILE_WEAPONS,
         "priorities": PRIORITIES,
@@ -610,6 +677,7 @@ TABLES.update(
         "shields": SHIELDS,
         "social_classes": SOCIAL_CLASSES,
         "sorcery_realm_levels": SORCERY_REALM_LEVELS,
+        "spiritual_dice": SPIRITUAL_DICE,
         "success_quality": SUCCESS_QUALITY,
         "target_movement": TARGET_MOVEMENT,
         "target_zones": TARGET_ZONES,

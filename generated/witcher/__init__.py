@@ -12,6 +12,7 @@ from .damage_types import DAMAGE_TYPES, DamageType
 from .formulas import (
     FORMULAS,
     damage_state,
+    damage_taken,
     human_shield_sp,
     layered_sp,
     layered_sp3,
@@ -19,13 +20,14 @@ from .formulas import (
     staged_sp,
     worn_by_blocks,
 )
+from .locations import LOCATIONS, Location
 from .mechanics import MECHANICS
 from .tables import TABLES
 
 ID = "witcher"
 TITLE = "The Witcher TRPG (damage excerpt)"
 VERSION = "0.1.0"
-KINDS = ("area_attack", "combat_option", "damage_category", "damage_type", "formula", "mechanic", "table")
+KINDS = ("area_attack", "combat_option", "damage_category", "damage_type", "formula", "location", "mechanic", "table")
 
 __all__ = [
     "AREA_ATTACKS",
@@ -36,6 +38,7 @@ __all__ = [
     "FORMULAS",
     "ID",
     "KINDS",
+    "LOCATIONS",
     "MECHANICS",
     "SOURCE_SHA256",
     "TABLES",
@@ -46,7 +49,9 @@ __all__ = [
     "CombatOption",
     "DamageCategory",
     "DamageType",
+    "Location",
     "damage_state",
+    "damage_taken",
     "derive_attributes",
     "human_shield_sp",
     "layered_sp",

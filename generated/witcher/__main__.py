@@ -21,6 +21,7 @@ from .combat_options import COMBAT_OPTIONS
 from .damage_categories import DAMAGE_CATEGORIES
 from .damage_types import DAMAGE_TYPES
 from .formulas import FORMULAS
+from .locations import LOCATIONS
 from .mechanics import MECHANICS
 from .tables import TABLES
 
@@ -32,6 +33,7 @@ REGISTRIES: dict[str, Mapping[str, Any]] = {
     "combat_option": COMBAT_OPTIONS,
     "damage_category": DAMAGE_CATEGORIES,
     "damage_type": DAMAGE_TYPES,
+    "location": LOCATIONS,
     "mechanic": MECHANICS,
     "table": TABLES,
 }

@@ -9,12 +9,25 @@ from typing import TypedDict
 from . import tables as _tables
 from ._runtime import core as _rt
 
-__all__ = ["FORMULAS", "damage_state", "human_shield_sp", "layered_sp", "layered_sp3", "resisted_damage", "staged_sp", "worn_by_blocks"]
+__all__ = ["FORMULAS", "damage_state", "damage_taken", "human_shield_sp", "layered_sp", "layered_sp3", "resisted_damage", "staged_sp", "worn_by_blocks"]
+
+# What the formulas read of the entities their parameters name: the ids, and the numbers of their fields.
+_LOCATION_IDS: tuple[str, ...] = ("head", "l_arm", "l_leg", "l_limb", "r_arm", "r_leg", "r_limb", "special", "torso")
+_LOCATION__MULTIPLIER: dict[str, int | Fraction] = {"head": 3, "l_arm": Fraction(1, 2), "l_leg": Fraction(1, 2), "l_limb": Fraction(1, 2), "r_arm": Fraction(1, 2), "r_leg": Fraction(1, 2), "r_limb": Fraction(1, 2), "special": Fraction(1, 2), "torso": 1}
 
 
 def damage_state(*, lethal: int, non_lethal: int, hp: int) -> int:
     """State from damage taken = if(lethal >= hp, 2, if(non_lethal >= hp, 1, 0))"""
     return 2 if lethal >= hp else (1 if non_lethal >= hp else 0)
+
+
+def damage_taken(*, raw: int, cover_sp: int, resistant: bool, sp: int, where: str) -> int | Fraction:
+    """Damage taken from a hit = let past_cover = max(0, raw - cover_sp); let resisted = if(resistant, past_cover / 2, past_cover); let through = max(0, resisted - sp); through * where.multiplier"""
+    _rt.known_id("location", "where", where, _LOCATION_IDS)
+    past_cover = max(0, raw - cover_sp)
+    resisted = _rt.div(past_cover, 2) if resistant else past_cover
+    through = _rt.greatest(0, resisted - sp)
+    return through * _LOCATION__MULTIPLIER[where]
 
 
 def human_shield_sp(*, body: int, torso_sp: int) -> int:
@@ -50,6 +63,7 @@ def worn_by_blocks(*, value: int, blocks: int) -> int:
 # Typed key by key, so that FORMULAS["id"](...) is known to return what that formula returns.
 class _Formulas(TypedDict):
     damage_state: Callable[..., int]
+    damage_taken: Callable[..., int | Fraction]
     human_shield_sp: Callable[..., int]
     layered_sp: Callable[..., int]
     layered_sp3: Callable[..., int]
@@ -60,6 +74,7 @@ class _Formulas(TypedDict):
 
 FORMULAS: _Formulas = {
     "damage_state": damage_state,
+    "damage_taken": damage_taken,
     "human_shield_sp": human_shield_sp,
     "layered_sp": layered_sp,
     "layered_sp3": layered_sp3,

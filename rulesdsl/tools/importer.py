@@ -397,6 +397,20 @@ def _braced(value: Any, what: str, types: Mapping[str, t.FieldType]) -> str:
     return "{ " + "  ".join(parts) + " }" if parts else "{ }"
 
 
+def _steps(field_type: t.FieldType, value: Any) -> list[str]:
+    """A formula's steps (export's `steps`, each a name and a formula) as `let` lines, written before it."""
+    if not isinstance(field_type, t.FormulaType) or not isinstance(value, Mapping) or not value.get("steps"):
+        return []
+    if not isinstance(value["steps"], list):
+        raise Unmappable(f"{value['steps']!r} is not a list of steps")
+    lines = []
+    for step in value["steps"]:
+        if not isinstance(step, Mapping) or not isinstance(step.get("name"), str):
+            raise Unmappable(f"{step!r} is not a step (a name and a formula)")
+        lines.append(f"  let {step['name']} = {_text_of(step.get('formula'), 'a formula')}")
+    return lines
+
+
 def _cell(value: Any) -> str:
     """A table cell by its shape (the columns say its type; every shape export gives is distinct)."""
     if value is None:
@@ -442,6 +456,7 @@ def block_text(kind: Kind, record: Any) -> str:
     for decl in kind.fields.values():
         if decl.name in record:
             try:
+                lines += _steps(decl.type, record[decl.name])
                 lines.append(f"  {decl.name}: {value_text(decl.type, record[decl.name])}")
             except Unmappable as exc:
                 raise Unmappable(f"field '{decl.name}{exc.path}': {exc.message}") from None
