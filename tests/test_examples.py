@@ -244,21 +244,54 @@ print(thing.maximum, thing.chance(14, None), horrors["gate"].loss_on_fail.chance
     assert Fraction(ways, 6**5) == Fraction(791, 2592)
 
 
+OUTCOMES = ("bad", "partial", "full", "critical")
+
+
+def counted_odds(dice: int) -> dict[str, Fraction]:
+    """The action roll's odds counted over every way the dice can fall: `dice` d6 read by the highest,
+    two sixes a critical; none rolls two and reads the lowest, never a critical."""
+    rolled = dice or 2
+    ways = dict.fromkeys(OUTCOMES, 0)
+    for faces in itertools.product(range(1, 7), repeat=rolled):
+        read = max(faces) if dice else min(faces)
+        critical = dice > 0 and faces.count(6) >= 2
+        ways["critical" if critical else "bad" if read <= 3 else "partial" if read <= 5 else "full"] += 1
+    return {name: Fraction(n, 6**rolled) for name, n in ways.items()}
+
+
+def closed_odds(dice: int) -> dict[str, Fraction]:
+    """The same odds in closed form for a pool of one or more: the highest is 3 or less with (1/2)^n, a
+    six shows with 1 - (5/6)^n, exactly one six (a full success) with n (1/6) (5/6)^(n-1), and two or more
+    sixes (the critical) with the rest of the chance of a six."""
+    n, six, other = dice, Fraction(1, 6), Fraction(5, 6)
+    bad, any_six, one_six = Fraction(1, 2) ** n, 1 - other**n, n * six * other ** (n - 1)
+    return {"bad": bad, "partial": 1 - bad - any_six, "full": one_six, "critical": any_six - one_six}
+
+
+def action_odds(dice: int) -> dict[str, Fraction]:
+    """Counted for up to four dice (and none), in closed form beyond, the two agreeing where both are."""
+    if dice == 0:
+        return counted_odds(0)
+    if dice <= 4:
+        assert counted_odds(dice) == closed_odds(dice)
+        return counted_odds(dice)
+    return closed_odds(dice)
+
+
 def test_a_scoundrel_from_the_package_alone(built: Path) -> None:
     lines = run(
         built,
         """
+import json
 import random
 import smokewharf as sw
 
-POOL = sw.POOLS["action_roll"]
-DICE, BANDS = sw.TABLES[POOL.dice], sw.TABLES[POOL.bands]
+ROLL = sw.MECHANICS["action_roll"]
+RESULTS = sw.TABLES["action_results"]
 
 def action(rng, rating):
-    # the roll as the pool declares it: the dice for the rating, the die they keep, sixes for a critical
-    throw = DICE.lookup(rating).roll.throw(rng)
-    critical = rating > 0 and throw.faces.count(6) >= POOL.critical
-    return BANDS.lookup(throw.total).outcome, critical, len(throw.faces)
+    # the action roll from the mechanic alone: a die for each dot (none: two, the lowest read)
+    return ROLL.roll(rng, rating)
 
 def attribute(ratings, kind):
     # an attribute rates one die for each of its four actions with a dot
@@ -290,17 +323,35 @@ print(any(len(chain) > 2 for *_, chain, _, _ in made), sorted({step.table for m 
 # every `N x treasure` cell is followed N times: the treasure rolls are what the cells ask for
 print(all(sum(s.row.then.times for s in chain if s.row.then) == sum(s.table == "treasure" for s in chain)
           for *_, chain, _, _ in made))
-rolls = [r for m in made for r in m[-1]]
-print(sorted({outcome for outcome, _, _ in rolls}), any(c for _, c, _ in rolls), all(n >= 2 for _, c, n in rolls if c))
+rolls = [(rating, r) for m in made for rating, r in zip(sorted(m[2].values()), m[-1], strict=True)]
+print(sorted({r.outcome for _, r in rolls}), sorted(RESULTS.lookup(name).result for name in ROLL.names))
+# every roll reports its dice: as many as the rating (two for none), the highest read (the lowest for none),
+# two sixes a critical (never for none), else the band of the die read
+band = {face: o.name for o in ROLL.outcomes for face in range(o.low, o.high + 1)}
+print(all(len(r.dice) == (rating or 2) and r.read == (max if rating else min)(r.dice)
+          and r.critical == (rating > 0 and r.dice.count(6) >= 2)
+          and r.outcome == ("critical" if r.critical else band[r.read]) for rating, r in rolls))
+# criticals come with two dice or more; two sixes on a rating of 0 are read as the lowest, a full success
+print(sorted({rating for rating, r in rolls if r.critical}),
+      any(not rating and r.dice == (6, 6) and r.outcome == "full" for rating, r in rolls))
+# the dice are the seeded generator's own draws, one d6 at a time
+def draws(seed, n):
+    rng = random.Random(seed)
+    return tuple(rng.randint(1, 6) for _ in range(n))
+
+print(all(ROLL.roll(random.Random(seed), n).dice == draws(seed, n or 2) for seed in range(50) for n in range(7)))
+print(ROLL.roll(random.Random(1), 3))
+print(ROLL.judge([6, 6], dice=0), ROLL.judge([6, 2, 6]).outcome, ROLL.judge([3, 5]).outcome,
+      ROLL.judge([2, 5], dice=0).outcome)
+hit = ROLL.roll(random.Random(5), 3)
+print(sw.stress_to_resist(highest=hit.read, critical=hit.critical) == (-1 if hit.critical else 6 - hit.read))
 sneak = sw.PLAYBOOKS["sneak"]
 print(sneak.abilities.choose(["tide_sense"]), sw.PLAYBOOKS["bruiser"].abilities.fixed, dict(sneak.ratings))
 print([(i.name, i.load, i.fine) for i in sneak.items], sum(i.load for i in sw.PLAYBOOKS["bruiser"].items))
 print(sw.stress_to_resist(highest=4, critical=False), sw.stress_to_resist(highest=6, critical=True))
-print(sw.rating_of(first=2, second=0, third=1, fourth=0), POOL.critical, POOL.most_dice)
-# exact odds the package gives: a six for each rating (0 rolls two and keeps the lowest), and the bands
-print([str(DICE.lookup(r).roll.chance(6, 6)) for r in range(7)])
-two = DICE.lookup(2).roll
-print(two.chance(1, 3), two.chance(4, 5), two.chance(6, 6), DICE.lookup(0).roll.chance(1, 3))
+print(sw.rating_of(first=2, second=0, third=1, fourth=0), ROLL.sides, ROLL.critical, ROLL.zero_dice, ROLL.names)
+# exact odds the package gives for each rating (the test counts them itself)
+print(json.dumps([{name: str(p) for name, p in ROLL.chances(n).items()} for n in range(7)]))
 encounters = sw.TABLES["encounters"]
 print([(row.value.what, str(p)) for row, p in encounters.chances(region="sunken_ward")])
 print(sum(p for _, p in encounters.chances(region="docks")), encounters.lookup("lantern_row", 18).then)
@@ -316,21 +367,24 @@ print(treasure.lookup(7).find, treasure.lookup(8).then)
         "True",
         "True ['encounters', 'treasure']",
         "True",
-        "['Bad outcome', 'Full success', 'Partial success'] True True",
+        "['bad', 'critical', 'full', 'partial'] ['Bad outcome', 'Critical success', 'Full success', 'Partial success']",
+        "True",
+        "[2] True",
+        "True",
+        "HighestResult(dice=(2, 5, 1), read=5, outcome='partial', critical=False)",
+        "HighestResult(dice=(6, 6), read=6, outcome='full', critical=False) critical partial bad",
+        "True",
         "('tide_sense',) ('iron_jaw',) {'prowl': 2, 'finesse': 1}",
         "[('Fine lockpicks', 0, True), ('Grappling line', 2, False), ('Dark cloak', 1, False)] 4",
         "2 -1",
-        "2 2 6",
-        "['1/36', '1/6', '11/36', '91/216', '671/1296', '4651/7776', '31031/46656']",
-        "1/4 4/9 11/36 3/4",
+        "2 6 2 2 ('bad', 'partial', 'full', 'critical')",
+        json.dumps([{name: str(p) for name, p in action_odds(n).items()} for n in range(7)]),
         "[('a spirit that wants its name back', '2/5'), ('eel-fishers on the rooftops', '7/20'), "
         "('a collapsing walkway', '1/5'), ('a flooded vault, open at low tide', '1/20')]",
         "1 Rolls(times=1, table='treasure')",
         "[('1-3', '3/8'), ('4-5', '1/4'), ('6', '1/8'), ('8', '1/8'), ('otherwise', '1/8')] nothing of worth",
         "nothing of worth Rolls(times=2, table='treasure')",
     ]
-    # a six on the highest of N d6 is 1 - (5/6)^N; on the lowest of two, 1/36
-    assert lines[11] == str([str(1 - Fraction(5, 6) ** n) if n else "1/36" for n in range(7)])
 
 
 def test_the_reference_has_a_page_for_each_declared_kind(built: Path) -> None:
@@ -345,6 +399,16 @@ def test_the_reference_has_a_page_for_each_declared_kind(built: Path) -> None:
     assert 'href="attribute.html#education"' in tables
     assert (built / "site" / "nightfall" / "occupation.html").is_file()
     assert "one of" in (built / "site" / "smokewharf" / "playbook.html").read_text(encoding="utf-8")
+    # the action roll's page shows each outcome's exact chance for 0 (two dice, the lowest read) to 6 dice
+    page = (built / "site" / "smokewharf" / "mechanic.html").read_text(encoding="utf-8")
+    page = page.split("Chance of each outcome", 1)[1].split("</table>", 1)[0]
+    assert "no dice: the lowest of 2" in page
+    head = "".join(f'<th scope="col">{name}</th>' for name in OUTCOMES)
+    assert f'<th scope="col">Dice</th>{head}' in page
+    for dice in range(7):
+        row = page.split(f'<tr><th scope="row">{dice}</th>', 1)[1].split("</tr>", 1)[0]
+        titles = [cell.split('"', 1)[0] for cell in row.split('<td title="')[1:]]
+        assert titles == [str(p) for p in action_odds(dice).values()], dice
 
 
 def test_each_kind_schema_is_written_beside_the_package_and_validates_its_entities(built: Path) -> None:
