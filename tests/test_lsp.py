@@ -635,7 +635,8 @@ def test_code_action_quotes_a_name_that_is_a_keyword(client: LspClient, workspac
         close_text(client, uri)
 
 
-RAN_ON = [  # (a lifepath's last lines, a line ending in a word of the language after which lines go on, where the error is)
+# (a lifepath's last lines, the word a line ends with after which lines go on, where the error is, how far in)
+RAN_ON = [
     ("  requires: trait\n  Brave, Bold: 1 }\n", "trait", "Bold: 1", len("Bold")),  # the error three tokens on
     ("  requires: farmer or\n  years: 1 }\n", "or", "years: 1", len("years")),
 ]
