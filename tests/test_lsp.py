@@ -635,6 +635,45 @@ def test_code_action_quotes_a_name_that_is_a_keyword(client: LspClient, workspac
         close_text(client, uri)
 
 
+# (a lifepath's last lines, the word a line ends with after which lines go on, where the error is, how far in)
+RAN_ON = [
+    ("  requires: trait\n  Brave, Bold: 1 }\n", "trait", "Bold: 1", len("Bold")),  # the error three tokens on
+    ("  requires: farmer or\n  years: 1 }\n", "or", "years: 1", len("years")),
+]
+
+
+@pytest.mark.parametrize(("added", "word", "needle", "offset"), RAN_ON, ids=[r[1] for r in RAN_ON])
+def test_code_action_quotes_the_word_a_line_ran_on_from(
+    client: LspClient, workspace: Path, added: str, word: str, needle: str, offset: int
+) -> None:
+    """A syntax error on a line the line before ran onto (it ended with a word of the language after which a
+    line goes on): the word is quoted on that line, wherever on the next line the error is."""
+    text = 'lifepath "Zz Ran" { time: 3 yrs  resources: 1  setting: peasant\n' + added
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        where = at(text, needle, offset)
+        actions = actions_at(client, uri, where, {**where, "character": where["character"] + 1})
+        [fix] = [a for a in actions if a["title"] == f"Quote '{word}' (a word of the language)"]
+        assert fix["diagnostics"][0]["code"] == "E101"
+        assert "so it went on onto this line" in fix["diagnostics"][0]["message"]
+        quoted = text.replace(f" {word}\n", f' "{word}"\n', 1)
+        assert apply(text, fix["edit"]["changes"][uri]) == quoted
+    finally:
+        close_text(client, uri)
+
+
+def test_no_quote_is_offered_where_the_line_ended(client: LspClient, workspace: Path) -> None:
+    """`and` read as a name ends its line: an error on the next line is that line's own."""
+    text = 'lifepath "Zz End" { time: 3 yrs  resources: 1  setting: peasant  requires: and\n  years: ) }\n'
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        where = at(text, ")")
+        actions = actions_at(client, uri, where, {**where, "character": where["character"] + 1})
+        assert [a for a in actions if a["title"].startswith("Quote")] == []
+    finally:
+        close_text(client, uri)
+
+
 def test_the_outline_lists_broken_statements_as_such(client: LspClient, workspace: Path) -> None:
     text = BROKEN + "  skills: 3 pts: $$ }\ntrait Zz { type: die }\n"
     uri = open_text(client, workspace, SCRATCH, text)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rulesdsl.language.words import KEYWORDS
 from rulesdsl.syntax import tree as m
-from rulesdsl.syntax.parse import Parser, split_blocks
+from rulesdsl.syntax.parse import CONTINUING_WORDS, Parser, ran_on_hint, split_blocks
 from rulesdsl.syntax.scanner import unescape
 
 
@@ -164,3 +165,72 @@ def test_a_line_goes_on_after_a_token_that_never_ends_one(parser: Parser) -> Non
     fields = {f.key: f.value for f in parsed.blocks[0].fields}  # type: ignore[union-attr]
     assert getattr(fields["style"], "text", None) == "check"
     assert len(getattr(fields["rules"], "items", ())) == 2
+
+
+# A line ending in each word of the language after which lines go on (parse.CONTINUING_WORDS), where the parser
+# reads it as that word, followed by a line it cannot read as the word's rest: `remove` is left out, as a
+# removal ends at its line's end whatever its last word.
+RAN_ON = {
+    "skill": 'formula c "C" {{\n  params: {w}\n  formula: 1\n}}\n',
+    "trait": 'formula c "C" {{\n  params: rank\n  formula: rank + {w}\n  note: "x"\n}}\n',
+    "or": "lifepath x {{\n  requires: farmer {w}\n  years: 1\n}}\n",
+    "and": "lifepath x {{\n  requires: farmer {w}\n  years: 1\n}}\n",
+    "not": "lifepath x {{\n  requires: {w}\n  years: 1\n}}\n",
+    "in": "lifepath x {{\n  requires: age {w}\n  years: 1\n}}\n",
+    "any": "lifepath x {{\n  requires: {w}\n  years: 1\n}}\n",
+    "ref": "lifepath x {{\n  skill: {w}\n  years: 1\n}}\n",
+    "of": "lifepath x {{\n  requires: 2 {w}\n  years: 1\n}}\n",
+    "tagged": "lifepath x {{\n  requires: any lifepaths {w}\n  years: 1\n}}\n",
+    "by": "kind weapon {{\n  reach: map of int {w}\n  cost: int\n}}\n",
+    "kind": "override {w}\n  weapon: int\n",
+    "override": "{w}\n  kind: int\n",
+    "patch": "{w}\n  lifepath: int\n",
+}
+
+
+def test_every_word_a_line_goes_on_after_is_covered() -> None:
+    assert {w for w, t in KEYWORDS.items() if t in CONTINUING_WORDS} == {*RAN_ON, "remove"}
+
+
+@pytest.mark.parametrize("word", sorted(RAN_ON))
+def test_a_syntax_error_on_a_line_the_line_before_ran_onto_says_so(parser: Parser, word: str) -> None:
+    text = RAN_ON[word].format(w=word)
+    _, diagnostics = parser.parse_file("t.rules", text)
+    [found] = diagnostics
+    assert found.code == "E101" and found.pos is not None
+    ran_onto = next(i for i, line in enumerate(text.split("\n"), 1) if line.endswith(f" {word}") or line == word) + 1
+    assert found.pos.line == ran_onto
+    assert found.hint == ran_on_hint(word)
+    assert f"ends with '{word}'" in found.hint and f'quote it: "{word}"' in found.hint
+    assert "previous field has no value" not in found.message  # it has one: the line went on
+    quoted = text.replace(f" {word}\n", f' "{word}"\n', 1)
+    if quoted != text:  # where it stands for a name, quoting it ends the line there
+        assert all(d.hint != found.hint for d in parser.parse_file("t.rules", quoted)[1])
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        # `and` where only a name can stand is a name: the line ended, the error is the next line's own
+        ("lifepath x {\n  requires: and\n  years: )\n}\n", None),
+        # the word and the error on one line: nothing ran on
+        ('formula c "C" { params: skill formula: 1 }\n', None),
+        # a string not closed is a mistake of its own line, whatever the line before
+        ('lifepath x {\n  params: skill\n  "unclosed\n}\n', 'close it with " (strings cannot span lines)'),
+        # comments and blank lines between: the line still ran on (the parser passes over them)
+        (
+            'formula c "C" {\n  params: skill  # the rating\n\n  # more\n  formula: 1\n}\n',
+            "the line before ends with 'skill', a word of the language, so it went on onto this line; "
+            "if 'skill' is a name, quote it: \"skill\"",
+        ),
+        # the last line crossed is the one that counts: `skill` took `Fighting`, `or` ran on
+        (
+            "lifepath x {\n  requires: skill\n  Fighting or\n  years: 1\n}\n",
+            "the line before ends with 'or', a word of the language, so it went on onto this line; "
+            "if 'or' is a name, quote it: \"or\"",
+        ),
+    ],
+)
+def test_the_ran_on_hint_only_where_the_line_ran_on(parser: Parser, text: str, hint: str | None) -> None:
+    _, diagnostics = parser.parse_file("t.rules", text)
+    assert [d.hint for d in diagnostics] == [hint]

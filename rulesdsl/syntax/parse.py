@@ -6,17 +6,18 @@ every block that does not yields exactly one diagnostic.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from rulesdsl.diagnostics import Diagnostic, error
-from rulesdsl.language.words import KEYWORDS
+from rulesdsl.language.words import CONTINUES, KEYWORDS
 from rulesdsl.resources import GRAMMAR
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax import trivia
 from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING, MAX_SYNTAX_ERRORS
 from rulesdsl.syntax.scanner import Scanned, StringEscapeError, dice_parts, let_key, scan, unescape
+from rulesdsl.syntax.written import quote
 
 if TYPE_CHECKING:  # lark is imported only when a file needs it: the fast path (fastparse.py) parses most
     from lark import Lark, Token
@@ -619,7 +620,8 @@ class Parser:
         line += chunk.line - 1
         pos = m.Position(path, line, column, line, column + width)
         offset = exc.pos_in_stream if isinstance(exc.pos_in_stream, int) else len(chunk.text)
-        message, hint = describe_syntax_error(exc, chunk.text[:offset])
+        went_on = ran_on(self._postlex.seen, line - chunk.line + 1)
+        message, hint = describe_syntax_error(exc, chunk.text[:offset], went_on)
         return error("E101", message, pos, hint)
 
 
@@ -681,11 +683,48 @@ def word_before(before: str) -> bool:
     return previous.end < word.start or previous.type in ("LPAR", "FIELD_KEY")
 
 
+# The words of the language after which a line goes on (`skill`, `trait`, `or`, `in`, ...): one ending a line
+# makes the parser read the next line as its rest, and a name spelt like it must be quoted.
+CONTINUING_WORDS = frozenset(KEYWORDS.values()) & CONTINUES
+
+
+def ran_on(tokens: Sequence[Token], line: int) -> str | None:
+    """The word of the language the line before `line` ended with, when the parser went on past that line
+    end into `line` (CONTINUING_WORDS): `tokens` are the ones the parser was given (the line-end postlexer
+    keeps a line end only where one may stand), lines counted in the same text. Where the line ended, the
+    last token before `line` is its line end, and nothing ran on."""
+    for tok in reversed(tokens):
+        if (tok.line or 1) < line:
+            return str(tok) if tok.type in CONTINUING_WORDS else None
+    return None
+
+
+def ran_on_hint(word: str) -> str:
+    """The hint of a syntax error on a line the line before ran onto, ending with `word` (lsp.py's quick fix
+    to quote the word is offered where the hint is this)."""
+    return (
+        f"the line before ends with '{word}', a word of the language, so it went on onto this line; "
+        f"if '{word}' is a name, quote it: {quote(word)}"
+    )
+
+
 _DICE_HINT = "dice are written like 2d6, d66 or 1d6+1"
 
 
-def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, str | None]:
-    """The error in words; `before` is the block's text up to the error."""
+def describe_syntax_error(exc: UnexpectedInput, before: str = "", went_on: str | None = None) -> tuple[str, str | None]:
+    """The error in words; `before` is the block's text up to the error, `went_on` the word of the language
+    the line before ended with when the parser went on into the error's line (`ran_on`): the mistake is
+    most likely that word, a name written bare, and the hint says so."""
+    from lark.exceptions import UnexpectedCharacters
+
+    message, hint = _described(exc, before, went_on is not None)
+    unclosed = isinstance(exc, UnexpectedCharacters) and exc.char == '"'  # a mistake of its own line
+    if went_on is not None and not unclosed:
+        return message, ran_on_hint(went_on)
+    return message, hint
+
+
+def _described(exc: UnexpectedInput, before: str, went_on: bool) -> tuple[str, str | None]:
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
     empty_field = field_before(before)
@@ -718,7 +757,7 @@ def describe_syntax_error(exc: UnexpectedInput, before: str = "") -> tuple[str, 
             return f"unexpected {got}", "table rows go inside a table block, one per line"
         if tok.type == "STRING" and word_before(before):
             return f"unexpected {got}", "quote the whole text; a requirement names an entity by its id: career navy"
-        if tok.type == "FIELD_KEY" and expected - {"RBRACE", "FIELD_KEY"}:
+        if tok.type == "FIELD_KEY" and expected - {"RBRACE", "FIELD_KEY"} and not went_on:  # it has one, ran on
             return f"unexpected {got}: the previous field has no value", None
         words = sorted({_TERMINAL_WORDS.get(e, "") for e in expected} - {""})
         hint = ("expected " + ", ".join(words)) if words and len(words) <= 4 else None

@@ -38,6 +38,7 @@ from rulesdsl.diagnostics import Diagnostic
 from rulesdsl.language.fieldtypes import RequirementType, referenced_kinds
 from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
+from rulesdsl.syntax.parse import ran_on_hint
 from rulesdsl.syntax.source import MANIFEST, SUFFIX, read_source, ruleset_root
 from rulesdsl.syntax.written import quote
 from rulesdsl.tools.fmt import NotFormatted, format_text, written_name
@@ -682,8 +683,8 @@ def code_actions(snapshot: Snapshot, path: Path, first: tuple[int, int], last: t
             continue
         if d.suggestions and _written_at(toks[index]) == (d.pos.line, d.pos.column, d.pos.end_line, d.pos.end_column):
             actions += _did_you_mean(path, text, toks[index], d)
-        # a syntax error at a word of the language, or just after one
-        for tok in dict.fromkeys(toks[max(index - 1, 0) : index + 1]):
+        # a syntax error at a word of the language, or just after one, or on a line the line before ran onto
+        for tok in dict.fromkeys([*toks[max(index - 1, 0) : index + 1], *_ran_on_from(toks, d)]):
             actions += _quote_keyword(path, text, tok, d)
     actions += _add_required(snapshot, path, text, first)
     return actions
@@ -732,6 +733,16 @@ def _did_you_mean(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.
             continue
         found.append(_fix(f"Change to '{name}'", path, [lsp.TextEdit(where, written)], d, text))
     return found
+
+
+def _ran_on_from(toks: tuple[Token, ...], d: Diagnostic) -> list[Token]:
+    """The word of the language a syntax error's line was run onto from, when its hint says so (parse.ran_on:
+    the parser read it from its own tokens): the last token before the error's line, which the line ends
+    the parser sees (lenient_tokens) leave with no line end after it."""
+    if d.pos is None or d.hint is None:
+        return []
+    before = bisect.bisect_left(toks, (d.pos.line, 0), key=lambda t: (t[2], t[3])) - 1
+    return [toks[before]] if before >= 0 and d.hint == ran_on_hint(toks[before][1]) else []
 
 
 def _quote_keyword(path: Path, text: str, tok: Token, d: Diagnostic) -> list[lsp.CodeAction]:
