@@ -423,3 +423,17 @@ def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str |
             if high is not None and len(value) > high:
                 return f"holds {_items(len(value))}, at most {high}", None
     return None
+
+
+def holds(field_type: FieldType, wanted: tuple[type, ...]) -> bool:
+    """Whether values of `field_type` may hold values of one of the `wanted` types: as themselves, as a
+    list's items, a map's values or a record's fields, at any depth."""
+    match field_type:
+        case _ if isinstance(field_type, wanted):
+            return True
+        case ListType(item) | MapType(item):
+            return holds(item, wanted)
+        case RecordType(fields):
+            return any(holds(f.type, wanted) for f in fields)
+        case _:
+            return False

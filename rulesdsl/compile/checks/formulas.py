@@ -95,17 +95,8 @@ Evaluated = t.FormulaType | t.CheckType
 
 
 def _evaluates(field_type: t.FieldType) -> bool:
-    """Whether a field's values may hold formulas or checks: its own, a list's items, a map's values or a
-    record's fields (at any depth)."""
-    match field_type:
-        case t.FormulaType() | t.CheckType():
-            return True
-        case t.ListType(item) | t.MapType(item):
-            return _evaluates(item)
-        case t.RecordType(fields):
-            return any(_evaluates(f.type) for f in fields)
-        case _:
-            return False
+    """Whether a field's values may hold formulas or checks (in lists, maps and records too)."""
+    return t.holds(field_type, (t.FormulaType, t.CheckType))
 
 
 def _formula_fields(kind: Kind) -> Iterator[tuple[str, t.FieldType]]:

@@ -420,16 +420,8 @@ def _chained(row: ir.TableRow) -> list[str]:
 
 
 def _has_checks(field_type: t.FieldType) -> bool:
-    """Whether a field's values may hold checks: its own, in a list, a map's values or a record's fields."""
-    match field_type:
-        case t.CheckType():
-            return True
-        case t.ListType(item) | t.MapType(item):
-            return _has_checks(item)
-        case t.RecordType(fields):
-            return any(_has_checks(f.type) for f in fields)
-        case _:
-            return False
+    """Whether a field's values may hold checks (in lists, maps and records too)."""
+    return t.holds(field_type, (t.CheckType,))
 
 
 def _follow_ups(table: ir.Entity) -> dict[str, Fraction] | None:
