@@ -1,0 +1,59 @@
+"""Small gaps in the forms of the language (issue 19's helpers reported them): a formula parameter named like a
+word of the language, keep and explode after a bracketed count, and the examples of docs/language.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.targets.build import render_all
+
+from .conftest import run_python, write_ruleset
+
+KEYWORD_PARAMS = """
+formula doubled "Doubled" { params: "skill", "any"  formula: "skill" * 2 + "any" }
+formula caller "Caller" { params: "trait"  formula: doubled("trait", 1) }
+formula aimed "Aimed" { params: "by", "tagged"  formula: if("tagged" > 0, doubled("by", 0), 0) + "tagged" }
+"""
+
+
+@pytest.fixture(scope="module")
+def keyword_package(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    folder = tmp_path_factory.mktemp("keywords")
+    write_ruleset(folder / "rules" / "demo", {"a.rules": KEYWORD_PARAMS})
+    result = compile_paths([folder / "rules"])
+    assert not result.diagnostics, [d.message for d in result.diagnostics]
+    out = folder / "out"
+    files = render_all(result.rulesets)
+    for name, text in files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    return out, files
+
+
+def test_a_parameter_named_like_a_word_of_the_language_computes(keyword_package: tuple[Path, dict[str, str]]) -> None:
+    # `skill`, `any`, `trait`, `by` and `tagged` are words of the language: quoted, a declared parameter's name
+    # is that parameter in its formula (and in a call's arguments), as a bare name would be.
+    out, files = keyword_package
+    code = """
+import demo
+print(demo.doubled(skill=3, any=1), demo.caller(trait=2), demo.aimed(by=2, tagged=1), demo.aimed(by=2, tagged=0))
+"""
+    result = run_python(code, out)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["7", "5", "5", "0"]
+    assert "def doubled(*, skill: int, any: int) -> int:" in files["demo/formulas.py"]
+
+
+def test_the_reference_shows_such_a_parameter_as_a_parameter(keyword_package: tuple[Path, dict[str, str]]) -> None:
+    page = keyword_package[1]["site/demo/formula.html"]
+    assert "<dd>&#34;skill&#34; * 2 + &#34;any&#34;</dd>" in page  # text, not a link
+    assert '<a href="formula.html#doubled">doubled</a>(&#34;trait&#34;, 1)' in page
+
+
+def test_a_quoted_name_that_is_no_parameter_is_still_text(tmp_path: Path) -> None:
+    write_ruleset(tmp_path / "rules" / "demo", {"a.rules": 'formula f "F" { params: skill2  formula: "skill" * 2 }'})
+    result = compile_paths([tmp_path / "rules"])
+    assert [d.code for d in result.diagnostics] == ["E327"]
