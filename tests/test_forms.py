@@ -1,5 +1,6 @@
 """Small gaps in the forms of the language (issue 19's helpers reported them): a formula parameter named like a
-word of the language, keep and explode after a bracketed count, and the examples of docs/language.md."""
+word of the language, and keep or explode after a bracketed count (docs/language.md's examples are checked in
+test_language_docs.py)."""
 
 from __future__ import annotations
 
