@@ -312,12 +312,15 @@ class Writer:
         return f"formula {id_} {{ {joined(parts)} }}"
 
     def dice_term(self, names: Sequence[str]) -> str:
-        """Dice to roll: a fixed count, or one computed (`(n)d6`, `dice(n, 6)`) and kept small and whole."""
-        count = f"min(abs(floor({self.arith(names, 2)})), 3) + 1"  # a whole number
+        """Dice to roll: a fixed count, or one computed (`(n)d6`, `dice(n, 6)`) and kept small and whole; a
+        computed count may keep one die (never explode: the dice may be taken away, which an exploding roll
+        cannot be)."""
+        count = f"min(abs(floor({self.arith(names, 2)})), 3) + 1"  # a whole number, at least 1
         return self.pick(
             [
                 f"{self.ch.integer(1, 3)}d{self.pick(SIDES)}",
                 f"({count})d{self.pick(SIDES)}",
+                f"({count})d{self.pick(SIDES)}{self.pick(['kh1', 'kl1'])}",
                 f"dice({count}, {self.pick(SIDES)})",
             ]
         )

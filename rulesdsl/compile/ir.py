@@ -183,11 +183,13 @@ class DiceExpr:
 
 @dataclass(frozen=True, slots=True)
 class DiceOf:
-    """Dice made by a formula: `(slot - 3)d6`, `dice(n, 6)`."""
+    """Dice made by a formula: `(slot - 3)d6`, `dice(n, 6)`; `(n)d6kh3`: kept, dropped or exploding as `suffix`
+    says (`kh3`, `kl1`, `dh1`, `dl1`, `!`: how many dice that leaves is known only once the count is)."""
 
     count: Expr
     sides: Expr
     pos: Position
+    suffix: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,8 +46,9 @@ def expr_json(expr: ir.Expr) -> Any:
             return {"caret": value}
         case ir.DiceExpr(dice):
             return {"dice": value_json(dice)}
-        case ir.DiceOf(count, sides):
-            return {"dice_of": [expr_json(count), expr_json(sides)]}
+        case ir.DiceOf(count, sides, _, suffix):
+            made = {"dice_of": [expr_json(count), expr_json(sides)]}
+            return {**made, "suffix": suffix} if suffix else made
         case ir.BinOp(op, left, right):
             return {"op": op, "args": [expr_json(left), expr_json(right)]}
         case ir.Neg(operand):

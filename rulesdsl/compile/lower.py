@@ -646,8 +646,9 @@ class _Reader:
                 return ir.Caret(number, value.pos)
             case m.Dice():
                 return ir.DiceExpr(dice_of(value), value.pos)
-            case m.DiceCount(count, sides):
-                return ir.DiceOf(self.expr(count), ir.Num(sides, value.pos), value.pos)
+            case m.DiceCount(count, sides, _, suffix):
+                _explode_or_keep(suffix, sides, value.pos)
+                return ir.DiceOf(self.expr(count), ir.Num(sides, value.pos), value.pos, suffix)
             case m.Call("dice", args):
                 if len(args) != 2:
                     raise LoweringError("dice() takes 2 arguments: dice(count, sides)", value.pos)
@@ -959,19 +960,34 @@ def range_of(value: m.Value, *, allow_dash: bool) -> ir.Range:
 _DICE_EXAMPLES = "dice (like 1d10, 2d6+3, 30 + 1d10, 3d6 * 5, 4d6kh3, 1d6! or 0)"
 
 
+def _explode_or_keep(suffix: str, sides: int, pos: m.Position) -> None:
+    """What dice of `sides` sides with `suffix` cannot be, whatever their count. Dice that explode and are
+    then kept (`4d6!kh3`) are read, but refused: the exact odds of keeping some of several exploding dice are
+    no sum of the rational series an exploding die has (runtime/odds.py), and a roll's odds are exact or not
+    given."""
+    if suffix == "!" and sides == 1:
+        raise LoweringError(
+            "a 1-sided die always shows its highest face, so it would explode for ever",
+            pos,
+            "explode a die of 2 sides or more (1d6!)",
+            code="E208",
+        )
+    if suffix.startswith("!") and len(suffix) > 1:
+        raise LoweringError(
+            f"dice that explode and are then kept or dropped (!{suffix[1:]}) have no exact odds here",
+            pos,
+            "explode them (1d6!) or keep some (4d6kh3), not both",
+            code="E208",
+        )
+
+
 def dice_term(node: m.Dice) -> ir.DiceTerm:
     """One `NdS` with what follows it: `kh3`/`kl1` keep the highest/lowest, `dh1`/`dl1` drop them, `!`
     explodes."""
     count, sides, suffix = node.count, node.sides, node.suffix
+    _explode_or_keep(suffix, sides, node.pos)
     if count < 1:
         raise LoweringError(f"a roll of {count} dice; a roll has at least 1", node.pos)
-    if suffix == "!" and sides == 1:
-        raise LoweringError(
-            "a 1-sided die always shows its highest face, so it would explode for ever",
-            node.pos,
-            "explode a die of 2 sides or more (1d6!)",
-            code="E208",
-        )
     if sides < 2:
         raise LoweringError(f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2", node.pos)
     if sides > MAX_SIDES:

@@ -1,6 +1,6 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "a947c68314e4c2f17bb85a9b71dc4bc51996496905e52e7142ab0d3875fb9794"
+GRAMMAR_SHA256 = "94eda6955a803edf1958f0663715d7ca84843be2a22a17a0a295da95cfe33a6f"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
@@ -11,7 +11,7 @@ TERMINALS: tuple[tuple[str, str], ...] = (
         "[+-]?\\d+[ \t]+(?!(?:of|and|or|in|not|x\\d+)\\b)[^\\W\\d][\\w]*+(?:\\/[^\\W\\d][\\w]*+)*+(?"
         "![\\w\\/]*[ \t]*(?::|\\+=|-=))",
     ),
-    ("DICE", "(?:\\d*d|\\d+D)\\d+(?:[kd][hl]\\d+|!(?!=))?(?![\\w!])"),
+    ("DICE", "(?:\\d*d|\\d+D)\\d+(?:[kd][hl]\\d+|!(?!=)(?:[kd][hl]\\d+)?)?(?![\\w!])"),
     ("FIELD_KEY", "[A-Za-z_][A-Za-z0-9_]*[ \t]*:(?!:)"),
     ("LET", "let[ \t]+[^\\W\\d][\\w]*+[ \t]*=(?!=)"),
     ("FIELD_APPEND", "[A-Za-z_][A-Za-z0-9_]*[ \t]*\\+="),

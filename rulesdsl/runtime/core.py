@@ -483,12 +483,26 @@ def _dice(terms: tuple[DiceTerm, ...], modifier: int, parts: tuple[DicePart, ...
     return Dice(text, terms, modifier, parts)
 
 
-def dice(count: Number, sides: Number) -> Dice:
-    """`dice(n, 6)`, `(slot - 3)d6`: dice whose count (or sides) a formula computes."""
+def dice(count: Number, sides: Number, suffix: str = "") -> Dice:
+    """`dice(n, 6)`, `(slot - 3)d6`: dice whose count (or sides) a formula computes; `(n)d6kh3`, `(n)d6dl1`,
+    `(n)d6!`: with what follows written dice (`suffix`: keep or drop the highest or lowest, or explode).
+    Keeping more dice than the count gives (or dropping them all) is a ValueError, as is any other suffix."""
     if Fraction(count).denominator != 1 or Fraction(sides).denominator != 1 or count < 0 or sides < 1:
         raise ValueError(f"cannot roll {count} dice of {sides} sides")
     count, sides = int(count), int(sides)
-    return _dice((DiceTerm(count, sides),) if count else (), 0)
+    if suffix == "!":
+        return _dice((DiceTerm(count, sides, explode=True),) if count else (), 0)
+    if not suffix:
+        return _dice((DiceTerm(count, sides),) if count else (), 0)
+    how, number = suffix[:2], suffix[2:]
+    if how not in ("kh", "kl", "dh", "dl") or not number.isdigit():
+        raise ValueError(f"cannot roll {count}d{sides}{suffix}: keep (kh3, kl1), drop (dh1, dl1) or explode (!)")
+    keep = int(number) if how[0] == "k" else count - int(number)
+    if not 0 < keep <= count:
+        raise ValueError(f"cannot roll {count}d{sides}{suffix}: it would keep {max(keep, 0)} of {count} dice")
+    # dropping the highest keeps the lowest, and dropping the lowest keeps the highest
+    lowest = (how == "kl") or (how == "dh")
+    return _dice((DiceTerm(count, sides, keep, lowest),), 0)
 
 
 def _bounded(values: tuple[Dice | int, ...], low: bool) -> Dice:

@@ -38,7 +38,7 @@ from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
 from rulesdsl.syntax.scanner import StringEscapeError, let_key, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "a947c68314e4c2f17bb85a9b71dc4bc51996496905e52e7142ab0d3875fb9794"
+GRAMMAR_SHA256 = "94eda6955a803edf1958f0663715d7ca84843be2a22a17a0a295da95cfe33a6f"
 
 
 class Fallback(Exception):
@@ -749,9 +749,9 @@ class _Parser:
                 return inner
             self.i += 1
             written, sides, suffix = scanner.dice_parts(dice[1])
-            if written or suffix:
+            if written:
                 raise self.fail("dice count after a bracket")
-            return m.DiceCount(inner, int(sides), self.span(inner.pos, self.pos(dice)))
+            return m.DiceCount(inner, int(sides), self.span(inner.pos, self.pos(dice)), suffix.lower())
         if kind == "REF":
             name = self.name()
             return m.RefMarker(name, self.span(self.pos(tok), name.pos))

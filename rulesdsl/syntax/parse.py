@@ -398,14 +398,14 @@ class _ToModel:
     def dice_count(self, children: list[Any]) -> m.DiceCount:
         count, dice = children
         written, sides, suffix = dice_parts(str(dice))
-        if written or suffix:
+        if written:
             raise _Problem(
                 "E101",
                 f"'{dice}' after a bracket",
                 self._tok_pos(dice),
                 f"write (count)d{sides}, e.g. (slot - 3)d{sides}",
             )
-        return m.DiceCount(count, self._int(sides, dice, 1), self._span(children))
+        return m.DiceCount(count, self._int(sides, dice, 1), self._span(children), suffix.lower())
 
     def none_dash(self, children: list[Any]) -> m.Name:
         return m.Name(str(children[0]), self._span(children))

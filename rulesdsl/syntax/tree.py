@@ -281,11 +281,13 @@ class Repeat(_Node):
 
 @dataclass(frozen=True, slots=True)
 class DiceCount(_Node):
-    """`(slot - 3)d6`: dice whose count is computed."""
+    """`(slot - 3)d6`: dice whose count is computed; `(n)d6kh3`, `(n)d6!`: kept, dropped or exploding, as after
+    written dice (`suffix`, lower case)."""
 
     count: Value
     sides: int
     pos: Position
+    suffix: str = ""
 
 
 @dataclass(frozen=True, slots=True)

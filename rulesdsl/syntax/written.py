@@ -185,10 +185,10 @@ class _Printer:
                 self.items(items)
             case m.ValueList(items):
                 self.items(items)
-            case m.DiceCount(count, sides):
+            case m.DiceCount(count, sides, _, suffix):
                 self.put("(")
                 self.value(count, 0)
-                self.put(f")d{sides}")
+                self.put(f")d{sides}{suffix}")
             case m.RefMarker(kind):
                 self.put(f"ref {kind.text}")
             case m.Repeat(count, table):

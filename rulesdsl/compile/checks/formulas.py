@@ -213,6 +213,10 @@ class _Namer:
     def __call__(self, node: Any) -> Any:
         if isinstance(node, ir.ParamField):
             return self.param_field(node)
+        if isinstance(node, ir.Text) and slug(node.value) in self.names:
+            # A quoted name the formula declares is that name, as quoted names are everywhere: the way to
+            # use a parameter named like a word of the language (`params: "skill"`, then `"skill" * 2`).
+            return ir.Var(node.value, node.pos)
         if not isinstance(node, ir.Var) or slug(node.name) in self.names:
             return node  # a free name, matched as declared names are (`params: ATN` declares `atn`)
         target = self.by_name.get(node.name)
@@ -394,7 +398,7 @@ def entity_arguments(
                         args[i] = ir.Compare("=", truth, ir.Num(1, arg.pos), arg.pos)
                 elif isinstance(arg, ir.Var) and slug(arg.name) not in names:
                     args[i] = ir.EntityArg(ir.Ref(kind, arg.name, arg.pos), arg.pos)
-                elif isinstance(arg, ir.Text):
+                elif isinstance(arg, ir.Text) and slug(arg.value) not in names:  # else a parameter (_Namer)
                     args[i] = ir.EntityArg(ir.Ref(kind, arg.value, arg.pos), arg.pos)
             return replace(node, args=tuple(args))
 

@@ -401,8 +401,9 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
             return names.params[attribute or slug(name)]  # a parameter as declared (a word: its slug)
         case ir.DiceExpr(dice):
             return dice_code(dice)
-        case ir.DiceOf(count, sides):
-            return f"{rt('dice')}({_bare(sub(count))}, {_bare(sub(sides))})"
+        case ir.DiceOf(count, sides, _, suffix):
+            kept = f", {suffix!r}" if suffix else ""
+            return f"{rt('dice')}({_bare(sub(count))}, {_bare(sub(sides))}{kept})"
         case ir.BinOp("/", left, right) if typing.of(expr) == ft.DICE:  # a roll's totals, rounded down
             return f"({sub(left)} // {sub(right)})"
         case ir.Call("floor", (operand,)) if typing.of(expr) == ft.DICE:
