@@ -226,6 +226,15 @@ _NOTHING = Markup("")
 
 
 @dataclass(frozen=True, slots=True)
+class LifepathGraph:
+    """Where an entity of a nested kind (a lifepath) can come from and lead to: (kind, id) of each."""
+
+    came_from: list[tuple[str, str, int]]  # its own parent first, then those whose leads come here (how many)
+    required: list[tuple[str, str]]  # entities of its own kind its requirements name
+    leads_to: list[tuple[str, str]]  # its own parent first, then those its leads name
+
+
+@dataclass(frozen=True, slots=True)
 class EntityView:
     """What the pages show of an entity, built once per entity (RulesetSite.entity_data)."""
 
@@ -249,7 +258,7 @@ class EntityView:
     description: Markup | None
     summary: Markup | None
     backlinks: list[tuple[str, int, Markup]]
-    graph: dict[str, Any] | None
+    graph: LifepathGraph | None
     table_html: Markup | None
     odds_html: Markup | None
     flags_html: Markup
@@ -269,7 +278,7 @@ class Rendered:
     html: Markup
     preview: Markup
     texts: list[tuple[str, int]]
-    graph: dict[str, Any] | None = None  # drawn on demand, from the page's graphs script
+    graph: LifepathGraph | None = None  # drawn on demand, from the page's graphs script
 
 
 # ---------------------------------------------------------------- what the templates are given
@@ -410,7 +419,7 @@ class Summary:
 
     ruleset: CompiledRuleset
     counts: list[tuple[str, str, int]]
-    by_stock: list[dict[str, Any]]
+    by_stock: list[StockCounts]
     urls: dict[str, str]  # stock id -> its page
 
 
@@ -685,7 +694,7 @@ class RulesetSite:
             self._came[key] = came
         return self._came[key]
 
-    def lifepath_graph(self, entity: ir.Entity) -> dict[str, Any] | None:
+    def lifepath_graph(self, entity: ir.Entity) -> LifepathGraph | None:
         """Where an entity of a nested kind that leads to parents (a lifepath's leads) can come from and go
         (what the page's script draws when a reader opens it)."""
         kind = entity.kind
@@ -710,11 +719,11 @@ class RulesetSite:
         leads = [target for name in lead_fields for _, target in named.get(name, ())]
         sources = [own.target, *came]
         targets = list(dict.fromkeys([own.target, *leads]))
-        return {
-            "from": [(parent_kind, s, came.get(s, 1)) for s in sources],
-            "required": [(kind, r) for r in required],
-            "to": [(parent_kind, s) for s in targets],
-        }
+        return LifepathGraph(
+            came_from=[(parent_kind, s, came.get(s, 1)) for s in sources],
+            required=[(kind, r) for r in required],
+            leads_to=[(parent_kind, s) for s in targets],
+        )
 
     def lead_fields(self, kind: str, target: str) -> list[str]:
         """A kind's fields listing entities of `target` kind (a lifepath's leads, to settings)."""
@@ -1037,7 +1046,7 @@ class RulesetSite:
         """The lifepath graphs of a page, compactly: the nodes once ([label, link]), then per entity the
         nodes it comes from (with how many lead in), is required after, and leads to."""
         nodes: dict[tuple[str, str], int] = {}
-        entries: dict[str, Any] = {}
+        entries: dict[str, tuple[int, list[list[int]], list[int], list[int]]] = {}  # JSON arrays
 
         def at(kind: str, id_: str) -> int:
             return nodes.setdefault((kind, id_), len(nodes))
@@ -1046,12 +1055,12 @@ class RulesetSite:
             if entry.graph is None:
                 continue
             graph = entry.graph
-            entries[entry.id] = [
+            entries[entry.id] = (
                 at(entry.kind, entry.id),
-                [[at(k, i), n] for k, i, n in graph["from"]],
-                [at(k, i) for k, i in graph["required"]],
-                [at(k, i) for k, i in graph["to"]],
-            ]
+                [[at(k, i), n] for k, i, n in graph.came_from],
+                [at(k, i) for k, i in graph.required],
+                [at(k, i) for k, i in graph.leads_to],
+            )
         if not entries:
             return None
         table = [[self.values.label(k, i), self.urls.get((k, i), f"{k}.html")] for k, i in nodes]
@@ -1131,7 +1140,20 @@ def _refs_of(entity: ir.Entity, name: str) -> Iterator[str]:
         yield from (r.target for r in ir.refs_in(value))
 
 
-def by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class StockCounts:
+    """A stock's row on the front page: how many of each kind are its own."""
+
+    name: str
+    id: str
+    settings: int
+    lifepaths: int
+    skills: int
+    traits: int
+    spells: int
+
+
+def by_stock(ruleset: CompiledRuleset) -> list[StockCounts]:
     """Settings, lifepaths, and stock-restricted skills, traits and spells per stock (Burning Wheel's shape).
     Counted in one pass over each kind, not once per stock: a ruleset may declare thousands of stocks."""
     entities = ruleset.entities
@@ -1146,7 +1168,15 @@ def by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
     for kind in ("skill", "trait", "spell"):
         counts[kind + "s"] = Counter(s for e in entities.get(kind, {}).values() for s in set(_words(e, "stock")))
     return [
-        {"name": stock.name, "id": stock_id, **{what: found[stock_id] for what, found in counts.items()}}
+        StockCounts(
+            stock.name,
+            stock_id,
+            settings=counts["settings"][stock_id],
+            lifepaths=counts["lifepaths"][stock_id],
+            skills=counts["skills"][stock_id],
+            traits=counts["traits"][stock_id],
+            spells=counts["spells"][stock_id],
+        )
         for stock_id, stock in sorted(entities.get("stock", {}).items())
     ]
 
