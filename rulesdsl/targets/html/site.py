@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 from markupsafe import Markup, escape
 
@@ -35,7 +35,16 @@ from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html import changes, graphs
 from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
 from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
-from rulesdsl.targets.html.values import PLACEHOLDER, Values, heading, href, short_type
+from rulesdsl.targets.html.values import (
+    PLACEHOLDER,
+    HighestOdds,
+    PoolOdds,
+    TableView,
+    Values,
+    heading,
+    href,
+    short_type,
+)
 from rulesdsl.targets.labels import labels
 from rulesdsl.targets.templating import environment, template_context
 
@@ -457,12 +466,32 @@ class Page:
     entries: list[Rendered] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """An entity with a page of its own, as a row of its kind's summary (parts.html `summary_table`)."""
+
+    link: Markup
+    flags: list[str]
+    cells: list[Markup]  # its short fields, by column
+    counts: list[int]  # how many of each kind it holds
+
+
+class Parts(Protocol):
+    """The macros of templates/parts.html that Python calls, typed (Jinja's module of them is not)."""
+
+    # positional only: Jinja's names for the macros' arguments are not checked
+    def summary_table(self, rows: list[SummaryRow], headers: list[str], /) -> Markup: ...
+    def table_view(self, tv: TableView, id_: str, /) -> Markup: ...
+    def pool_odds(self, odds: PoolOdds, level: int, /) -> Markup: ...
+    def highest_odds(self, odds: HighestOdds, level: int, /) -> Markup: ...
+
+
 class RulesetSite:
     def __init__(self, ruleset: CompiledRuleset, has_language: bool) -> None:
         self.ruleset = ruleset
         self.has_language = has_language
         self.env = environment()
-        self.parts: Any = self.env.get_template("html/parts.html").module  # macros: entity_row, preview, ...
+        self.parts = cast(Parts, self.env.get_template("html/parts.html").module)
         self.parents = nesting(ruleset)
         self.owners = {parent for _, parent in self.parents.values()}
         self.labels = unique_labels(ruleset, self.parents)
@@ -539,12 +568,10 @@ class RulesetSite:
         """The exact odds of a pool or highest-die mechanic, as a section headed at `level`."""
         pool = self.values.pool_odds(entity)
         if pool is not None:
-            result: Markup = self.parts.pool_odds(pool, level)
-            return result
+            return self.parts.pool_odds(pool, level)
         highest = self.values.highest_odds(entity)
         if highest is not None:
-            result = self.parts.highest_odds(highest, level)
-            return result
+            return self.parts.highest_odds(highest, level)
         return None
 
     def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> EntityView:
@@ -788,21 +815,20 @@ class RulesetSite:
         """Entities with pages of their own, one row each: a link, their short fields, how many they hold."""
         columns = self.columns_of(kind, ids, skip)
         held = [k for k in self.ruleset.entities if any(k in self.children.get((kind, i), {}) for i in ids)]
-        rows = []
+        rows: list[SummaryRow] = []
         for id_ in ids:
             entity = self.ruleset.entities[kind][id_]
             flags, short, _ = self.fields(entity, skip)
             rows.append(
-                {
-                    "link": self.values.link(kind, id_, entity.name),
-                    "flags": flags,
-                    "cells": [short.get(c, Markup("")) for c in columns],
-                    "counts": [len(self.children.get((kind, id_), {}).get(k, [])) for k in held],
-                }
+                SummaryRow(
+                    link=self.values.link(kind, id_, entity.name),
+                    flags=flags,
+                    cells=[short.get(c, Markup("")) for c in columns],
+                    counts=[len(self.children.get((kind, id_), {}).get(k, [])) for k in held],
+                )
             )
         headers = [heading(c) for c in columns] + [self.kind_title(k) for k in held]
-        result: Markup = self.parts.summary_table(rows, headers)
-        return result
+        return self.parts.summary_table(rows, headers)
 
     # ------------------------------------------------------------ pages
 
