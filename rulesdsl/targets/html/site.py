@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 from markupsafe import Markup, escape
 
@@ -168,16 +168,23 @@ class Backlinks:
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def _child_fields(node: object) -> tuple[str, ...]:
+    """The fields of a node type `named_in` walks into: a dataclass's but its position."""
+    if dataclasses.is_dataclass(node) and type(node) is not Position:
+        return tuple(f.name for f in dataclasses.fields(node) if f.name != "pos")
+    return ()
+
+
 def named_in(value: object) -> list[tuple[str, str]]:
     """What a value names, in writing order: resolved references, and the attributes formulas use.
     (ir.walk's generic walk, with each node type's fields looked up once: it ran for every field.)"""
     found: list[tuple[str, str]] = []
-    stack: list[Any] = [value]
+    stack: list[object] = [value]
     while stack:
         node = stack.pop()
         node_type = type(node)
         if node_type is tuple:
-            stack.extend(reversed(node))
+            stack.extend(reversed(cast("tuple[object, ...]", node)))
         elif isinstance(node, ir.Ref):
             if node.id is not None:
                 found.append((node.kind, node.id))
@@ -187,9 +194,7 @@ def named_in(value: object) -> list[tuple[str, str]]:
         else:
             names = _CHILD_FIELDS.get(node_type)
             if names is None:
-                is_node = dataclasses.is_dataclass(node) and node_type is not Position
-                names = tuple(f.name for f in dataclasses.fields(node) if f.name != "pos") if is_node else ()
-                _CHILD_FIELDS[node_type] = names
+                names = _CHILD_FIELDS[node_type] = _child_fields(node)
             stack.extend(reversed([getattr(node, name) for name in names]))
     return found
 
