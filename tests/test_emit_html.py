@@ -588,7 +588,7 @@ def test_counting_by_stock_is_one_pass(tmp_path: Path) -> None:
         return compilation.rulesets[0]
 
     rows = html.by_stock(ruleset(3))
-    assert [(r["id"], r["settings"], r["skills"]) for r in rows] == [("s0", 1, 1), ("s1", 1, 1), ("s2", 1, 1)]
+    assert [(r.id, r.settings, r.skills) for r in rows] == [("s0", 1, 1), ("s1", 1, 1), ("s2", 1, 1)]
     small, large = ruleset(300), ruleset(600)
     assert calls(lambda: html.by_stock(large)) / calls(lambda: html.by_stock(small)) < 2.3
 

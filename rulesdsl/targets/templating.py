@@ -6,7 +6,7 @@ import itertools
 from dataclasses import fields
 from fractions import Fraction
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, PrefixLoader, StrictUndefined, select_autoescape
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 
-def py(value: Any) -> str:
+def py(value: object) -> str:
     """A Python literal for `value`. Only plain data is accepted, so source text can never become code."""
     if isinstance(value, str):
         text = repr(value)

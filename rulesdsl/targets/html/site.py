@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol, cast
 
 from markupsafe import Markup, escape
 
@@ -35,7 +35,16 @@ from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html import changes, graphs
 from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
 from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
-from rulesdsl.targets.html.values import PLACEHOLDER, Values, heading, href, short_type
+from rulesdsl.targets.html.values import (
+    PLACEHOLDER,
+    HighestOdds,
+    PoolOdds,
+    TableView,
+    Values,
+    heading,
+    href,
+    short_type,
+)
 from rulesdsl.targets.labels import labels
 from rulesdsl.targets.templating import environment, template_context
 
@@ -159,16 +168,23 @@ class Backlinks:
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def _child_fields(node: object) -> tuple[str, ...]:
+    """The fields of a node type `named_in` walks into: a dataclass's but its position."""
+    if dataclasses.is_dataclass(node) and type(node) is not Position:
+        return tuple(f.name for f in dataclasses.fields(node) if f.name != "pos")
+    return ()
+
+
 def named_in(value: object) -> list[tuple[str, str]]:
     """What a value names, in writing order: resolved references, and the attributes formulas use.
     (ir.walk's generic walk, with each node type's fields looked up once: it ran for every field.)"""
     found: list[tuple[str, str]] = []
-    stack: list[Any] = [value]
+    stack: list[object] = [value]
     while stack:
         node = stack.pop()
         node_type = type(node)
         if node_type is tuple:
-            stack.extend(reversed(node))
+            stack.extend(reversed(cast("tuple[object, ...]", node)))
         elif isinstance(node, ir.Ref):
             if node.id is not None:
                 found.append((node.kind, node.id))
@@ -178,9 +194,7 @@ def named_in(value: object) -> list[tuple[str, str]]:
         else:
             names = _CHILD_FIELDS.get(node_type)
             if names is None:
-                is_node = dataclasses.is_dataclass(node) and node_type is not Position
-                names = tuple(f.name for f in dataclasses.fields(node) if f.name != "pos") if is_node else ()
-                _CHILD_FIELDS[node_type] = names
+                names = _CHILD_FIELDS[node_type] = _child_fields(node)
             stack.extend(reversed([getattr(node, name) for name in names]))
     return found
 
@@ -226,6 +240,15 @@ _NOTHING = Markup("")
 
 
 @dataclass(frozen=True, slots=True)
+class LifepathGraph:
+    """Where an entity of a nested kind (a lifepath) can come from and lead to: (kind, id) of each."""
+
+    came_from: list[tuple[str, str, int]]  # its own parent first, then those whose leads come here (how many)
+    required: list[tuple[str, str]]  # entities of its own kind its requirements name
+    leads_to: list[tuple[str, str]]  # its own parent first, then those its leads name
+
+
+@dataclass(frozen=True, slots=True)
 class EntityView:
     """What the pages show of an entity, built once per entity (RulesetSite.entity_data)."""
 
@@ -249,7 +272,7 @@ class EntityView:
     description: Markup | None
     summary: Markup | None
     backlinks: list[tuple[str, int, Markup]]
-    graph: dict[str, Any] | None
+    graph: LifepathGraph | None
     table_html: Markup | None
     odds_html: Markup | None
     flags_html: Markup
@@ -269,7 +292,7 @@ class Rendered:
     html: Markup
     preview: Markup
     texts: list[tuple[str, int]]
-    graph: dict[str, Any] | None = None  # drawn on demand, from the page's graphs script
+    graph: LifepathGraph | None = None  # drawn on demand, from the page's graphs script
 
 
 # ---------------------------------------------------------------- what the templates are given
@@ -410,7 +433,7 @@ class Summary:
 
     ruleset: CompiledRuleset
     counts: list[tuple[str, str, int]]
-    by_stock: list[dict[str, Any]]
+    by_stock: list[StockCounts]
     urls: dict[str, str]  # stock id -> its page
 
 
@@ -448,12 +471,32 @@ class Page:
     entries: list[Rendered] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """An entity with a page of its own, as a row of its kind's summary (parts.html `summary_table`)."""
+
+    link: Markup
+    flags: list[str]
+    cells: list[Markup]  # its short fields, by column
+    counts: list[int]  # how many of each kind it holds
+
+
+class Parts(Protocol):
+    """The macros of templates/parts.html that Python calls, typed (Jinja's module of them is not)."""
+
+    # positional only: Jinja's names for the macros' arguments are not checked
+    def summary_table(self, rows: list[SummaryRow], headers: list[str], /) -> Markup: ...
+    def table_view(self, tv: TableView, id_: str, /) -> Markup: ...
+    def pool_odds(self, odds: PoolOdds, level: int, /) -> Markup: ...
+    def highest_odds(self, odds: HighestOdds, level: int, /) -> Markup: ...
+
+
 class RulesetSite:
     def __init__(self, ruleset: CompiledRuleset, has_language: bool) -> None:
         self.ruleset = ruleset
         self.has_language = has_language
         self.env = environment()
-        self.parts: Any = self.env.get_template("html/parts.html").module  # macros: entity_row, preview, ...
+        self.parts = cast(Parts, self.env.get_template("html/parts.html").module)
         self.parents = nesting(ruleset)
         self.owners = {parent for _, parent in self.parents.values()}
         self.labels = unique_labels(ruleset, self.parents)
@@ -530,12 +573,10 @@ class RulesetSite:
         """The exact odds of a pool or highest-die mechanic, as a section headed at `level`."""
         pool = self.values.pool_odds(entity)
         if pool is not None:
-            result: Markup = self.parts.pool_odds(pool, level)
-            return result
+            return self.parts.pool_odds(pool, level)
         highest = self.values.highest_odds(entity)
         if highest is not None:
-            result = self.parts.highest_odds(highest, level)
-            return result
+            return self.parts.highest_odds(highest, level)
         return None
 
     def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> EntityView:
@@ -685,7 +726,7 @@ class RulesetSite:
             self._came[key] = came
         return self._came[key]
 
-    def lifepath_graph(self, entity: ir.Entity) -> dict[str, Any] | None:
+    def lifepath_graph(self, entity: ir.Entity) -> LifepathGraph | None:
         """Where an entity of a nested kind that leads to parents (a lifepath's leads) can come from and go
         (what the page's script draws when a reader opens it)."""
         kind = entity.kind
@@ -710,11 +751,11 @@ class RulesetSite:
         leads = [target for name in lead_fields for _, target in named.get(name, ())]
         sources = [own.target, *came]
         targets = list(dict.fromkeys([own.target, *leads]))
-        return {
-            "from": [(parent_kind, s, came.get(s, 1)) for s in sources],
-            "required": [(kind, r) for r in required],
-            "to": [(parent_kind, s) for s in targets],
-        }
+        return LifepathGraph(
+            came_from=[(parent_kind, s, came.get(s, 1)) for s in sources],
+            required=[(kind, r) for r in required],
+            leads_to=[(parent_kind, s) for s in targets],
+        )
 
     def lead_fields(self, kind: str, target: str) -> list[str]:
         """A kind's fields listing entities of `target` kind (a lifepath's leads, to settings)."""
@@ -779,21 +820,20 @@ class RulesetSite:
         """Entities with pages of their own, one row each: a link, their short fields, how many they hold."""
         columns = self.columns_of(kind, ids, skip)
         held = [k for k in self.ruleset.entities if any(k in self.children.get((kind, i), {}) for i in ids)]
-        rows = []
+        rows: list[SummaryRow] = []
         for id_ in ids:
             entity = self.ruleset.entities[kind][id_]
             flags, short, _ = self.fields(entity, skip)
             rows.append(
-                {
-                    "link": self.values.link(kind, id_, entity.name),
-                    "flags": flags,
-                    "cells": [short.get(c, Markup("")) for c in columns],
-                    "counts": [len(self.children.get((kind, id_), {}).get(k, [])) for k in held],
-                }
+                SummaryRow(
+                    link=self.values.link(kind, id_, entity.name),
+                    flags=flags,
+                    cells=[short.get(c, Markup("")) for c in columns],
+                    counts=[len(self.children.get((kind, id_), {}).get(k, [])) for k in held],
+                )
             )
         headers = [heading(c) for c in columns] + [self.kind_title(k) for k in held]
-        result: Markup = self.parts.summary_table(rows, headers)
-        return result
+        return self.parts.summary_table(rows, headers)
 
     # ------------------------------------------------------------ pages
 
@@ -1037,7 +1077,7 @@ class RulesetSite:
         """The lifepath graphs of a page, compactly: the nodes once ([label, link]), then per entity the
         nodes it comes from (with how many lead in), is required after, and leads to."""
         nodes: dict[tuple[str, str], int] = {}
-        entries: dict[str, Any] = {}
+        entries: dict[str, tuple[int, list[list[int]], list[int], list[int]]] = {}  # JSON arrays
 
         def at(kind: str, id_: str) -> int:
             return nodes.setdefault((kind, id_), len(nodes))
@@ -1046,12 +1086,12 @@ class RulesetSite:
             if entry.graph is None:
                 continue
             graph = entry.graph
-            entries[entry.id] = [
+            entries[entry.id] = (
                 at(entry.kind, entry.id),
-                [[at(k, i), n] for k, i, n in graph["from"]],
-                [at(k, i) for k, i in graph["required"]],
-                [at(k, i) for k, i in graph["to"]],
-            ]
+                [[at(k, i), n] for k, i, n in graph.came_from],
+                [at(k, i) for k, i in graph.required],
+                [at(k, i) for k, i in graph.leads_to],
+            )
         if not entries:
             return None
         table = [[self.values.label(k, i), self.urls.get((k, i), f"{k}.html")] for k, i in nodes]
@@ -1131,7 +1171,20 @@ def _refs_of(entity: ir.Entity, name: str) -> Iterator[str]:
         yield from (r.target for r in ir.refs_in(value))
 
 
-def by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class StockCounts:
+    """A stock's row on the front page: how many of each kind are its own."""
+
+    name: str
+    id: str
+    settings: int
+    lifepaths: int
+    skills: int
+    traits: int
+    spells: int
+
+
+def by_stock(ruleset: CompiledRuleset) -> list[StockCounts]:
     """Settings, lifepaths, and stock-restricted skills, traits and spells per stock (Burning Wheel's shape).
     Counted in one pass over each kind, not once per stock: a ruleset may declare thousands of stocks."""
     entities = ruleset.entities
@@ -1146,7 +1199,15 @@ def by_stock(ruleset: CompiledRuleset) -> list[dict[str, Any]]:
     for kind in ("skill", "trait", "spell"):
         counts[kind + "s"] = Counter(s for e in entities.get(kind, {}).values() for s in set(_words(e, "stock")))
     return [
-        {"name": stock.name, "id": stock_id, **{what: found[stock_id] for what, found in counts.items()}}
+        StockCounts(
+            stock.name,
+            stock_id,
+            settings=counts["settings"][stock_id],
+            lifepaths=counts["lifepaths"][stock_id],
+            skills=counts["skills"][stock_id],
+            traits=counts["traits"][stock_id],
+            spells=counts["spells"][stock_id],
+        )
         for stock_id, stock in sorted(entities.get("stock", {}).items())
     ]
 

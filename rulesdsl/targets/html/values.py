@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, assert_never
+from typing import Literal, assert_never
 
 from markupsafe import Markup, escape
 
@@ -182,19 +182,101 @@ def short_type(field_type: t.FieldType) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class RowView:
+    """A table's row as the reference shows it."""
+
+    keys: tuple[Markup, ...]
+    match: str  # the keys as JSON, for the roll button to find the row it lands on
+    chance: tuple[str, str] | None  # a percentage and the exact fraction, where the table is rolled
+    cells: tuple[Markup, ...]
+    unknown: tuple[bool, ...]  # per cell: the source leaves it unknown
+    source: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OtherwiseView:
+    """The row for every key no other row names."""
+
+    cells: tuple[Markup, ...]
+    unknown: tuple[bool, ...]
+    source: str | None
+    chance: str | None  # what the other rows leave, per value of the keys a roll is given; None: not rolled
+
+
+@dataclass(frozen=True, slots=True)
+class GridCell:
+    """A cell of a grid: the row its keys name, the otherwise row's, or none."""
+
+    state: Literal["known", "unknown", "otherwise", "missing"]
+    parts: tuple[tuple[str, Markup, bool], ...]  # per column: its heading, its value, whether it is unknown
+    source: str | None
+    match: str | None
+    chance: tuple[str, str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class GridRow:
+    key: Markup  # the first key, down the side
+    cells: tuple[GridCell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GridView:
+    across: tuple[Markup, ...]  # the other keys, across the top
+    rows: tuple[GridRow, ...]
+    single: bool  # one column: a cell shows its value alone, without the column's heading
+
+
+@dataclass(frozen=True, slots=True)
 class TableView:
     """A table as the reference shows it: rows (one key) or a grid (two keys or more)."""
 
     key_headers: tuple[str, ...]
     columns: tuple[str, ...]
-    rows: tuple[dict[str, Any], ...]  # keys, chance, cells, source, low/high (for the roll button)
+    rows: tuple[RowView, ...]
     rolled: bool
     roll: ir.Roll | None
     roll_data: str  # the dice as JSON, for the roll button: per key [[count, sides], ..., modifier]
     sourced: bool
-    grid: dict[str, Any] | None  # row keys, column keys, cells[row][column]
+    grid: GridView | None  # row keys, column keys, cells[row][column]
     given: tuple[str, ...] = ()  # the keys each roll is given (`roll: region, 1d20`): a row's chance is for its own
-    otherwise: dict[str, Any] | None = None  # the row for every key no other row names (its cells, chance)
+    otherwise: OtherwiseView | None = None  # the row for every key no other row names
+
+
+@dataclass(frozen=True, slots=True)
+class PoolTarget:
+    target: int
+    odds: tuple[str, ...]  # the chance of 0, 1, ... successes, as percentages
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSize:
+    dice: int
+    rows: tuple[PoolTarget, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolOdds:
+    """A pool mechanic's odds: per pool size, per target number, the chance of each number of successes."""
+
+    pools: tuple[PoolSize, ...]
+    sides: int
+
+
+@dataclass(frozen=True, slots=True)
+class HighestRow:
+    dice: int
+    odds: tuple[tuple[str, str], ...]  # per outcome: a percentage and the exact fraction
+
+
+@dataclass(frozen=True, slots=True)
+class HighestOdds:
+    """A highest-die mechanic's odds: per pool size, the chance of each outcome."""
+
+    outcomes: tuple[str, ...]
+    rows: tuple[HighestRow, ...]
+    sides: int
+    zero: int | None  # with no dice: roll this many and read the lowest
 
 
 class Values:
@@ -468,14 +550,14 @@ class Values:
         given = len(rolled.given) if rolled is not None else 0
         columns = [c for c in _tuple(entity.fields.get("columns")) if isinstance(c, ir.Column)]
         keys = [c for c in _tuple(entity.fields.get("keys")) if isinstance(c, ir.Column)]
-        rows = []
-        otherwise = None
+        rows: list[RowView] = []
+        otherwise: OtherwiseView | None = None
         totals: dict[tuple[str, ...], Fraction] = {}  # per value of the keys given: the chance the rows take
         for row in entity.rows:
-            cells = [self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True)]
+            cells = tuple(self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True))
+            unknown = tuple(isinstance(v, ir.Unknown) for v in row.cells)
             if row.otherwise:
-                otherwise = {"cells": cells, "unknown": [isinstance(v, ir.Unknown) for v in row.cells]}
-                otherwise |= {"source": row.source, "chance": None}
+                otherwise = OtherwiseView(cells, unknown, row.source, None)  # its chance: what the rows leave
                 continue
             chance = None
             if runtime is not None:
@@ -484,21 +566,22 @@ class Values:
                 totals[shown] = totals.get(shown, Fraction(0)) + exact
                 chance = (percent(exact), f"{exact.numerator}/{exact.denominator}")
             rows.append(
-                {
-                    "keys": [self.key(k) for k in row.keys],
-                    "match": json.dumps([key_data(k) for k in row.keys], ensure_ascii=False),
-                    "chance": chance,
-                    "cells": cells,
-                    "unknown": [isinstance(v, ir.Unknown) for v in row.cells],
-                    "source": row.source,
-                }
+                RowView(
+                    keys=tuple(self.key(k) for k in row.keys),
+                    match=json.dumps([key_data(k) for k in row.keys], ensure_ascii=False),
+                    chance=chance,
+                    cells=cells,
+                    unknown=unknown,
+                    source=row.source,
+                )
             )
         if otherwise is not None and runtime is not None:
             left = {shown: 1 - total for shown, total in totals.items()} or {(): Fraction(1)}
-            otherwise["chance"] = "; ".join(
+            chance_left = "; ".join(
                 (f"{', '.join(shown)}: " if shown else "") + f"{percent(c)} ({c.numerator}/{c.denominator})"
                 for shown, c in left.items()
             )
+            otherwise = replace(otherwise, chance=chance_left)
         key_headers = tuple(heading(k.name) for k in keys) or (rolled.text if rolled is not None else "Key",)
         column_headers = tuple(heading(c.name) for c in columns)
         # a table rolled for a key it is given lists its rows, each chance for its own key
@@ -516,7 +599,7 @@ class Values:
             runtime is not None,
             rolled,
             roll_data or "",
-            any(row["source"] for row in rows) or bool(otherwise and otherwise["source"]),
+            any(row.source for row in rows) or bool(otherwise and otherwise.source),
             grid,
             key_headers[:given],
             otherwise,
@@ -533,46 +616,35 @@ class Values:
         """The exact chance that a roll lands on these rolled keys."""
         return ir.row_chance(runtime, keys)
 
-    def _grid(
-        self, columns: tuple[str, ...], rows: list[dict[str, Any]], otherwise: dict[str, Any] | None
-    ) -> dict[str, Any]:
+    def _grid(self, columns: tuple[str, ...], rows: list[RowView], otherwise: OtherwiseView | None) -> GridView:
         """Two keys (or more) as a grid: the first key down the side, the others across; a cell no row names
         shows the otherwise row's, where there is one."""
         down: dict[Markup, None] = {}
         across: dict[Markup, None] = {}
-        cells: dict[tuple[Markup, Markup], dict[str, Any]] = {}
+        cells: dict[tuple[Markup, Markup], RowView] = {}
         for row in rows:
-            first, rest = row["keys"][0], Markup(", ").join(row["keys"][1:])
+            first, rest = row.keys[0], Markup(", ").join(row.keys[1:])
             down.setdefault(first, None)
             across.setdefault(rest, None)
             cells[(first, rest)] = row
-        grid_rows = []
+        grid_rows: list[GridRow] = []
         for first in down:
-            line: list[dict[str, Any]] = []
+            line: list[GridCell] = []
             for rest in across:
                 found = cells.get((first, rest))
                 if found is None and otherwise is not None:
-                    parts = list(zip(columns, otherwise["cells"], otherwise["unknown"], strict=True))
-                    line.append({"state": "otherwise", "parts": parts, "source": None, "match": None, "chance": None})
-                    continue
-                if found is None:
-                    line.append({"state": "missing", "parts": [], "source": None, "match": None, "chance": None})
-                    continue
-                unknown = all(found["unknown"])
-                parts = list(zip(columns, found["cells"], found["unknown"], strict=True))
-                line.append(
-                    {
-                        "state": "unknown" if unknown else "known",
-                        "parts": parts,
-                        "source": found["source"],
-                        "match": found["match"],
-                        "chance": found["chance"],
-                    }
-                )
-            grid_rows.append({"key": first, "cells": line})
-        return {"across": list(across), "rows": grid_rows, "single": len(columns) == 1}
+                    parts = tuple(zip(columns, otherwise.cells, otherwise.unknown, strict=True))
+                    line.append(GridCell("otherwise", parts, None, None, None))
+                elif found is None:
+                    line.append(GridCell("missing", (), None, None, None))
+                else:
+                    parts = tuple(zip(columns, found.cells, found.unknown, strict=True))
+                    state: Literal["known", "unknown"] = "unknown" if all(found.unknown) else "known"
+                    line.append(GridCell(state, parts, found.source, found.match, found.chance))
+            grid_rows.append(GridRow(first, tuple(line)))
+        return GridView(tuple(across), tuple(grid_rows), len(columns) == 1)
 
-    def pool_odds(self, entity: ir.Entity) -> dict[str, Any] | None:
+    def pool_odds(self, entity: ir.Entity) -> PoolOdds | None:
         """A pool mechanic's exact odds: per pool size (1-10 dice), the chance of each number of successes
         against each target number."""
         die = entity.fields.get("die")
@@ -590,27 +662,27 @@ class Values:
         )
         highest = min(sides + (sides if mechanic.stack_on is not None else 0), 20)
         targets = list(range(2, highest + 1))
-        pools = []
+        pools: list[PoolSize] = []
         for dice in range(1, 11):
-            table = []
+            table: list[PoolTarget] = []
             for target in targets:
                 odds = mechanic.success_chances(dice, target)
-                table.append({"target": target, "odds": [percent(odds[k]) for k in range(dice + 1)]})
-            pools.append({"dice": dice, "rows": table})
-        return {"pools": pools, "sides": sides}
+                table.append(PoolTarget(target, tuple(percent(odds[k]) for k in range(dice + 1))))
+            pools.append(PoolSize(dice, tuple(table)))
+        return PoolOdds(tuple(pools), sides)
 
-    def highest_odds(self, entity: ir.Entity) -> dict[str, Any] | None:
+    def highest_odds(self, entity: ir.Entity) -> HighestOdds | None:
         """A highest-die mechanic's exact odds: per pool of 0 (when it has a zero-dice rule) to 6 dice, the
         chance of each outcome (a percentage, and the exact fraction)."""
         mechanic = highest_mechanic(entity)
         if mechanic is None:
             return None
         pools = range(0 if mechanic.zero_dice is not None else 1, 7)
-        rows = []
+        rows: list[HighestRow] = []
         for dice in pools:
             chances = mechanic.chances(dice)
-            rows.append({"dice": dice, "odds": [(percent(chances[n]), str(chances[n])) for n in mechanic.names]})
-        return {"outcomes": list(mechanic.names), "rows": rows, "sides": mechanic.sides, "zero": mechanic.zero_dice}
+            rows.append(HighestRow(dice, tuple((percent(chances[n]), str(chances[n])) for n in mechanic.names)))
+        return HighestOdds(tuple(mechanic.names), tuple(rows), mechanic.sides, mechanic.zero_dice)
 
 
 def _names(node: ir.Expr) -> tuple[Position, str, str] | None:

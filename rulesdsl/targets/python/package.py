@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, assert_never
+from typing import assert_never
 
 from rulesdsl import __version__
 from rulesdsl.compile import formula_types as ft
@@ -684,7 +684,33 @@ def _isort(names: list[str], *, ignore_case: bool = False) -> list[str]:
     )
 
 
-def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A derived attribute or a named formula as a function of the package (attributes.py.j2,
+    formulas.py.j2)."""
+
+    id: str  # the registry's key (ATTRIBUTES, FORMULAS), whatever the function is called (`class_`)
+    name: str
+    title: str
+    text: str  # the formula as written, for the docstring
+    params: list[tuple[str, str]]  # keyword-only parameter, annotation
+    body: str  # the expression returned
+    returns: str  # its annotation
+    uses_tables: bool  # so the module imports the tables
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeFunction(Function):
+    args: list[tuple[str, str]]  # parameter, what derive_attributes passes it
+    calls: list[str]  # the formulas it calls, which attributes.py imports
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaFunction(Function):
+    lines: list[str]  # statements before the return: `ref` parameters' checks, then the `let` steps
+
+
+def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[AttributeFunction]:
     """Derived attributes as functions, in an order where inputs come first."""
     attributes = ruleset.entities.get("attribute", {})
 
@@ -710,7 +736,7 @@ def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
     for attr_id in sorted(uses):
         place(attr_id)
     derived = replace(env, variables=attribute_types(attributes, env))
-    functions = []
+    functions: list[AttributeFunction] = []
     for attr_id in order:
         entity = attributes[attr_id]
         formula = entity.fields["formula"]
@@ -719,20 +745,19 @@ def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
         code, returns = formula_code(formula.expr, Names(inputs, derived, calls=""))
         nodes = list(ir.expr_nodes(formula.expr))
         functions.append(
-            {
-                "name": function_name(attr_id),
-                "title": entity.name,
-                "text": formula.text,
-                "params": [(inputs[u], py_type((derived.variables.get(u, ft.INT),))) for u in uses[attr_id]],
+            AttributeFunction(
+                id=attr_id,
+                name=function_name(attr_id),
+                title=entity.name,
+                text=formula.text,
+                params=[(inputs[u], py_type((derived.variables.get(u, ft.INT),))) for u in uses[attr_id]],
                 # a derived input is the local its function's result went into (`_str_` for `str`)
-                "args": [
-                    (inputs[u], f"_{function_name(u)}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]
-                ],
-                "body": _bare(code),
-                "returns": returns,
-                "calls": sorted({function_name(n.formula.target) for n in nodes if isinstance(n, ir.FormulaCall)}),
-                "uses_tables": any(isinstance(n, ir.Lookup) for n in nodes),
-            }
+                args=[(inputs[u], f"_{function_name(u)}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
+                body=_bare(code),
+                returns=returns,
+                calls=sorted({function_name(n.formula.target) for n in nodes if isinstance(n, ir.FormulaCall)}),
+                uses_tables=any(isinstance(n, ir.Lookup) for n in nodes),
+            )
         )
     return functions
 
@@ -759,12 +784,12 @@ def _param_annotation(param_type: t.FieldType) -> str:
             return "int"
 
 
-def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> tuple[list[dict[str, Any]], list[str]]:
+def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> tuple[list[FormulaFunction], list[str]]:
     """Named formulas as functions of their parameters (attributes they name become parameters too), and
     the constants they read: the ids of the kinds their `ref` parameters name, the numbers of the fields
     they read of those."""
     attributes = ruleset.entities.get("attribute", {})
-    built = []
+    built: list[FormulaFunction] = []
     ids: set[str] = set()
     tables: dict[tuple[str, str], tuple[tuple[str, int | Fraction], ...]] = {}
     for formula_id, entity in ruleset.entities.get("formula", {}).items():
@@ -802,16 +827,17 @@ def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> tuple[list[dict[str, Any
         code, returns = formula_code(formula.expr, Names(locals_, replace(env, variables=variables)))
         shown = "; ".join([*(f"let {step.name} = {step.formula.text}" for step in formula.steps), formula.text])
         built.append(
-            {
-                "name": function_name(formula_id),
-                "title": entity.name,
-                "text": shown,
-                "params": [(param, annotations.get(key, "int")) for key, param in params.items()],
-                "lines": lines,
-                "body": _bare(code),
-                "returns": returns,
-                "uses_tables": any(isinstance(n, ir.Lookup) for n in nodes),
-            }
+            FormulaFunction(
+                id=formula_id,
+                name=function_name(formula_id),
+                title=entity.name,
+                text=shown,
+                params=[(param, annotations.get(key, "int")) for key, param in params.items()],
+                lines=lines,
+                body=_bare(code),
+                returns=returns,
+                uses_tables=any(isinstance(n, ir.Lookup) for n in nodes),
+            )
         )
     constants = []
     for kind in sorted(ids):
@@ -868,10 +894,39 @@ def _chains_on(column_type: t.FieldType) -> bool:
     return isinstance(column_type, t.RollsType) or (isinstance(column_type, t.RefType) and column_type.kind == "table")
 
 
-def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class RowCode:
+    """A table's row as tables.py.j2 writes it: `_rt.Row((KEYS), ROW_CLASS(CELLS)SOURCE)`."""
+
+    key_code: str  # "" for the `otherwise` row, which has no keys
+    cells: str
+    source: str  # ", 'page'" or ""
+
+
+@dataclass(frozen=True, slots=True)
+class TableCode:
+    """A table as tables.py.j2 writes it: its row class and its constant."""
+
+    id: str
+    name: str
+    source: str | None
+    constant: str
+    row_class: str
+    columns: list[tuple[str, str]]  # the row class's fields: name, annotation
+    rows: list[RowCode]
+    otherwise: RowCode | None
+    dice: str  # the Roll's code, or "None"
+    clamp: bool
+    partial: bool
+    chains: tuple[str, ...]  # the columns `roll_chain` rolls on from
+    formulas: bool  # some cell is a formula
+    calls: bool  # some cell's formula calls a named formula, so tables.py imports the formulas
+
+
+def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[TableCode]:
     tables = ruleset.entities.get("table", {})
     names = Names({}, env, lookups="", calls="_formulas.")
-    result = []
+    result: list[TableCode] = []
     for table_id, entity in tables.items():
         columns_value = entity.fields.get("columns", ())
         columns = [c for c in columns_value if isinstance(c, ir.Column)] if isinstance(columns_value, tuple) else []
@@ -879,42 +934,42 @@ def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[dict[str, Any]]:
         for index, column in enumerate(columns):
             cells = [row.cells[index] for row in entity.rows]
             fields.append((identifier(column.name), _cell_type(column, cells, env)))
-        rows = []
-        otherwise = None
+        rows: list[RowCode] = []
+        otherwise: RowCode | None = None
         for row in entity.rows:
             cells_code = ", ".join(value_code(c.type, v, names) for v, c in zip(row.cells, columns, strict=True))
             keys = ", ".join(_key(k) for k in row.keys) + ("," if len(row.keys) == 1 else "")
             source = f", {py(row.source)}" if row.source is not None else ""
             if row.otherwise:
-                otherwise = {"key_code": "", "cells": cells_code, "source": source}
+                otherwise = RowCode(key_code="", cells=cells_code, source=source)
             else:
-                rows.append({"key_code": keys, "cells": cells_code, "source": source})
+                rows.append(RowCode(key_code=keys, cells=cells_code, source=source))
         roll = entity.fields.get("roll")
         table_source = entity.fields.get("source")
         chains = tuple(identifier(c.name) for c in columns if _chains_on(c.type))
         result.append(
-            {
-                "id": table_id,
-                "name": entity.name,
-                "source": table_source if isinstance(table_source, str) else None,
-                "constant": constant_name(table_id),
-                "row_class": row_class(table_id),
-                "columns": fields,
-                "rows": rows,
-                "otherwise": otherwise,
-                "dice": roll_code(roll) if isinstance(roll, ir.Roll) else "None",
-                "clamp": entity.fields.get("clamp") is True,
-                "partial": entity.fields.get("partial") is True,
-                "chains": chains,
-                "formulas": any(isinstance(c, ir.Formula) for r in entity.rows for c in r.cells),
-                "calls": any(
+            TableCode(
+                id=table_id,
+                name=entity.name,
+                source=table_source if isinstance(table_source, str) else None,
+                constant=constant_name(table_id),
+                row_class=row_class(table_id),
+                columns=fields,
+                rows=rows,
+                otherwise=otherwise,
+                dice=roll_code(roll) if isinstance(roll, ir.Roll) else "None",
+                clamp=entity.fields.get("clamp") is True,
+                partial=entity.fields.get("partial") is True,
+                chains=chains,
+                formulas=any(isinstance(c, ir.Formula) for r in entity.rows for c in r.cells),
+                calls=any(
                     isinstance(n, ir.FormulaCall)
                     for r in entity.rows
                     for c in r.cells
                     if isinstance(c, ir.Formula)
                     for n in ir.expr_nodes(c.expr)
                 ),
-            }
+            )
         )
     return result
 
@@ -936,9 +991,19 @@ def _outcomes(entity: ir.Entity) -> str:
     return "(" + ", ".join(bands) + ("," if len(bands) == 1 else "") + ")"
 
 
-def _mechanics(ruleset: CompiledRuleset) -> list[dict[str, str]]:
+@dataclass(frozen=True, slots=True)
+class MechanicCode:
+    """A mechanic as mechanics.py.j2 writes it: `CONSTANT = CODE`."""
+
+    id: str
+    constant: str
+    runtime_class: str  # the runtime's class of it (`PoolMechanic`), MECHANICS' type of its key
+    code: str
+
+
+def _mechanics(ruleset: CompiledRuleset) -> list[MechanicCode]:
     """Each mechanic as a constant of its class (checks name them: `check END 5+`)."""
-    result = []
+    result: list[MechanicCode] = []
     for mechanic_id, entity in ruleset.entities.get("mechanic", {}).items():
         die = entity.fields["die"]
         assert isinstance(die, ir.Dice)
@@ -953,7 +1018,9 @@ def _mechanics(ruleset: CompiledRuleset) -> list[dict[str, str]]:
                 dice = dice_code(die)
         keywords = [f"{k}={py(entity.fields[k])}" for k in rules if k in entity.fields]
         code = f"{rt(class_)}(" + ", ".join([py(mechanic_id), py(entity.name), dice, *keywords]) + ")"
-        result.append({"id": mechanic_id, "constant": constant_name(mechanic_id), "class": class_, "code": code})
+        result.append(
+            MechanicCode(id=mechanic_id, constant=constant_name(mechanic_id), runtime_class=class_, code=code)
+        )
     return result
 
 
@@ -1029,13 +1096,13 @@ class Package:
 
     ruleset: CompiledRuleset
     header: str
-    functions: list[dict[str, Any]]  # derived attributes as functions (`_attributes`)
-    formulas: list[dict[str, Any]]  # formulas as functions (`_formulas`)
+    functions: list[AttributeFunction]  # derived attributes as functions (`_attributes`)
+    formulas: list[FormulaFunction]  # formulas as functions (`_formulas`)
     formula_constants: list[str]  # what they read of the entities their parameters name (`_formulas`)
     formulas_type: str  # the TypedDict of FORMULAS
-    tables: list[dict[str, Any]]
+    tables: list[TableCode]
     kinds: list[KindModule]
-    mechanics: list[dict[str, str]]
+    mechanics: list[MechanicCode]
     mechanics_type: str  # the TypedDict of MECHANICS
     attribute_kind: AttributeKind
     with_lifepaths: bool
@@ -1062,21 +1129,17 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     with noting() as formula_needs:
         formulas, formula_constants = _formulas(ruleset, formula_env)
     functions = _attributes(ruleset, formula_env)
-    # Registries and derive_attributes are keyed by id, whatever Python name the function has (`class_`).
-    ids = {function_name(i): i for kind in ("formula", "attribute") for i in ruleset.entities.get(kind, {})}
-    for function in (*formulas, *functions):
-        function["id"] = ids[function["name"]]
     with noting() as table_needs:
         tables = _tables(ruleset, formula_env)
     cell_names = Names({}, formula_env, lookups="_tables.", calls="_formulas.")
     # What the package defines or exports besides record classes, which are named after it (`CreatureStrike`)
-    package_names = {*PACKAGE_NAMES, *CLASS_NAMES, *(str(f["name"]) for f in (*formulas, *functions))}
+    package_names = {*PACKAGE_NAMES, *CLASS_NAMES, *(f.name for f in (*formulas, *functions))}
     package_names |= {name for k in ruleset.kinds for name in (kind_class(k), registry_name(k), kind_module(k))}
     kinds = list(_kind_modules(ruleset, cell_names, package_names))
     with_lifepaths = bool(ruleset.entities.get("lifepath"))
     attribute_kind = ruleset.kinds["attribute"]
-    attribute_exports = _isort(["ATTRIBUTES", "Attribute", "derive_attributes", *(str(f["name"]) for f in functions)])
-    formula_exports = _isort(["FORMULAS", *(str(f["name"]) for f in formulas)])
+    attribute_exports = _isort(["ATTRIBUTES", "Attribute", "derive_attributes", *(f.name for f in functions)])
+    formula_exports = _isort(["FORMULAS", *(f.name for f in formulas)])
     kind_exports = [(k.module, _isort([k.registry, k.class_name, *(r.class_name for r in k.records)])) for k in kinds]
     burning_exports = ["burn", "requirement_met", "unmet_requirements"] if with_lifepaths else []
     package_exports = _isort(
@@ -1108,10 +1171,10 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         for e in ruleset.entities.get("attribute", {}).values()
     ]
     mechanics = _mechanics(ruleset)
-    called = sorted({c for f in functions for c in f["calls"]})
+    called = sorted({c for f in functions for c in f.calls})
     context = Package(
-        formulas_type=typed_dict("_Formulas", [(f["id"], f"Callable[..., {f['returns']}]") for f in formulas]),
-        mechanics_type=typed_dict("_Mechanics", [(m["id"], rt(m["class"])) for m in mechanics]),
+        formulas_type=typed_dict("_Formulas", [(f.id, f"Callable[..., {f.returns}]") for f in formulas]),
+        mechanics_type=typed_dict("_Mechanics", [(m.id, rt(m.runtime_class)) for m in mechanics]),
         ruleset=ruleset,
         header=head,
         functions=functions,
@@ -1134,10 +1197,10 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         uses_fraction=Need.FRACTION in table_needs,
         formulas_fraction=Need.FRACTION in formula_needs,
         formulas_runtime=Need.RUNTIME in formula_needs,
-        table_formulas=any(tbl["formulas"] for tbl in tables),
-        table_calls=any(tbl["calls"] for tbl in tables),
+        table_formulas=any(tbl.formulas for tbl in tables),
+        table_calls=any(tbl.calls for tbl in tables),
         attribute_calls=import_line("formulas", called) if called else "",
-        attribute_tables=any(f["uses_tables"] for f in functions),
+        attribute_tables=any(f.uses_tables for f in functions),
     )
     files = {"py.typed": ""}
     for name in ("__init__", "__main__", "formulas", "mechanics", "tables", "attributes"):
