@@ -263,3 +263,27 @@ def test_formulas_read_numbers_from_entities_of_declared_kinds(tmp_path: Path) -
         },
     )
     assert run(out, "print(demo.reach_bonus(x=1), demo.heavy(x=2))") == ["6 3"]
+
+
+DEFAULT_REFS = """
+skill sk7 "Sk7" { root: Will  type: academic }
+kind dtype "D" { }
+dtype slashing "Slashing" { }
+kind thing "T" { a: ref skill = sk7  b: list of ref skill = sk7
+  c: choices of ref skill = any (sk7)
+  d: list of record { t: ref dtype = slashing  n: int = 1 }? }
+thing x "X" { d: { n: 2 } }
+"""
+
+
+def test_references_in_a_kinds_defaults_are_resolved(tmp_path: Path) -> None:
+    """A default naming an entity (`a: ref skill = sk7`) checked clean, then `build` exited 3 (unresolved
+    reference): defaults are resolved like the entities' own values (found by the generated rulesets)."""
+    out = build(tmp_path, {"a.rules": DEFAULT_REFS})
+    lines = run(out, "x = demo.THINGS['x']\nprint(x.a, x.b, x.c.options, x.d[0].t, x.d[0].n)")
+    assert lines == ["sk7 ('sk7',) ('sk7',) slashing 2"]
+
+
+def test_an_unknown_reference_in_a_default_is_reported_there(compile_rules: Callable[..., Compilation]) -> None:
+    result = compile_rules({"a.rules": 'kind thing "T" { a: ref skill = nosuch }\n'})
+    assert [(d.code, d.pos.line if d.pos else 0) for d in result.diagnostics] == [("E303", 1)]

@@ -518,7 +518,7 @@ def _compile(
         title if isinstance(title, str) else manifest.name,
         version if isinstance(version, str) else "0",
         tuple(sorted(ruleset.hashes)),
-        kinds,
+        resolved.kinds,
         resolved.entities,
         _source_order(merged.entities),
         ruleset.extends,

@@ -23,7 +23,7 @@ from rulesdsl.compile.checks.formulas import columns as table_columns
 from rulesdsl.compile.checks.paths import check_paths
 from rulesdsl.compile.checks.pynames import check_python_names
 from rulesdsl.compile.index import EntityIndex
-from rulesdsl.compile.kinds import Kind
+from rulesdsl.compile.kinds import FieldDecl, Kind
 from rulesdsl.compile.lower import requirement_nodes
 from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, suggest, warning
 from rulesdsl.language import fieldtypes as t
@@ -36,9 +36,11 @@ Entities = Mapping[str, Mapping[str, ir.Entity]]  # kind -> id -> entity
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
-    """One ruleset after the checks: entities by kind, then by id, both sorted; every Ref resolved."""
+    """One ruleset after the checks: entities by kind, then by id, both sorted; every Ref resolved, in the
+    entities and in the kinds' defaults (what a left-out field means: `type: ref damage_type = slashing`)."""
 
     entities: dict[str, dict[str, ir.Entity]]
+    kinds: dict[str, Kind]
 
 
 def check_ruleset(
@@ -78,6 +80,7 @@ def check_ruleset(
     resolve = _resolver(indexes, kinds, diagnostics, removed or {})
     for kind, group in sorted(unique.items()):
         resolved[kind] = {entity_id: _resolve(entity, resolve) for entity_id, entity in sorted(group.items())}
+    kinds = {name: _resolve_defaults(kind, resolve) for name, kind in kinds.items()}
     resolved = formulas.resolve_names(resolved, kinds, diagnostics)
     resolved = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
@@ -91,7 +94,7 @@ def check_ruleset(
     diagnostics += check_paths(resolved)
     diagnostics += _check_burning(resolved, kinds)
     diagnostics += check_python_names(resolved, kinds)
-    return Resolved(resolved), diagnostics
+    return Resolved(resolved, kinds), diagnostics
 
 
 def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
@@ -196,6 +199,44 @@ def _resolver(
         return node
 
     return resolve
+
+
+def _resolve_defaults(kind: Kind, resolve: Callable[[Any], Any]) -> Kind:
+    """The kind with the references in its fields' defaults resolved (in records' fields too): an entity
+    that leaves the field out gets the default, and the package writes it as it writes the entity's own."""
+    fields = {name: _resolve_decl(decl, resolve) for name, decl in kind.fields.items()}
+    if all(fields[name] is decl for name, decl in kind.fields.items()):
+        return kind
+    return replace(kind, fields=fields)
+
+
+def _resolve_decl(decl: FieldDecl, resolve: Callable[[Any], Any]) -> FieldDecl:
+    default = _resolved(decl.default, resolve) if decl.default is not None else None
+    field_type = _resolve_type(decl.type, resolve)
+    if default is decl.default and field_type is decl.type:
+        return decl
+    return replace(decl, default=default, type=field_type)
+
+
+def _resolve_type(field_type: t.FieldType, resolve: Callable[[Any], Any]) -> t.FieldType:
+    """A field type with the defaults of its records' fields resolved, at any depth."""
+    match field_type:
+        case t.RecordType(fields):
+            inner = tuple(
+                replace(f, default=_resolved(f.default, resolve), type=_resolve_type(f.type, resolve))
+                if f.default is not None or isinstance(f.type, t.RecordType | t.ListType | t.MapType)
+                else f
+                for f in fields
+            )
+            return field_type if all(a == b for a, b in zip(inner, fields, strict=True)) else t.RecordType(inner)
+        case t.ListType(item):
+            new = _resolve_type(item, resolve)
+            return field_type if new is item else replace(field_type, item=new)
+        case t.MapType(value):
+            new = _resolve_type(value, resolve)
+            return field_type if new is value else replace(field_type, value=new)
+        case _:
+            return field_type
 
 
 def _resolve(entity: ir.Entity, resolve: Callable[[Any], Any]) -> ir.Entity:
