@@ -895,34 +895,27 @@ def is_otherwise(row: m.Row) -> bool:
 
 def column_type(value: m.Value) -> t.FieldType:
     """`int`, `formula`, `ref table`, `int in 1..5`: what a column's cells hold."""
-    if isinstance(value, m.RefMarker):
-        return t.RefType(value.kind.text)
-    if isinstance(value, m.Name) and value.text in t.COLUMN_TYPES:
-        return t.SIMPLE[value.text]
-    if isinstance(value, m.Name):
-        close = suggest(value.text, t.COLUMN_TYPES)
-        raise LoweringError(
-            f"unknown column type '{value.text}'",
-            value.pos,
-            naming_hint(close) or "types: " + ", ".join(t.COLUMN_TYPES) + ", ref KIND",
-            suggestions=close,
-        )
-    raise _fail("a column type (int, formula, ref table, ...)", value)
+    return _typed(value, t.COLUMN_TYPES, "unknown column type '{}'", "a column type (int, formula, ref table, ...)")
 
 
 def param_type(value: m.Value) -> t.FieldType:
     """`int`, `number`, `bool`, `ref location`: what a formula's parameter is."""
+    return _typed(
+        value, t.PARAM_TYPES, "a parameter cannot be of type '{}'", "a parameter type (int, number, bool or ref KIND)"
+    )
+
+
+def _typed(value: m.Value, allowed: tuple[str, ...], unknown: str, wanted: str) -> t.FieldType:
+    """A column's or a parameter's type: one of `allowed`, or `ref KIND`; a misspelt one with its fix."""
     if isinstance(value, m.RefMarker):
         return t.RefType(value.kind.text)
-    if isinstance(value, m.Name) and value.text in t.PARAM_TYPES:
+    if isinstance(value, m.Name) and value.text in allowed:
         return t.SIMPLE[value.text]
     if isinstance(value, m.Name):
-        raise LoweringError(
-            f"a parameter cannot be of type '{value.text}'",
-            value.pos,
-            did_you_mean(value.text, t.PARAM_TYPES) or "types: " + ", ".join(t.PARAM_TYPES) + ", ref KIND",
-        )
-    raise _fail("a parameter type (int, number, bool or ref KIND)", value)
+        close = suggest(value.text, allowed)
+        hint = naming_hint(close) or "types: " + ", ".join(allowed) + ", ref KIND"
+        raise LoweringError(unknown.format(value.text), value.pos, hint, suggestions=close)
+    raise _fail(wanted, value)
 
 
 def range_of(value: m.Value, *, allow_dash: bool) -> ir.Range:
