@@ -394,7 +394,8 @@ def exercise(name):
             # a table rolled for keys it is given (`roll: where, 1d6`): rolled for each value its rows name
             given_keys = table.dice.given
             givens = sorted({tuple(key_value(k, rng) for k in row.keys[: len(given_keys)]) for row in table}, key=repr)
-            for values in givens or [()]:
+            # no row names a value (an `otherwise` row alone): any value lands there
+            for values in givens or [tuple("anything" for _ in given_keys)]:
                 given = dict(zip(given_keys, values))
                 for modifier in range(table.dice.modifier_low, table.dice.modifier_high + 1):
                     chances = table.chances(modifier, **given)
