@@ -133,3 +133,13 @@ def test_a_dash_range_in_a_field_says_how_a_field_writes_ranges(compile_rules: C
     (found,) = [d for d in result.diagnostics if d.code == "E201"]
     assert found.message == "expected a range, got the subtraction 1 - 12"
     assert found.hint is not None and "range is written 1..12" in found.hint
+
+
+def test_a_tables_keys_or_columns_unknown_is_a_diagnostic(compile_rules: Callable[..., Compilation]) -> None:
+    """`keys: unknown` on a table with rows raised AssertionError (exit 3; the generated-ruleset run, seed
+    23): keys, columns and parameters say how the rest is read, so they cannot be unknown."""
+    source = "table g { keys: unknown\n  columns: v(int)\n  a -> 1\n}\ntable i { columns: unknown\n  1 -> 2\n}\n"
+    result = compile_rules({"a.rules": source})
+    found = [(d.code, d.pos.line if d.pos else 0) for d in result.diagnostics if d.code == "E201"]
+    assert found == [("E201", 1), ("E201", 5)], messages(result)
+    assert all("cannot be unknown" in d.message for d in result.diagnostics if d.code == "E201")

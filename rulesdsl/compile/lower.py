@@ -1092,6 +1092,13 @@ def _absent(value: m.Name, declared: FieldDecl) -> ir.Unknown | ir.NoneValue | t
     `none` of a list is the empty list (the rules give none of them), which the package reads as such."""
     if isinstance(declared.type, t.ListType) and value.text != "unknown" and declared.type.min_items == 0:
         return ()
+    if isinstance(declared.type, t.ColumnsType) and value.text == "unknown":
+        # keys, columns and parameters say how everything else is read: a guess there misreads it all
+        raise LoweringError(
+            f"'{declared.name}' says how the rest is read, so it cannot be unknown",
+            value.pos,
+            'write what the source most likely means, and say so in uncertain: "..."',
+        )
     if declared.optional or declared.default is not None:
         return ir.Unknown(value.pos) if value.text == "unknown" else ir.NoneValue(value.pos)
     raise LoweringError(
@@ -1219,9 +1226,11 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
     rows: list[ir.TableRow] = []
     if block.rows:
         if kind.has_rows:
-            keys = values.get("keys", ())
-            columns = values.get("columns", ())
-            assert isinstance(keys, tuple) and isinstance(columns, tuple)
+            # `keys: unknown` or `columns: none` are reported where fields are checked: read the rows as
+            # if nothing were declared, so that what else is wrong with them is said in this run too
+            keys, columns = values.get("keys", ()), values.get("columns", ())
+            keys = keys if isinstance(keys, tuple) else ()
+            columns = columns if isinstance(columns, tuple) else ()
             rows, more = reader.rows(
                 block.rows,
                 tuple(k for k in keys if isinstance(k, ir.Column)),
