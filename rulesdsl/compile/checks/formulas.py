@@ -483,12 +483,14 @@ def _table(entity: ir.Entity) -> ft.Table:
     return ft.Table(returns, column.name, covers=covers, stops=stops)
 
 
+def _ranges(rows: tuple[ir.TableRow, ...]) -> list[tuple[int | None, int | None]]:
+    """The numbers each row's keys cover (None: an open end)."""
+    return [(k.low, k.high) for row in rows for k in row.keys if isinstance(k, ir.Range)]
+
+
 def _gap(rows: tuple[ir.TableRow, ...]) -> int | None:
     """The first whole number between a table's lowest and highest keys that no row covers (None: none)."""
-    spans = sorted(
-        ((k.low, k.high) for row in rows for k in row.keys if isinstance(k, ir.Range)),
-        key=lambda span: -(10**18) if span[0] is None else span[0],
-    )
+    spans = sorted(_ranges(rows), key=lambda span: -(10**18) if span[0] is None else span[0])
     reached: int | None = None  # the highest number covered so far
     for low, high in spans:
         if reached is not None and low is not None and low > reached + 1:
@@ -501,10 +503,11 @@ def _gap(rows: tuple[ir.TableRow, ...]) -> int | None:
 
 def _covers(rows: tuple[ir.TableRow, ...]) -> tuple[ft.Span, str]:
     """The numbers a table's rows cover (None at an open end), and where they stop, in words."""
-    spans = [(k.low, k.high) for row in rows for k in row.keys if isinstance(k, ir.Range)]
-    lows, highs = [low for low, _ in spans], [high for _, high in spans]
-    low = None if not spans or None in lows else min(low for low in lows if low is not None)
-    high = None if not spans or None in highs else max(high for high in highs if high is not None)
+    spans = _ranges(rows)
+    lows = [low for low, _ in spans if low is not None]
+    highs = [high for _, high in spans if high is not None]
+    low = min(lows) if spans and len(lows) == len(spans) else None  # one open end opens it all
+    high = max(highs) if spans and len(highs) == len(spans) else None
     if low is None and high is None:
         return (None, None), ""
     if low is None:

@@ -486,7 +486,7 @@ def _follow_ups(table: ir.Entity) -> dict[str, Fraction] | None:
         for cell in row.cells:
             _add_rolls(leads, cell, chance)
     if otherwise is not None:
-        for group in groups or {(): {}}:
+        for group in list(groups) or [()]:  # with no other row, the one group of every value
             leads = groups.setdefault(group, {})
             for cell in otherwise.cells:
                 _add_rolls(leads, cell, 1 - taken.get(group, Fraction(0)))

@@ -25,7 +25,6 @@ from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime import odds
 from rulesdsl.runtime.core import Dice as RuntimeDice
 from rulesdsl.runtime.core import PoolMechanic
-from rulesdsl.runtime.core import Roll as RuntimeRoll
 from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html.markdown import markdown
 
@@ -36,13 +35,6 @@ _INLINE_ITEMS = 3  # "A or B or C" stays on one line; longer junctions become li
 def href(kind: str, id_: str) -> str:
     """The placeholder for the page of an entity (resolved by html.py)."""
     return f"@{kind}:{id_}@"
-
-
-def runtime_dice(dice: ir.Dice) -> RuntimeDice:
-    return ir.runtime_dice(dice)
-
-
-runtime_roll = ir.runtime_roll
 
 
 # A dice value's odds on the reference: at most this many lines (more totals are grouped, a few to a line),
@@ -81,7 +73,7 @@ def dice_odds(dice: RuntimeDice) -> tuple[str, tuple[tuple[str, Fraction], ...]]
 
 def dice_html(value: ir.Dice) -> Markup:
     """A dice value: as written, and its range, opening to the exact chance of each total."""
-    shown = dice_odds(runtime_dice(value))
+    shown = dice_odds(ir.runtime_dice(value))
     if shown is None:
         return escape(value.text)
     span, lines = shown
@@ -546,7 +538,7 @@ class Values:
     def table(self, entity: ir.Entity) -> TableView:
         roll = entity.fields.get("roll")
         rolled = roll if isinstance(roll, ir.Roll) else None
-        runtime = runtime_roll(rolled) if rolled is not None else None
+        runtime = ir.runtime_roll(rolled) if rolled is not None else None
         given = len(rolled.given) if rolled is not None else 0
         columns = [c for c in _tuple(entity.fields.get("columns")) if isinstance(c, ir.Column)]
         keys = [c for c in _tuple(entity.fields.get("keys")) if isinstance(c, ir.Column)]
@@ -561,7 +553,7 @@ class Values:
                 continue
             chance = None
             if runtime is not None:
-                exact = self._chance(runtime, row.keys[given:])
+                exact = ir.row_chance(runtime, row.keys[given:])
                 shown = tuple(ir.key_text(k) for k in row.keys[:given])
                 totals[shown] = totals.get(shown, Fraction(0)) + exact
                 chance = (percent(exact), f"{exact.numerator}/{exact.denominator}")
@@ -610,11 +602,6 @@ class Values:
         if isinstance(key, ir.NameKey) and key.ref is not None and key.ref.id is not None:
             return self.ref(key.ref)
         return escape(ir.key_text(key))
-
-    @staticmethod
-    def _chance(runtime: RuntimeRoll, keys: tuple[ir.Key, ...]) -> Fraction:
-        """The exact chance that a roll lands on these rolled keys."""
-        return ir.row_chance(runtime, keys)
 
     def _grid(self, columns: tuple[str, ...], rows: list[RowView], otherwise: OtherwiseView | None) -> GridView:
         """Two keys (or more) as a grid: the first key down the side, the others across; a cell no row names
