@@ -212,3 +212,75 @@ def test_a_file_with_a_syntax_error_is_left_alone_and_fmt_says_where(cli: Cli, t
         assert (folder / "a.rules").read_text() == text
     with pytest.raises(NotFormatted):
         format_text(text)
+
+
+EXPRESSIONS = """\
+formula f "F" {
+  params: a, b, t
+  formula: not (a > 1) and -(a + b) * 2 >= +b or max(1, (a)) in (1 + 1)..t[a - 1] or 3^ = a.x
+}
+lifepath g "G" {
+  requires: trait "Brave" or skill Sword or any lifepath in setting x tagged y or
+    2 of (a, b) or not career navy or ((a)) or -3 > -(2)
+}
+table r "R" {
+  roll: (2 + a)d6 + 1
+  columns: next(ref table), n
+  1-6 -> none, 2 x r
+}
+kind k "K" { v: int in -3..-1 = -2  w: number in -1.5..2.5 }
+"""
+
+
+def _expressions(node: object) -> list[m.Value]:
+    """Every expression node below `node` (a value of a field, a row's keys and cells, a type's bounds)."""
+    found: list[m.Value] = []
+    if isinstance(node, tuple):
+        for item in node:
+            found += _expressions(item)
+    elif isinstance(node, m.Value):  # type: ignore[misc,arg-type]
+        found.append(node)  # type: ignore[arg-type]
+    if isinstance(node, m._Node) and not isinstance(node, m.Position | m.Trivia | m.Comment):
+        for name in type(node).__slots__:
+            child = getattr(node, name)
+            if isinstance(child, m._Node | tuple) and child is not node:
+                found += _expressions(child)
+    return found
+
+
+def _bare(node: object) -> object:
+    """A node without its positions (and trivia): what it means, to compare a re-read with the original."""
+    if isinstance(node, tuple):
+        return tuple(_bare(item) for item in node)
+    if isinstance(node, m._Node) and not isinstance(node, m.Position):
+        names = type(node).__slots__
+        return (type(node).__name__, *(_bare(getattr(node, n)) for n in names if n not in ("pos", "trivia")))
+    return node
+
+
+@pytest.mark.parametrize("source", ["EXPRESSIONS", "rules"])
+def test_every_expression_spans_its_whole_text(lark: Parser, source: str) -> None:
+    """Every expression node (`not x`, `trait X`, `-x`, a call to its `)`, a grouped first operand's brackets)
+    spans exactly its text: that text, read again on its own, is the same expression."""
+    if source == "EXPRESSIONS":
+        texts = {"x.rules": EXPRESSIONS}
+    else:
+        texts = {str(p): p.read_text(encoding="utf-8") for p in sorted((ROOT / "rules").rglob("*.rules"))[::7]}
+    checked = 0
+    for path, text in texts.items():
+        tree = both(lark, text) if source == "EXPRESSIONS" else fastparse.parse(path, text)
+        blocks = tuple(b for b in tree.blocks if not isinstance(b, m.KindDecl))
+        for node in _expressions(blocks):
+            if isinstance(node, m.Points | m.Quantity | m.Check | m.Record | m.MapEntry | m.RefMarker):
+                continue  # field values of their own, not expressions that can stand alone in a formula
+            written = spanned(text, node.pos)
+            again = fastparse.parse("y.rules", f"skill s {{\n  x: {written}\n}}\n").blocks[0]
+            assert isinstance(again, m.Block)
+            assert _bare(again.fields[0].value) == _bare(node), (path, node.pos, written)
+            checked += 1
+    assert checked > (40 if source == "EXPRESSIONS" else 500)
+    if source == "EXPRESSIONS":  # a type's bounds (a negative decimal there is one number, not `-(1.5)`)
+        kind = tree.blocks[-1]
+        assert isinstance(kind, m.KindDecl)
+        bounds = [b for f in kind.fields for b in (f.type.low, f.type.high) if isinstance(f.type, m.SimpleType)]
+        assert [spanned(EXPRESSIONS, b.pos) for b in bounds if b is not None] == ["-3", "-1", "-1.5", "2.5"]

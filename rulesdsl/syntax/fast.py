@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
 from sys import intern
 from typing import Any, TypeVar
@@ -473,12 +474,11 @@ class _Parser:
         if tok[0] == "DECIMAL":
             return m.Decimal(tok[1], self.pos(tok))
         if tok[0] == "MINUS" and self.toks[self.i][0] == "DECIMAL":  # `-1.5`: a bound below zero
-            number = self.toks[self.i]
             self.i += 1
-            return m.Decimal("-" + number[1], self.pos(number))
+            return m.Decimal("-" + self.toks[self.i - 1][1], self.through_last(self.pos(tok)))
         if tok[0] == "MINUS":
             number = self.expect("INT")
-            return _Integer(-int(number[1]), self.pos(number))
+            return _Integer(-int(number[1]), self.through_last(self.pos(tok)))
         raise self.fail()
 
     # -- values
@@ -587,10 +587,11 @@ class _Parser:
         while toks[self.i][0] == "OR":
             self.i += 1
             items.append(self.and_expr())
-        return m.AnyOf(tuple(items), self.span(first.pos, items[-1].pos))
+        return m.AnyOf(tuple(items), self.through_last(self.pos(tok)))
 
     def and_expr(self) -> m.Value:
         toks = self.toks
+        start = self.pos(toks[self.i])
         first = self.not_expr()
         if toks[self.i][0] != "AND":
             return first
@@ -598,17 +599,19 @@ class _Parser:
         while toks[self.i][0] == "AND":
             self.i += 1
             items.append(self.not_expr())
-        return m.AllOf(tuple(items), self.span(first.pos, items[-1].pos))
+        return m.AllOf(tuple(items), self.through_last(start))
 
     def not_expr(self) -> m.Value:
-        if self.toks[self.i][0] == "NOT":
+        tok = self.toks[self.i]
+        if tok[0] == "NOT":
             self.i += 1
             operand = self.not_expr()
-            return m.Not(operand, operand.pos)
+            return m.Not(operand, self.through_last(self.pos(tok)))
         return self.compare()
 
     def compare(self) -> m.Value:
         toks = self.toks
+        start = self.pos(toks[self.i])
         left = self.sum()
         tok = toks[self.i]
         kind = tok[0]
@@ -616,22 +619,24 @@ class _Parser:
             self.i += 1
             right = self.sum()
             op = "=" if tok[1] == "==" else tok[1]
-            return m.Comparison(op, left, right, self.span(left.pos, right.pos))
+            return m.Comparison(op, left, right, self.through_last(start))
         if kind == "IN":
             self.i += 1
+            low_start = self.pos(toks[self.i])
             low = self.sum()
             self.expect("DOTS")
             high = self.sum()
-            within = m.ClosedRange(low, high, self.span(low.pos, high.pos))
-            return m.Membership(left, within, self.span(left.pos, within.pos))
+            within = m.ClosedRange(low, high, self.through_last(low_start))
+            return m.Membership(left, within, self.through_last(start))
         if kind == "DOTS":
             self.i += 1
             high = self.sum()
-            return m.ClosedRange(left, high, self.span(left.pos, high.pos))
+            return m.ClosedRange(left, high, self.through_last(start))
         return left
 
     def sum(self) -> m.Value:
         toks = self.toks
+        start = self.pos(toks[self.i])
         left = self.product()
         while True:
             kind = toks[self.i][0]
@@ -639,10 +644,11 @@ class _Parser:
                 return left
             self.i += 1
             right = self.product()
-            left = _Binary("+" if kind == "PLUS" else "-", left, right, self.span(left.pos, right.pos))
+            left = _Binary("+" if kind == "PLUS" else "-", left, right, self.through_last(start))
 
     def product(self) -> m.Value:
         toks = self.toks
+        start = self.pos(toks[self.i])
         left = self.unary()
         while True:
             kind = toks[self.i][0]
@@ -650,7 +656,7 @@ class _Parser:
                 return left
             self.i += 1
             right = self.unary()
-            left = _Binary("*" if kind == "STAR" else "/", left, right, self.span(left.pos, right.pos))
+            left = _Binary("*" if kind == "STAR" else "/", left, right, self.through_last(start))
 
     def unary(self) -> m.Value:
         tok = self.toks[self.i]
@@ -659,23 +665,24 @@ class _Parser:
             self.i += 1
             operand = self.unary()
             if isinstance(operand, m.Integer):
-                return _Integer(-operand.value, operand.pos)
-            return m.Negative(operand, operand.pos)
-        if kind == "PLUS":
+                return _Integer(-operand.value, self.through_last(self.pos(tok)))
+            return m.Negative(operand, self.through_last(self.pos(tok)))
+        if kind == "PLUS":  # dropped, but not its text
             self.i += 1
-            return self.unary()
+            return replace(self.unary(), pos=self.through_last(self.pos(tok)))
         if kind == "CMP":
             self.i += 1
             operand = self.unary()
-            return m.OpenRange(tok[1], operand, self.span(self.pos(tok), operand.pos))
+            return m.OpenRange(tok[1], operand, self.through_last(self.pos(tok)))
         return self.postfix()
 
     def postfix(self) -> m.Value:
         toks = self.toks
         tok = toks[self.i]
+        start = self.pos(tok)
         if tok[0] == "INT" and toks[self.i + 1][0] == "CIRCUMFLEX":
             self.i += 2
-            value: m.Value = m.Caret(int(tok[1]), self.pos(tok))
+            value: m.Value = m.Caret(int(tok[1]), self.through_last(start))
         else:
             value = self.atom()
         while True:
@@ -684,11 +691,11 @@ class _Parser:
                 self.i += 1
                 index = self.expr()
                 self.expect("RSQB")
-                value = m.Subscript(value, index, self.span(value.pos, index.pos))
+                value = m.Subscript(value, index, self.through_last(start))
             elif kind == "DOT":
                 self.i += 1
                 name = self.name()
-                value = m.Attribute(value, name, self.span(value.pos, name.pos))
+                value = m.Attribute(value, name, self.through_last(start))
             else:
                 return value
 
@@ -724,11 +731,11 @@ class _Parser:
                 self.i += 1
                 first = _Name(tok[1], self.pos(tok))
                 entity = _Name(second[1], self.pos(second))
-                return m.Holds(first, entity, self.span(first.pos, entity.pos))
+                return m.Holds(first, entity, self.through_last(first.pos))
             if kind == "INT" and toks[self.i][0] == "OF":
                 self.i += 1
                 selector = self.selector()
-                return m.CountOf(int(tok[1]), selector, self.span(self.pos(tok), selector.pos))
+                return m.CountOf(int(tok[1]), selector, self.through_last(self.pos(tok)))
             return self.atom_of(tok)
         if kind == "FUNCTION":
             self.expect("LPAR")
@@ -739,8 +746,7 @@ class _Parser:
                     self.i += 1
                     args.append(self.expr())
             self.expect("RPAR")
-            last = args[-1].pos if args else self.pos(tok)
-            return m.Call(tok[1], tuple(args), self.span(self.pos(tok), last))
+            return m.Call(tok[1], tuple(args), self.through_last(self.pos(tok)))
         if kind == "LPAR":
             inner = self.expr()
             self.expect("RPAR")
@@ -751,19 +757,19 @@ class _Parser:
             written, sides, suffix = scanner.dice_parts(dice[1])
             if written:
                 raise self.fail("dice count after a bracket")
-            return m.DiceCount(inner, int(sides), self.span(inner.pos, self.pos(dice)), suffix.lower())
+            return m.DiceCount(inner, int(sides), self.through_last(self.pos(tok)), suffix.lower())
         if kind == "REF":
             name = self.name()
-            return m.RefMarker(name, self.span(self.pos(tok), name.pos))
+            return m.RefMarker(name, self.through_last(self.pos(tok)))
         if kind == "TIMES":  # `2 x treasure`
             table = self.ref()
-            return m.Repeat(int(tok[1].split()[0]), table, self.span(self.pos(tok), table.pos))
+            return m.Repeat(int(tok[1].split()[0]), table, self.through_last(self.pos(tok)))
         if kind == "TRAIT" or kind == "SKILL":
             ref = self.ref()
-            return (m.HasTrait if kind == "TRAIT" else m.HasSkill)(ref, ref.pos)
+            return (m.HasTrait if kind == "TRAIT" else m.HasSkill)(ref, self.through_last(self.pos(tok)))
         if kind == "ANY":
             selector = self.selector()
-            return m.CountOf(1, selector, selector.pos, True)
+            return m.CountOf(1, selector, self.through_last(self.pos(tok)), True)
         if kind in _NAMES_AT_ATOMS:  # no state that starts an atom takes these words: there they are names
             self.i -= 1
             return self.name()
@@ -773,13 +779,14 @@ class _Parser:
         toks = self.toks
         kind = toks[self.i][0]
         if kind == "LPAR":
+            lpar = self.pos(toks[self.i])
             self.i += 1
             refs = [self.ref()]
             while toks[self.i][0] == "COMMA":
                 self.i += 1
                 refs.append(self.ref())
             self.expect("RPAR")
-            return m.SelectListed(tuple(refs), self.span(refs[0].pos, refs[-1].pos))
+            return m.SelectListed(tuple(refs), self.through_last(lpar))
         if kind != "LIFEPATH" and kind != "LIFEPATHS":
             raise self.fail()
         plural = kind == "LIFEPATHS"
@@ -791,14 +798,14 @@ class _Parser:
             if tok[0] == "IN_SETTING":
                 self.i += 1
                 ref = self.ref()
-                filters.append(m.InSetting(ref, self.span(self.pos(tok), ref.pos)))
+                filters.append(m.InSetting(ref, self.through_last(self.pos(tok))))
             elif tok[0] == "TAGGED":
                 self.i += 1
                 ref = self.ref()
-                filters.append(m.Tagged(ref, ref.pos))
+                filters.append(m.Tagged(ref, self.through_last(self.pos(tok))))
             else:
                 break
-        return m.SelectLifepaths(tuple(filters), self.span(word, filters[-1].pos if filters else word), plural)
+        return m.SelectLifepaths(tuple(filters), self.through_last(word), plural)
 
 
 # Words of the language that no parser state starting an atom accepts (checked against Lark's parse table by

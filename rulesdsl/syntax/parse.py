@@ -6,8 +6,9 @@ every block that does not yields exactly one diagnostic.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from rulesdsl.diagnostics import Diagnostic, error
@@ -60,19 +61,40 @@ class _Recording(_LineEnds):
 
     def __init__(self) -> None:
         self.seen: list[Token] = []
+        self.depths: list[int] = []  # beside `seen`: the brackets open before each token
         self.ended = False  # the parser has every token, and reduces what is left on the end of the text
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         self.seen = []
+        self.depths = []
         self.ended = False
+        depth = 0
         for tok in super().process(stream):
             self.seen.append(tok)
+            self.depths.append(depth)
+            depth += _OPENERS.get(tok.type, 0)
             yield tok
         self.ended = True
 
     def last(self) -> int:
         """The index of the last token of what is being reduced: the one before the lookahead."""
         return len(self.seen) - (1 if self.ended else 2)
+
+    def first(self, at: int, lead: int) -> int:
+        """The index of the first token of what is being reduced, whose first child starts at `at`: the
+        brackets a grouped first child opens with (`(a + b) * 2`) are the reduction's, and so are the `lead`
+        words before them (`not`, `trait`, `-`). A reduction's brackets balance, so a `(` right before `at`
+        is its own when the brackets open after its last token are no more than before that `(`."""
+        last = self.last()
+        after = self.depths[last] + _OPENERS.get(self.seen[last].type, 0)
+        while at > 0 and self.seen[at - 1].type == "LPAR" and after <= self.depths[at - 1]:
+            at -= 1
+        return at - lead
+
+    def trim(self) -> None:
+        """Forget all but the last two tokens: no later node looks further back than its own statement."""
+        del self.seen[:-2]
+        del self.depths[:-2]
 
 
 def _is_token(child: object) -> TypeGuard[Token]:
@@ -111,7 +133,20 @@ class _ToModel:
         return m.Position(first.file, first.line, first.column, last.end_line, last.end_column)
 
     def _statement_done(self) -> None:
-        del self.recorded.seen[:-2]  # no later node looks further back than its own statement
+        self.recorded.trim()
+
+    def _whole(self, children: list[Any], lead: int = 0) -> m.Position:
+        """An expression's whole text: from the first token of its reduction (a grouped first operand's
+        brackets and `lead` words before it included) to its last (closing brackets included)."""
+        first = next(c for c in children if c is not None)
+        start = self._tok_pos(first) if _is_token(first) else first.pos
+        seen = self.recorded.seen
+        at = bisect.bisect_left(seen, (start.line, start.column), key=lambda t: self._start(t))
+        return self._through_last(self._tok_pos(seen[self.recorded.first(at, lead)]))
+
+    def _start(self, tok: Token) -> tuple[int, int]:
+        pos = self._tok_pos(tok)
+        return pos.line, pos.column
 
     def _tok_pos(self, tok: Token) -> m.Position:
         return self._at(tok.line or 1, tok.column or 1, tok.end_line or 1, tok.end_column or 1)
@@ -227,7 +262,7 @@ class _ToModel:
         return (low, high, high if high is not None else dots)
 
     def negative_integer(self, children: list[Any]) -> m.Integer:
-        return m.Integer(-self._int(children[0], children[0]), self._span(children))
+        return m.Integer(-self._int(children[0], children[0]), self._whole(children, 1))
 
     def enum_type(self, children: list[Any]) -> m.EnumType:
         options = tuple(self._string_token(c) if c.type == "STRING" else self._name_tok(c) for c in children[1:])
@@ -369,7 +404,7 @@ class _ToModel:
 
     def negative_decimal(self, children: list[Any]) -> m.Decimal:
         number = self.decimal(children)
-        return m.Decimal("-" + number.text, number.pos)
+        return m.Decimal("-" + number.text, self._whole(children, 1))
 
     def at_least(self, children: list[Any]) -> m.AtLeast:
         return m.AtLeast(self._int(str(children[0])[:-1], children[0]), self._span(children))
@@ -390,10 +425,10 @@ class _ToModel:
 
     def call(self, children: list[Any]) -> m.Call:
         args = tuple(c for c in children[1:] if c is not None)
-        return m.Call(str(children[0]), args, self._span(children))
+        return m.Call(str(children[0]), args, self._whole(children))
 
     def caret(self, children: list[Any]) -> m.Caret:
-        return m.Caret(self._int(children[0], children[0]), self._span(children))
+        return m.Caret(self._int(children[0], children[0]), self._whole(children))
 
     def dice_count(self, children: list[Any]) -> m.DiceCount:
         count, dice = children
@@ -405,23 +440,23 @@ class _ToModel:
                 self._tok_pos(dice),
                 f"write (count)d{sides}, e.g. (slot - 3)d{sides}",
             )
-        return m.DiceCount(count, self._int(sides, dice, 1), self._span(children), suffix.lower())
+        return m.DiceCount(count, self._int(sides, dice, 1), self._whole(children), suffix.lower())
 
     def none_dash(self, children: list[Any]) -> m.Name:
         return m.Name(str(children[0]), self._span(children))
 
     def ref_marker(self, children: list[Any]) -> m.RefMarker:
-        return m.RefMarker(self._name_tok(children[1]), self._span(children))
+        return m.RefMarker(self._name_tok(children[1]), self._whole(children))
 
     def attribute(self, children: list[Any]) -> m.Attribute:
-        return m.Attribute(children[0], self._name_tok(children[2]), self._span(children))
+        return m.Attribute(children[0], self._name_tok(children[2]), self._whole(children))
 
     def subscript(self, children: list[Any]) -> m.Subscript:
-        return m.Subscript(children[0], children[1], self._span(children))
+        return m.Subscript(children[0], children[1], self._whole(children))
 
     # -- operators
     def _binary(self, op: str, children: list[Any]) -> m.Binary:
-        return m.Binary(op, children[0], children[1], self._span(children))
+        return m.Binary(op, children[0], children[1], self._whole(children))
 
     def add(self, children: list[Any]) -> m.Binary:
         return self._binary("+", children)
@@ -438,70 +473,70 @@ class _ToModel:
     def neg(self, children: list[Any]) -> m.Value:
         operand = children[0]
         if isinstance(operand, m.Integer):
-            return m.Integer(-operand.value, self._span(children))
-        return m.Negative(operand, self._span(children))
+            return m.Integer(-operand.value, self._whole(children, 1))
+        return m.Negative(operand, self._whole(children, 1))
 
     def pos(self, children: list[Any]) -> m.Value:
         value: m.Value = children[0]
-        return value
+        return replace(value, pos=self._whole(children, 1))  # the `+` is dropped, not its text
 
     def open_range(self, children: list[Any]) -> m.OpenRange:
-        return m.OpenRange(str(children[0]), children[1], self._span(children))
+        return m.OpenRange(str(children[0]), children[1], self._whole(children))
 
     def closed_range(self, children: list[Any]) -> m.ClosedRange:
-        return m.ClosedRange(children[0], children[2], self._span(children))
+        return m.ClosedRange(children[0], children[2], self._whole(children))
 
     def comparison(self, children: list[Any]) -> m.Comparison:
         op = "=" if str(children[1]) == "==" else str(children[1])
-        return m.Comparison(op, children[0], children[2], self._span(children))
+        return m.Comparison(op, children[0], children[2], self._whole(children))
 
     def membership(self, children: list[Any]) -> m.Membership:
-        return m.Membership(children[0], children[1], self._span(children))
+        return m.Membership(children[0], children[1], self._whole(children))
 
     def any_of(self, children: list[Any]) -> m.Value:
         if len(children) == 1:  # the grammar's alias wraps single items too
             return children[0]  # type: ignore[no-any-return]
-        return m.AnyOf(tuple(children), self._span(children))
+        return m.AnyOf(tuple(children), self._whole(children))
 
     def all_of(self, children: list[Any]) -> m.Value:
         if len(children) == 1:  # the grammar's alias wraps single items too
             return children[0]  # type: ignore[no-any-return]
-        return m.AllOf(tuple(children), self._span(children))
+        return m.AllOf(tuple(children), self._whole(children))
 
     def negate(self, children: list[Any]) -> m.Not:
-        return m.Not(children[0], self._span(children))
+        return m.Not(children[0], self._whole(children, 1))
 
     def has_trait(self, children: list[Any]) -> m.HasTrait:
-        return m.HasTrait(children[0], self._span(children))
+        return m.HasTrait(children[0], self._whole(children, 1))
 
     def has_skill(self, children: list[Any]) -> m.HasSkill:
-        return m.HasSkill(children[0], self._span(children))
+        return m.HasSkill(children[0], self._whole(children, 1))
 
     def holds(self, children: list[Any]) -> m.Holds:
-        return m.Holds(self._name_tok(children[0]), self._name_tok(children[1]), self._span(children))
+        return m.Holds(self._name_tok(children[0]), self._name_tok(children[1]), self._whole(children))
 
     def count_of(self, children: list[Any]) -> m.CountOf:
-        return m.CountOf(self._int(children[0], children[0]), children[1], self._span(children))
+        return m.CountOf(self._int(children[0], children[0]), children[1], self._whole(children))
 
     def repeat(self, children: list[Any]) -> m.Repeat:
         digits = children[0].split()[0]
-        return m.Repeat(self._int(digits, children[0]), children[1], self._span(children))
+        return m.Repeat(self._int(digits, children[0]), children[1], self._whole(children))
 
     def any_one(self, children: list[Any]) -> m.CountOf:
-        return m.CountOf(1, children[0], self._span(children), True)
+        return m.CountOf(1, children[0], self._whole(children, 1), True)
 
     def select_lifepaths(self, children: list[Any]) -> m.SelectLifepaths:
         filters = tuple(c for c in children if isinstance(c, m.InSetting | m.Tagged))
-        return m.SelectLifepaths(filters, self._span(children), children[0].type == "LIFEPATHS")
+        return m.SelectLifepaths(filters, self._whole(children), children[0].type == "LIFEPATHS")
 
     def select_listed(self, children: list[Any]) -> m.SelectListed:
-        return m.SelectListed(tuple(children), self._span(children))
+        return m.SelectListed(tuple(children), self._whole(children))
 
     def in_setting(self, children: list[Any]) -> m.InSetting:
-        return m.InSetting(children[1], self._span(children))
+        return m.InSetting(children[1], self._whole(children))
 
     def tagged(self, children: list[Any]) -> m.Tagged:
-        return m.Tagged(children[0], self._span(children))
+        return m.Tagged(children[0], self._whole(children, 1))
 
 
 class _Problem(Exception):
