@@ -196,8 +196,10 @@ def reasons(lifepath: Lifepath, path: Path, names: Names, decided: Verdict) -> l
 
 @dataclass(frozen=True, slots=True)
 class Sheet:
-    """The totals of a burnt character, every rule the path breaks (empty when it is legal) and every
-    requirement that depends on a fact not given (gender, say)."""
+    """The totals of a burnt character, every rule the path breaks (empty when it is legal) and, in
+    `undecided`, every requirement that depends on a fact not given (gender, say) and every required skill
+    or trait that is a choice the player has not picked (it is then in neither `required_*` tuple). Every
+    field is a number, an id or a tuple in path order: the same path and arguments give an equal sheet."""
 
     lifepaths: tuple[str, ...]
     stock: str | None
@@ -292,7 +294,7 @@ def _first_new(
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Picks:
     """The player's picks among a path's alternatives: each as given and as the id it names (an option's
     id as written, else the slug of a display name), and the ids that settled an alternative."""
