@@ -446,7 +446,7 @@ def exercise(name):
             path = [rng.choice(born)] + [rng.choice(ids) for _ in range(rng.randint(0, 4))]
             sheet = package.burn(
                 path, either=[rng.choice("MP") for _ in path], gender=rng.choice([None, "female"]),
-                traits=sorted(names.get("trait", {}))[:1], held=held,
+                traits=sorted(names.get("trait", {}))[:1], held=held, picks=sorted(names.get("skill", {}))[-1:],
             )
             package.burning.sheet_text(sheet)
             for lifepath in ids:

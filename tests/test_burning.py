@@ -93,6 +93,70 @@ def test_repeating_a_lifepath_has_diminishing_returns(bw: ModuleType) -> None:
     assert sheet.age == 8 + 4 * 8
 
 
+# A lifepath whose required trait or skill is a choice (p. 193 Cripple: "Lame or Missing Limb"; Apprentice
+# Artisan's third skill, required the third time through: one of five smithing skills).
+CRIPPLE = ["City Born", "Cripple"]
+ARTISAN = ["City Born", "Apprentice Artisan", "Apprentice Artisan", "Apprentice Artisan"]
+SMITHS = "Blacksmith, Coppersmith, Locksmith, Weaponsmith or Whitesmith"
+
+
+def test_a_required_trait_that_is_a_choice_is_the_players_never_a_guess(bw: ModuleType) -> None:
+    unpicked = bw.burn(CRIPPLE)
+    assert unpicked.legal and unpicked.required_traits == ()
+    assert unpicked.undecided == ("choose Lame or Missing Limb for Cripple (lifepath 2), its required trait",)
+    assert "? choose Lame or Missing Limb" in bw.burning.sheet_text(unpicked)
+    for pick, trait in (("missing_limb", "missing_limb"), ("Missing Limb", "missing_limb"), ("lame", "lame")):
+        picked = bw.burn(CRIPPLE, picks=[pick])
+        assert picked.legal and not picked.undecided, (pick, picked.violations)
+        assert picked.required_traits == (trait,)
+    both = bw.burn(CRIPPLE, picks=["lame", "missing_limb"])
+    assert both.required_traits == () and both.violations == (
+        "Cripple (lifepath 2) requires one trait of Lame or Missing Limb, but Lame and Missing Limb were picked: "
+        "keep one",
+    )
+    stray = bw.burn(CRIPPLE, picks=["missing_limb", "Matriarchal", "Missing Leg"])
+    assert stray.required_traits == ("missing_limb",)
+    assert stray.violations == (
+        "Matriarchal was picked, but no skill or trait this path requires offers it as a choice",
+        "'Missing Leg' was picked, but no skill or trait this path requires offers it as a choice",
+    )
+    # Taken twice, the choice is still made once; the second time has no further trait: a point fewer
+    twice = bw.burn([*CRIPPLE, "Cripple"])
+    assert twice.undecided == unpicked.undecided and twice.trait_points == unpicked.trait_points + 1
+    assert bw.burn([*CRIPPLE, "Cripple"], picks=["lame"]).required_traits == ("lame",)
+
+
+def test_a_required_trait_choice_on_the_wilder_elves_path(bw: ModuleType) -> None:
+    """The brief's own case: a Matriarch's sheet must not say Patriarchal."""
+    path = ["Born Wilder Elf", "Spouse", "Patriarch/Matriarch"]
+    assert bw.burn(path, picks=["Matriarchal"]).required_traits == ("matriarchal",)
+    assert bw.burn(path).undecided == (
+        "choose Patriarchal or Matriarchal for Patriarch/Matriarch (lifepath 3), its required trait",
+    )
+    # A trait the character already has settles the choice: nothing more is required, nothing to pick
+    assert bw.burn(path, traits=["matriarchal"]).undecided == ()
+    assert not bw.burn(path, traits=["matriarchal"], picks=["patriarchal"]).legal
+
+
+def test_a_required_skill_that_is_a_choice_is_the_players_never_a_guess(bw: ModuleType) -> None:
+    unpicked = bw.burn(ARTISAN)
+    assert unpicked.legal and unpicked.required_skills == ("artisan_wise", "mason")
+    assert unpicked.undecided == (f"choose {SMITHS} for Apprentice Artisan (lifepath 4), its required skill",)
+    picked = bw.burn(ARTISAN, picks=["Weaponsmith"])
+    assert picked.legal and not picked.undecided
+    assert picked.required_skills == ("artisan_wise", "mason", "weaponsmith")
+    several = bw.burn(ARTISAN, picks=["blacksmith", "locksmith", "whitesmith"])
+    assert several.required_skills == ("artisan_wise", "mason") and several.violations == (
+        f"Apprentice Artisan (lifepath 4) requires one skill of {SMITHS}, but Blacksmith, Locksmith and "
+        "Whitesmith were picked: keep one",
+    )
+    # Bow is a choice on the Hunter's list, not on this path; twice the artisan never reaches the choice
+    assert bw.burn(ARTISAN, picks=["Bow"]).violations == (
+        "Bow was picked, but no skill or trait this path requires offers it as a choice",
+    )
+    assert not bw.burn(ARTISAN[:3], picks=["coppersmith"]).legal
+
+
 def test_unknown_and_ambiguous_names_are_lookup_errors(bw: ModuleType) -> None:
     with pytest.raises(LookupError, match="no lifepath named 'Farmr'"):
         bw.burn(["Born Peasant", "Farmr"])
@@ -111,3 +175,12 @@ def test_command_line_sheet() -> None:
     assert bad.returncode == 1 and "Not a legal path:" in bad.stdout
     unknown = subprocess.run([*command[:4], "Nobody"], capture_output=True, text=True, check=False, env=env)
     assert unknown.returncode == 2 and "no lifepath named 'Nobody'" in unknown.stderr
+    cripple = [*command[:4], *CRIPPLE]
+    unpicked = subprocess.run(cripple, capture_output=True, text=True, check=False, env=env)
+    assert unpicked.returncode == 0 and "? choose Lame or Missing Limb for Cripple" in unpicked.stdout
+    assert "Required traits: none" in unpicked.stdout
+    picked = subprocess.run([*cripple, "--pick", "Missing Limb"], capture_output=True, text=True, check=False, env=env)
+    assert picked.returncode == 0 and "Required traits: Missing Limb" in picked.stdout
+    assert "Legal path.\n" in picked.stdout
+    both = [*cripple, "--pick", "lame", "--pick", "missing_limb"]
+    assert subprocess.run(both, capture_output=True, text=True, check=False, env=env).returncode == 1

@@ -353,11 +353,16 @@ def test_requirements_are_three_valued_and_described() -> None:
 
 
 def test_burning_adds_up_a_path_and_names_what_it_breaks() -> None:
-    sheet = burn(["born", "smith", "smith"], either=["M"])
+    sheet = burn(["born", "smith", "smith"], either=["M"], picks=["sing"])  # the 2nd skill: haggle or sing
     assert sheet.legal and sheet.age == 18 and (sheet.mental_pool, sheet.physical_pool) == (5, 6)
     assert (sheet.mental_bonus, sheet.physical_bonus) == (1, 1)  # the second pass earns no stat (x0)
     assert (sheet.lifepath_skill_points, sheet.general_skill_points, sheet.trait_points) == (6, 2, 2)
-    assert sheet.required_skills == ("forge", "haggle") and sheet.required_traits == ("tough", "burly")
+    assert sheet.required_skills == ("forge", "sing") and sheet.required_traits == ("tough", "burly")
+    assert not sheet.undecided
+    unpicked = burn(["born", "smith", "smith"], either=["M"])
+    assert unpicked.legal and unpicked.required_skills == ("forge",)  # never a guess between the two
+    assert unpicked.undecided == ("choose haggle or sing for Smith (lifepath 3), its required skill",)
+    assert "Legal path, if these hold (facts or choices not given):" in unpicked.text(NAMES)
     assert (sheet.mental, sheet.physical, sheet.resource_points) == (6, 7, 11)
     text = sheet.text(NAMES)
     assert "Legal path." in text and "Mental pool:    6 (5 by age +1 from lifepaths)" in text

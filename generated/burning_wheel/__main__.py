@@ -105,6 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     burning.add_argument("--either", default="", help="where each +1 M/P goes, in order, e.g. M,P")
     burning.add_argument("--gender", help="the character's gender, for requirements that ask")
     burning.add_argument("--trait", action="append", default=[], help="a trait the character has (repeatable)")
+    burning.add_argument(
+        "--pick",
+        action="append",
+        default=[],
+        help="the option taken where a required skill or trait is a choice, e.g. Matriarchal (repeatable)",
+    )
     listing = commands.add_parser("list", help="list the entries of a kind")
     listing.add_argument("kind", help="one of: " + ", ".join(k for k, r in REGISTRIES.items() if r))
     rolling = commands.add_parser("roll", help="roll on a table")
@@ -132,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
                 either=[c for c in args.either.replace(" ", "").split(",") if c],
                 gender=args.gender,
                 traits=args.trait,
+                picks=args.pick,
             )
         except LookupError as exc:
             message = str(exc.args[0])

@@ -80,17 +80,31 @@ def burn(
     gender: str | None = None,
     traits: Sequence[str] = (),
     held: Mapping[str, Iterable[str]] | None = None,
+    picks: Sequence[str] = (),
 ) -> _lp.Sheet:
     """Burn a character from lifepaths (ids, display names or aliases, born lifepath first).
 
     `either` says where each `+1 M/P` bonus goes, in path order ("M" or "P"); `traits` are traits the
     character already has (for requirements naming a trait); `gender` is needed by some requirements;
-    `held` maps other kinds to the ids the character holds (for requirements such as `career navy`).
+    `held` maps other kinds to the ids the character holds (for requirements such as `career navy`);
+    `picks` are the options taken where a required skill or trait is a choice (`Lame or "Missing Limb"`:
+    ids or display names). A choice with no pick is listed in `undecided`, never guessed; two picks for
+    one choice, or a pick that settles no choice the path requires, is a violation.
     Raises LookupError for a name that is no lifepath (or could mean several).
     """
     ids = [CATALOG.find(name) for name in lifepaths]
     return _lp.burn(
-        CATALOG, SETTINGS, STOCKS, TABLES, NAMES, ids, either=either, gender=gender, traits=traits, held=held
+        CATALOG,
+        SETTINGS,
+        STOCKS,
+        TABLES,
+        NAMES,
+        ids,
+        either=either,
+        gender=gender,
+        traits=traits,
+        held=held,
+        picks=picks,
     )
 
 

@@ -196,8 +196,10 @@ def reasons(lifepath: Lifepath, path: Path, names: Names, decided: Verdict) -> l
 
 @dataclass(frozen=True, slots=True)
 class Sheet:
-    """The totals of a burnt character, every rule the path breaks (empty when it is legal) and every
-    requirement that depends on a fact not given (gender, say)."""
+    """The totals of a burnt character, every rule the path breaks (empty when it is legal) and, in
+    `undecided`, every requirement that depends on a fact not given (gender, say) and every required skill
+    or trait that is a choice the player has not picked (it is then in neither `required_*` tuple). Every
+    field is a number, an id or a tuple in path order: the same path and arguments give an equal sheet."""
 
     lifepaths: tuple[str, ...]
     stock: str | None
@@ -249,7 +251,9 @@ class Sheet:
             lines.append("Not a legal path:")
             lines += [f"  - {v}" for v in self.violations]
         else:
-            lines.append("Legal path." if not self.undecided else "Legal path, if these hold (facts not given):")
+            lines.append(
+                "Legal path." if not self.undecided else "Legal path, if these hold (facts or choices not given):"
+            )
         lines += [f"  ? {u}" for u in self.undecided]
         return "\n".join(lines) + "\n"
 
@@ -279,12 +283,82 @@ def _repeat_factors(tables: Mapping[str, Table[Any]], times: int) -> dict[str, F
     return {name: Fraction(getattr(row, name)) for name in REPEAT_COLUMNS if hasattr(row, name)}
 
 
-def _first_new(choices: Sequence[tuple[str, ...]], owned: set[str]) -> str | None:
-    """The first entry not already owned (a choice counts as owned when any of its options is)."""
+def _first_new(
+    choices: Sequence[tuple[str, ...]], owned: set[str], open_: set[tuple[str, ...]]
+) -> tuple[str, ...] | None:
+    """The first entry not already owned: an alternative counts as owned when any of its options is, or
+    when it is `open_` (met earlier on the path and left to the player: no pick, or more than one)."""
     for options in choices:
-        if not owned.intersection(options):
-            return options[0]
+        if not owned.intersection(options) and options not in open_:
+            return options
     return None
+
+
+@dataclass(slots=True)
+class _Picks:
+    """The player's picks among a path's alternatives: each as given and as the id it names (an option's
+    id as written, else the slug of a display name), and the ids that settled an alternative."""
+
+    given: dict[str, str]  # as given -> id, in the caller's order
+    ids: frozenset[str]
+    used: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, picks: Sequence[str], catalog: Catalog) -> _Picks:
+        known = {option for kind in (catalog.skills, catalog.traits) for ids in kind.values() for option in ids}
+        given = {pick: pick if pick in known else slug(pick) for pick in picks}
+        return cls(given, frozenset(given.values()))
+
+    def unused(self, names: Names) -> list[str]:
+        """A sentence for each pick that settled no required alternative (unknown, or not asked for)."""
+        return [
+            f"{_shown(names, given, id_)} was picked, but no skill or trait this path requires offers it as a choice"
+            for given, id_ in self.given.items()
+            if id_ not in self.used
+        ]
+
+
+def _shown(names: Names, given: str, id_: str) -> str:
+    for kind in ("skill", "trait"):
+        if id_ in names.get(kind, {}):
+            return names[kind][id_]
+    return f"'{given}'"
+
+
+@dataclass(slots=True)
+class _Required:
+    """What a path requires of one kind (skill or trait), entry by entry, and what the character owns."""
+
+    kind: str
+    owned: set[str]
+    required: list[str] = field(default_factory=list)
+    open: set[tuple[str, ...]] = field(default_factory=set)
+
+    def next(self, choices: Choices | None) -> tuple[str, ...] | None:
+        return _first_new(_choices(choices), self.owned, self.open)
+
+    def settle(self, entry: tuple[str, ...], picks: _Picks, names: Names, where: str) -> tuple[str | None, str | None]:
+        """Require `entry` (an id, or an alternative settled by the player's picks). Returns what is left
+        undecided and what is broken (each None, or a sentence): never a guess among the options."""
+        picked = list(entry)
+        if len(entry) > 1:
+            picked = [option for option in entry if option in picks.ids]
+            picks.used.update(picked)
+        if len(picked) == 1:
+            self.required.append(picked[0])
+            self.owned.add(picked[0])
+            return None, None
+        self.open.add(entry)
+        options = _listed([name_of(names, self.kind, option) for option in entry], "or")
+        if not picked:
+            return f"choose {options} for {where}, its required {self.kind}", None
+        several = _listed([name_of(names, self.kind, option) for option in picked], "and")
+        return None, f"{where} requires one {self.kind} of {options}, but {several} were picked: keep one"
+
+
+def _listed(words: Sequence[str], last: str) -> str:
+    """`A, B or C` (`last` is the word before the last one)."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
 
 
 def burn(
@@ -299,9 +373,13 @@ def burn(
     gender: str | None = None,
     traits: Sequence[str] = (),
     held: Mapping[str, Iterable[str]] | None = None,
+    picks: Sequence[str] = (),
 ) -> Sheet:
     """Burn a character from lifepath ids (born lifepath first). `either` places each `+1 M/P`, in order;
-    `held` is what the character holds of other kinds, for requirements that name them."""
+    `held` is what the character holds of other kinds, for requirements that name them; `picks` are the
+    options the player took where a required skill or trait is an alternative (`Lame or "Missing Limb"`).
+    An alternative with no pick is undecided (never guessed), with two picks or more it is a violation,
+    and so is a pick that settles none."""
     violations: list[str] = []
     undecided: list[str] = []
     path = [catalog.lifepaths[lp] for lp in lifepaths]
@@ -341,10 +419,15 @@ def burn(
     mental_bonus = physical_bonus = 0
     skill_points = general = trait_points = resources = 0
     choices = list(either)
-    owned_skills: set[str] = set()
-    owned_traits: set[str] = set(traits)
-    required_skills: list[str] = []
-    required_traits: list[str] = []
+    chosen = _Picks.of(picks, catalog)
+    skill_entries = _Required("skill", set())
+    trait_entries = _Required("trait", set(traits))
+
+    def settle(required: _Required, entry: tuple[str, ...], where: str) -> None:
+        open_, broken = required.settle(entry, chosen, names, where)
+        undecided.extend([open_] if open_ is not None else [])
+        violations.extend([broken] if broken is not None else [])
+
     for i, (lp, factor) in enumerate(zip(path, factors, strict=True)):
         times = lifepaths[: i + 1].count(lp.id)
 
@@ -367,19 +450,18 @@ def burn(
         general += earned("general_points", lp.general or 0)
         trait_points += earned("trait_points", lp.traits.points if lp.traits else 0)
         resources += earned("resources", lp.resources)
-        skill = _first_new(_choices(lp.skills), owned_skills)
+        skill = skill_entries.next(lp.skills)
         if skill is not None and factor.get("skill_points", Fraction(1)):
-            required_skills.append(skill)
-            owned_skills.add(skill)
-        trait = _first_new(_choices(lp.traits), owned_traits)
+            settle(skill_entries, skill, f"{label(lp)} (lifepath {i + 1})")
+        trait = trait_entries.next(lp.traits)
         has_points = bool(lp.traits and lp.traits.points)
         if trait is not None and has_points and factor.get("trait_points", Fraction(1)):
-            required_traits.append(trait)
-            owned_traits.add(trait)
+            settle(trait_entries, trait, f"{label(lp)} (lifepath {i + 1})")
         elif trait is None and times > 1 and _choices(lp.traits) and factor.get("trait_points", Fraction(1)):
             trait_points -= 1  # taken again with no further trait to require: one point fewer
     if choices:
         violations.append(f"{len(choices)} stat choice(s) left over: the path has fewer +1 M/P bonuses")
+    violations += chosen.unused(names)
     return Sheet(
         lifepaths=tuple(lifepaths),
         stock=stock,
@@ -390,9 +472,9 @@ def burn(
         physical_bonus=physical_bonus,
         lifepath_skill_points=skill_points,
         general_skill_points=general,
-        required_skills=tuple(required_skills),
+        required_skills=tuple(skill_entries.required),
         trait_points=trait_points,
-        required_traits=tuple(required_traits),
+        required_traits=tuple(trait_entries.required),
         resource_points=resources,
         violations=tuple(violations),
         undecided=tuple(undecided),
