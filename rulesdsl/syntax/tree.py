@@ -2,7 +2,8 @@
 
 It is the one lossless tree every tool reads (compiler, formatter, language server):
 - every value node carries its position, so that any later stage can point at it; a statement spans its
-  whole text (from its first word to its `}`), a field or row from its first character to its last;
+  whole text (from its first word to its `}`), a field or row from its first character to its last, an
+  expression from its first token to its last (`not`, `-`, a grouped first operand's `(`, a closing `)`);
 - comments and blank lines are kept as `Trivia` on the statement, field or row they stand by;
 - spellings an author chooses are kept (`d6` and `1d6`, `check 8+` and `check 0 8+`, `any lifepath` and
   `1 of lifepaths`, `1 pt` and `1 pts`); notations that only differ in layout are not (`==` is `=`, a
