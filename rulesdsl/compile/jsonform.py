@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Iterable
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, assert_never
 
 from rulesdsl.compile import ir
@@ -376,6 +376,13 @@ def _properties(decls: Iterable[FieldDecl]) -> dict[str, Any]:
             extra["default"] = value_json(decl.default)
         properties[decl.name] = {**schema, **extra}
     return properties
+
+
+@lru_cache(maxsize=256)
+def schema_file(kind: Kind) -> str:
+    """A kind's schema as the file the package and the reference ship. Kinds hash by value, so the rulesets of
+    a build (and a long run's thousands of builds) that share a kind write it out once."""
+    return json.dumps(schema_of(kind), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def schema_of(kind: Kind) -> dict[str, Any]:

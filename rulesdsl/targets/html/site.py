@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 
 from rulesdsl import __version__
 from rulesdsl.compile import ir
-from rulesdsl.compile.jsonform import schema_of, value_json
+from rulesdsl.compile.jsonform import schema_file, value_json
 from rulesdsl.compile.kinds import COMMON_NAMES, CORE_KINDS, Kind
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
@@ -1069,8 +1069,7 @@ class RulesetSite:
                     "window.rulesdslGraphs(" + target + ", " + graph_data.replace("</", "<\\/") + ");\n"
                 )
         for info in self.kind_fields():
-            schema = schema_of(self.ruleset.kinds[info.name])
-            files[prefix + info.schema] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+            files[prefix + info.schema] = schema_file(self.ruleset.kinds[info.name])
         return files
 
     def graph_data(self, page: Page) -> str | None:

@@ -8,7 +8,6 @@ lifepaths. Every literal goes through `py()`, so no text from the sources can be
 
 from __future__ import annotations
 
-import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -24,7 +23,7 @@ from rulesdsl.compile import formula_types as ft
 from rulesdsl.compile import ir
 from rulesdsl.compile.checks.formulas import attribute_types, columns, param_types
 from rulesdsl.compile.checks.formulas import environment as environment_of
-from rulesdsl.compile.jsonform import schema_of
+from rulesdsl.compile.jsonform import schema_file
 from rulesdsl.compile.kinds import CORE_KINDS, FieldDecl, Kind, class_name, record_fields, record_types
 from rulesdsl.compile.mechanics import highest_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
@@ -1212,6 +1211,5 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     files.update(_runtime_files(with_lifepaths, head))
     files["_manifest.py"] = manifest(ruleset)
     for kind_name in (*CORE_KINDS[1:], *(k.kind.name for k in kinds)):
-        schema = json.dumps(schema_of(ruleset.kinds[kind_name]), indent=2, sort_keys=True, ensure_ascii=False)
-        files[f"schemas/{kind_name}.schema.json"] = schema + "\n"
+        files[f"schemas/{kind_name}.schema.json"] = schema_file(ruleset.kinds[kind_name])
     return files
