@@ -1,8 +1,9 @@
 """Five rulesets that are not our seeds, written as homebrew authors would (tests/examples/): careers
 with checks (Traveller-style), a 5e-style spell list with damage that scales, a chain of d10 lifepath
 tables, a percentile investigation game (characteristics `3d6 * 5`, occupations whose skill points are
-formulas, the skill check a roll-under mechanic with graded successes) and a highest-die pool game (playbooks, the action roll, a region x d20 encounter table). Each
-builds, and its generated package alone makes a character, casts, or rolls the chain."""
+formulas, the skill check a roll-under mechanic with graded successes) and a highest-die pool game
+(playbooks, the action roll, a region x d20 encounter table). Each builds, and its generated package
+alone makes a character, casts, or rolls the chain."""
 
 from __future__ import annotations
 
