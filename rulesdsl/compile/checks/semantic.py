@@ -611,7 +611,7 @@ def _default_check_mechanics(
                 diagnostics.append(
                     error(
                         "E329",
-                        f"{named.id} is a {named.fields.get('style')} mechanic, not a check",
+                        f"{named.id} is {_a(named.fields.get('style'))} mechanic, not a check",
                         node.pos,
                         about=(named.id,),
                     )
@@ -643,6 +643,11 @@ def _default_check_mechanics(
     return result
 
 
+def _a(style: object) -> str:
+    """A mechanic's style with its article: `a pool`, `an under`."""
+    return f"{'an' if str(style)[:1] in tuple('aeiou') else 'a'} {style}"
+
+
 def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
     """What the generated mechanics can roll: a pool is one kind of die; exploding needs one die."""
     diagnostics = []
@@ -666,7 +671,7 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
         diagnostics += [
             error(
                 "E328",
-                f"{name} is not a rule of a{'n' if str(style)[:1] in 'aeiou' else ''} {style} mechanic",
+                f"{name} is not a rule of {_a(style)} mechanic",
                 entity.position(name),
                 f"its rules: {', '.join(own)}" if own else f"a {style} mechanic has no rules besides its die",
             )
@@ -851,7 +856,7 @@ def _span(low: int, high: int) -> str:
 
 
 def _both(first: RollBand, second: RollBand) -> str | None:
-    """The rolls and targets two bands share, as words (`100 against targets up to 49`); None: none."""
+    """The rolls and targets two bands share, as words (`100 against a target up to 49`); None: none."""
     low, high = max(first.low, second.low), min(first.high, second.high)
     lows = [b for b in (first.targets_low, second.targets_low) if b is not None]
     highs = [b for b in (first.targets_high, second.targets_high) if b is not None]
