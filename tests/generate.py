@@ -879,10 +879,10 @@ class Writer:
             divides = sorted(self.some(range(2, 11), 1, 3))
             grades = zip(divides, ["hard", "extreme", "heroic"], strict=False)
             rules.append("grades: " + ", ".join(f"{{ divide: {d}  outcome: {name} }}" for d, name in grades))
-        for field, lowest, highest in (("criticals", low, middle), ("fumbles", middle + 1, high)):
+        for rule, lowest, highest in (("criticals", low, middle), ("fumbles", middle + 1, high)):
             if self.coin():
                 bands = [self.under_band(lowest, highest, low, high) for _ in range(self.ch.integer(1, 2))]
-                rules.append(f"{field}: " + ", ".join(bands))
+                rules.append(f"{rule}: " + ", ".join(bands))
         self.entities["mechanic"].append("skill_roll")
         return "mechanic skill_roll {\n  " + "\n  ".join([f"style: under  die: {die}", *rules]) + "\n}"
 
