@@ -257,7 +257,7 @@ def build_and_import(folder: Path, out: Path) -> list[str]:
 # value of its declared return type; derived attributes derive; every field of every entity that computes
 # (formulas, checks, dice, requirements) is computed; every requirement judges; random paths burn.
 DRIVER = r'''
-import dataclasses, importlib, inspect, random, sys
+import dataclasses, importlib, inspect, itertools, random, sys
 from fractions import Fraction
 
 seed, packages = int(sys.argv[1]), sys.argv[2:]
@@ -436,6 +436,23 @@ def exercise(name):
             assert list(chances) == list(mechanic.names) and sum(chances.values()) == 1, chances
             result = mechanic.roll(rng, dice)
             assert result.outcome in chances and chances[result.outcome] > 0, (result, chances)
+        elif style == "UnderMechanic":
+            low, high = mechanic.dice.minimum, mechanic.dice.maximum
+            target = rng.randint(low - 3, high + 3)
+            chances = mechanic.chances(target)
+            assert list(chances) == list(mechanic.names) and sum(chances.values()) == 1, chances
+            result = mechanic.roll(rng, target)
+            assert result.outcome in chances and chances[result.outcome] > 0, (result, chances)
+            assert result.success == (result.outcome not in ("failure", "fumble")), result
+            assert result.total == sum(result.dice) + mechanic.dice.modifier == target - result.margin, result
+            if mechanic.dice.outcomes <= 10_000:  # the exact odds against a count over every way the dice fall
+                sides = [t.sides for t in mechanic.dice.terms for _ in range(t.count)]
+                ways = {}
+                for faces in itertools.product(*(range(1, s + 1) for s in sides)):
+                    outcome = mechanic.judge(faces, target).outcome
+                    ways[outcome] = ways.get(outcome, 0) + 1
+                counted = {n: Fraction(w, mechanic.dice.outcomes) for n, w in ways.items()}
+                assert counted == {n: p for n, p in chances.items() if p}, (target, counted, chances)
         else:
             raise AssertionError(f"a mechanic the harness does not know: {style}")
     lifepaths = getattr(package, "LIFEPATHS", {})

@@ -57,6 +57,7 @@ AWKWARD = ("class", "type", "import", "from", "lambda", "print", "list", "runtim
 WORDS = ("alpha", "brass", "cedar", "dune", "ember", "frost", "gale", "heron", "iris", "jade", "kelp", "lumen")
 KEYWORDS = ("check", "skill", "trait", "any", "not", "and", "or", "of", "ref", "kind", "override", "patch", "remove")
 SIDES = (2, 3, 4, 6, 8, 10, 12, 20)
+UNDER_DICE = (("1d100", 1, 100), ("d20", 1, 20), ("2d6", 2, 12), ("3d6", 3, 18), ("1d20 + 1", 2, 21))  # and sums
 ENUM_OPTIONS = ("a", "b", "c", "one", "two", '"§"', '"x y"')
 # Record field names besides words and AWKWARD: builtins and class-body names, and pairs that are one name in
 # Python (`class` and `class_`: E305).
@@ -868,6 +869,40 @@ class Writer:
         self.entities["mechanic"].append("action")
         return f"mechanic action {{ style: highest  die: d{sides}  outcomes: {outcomes}  {'  '.join(rules)} }}"
 
+    def under_mechanic(self) -> str:
+        """A roll-under mechanic: dice added up, perhaps graded successes, and criticals low and fumbles high
+        (so that no roll is both), each band for some targets or every one."""
+        die, low, high = self.pick(UNDER_DICE)
+        middle = (low + high) // 2
+        rules = []
+        if self.coin():
+            divides = sorted(self.some(range(2, 11), 1, 3))
+            grades = zip(divides, ["hard", "extreme", "heroic"], strict=False)
+            rules.append("grades: " + ", ".join(f"{{ divide: {d}  outcome: {name} }}" for d, name in grades))
+        for rule, lowest, highest in (("criticals", low, middle), ("fumbles", middle + 1, high)):
+            if self.coin():
+                bands = [self.under_band(lowest, highest, low, high) for _ in range(self.ch.integer(1, 2))]
+                rules.append(f"{rule}: " + ", ".join(bands))
+        self.entities["mechanic"].append("skill_roll")
+        return "mechanic skill_roll {\n  " + "\n  ".join([f"style: under  die: {die}", *rules]) + "\n}"
+
+    def under_band(self, lowest: int, highest: int, low: int, high: int) -> str:
+        """Rolls within lowest..highest (an open end reaching the dice's own low or high end), perhaps for
+        targets a range within (or past) the sums low..high."""
+        start = self.ch.integer(lowest, highest)
+        end = self.ch.integer(start, highest)
+        if start == low and self.coin():
+            rolls = f"<={end}"
+        elif end == high and self.coin():
+            rolls = f"{start}+"
+        else:
+            rolls = str(start) if start == end else f"{start}..{end}"
+        if self.coin():
+            return f"{{ rolls: {rolls} }}"
+        pivot = self.ch.integer(low - 2, high + 2)
+        targets = self.pick([f"<{pivot}", f"{pivot}+", f">={pivot}", f"{pivot}..{pivot + self.ch.integer(0, 9)}"])
+        return f"{{ rolls: {rolls}  targets: {targets} }}"
+
     def core(self) -> list[str]:
         blocks = []
         self.kinds = dict(prelude())
@@ -885,6 +920,8 @@ class Writer:
             blocks.append("mechanic duel { style: contest  die: 1d20 }")
         if self.coin():
             blocks.append(self.highest_mechanic())
+        if self.coin():
+            blocks.append(self.under_mechanic())
         # attributes, base ones then derived ones over those before them
         for _ in range(self.ch.integer(1, 3)):
             abbr = self.pick(["AGL", "WTS", "END", "INT", "PRS", "STR", "REF", "BODY", "Ag", "Fel"])

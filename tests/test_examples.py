@@ -1,8 +1,9 @@
 """Five rulesets that are not our seeds, written as homebrew authors would (tests/examples/): careers
 with checks (Traveller-style), a 5e-style spell list with damage that scales, a chain of d10 lifepath
 tables, a percentile investigation game (characteristics `3d6 * 5`, occupations whose skill points are
-formulas) and a highest-die pool game (playbooks, the action roll, a region x d20 encounter table). Each
-builds, and its generated package alone makes a character, casts, or rolls the chain."""
+formulas, the skill check a roll-under mechanic with graded successes) and a highest-die pool game
+(playbooks, the action roll, a region x d20 encounter table). Each builds, and its generated package
+alone makes a character, casts, or rolls the chain."""
 
 from __future__ import annotations
 
@@ -148,10 +149,30 @@ print(sum(c for _, c in events.chances()), events.lookup(5, 3).event, events.loo
     assert lines == ["['childhood', 'events']", "1 Made an enemy Fell in love"]
 
 
+SKILL_CHECK = ("fumble", "failure", "success", "hard", "extreme", "critical")
+
+
+def skill_check_odds(chance: int) -> dict[str, Fraction]:
+    """The skill check's odds counted roll by roll: 01 a critical; 98-100 a fumble under a chance of 50, 100
+    from 50; at most a fifth of the chance extreme, a half hard, the chance a success."""
+    ways = dict.fromkeys(SKILL_CHECK, 0)
+    for roll in range(1, 101):
+        if roll == 1:
+            ways["critical"] += 1
+        elif roll >= (98 if chance < 50 else 100):
+            ways["fumble"] += 1
+        elif roll > chance:
+            ways["failure"] += 1
+        else:
+            ways["extreme" if roll <= chance // 5 else "hard" if roll <= chance // 2 else "success"] += 1
+    return {name: Fraction(n, 100) for name, n in ways.items()}
+
+
 def test_an_investigator_from_the_package_alone(built: Path) -> None:
     lines = run(
         built,
         """
+import json
 import random
 from fractions import Fraction
 import nightfall
@@ -162,6 +183,7 @@ ROLLS = TABLES["characteristic_rolls"]
 CHARACTERISTICS = sorted(a.id for a in nightfall.ATTRIBUTES.values() if a.group == "characteristic")
 ABBR = {a.id: a.abbr for a in nightfall.ATTRIBUTES.values()}
 D100 = rt.dice(1, 100)
+CHECK = nightfall.MECHANICS["skill_check"]
 
 def spend(rng, chances, skills, points):
     # a point at a time into the skills given, none past 75%: what a player does by hand
@@ -186,9 +208,8 @@ def make(seed):
     heft = rolled["strength"] + rolled["size"]
     bonus = TABLES["damage_bonus"].lookup(heft).bonus
     wealth = rng.randint(job.wealth.low, job.wealth.high)
-    roll = D100.roll(rng)
-    level = nightfall.success_level(roll=roll, chance=chances["spot_hidden"])
-    return rolled, derived, job, points, skills, chances, bonus, wealth, TABLES["outcomes"].lookup(level).outcome
+    check = CHECK.roll(rng, chances["spot_hidden"])
+    return rolled, derived, job, points, skills, chances, bonus, wealth, check
 
 made = [make(seed) for seed in range(300)]
 assert made == [make(seed) for seed in range(300)]  # reproducible from the seed
@@ -199,7 +220,22 @@ print(all(d["stamina"] == (d["constitution"] + d["size"]) // 10 and d["will_poin
 print(all(job.id != "doctor" or rolled["education"] >= 60 for rolled, _, job, *_ in made))
 print(all(set(job.skills.fixed) <= set(skills) <= set(job.skills.options) for _, _, job, _, skills, *_ in made))
 print(all(max(chances.values()) <= 90 and sum(chances.values()) > 400 for *_, chances, _, _, _ in made))
-print(sorted({m[2].id for m in made}), sorted({m[-1] for m in made}))
+print(sorted({m[2].id for m in made}), sorted({TABLES["outcomes"].lookup(m[-1].outcome).level for m in made}))
+# every check reports its die, against the chance of the skill rolled, read by the levels of success
+def level(roll, chance):
+    if roll == 1:
+        return "critical"
+    if roll >= (98 if chance < 50 else 100):
+        return "fumble"
+    if roll > chance:
+        return "failure"
+    return "extreme" if roll <= chance // 5 else "hard" if roll <= chance // 2 else "success"
+
+print(all(c.target == m[5]["spot_hidden"] and len(c.dice) == 1 and c.total == c.dice[0]
+          and c.outcome == level(c.total, c.target) and c.success == (c.total <= c.target or c.total == 1)
+          and c.success == (c.outcome not in ("failure", "fumble")) for m in made for c in [m[-1]]))
+# the dice are the seeded generator's own: one d100
+print(all(CHECK.roll(random.Random(seed), 50).dice == (random.Random(seed).randint(1, 100),) for seed in range(50)))
 eye = nightfall.OCCUPATIONS["private_eye"].skill_points
 print(eye, eye.evaluate(EDU=70, DEX=60, STR=45), nightfall.OCCUPATIONS["archivist"].skill_points.evaluate(EDU=80))
 print(nightfall.OCCUPATIONS["doctor"].minimum["education"], nightfall.interest_points(INT=65))
@@ -212,8 +248,11 @@ bonus = TABLES["damage_bonus"]
 print(bonus.lookup(55).bonus, bonus.lookup(150).bonus.text, nightfall.build(STR=80, SIZ=90))
 pace = nightfall.pace
 print(pace(DEX=70, SIZ=60, STR=65), pace(DEX=50, SIZ=60, STR=65), pace(DEX=40, SIZ=80, STR=45))
-levels = [nightfall.success_level(roll=r, chance=60) for r in (1, 12, 13, 30, 31, 60, 61, 99, 100)]
-print(levels, [nightfall.success_level(roll=r, chance=40) for r in (97, 98)], D100.chance(2, 12), D100.chance(1, 60))
+levels = [CHECK.judge([r], 60).outcome for r in (1, 12, 13, 30, 31, 60, 61, 99, 100)]
+print(levels, [CHECK.judge([r], 40).outcome for r in (97, 98)], D100.chance(2, 12), D100.chance(1, 60))
+# exact odds of each level for a chance of 20, 49, 50 and 80, and of any success
+print(json.dumps({c: {n: str(p) for n, p in CHECK.chances(c).items()} for c in (20, 49, 50, 80)}))
+print(CHECK.chance(60), CHECK.names, [TABLES["outcomes"].lookup(n).level for n in CHECK.names])
 horrors = nightfall.HORRORS
 print(horrors["corpse"].loss_on_pass.distribution(), horrors["gate"].loss_on_pass.distribution())
 thing = horrors["thing"].loss_on_fail
@@ -228,6 +267,8 @@ print(thing.maximum, thing.chance(14, None), horrors["gate"].loss_on_fail.chance
         "True",
         "['archivist', 'dock_hand', 'doctor', 'private_eye', 'reporter'] "
         "['Critical success', 'Extreme success', 'Failure', 'Fumble', 'Hard success', 'Regular success']",
+        "True",
+        "True",
         "EDU * 2 + max(DEX, STR) * 2 260 320",
         "60 130",
         "27 70",
@@ -235,7 +276,11 @@ print(thing.maximum, thing.chance(14, None), horrors["gate"].loss_on_fail.chance
         "105/2 791/2592",
         "-2 1d4 2",
         "9 8 7",
-        "[4, 3, 2, 2, 1, 1, 0, 0, -1] [0, -1] 11/100 3/5",
+        "['critical', 'extreme', 'hard', 'hard', 'success', 'success', 'failure', 'failure', 'fumble'] "
+        "['failure', 'fumble'] 11/100 3/5",
+        json.dumps({chance: {n: str(p) for n, p in skill_check_odds(chance).items()} for chance in (20, 49, 50, 80)}),
+        "3/5 ('fumble', 'failure', 'success', 'hard', 'extreme', 'critical') "
+        "['Fumble', 'Failure', 'Regular success', 'Hard success', 'Extreme success', 'Critical success']",
         "{0: Fraction(1, 1)} {0: Fraction(1, 6), 1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 6)}",
         "None 1/6 11/36",
     ]
@@ -409,6 +454,14 @@ def test_the_reference_has_a_page_for_each_declared_kind(built: Path) -> None:
         row = page.split(f'<tr><th scope="row">{dice}</th>', 1)[1].split("</tr>", 1)[0]
         titles = [cell.split('"', 1)[0] for cell in row.split('<td title="')[1:]]
         assert titles == [str(p) for p in action_odds(dice).values()], dice
+    # the skill check's page shows each level's exact chance for a skill of 20, 50 and 80
+    page = (built / "site" / "nightfall" / "mechanic.html").read_text(encoding="utf-8")
+    page = page.split("Chance of each outcome, by target", 1)[1].split("</table>", 1)[0]
+    assert "".join(f'<th scope="col">{name}</th>' for name in SKILL_CHECK) in page
+    for chance in (20, 50, 80):
+        row = page.split(f'<tr><th scope="row">{chance}</th>', 1)[1].split("</tr>", 1)[0]
+        titles = [cell.split('"', 1)[0] for cell in row.split('<td title="')[1:]]
+        assert titles == [str(p) for p in skill_check_odds(chance).values()], chance
 
 
 def test_each_kind_schema_is_written_beside_the_package_and_validates_its_entities(built: Path) -> None:

@@ -4,7 +4,19 @@ constructor, the reference computes its odds with it."""
 from __future__ import annotations
 
 from rulesdsl.compile import ir
-from rulesdsl.runtime.core import HighestMechanic, Outcome
+from rulesdsl.runtime.core import Grade, HighestMechanic, Outcome, RollBand, UnderMechanic
+
+
+def records(entity: ir.Entity, name: str) -> tuple[ir.Record, ...]:
+    """A field holding a list of records (none when left out)."""
+    value = entity.fields.get(name)
+    return tuple(r for r in (value if isinstance(value, tuple) else ()) if isinstance(r, ir.Record))
+
+
+def _range(record: ir.Record, name: str) -> ir.Range | None:
+    value = record.get(name)
+    assert value is None or isinstance(value, ir.Range)
+    return value
 
 
 def highest_mechanic(entity: ir.Entity) -> HighestMechanic | None:
@@ -15,11 +27,9 @@ def highest_mechanic(entity: ir.Entity) -> HighestMechanic | None:
         return None
     sides = die.terms[0].sides
     bands = []
-    outcomes = entity.fields.get("outcomes")
-    for band in outcomes if isinstance(outcomes, tuple) else ():
-        assert isinstance(band, ir.Record)
-        faces, name = band.get("faces"), band.get("outcome")
-        assert isinstance(faces, ir.Range) and isinstance(name, str)
+    for band in records(entity, "outcomes"):
+        faces, name = _range(band, "faces"), band.get("outcome")
+        assert faces is not None and isinstance(name, str)
         low, high = faces.low if faces.low is not None else 1, faces.high if faces.high is not None else sides
         bands.append(Outcome(name, low, high))
     critical, zero_dice = entity.fields.get("critical"), entity.fields.get("zero_dice")
@@ -30,4 +40,41 @@ def highest_mechanic(entity: ir.Entity) -> HighestMechanic | None:
         tuple(bands),
         critical if isinstance(critical, int) else None,
         zero_dice if isinstance(zero_dice, int) else None,
+    )
+
+
+def under_bands(entity: ir.Entity, name: str, lowest: int, highest: int) -> tuple[RollBand, ...]:
+    """A roll-under mechanic's `criticals` or `fumbles`, their rolls' open ends closed at the lowest and
+    highest sums of its dice."""
+    bands = []
+    for record in records(entity, name):
+        rolls, targets = _range(record, "rolls"), _range(record, "targets")
+        assert rolls is not None
+        low = rolls.low if rolls.low is not None else lowest
+        high = rolls.high if rolls.high is not None else highest
+        bands.append(RollBand(low, high, *((targets.low, targets.high) if targets is not None else (None, None))))
+    return tuple(bands)
+
+
+def under_mechanic(entity: ir.Entity) -> UnderMechanic | None:
+    """A roll-under mechanic (style `under`); None for another style (the checks have refused a malformed
+    one before any target reads it)."""
+    die = entity.fields.get("die")
+    if entity.fields.get("style") != "under" or not isinstance(die, ir.Dice) or not die.plain or not die.terms:
+        return None
+    dice = ir.runtime_dice(die)
+    lowest, highest = dice.minimum, dice.maximum
+    assert highest is not None  # plain dice
+    grades = []
+    for record in records(entity, "grades"):
+        divide, outcome = record.get("divide"), record.get("outcome")
+        assert isinstance(divide, int) and isinstance(outcome, str)
+        grades.append(Grade(divide, outcome))
+    return UnderMechanic(
+        entity.id,
+        entity.name,
+        dice,
+        tuple(grades),
+        under_bands(entity, "criticals", lowest, highest),
+        under_bands(entity, "fumbles", lowest, highest),
     )

@@ -740,6 +740,140 @@ class HighestMechanic:
 
 
 @dataclass(frozen=True, slots=True)
+class Grade:
+    """A graded success of a roll-under mechanic: a total at most the target divided by `divide` (rounded
+    down) reads as `outcome`."""
+
+    divide: int
+    outcome: str
+
+    def __post_init__(self) -> None:
+        if self.divide < 1:
+            raise ValueError(f"a grade divides the target by {self.divide}")
+
+    def limit(self, target: int) -> int:
+        """The highest total that makes the grade against `target`."""
+        return target // self.divide
+
+
+@dataclass(frozen=True, slots=True)
+class RollBand:
+    """Totals `low`..`high` that read as a critical or a fumble, when the target is within
+    `targets_low`..`targets_high` (None: open that way)."""
+
+    low: int
+    high: int
+    targets_low: int | None = None
+    targets_high: int | None = None
+
+    def holds(self, total: int, target: int) -> bool:
+        return (
+            self.low <= total <= self.high
+            and (self.targets_low is None or target >= self.targets_low)
+            and (self.targets_high is None or target <= self.targets_high)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class UnderResult:
+    dice: tuple[int, ...]  # every die rolled
+    total: int  # the faces and the dice's own modifier
+    target: int
+    outcome: str  # failure, success, a grade's outcome, or critical or fumble
+    success: bool
+    margin: int  # by how much the total is under the target (target - total; below 0: over it)
+
+
+def _whole(value: Number, what: str) -> int:
+    """`value` as a whole number (a formula's Fraction with denominator 1 is one); a ValueError if not."""
+    if isinstance(value, bool) or not isinstance(value, int | Fraction) or Fraction(value).denominator != 1:
+        raise ValueError(f"{what} is {value}, not a whole number")
+    return int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class UnderMechanic:
+    """Roll dice against a target from below (a percentile skill, a d20 or 3d6 roll-under): a total at
+    most the target is a success, graded by `grades` (the hardest met: at most a half of the target is
+    `hard`, ...). A total in one of `criticals` is a critical, a success whatever the target; one in
+    `fumbles` a fumble, a failure whatever the target. A band applies to the targets it names only (a
+    fumble on 96-100 under 50, on 100 only from 50).
+    """
+
+    id: str
+    name: str
+    dice: Dice
+    grades: tuple[Grade, ...] = ()
+    criticals: tuple[RollBand, ...] = ()
+    fumbles: tuple[RollBand, ...] = ()
+    success_name: ClassVar[str] = "success"
+    failure_name: ClassVar[str] = "failure"
+    critical_name: ClassVar[str] = "critical"
+    fumble_name: ClassVar[str] = "fumble"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every outcome it can read, from the worst to the best: the fumble (when it has one), failure,
+        success, the grades from the easiest to the hardest, the critical (when it has one)."""
+        grades = tuple(g.outcome for g in sorted(self.grades, key=lambda g: g.divide))
+        return (
+            ((self.fumble_name,) if self.fumbles else ())
+            + (self.failure_name, self.success_name)
+            + grades
+            + ((self.critical_name,) if self.criticals else ())
+        )
+
+    def read(self, total: int, target: int) -> tuple[str, bool]:
+        """The outcome of a total against a target, and whether it is a success."""
+        if any(band.holds(total, target) for band in self.criticals):
+            return self.critical_name, True
+        if any(band.holds(total, target) for band in self.fumbles):
+            return self.fumble_name, False
+        if total > target:
+            return self.failure_name, False
+        made = [g for g in self.grades if total <= g.limit(target)]
+        return (max(made, key=lambda g: g.divide).outcome if made else self.success_name), True
+
+    def judge(self, faces: Sequence[int], target: int) -> UnderResult:
+        """Read dice already rolled (one face per die, in the order of the dice's terms)."""
+        target = _whole(target, f"{self.name}: the target")
+        sides = [t.sides for t in self.dice.terms for _ in range(t.count)]
+        if len(faces) != len(sides) or any(not 1 <= f <= s for f, s in zip(faces, sides, strict=False)):
+            raise ValueError(f"{self.name}: {list(faces)} are not faces of {self.dice.text}")
+        total = sum(faces) + self.dice.modifier
+        outcome, success = self.read(total, target)
+        return UnderResult(tuple(faces), total, target, outcome, success, target - total)
+
+    def roll(self, rng: random.Random, target: int) -> UnderResult:
+        """Roll against `target` (a skill's chance, an attribute): the outcome and every die rolled."""
+        faces = [rng.randint(1, t.sides) for t in self.dice.terms for _ in range(t.count)]
+        return self.judge(faces, target)
+
+    def __post_init__(self) -> None:
+        if not self.dice.plain or not self.dice.terms:
+            raise ValueError(f"{self.name}: a roll-under total is dice added up, not {self.dice.text}")
+
+    def _distribution(self) -> dict[int, Fraction]:
+        """The chance of every total (charged as adding up the dice one at a time)."""
+        spread = (self.dice.maximum or self.dice.minimum) - self.dice.minimum + 1
+        odds._charge(sum(t.count for t in self.dice.terms) * spread)
+        return self.dice.distribution()
+
+    def chances(self, target: int) -> dict[str, Fraction]:
+        """The exact chance of each outcome against `target`, in the order of `names` (they add up to 1)."""
+        target = _whole(target, f"{self.name}: the target")
+        result = dict.fromkeys(self.names, Fraction(0))
+        for total, chance in self._distribution().items():
+            result[self.read(total, target)[0]] += chance
+        return result
+
+    def chance(self, target: int) -> Fraction:
+        """The exact chance of a success of any grade (a critical too) against `target`."""
+        target = _whole(target, f"{self.name}: the target")
+        return sum((p for total, p in self._distribution().items() if self.read(total, target)[1]), Fraction(0))
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     numbers: tuple[int, ...]  # the faces rolled
     total: int  # the faces, the dice's own modifier and the check's
@@ -809,10 +943,7 @@ class Check:
     target: int
 
     def _modifier(self, values: Mapping[str, int]) -> int:
-        value = self.modifier.evaluate(**values)
-        if Fraction(value).denominator != 1:
-            raise ValueError(f"the modifier {self.modifier} is {value}, not a whole number")
-        return int(value)
+        return _whole(self.modifier.evaluate(**values), f"the modifier {self.modifier}")
 
     def roll(self, rng: random.Random, **values: int) -> CheckResult:
         return self.mechanic.roll(rng, self._modifier(values), self.target)

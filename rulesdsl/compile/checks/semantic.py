@@ -25,9 +25,11 @@ from rulesdsl.compile.checks.pynames import check_python_names
 from rulesdsl.compile.index import EntityIndex
 from rulesdsl.compile.kinds import FieldDecl, Kind
 from rulesdsl.compile.lower import requirement_nodes
+from rulesdsl.compile.mechanics import records, under_bands
 from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, suggest, warning
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
+from rulesdsl.runtime.core import RollBand, UnderMechanic
 from rulesdsl.syntax.tree import Position
 from rulesdsl.syntax.written import FUNCTIONS
 
@@ -609,7 +611,7 @@ def _default_check_mechanics(
                 diagnostics.append(
                     error(
                         "E329",
-                        f"{named.id} is a {named.fields.get('style')} mechanic, not a check",
+                        f"{named.id} is {_a(named.fields.get('style'))} mechanic, not a check",
                         node.pos,
                         about=(named.id,),
                     )
@@ -641,6 +643,11 @@ def _default_check_mechanics(
     return result
 
 
+def _a(style: object) -> str:
+    """A mechanic's style with its article: `a pool`, `an under`."""
+    return f"{'an' if str(style)[:1] in tuple('aeiou') else 'a'} {style}"
+
+
 def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
     """What the generated mechanics can roll: a pool is one kind of die; exploding needs one die."""
     diagnostics = []
@@ -660,10 +667,19 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
             )
             continue
         foreign = [f for f in entity.fields if f in _STYLE_RULES and style not in _STYLE_RULES[f]]
+        own = [f for f, styles in _STYLE_RULES.items() if style in styles]
         diagnostics += [
-            error("E328", f"{name} is not a rule of a {style} mechanic", entity.position(name)) for name in foreign
+            error(
+                "E328",
+                f"{name} is not a rule of {_a(style)} mechanic",
+                entity.position(name),
+                f"its rules: {', '.join(own)}" if own else f"a {style} mechanic has no rules besides its die",
+            )
+            for name in foreign
         ]
-        if style in ("check", "contest"):
+        if style == "under":
+            diagnostics += _check_under(entity, die)
+        if style in ("check", "contest", "under"):
             continue
         rerolls = [f for f in ("explode_on", "fumble_on", "stack_on") if f in entity.fields and f not in foreign]
         if style in ("pool", "highest") and not die.single_die:
@@ -703,6 +719,9 @@ _STYLE_RULES = {
     "outcomes": ("highest",),
     "critical": ("highest",),
     "zero_dice": ("highest",),
+    "grades": ("under",),
+    "criticals": ("under",),
+    "fumbles": ("under",),
 }
 
 
@@ -763,6 +782,95 @@ def _check_outcomes(entity: ir.Entity, sides: int) -> list[Diagnostic]:
             )
         )
     return diagnostics
+
+
+def _check_under(entity: ir.Entity, die: ir.Dice) -> list[Diagnostic]:
+    """A roll-under mechanic's grades and bands: grades from the easiest to the hardest, each outcome named
+    once; bands within the sums its dice make; no sum both a critical and a fumble against one target."""
+    dice = ir.runtime_dice(die)
+    lowest, highest = dice.minimum, dice.maximum
+    assert highest is not None  # plain dice, checked before
+    bands = {field: under_bands(entity, field, lowest, highest) for field in ("criticals", "fumbles")}
+    named = {UnderMechanic.failure_name, UnderMechanic.success_name}
+    if bands["criticals"]:
+        named.add(UnderMechanic.critical_name)
+    if bands["fumbles"]:
+        named.add(UnderMechanic.fumble_name)
+    reads = ", ".join(sorted(named))
+    diagnostics = []
+    before: tuple[int, str] | None = None
+    for index, grade in enumerate(records(entity, "grades")):
+        divide, name = grade.get("divide"), grade.get("outcome")
+        if not isinstance(divide, int) or not isinstance(name, str):
+            continue  # the schema reported it
+        if name in named:
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"the outcome {name} is named twice",
+                    entity.position("grades", index),
+                    f"name each grade once, and none {reads}: the mechanic reads those itself",
+                )
+            )
+        if before is not None and divide <= before[0]:
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"the grade {name} divides by {divide}, the grade before it ({before[1]}) by {before[0]}",
+                    entity.position("grades", index, "divide"),
+                    "list the grades from the easiest to the hardest, each dividing by more",
+                )
+            )
+        named.add(name)
+        before = (divide, name)
+    for field, found in bands.items():
+        for index, band in enumerate(found):
+            if lowest <= band.low <= band.high <= highest:
+                continue
+            diagnostics.append(
+                error(
+                    "E328",
+                    f"{field}: rolls {_span(band.low, band.high)} are not sums of {die.text}",
+                    entity.position(field, index),
+                    f"its sums run {lowest}..{highest}",
+                )
+            )
+    for index, fumble in enumerate(bands["fumbles"]):
+        for critical in bands["criticals"]:
+            both = _both(critical, fumble)
+            if both is not None:
+                diagnostics.append(
+                    error(
+                        "E328",
+                        f"a roll of {both} reads as both critical and fumble",
+                        entity.position("fumbles", index),
+                        "a sum is a critical or a fumble, never both: narrow the rolls or give each band its targets",
+                    )
+                )
+                break
+    return diagnostics
+
+
+def _span(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}..{high}"
+
+
+def _both(first: RollBand, second: RollBand) -> str | None:
+    """The rolls and targets two bands share, as words (`100 against a target up to 49`); None: none."""
+    low, high = max(first.low, second.low), min(first.high, second.high)
+    lows = [b for b in (first.targets_low, second.targets_low) if b is not None]
+    highs = [b for b in (first.targets_high, second.targets_high) if b is not None]
+    from_, to = (max(lows) if lows else None), (min(highs) if highs else None)
+    if low > high or (from_ is not None and to is not None and from_ > to):
+        return None
+    rolls = _span(low, high)
+    if from_ is None and to is None:
+        return rolls
+    if from_ is None:
+        return f"{rolls} against a target up to {to}"
+    if to is None:
+        return f"{rolls} against a target from {from_}"
+    return f"{rolls} against a target {from_}..{to}"
 
 
 # ---------------------------------------------------------------- requirements

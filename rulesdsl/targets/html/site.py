@@ -37,7 +37,7 @@ from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
 from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
 from rulesdsl.targets.html.values import (
     PLACEHOLDER,
-    HighestOdds,
+    OutcomeOdds,
     PoolOdds,
     TableView,
     Values,
@@ -488,7 +488,7 @@ class Parts(Protocol):
     def summary_table(self, rows: list[SummaryRow], headers: list[str], /) -> Markup: ...
     def table_view(self, tv: TableView, id_: str, /) -> Markup: ...
     def pool_odds(self, odds: PoolOdds, level: int, /) -> Markup: ...
-    def highest_odds(self, odds: HighestOdds, level: int, /) -> Markup: ...
+    def outcome_odds(self, odds: OutcomeOdds, level: int, /) -> Markup: ...
 
 
 class RulesetSite:
@@ -570,14 +570,12 @@ class RulesetSite:
         return flags, short, lines
 
     def mechanic_odds(self, entity: ir.Entity, level: int) -> Markup | None:
-        """The exact odds of a pool or highest-die mechanic, as a section headed at `level`."""
+        """The exact odds of a pool, highest-die or roll-under mechanic, as a section headed at `level`."""
         pool = self.values.pool_odds(entity)
         if pool is not None:
             return self.parts.pool_odds(pool, level)
-        highest = self.values.highest_odds(entity)
-        if highest is not None:
-            return self.parts.highest_odds(highest, level)
-        return None
+        outcomes = self.values.highest_odds(entity) or self.values.under_odds(entity)
+        return self.parts.outcome_odds(outcomes, level) if outcomes is not None else None
 
     def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> EntityView:
         """What the templates show of an entity. `skip`: the field naming the parent whose page it is on;

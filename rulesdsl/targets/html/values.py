@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal, assert_never
@@ -19,7 +20,7 @@ from markupsafe import Markup, escape
 
 from rulesdsl.compile import ir
 from rulesdsl.compile.kinds import record_fields
-from rulesdsl.compile.mechanics import highest_mechanic
+from rulesdsl.compile.mechanics import highest_mechanic, under_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime import odds
@@ -256,19 +257,24 @@ class PoolOdds:
 
 
 @dataclass(frozen=True, slots=True)
-class HighestRow:
-    dice: int
+class OutcomeRow:
+    key: int  # the dice in the pool, or the target
     odds: tuple[tuple[str, str], ...]  # per outcome: a percentage and the exact fraction
 
 
 @dataclass(frozen=True, slots=True)
-class HighestOdds:
-    """A highest-die mechanic's odds: per pool size, the chance of each outcome."""
+class OutcomeOdds:
+    """A mechanic's odds of each outcome, a row for each pool size (highest) or target (under)."""
 
+    heading: str
+    caption: str
+    key: str  # what a row is for: Dice, Target
     outcomes: tuple[str, ...]
-    rows: tuple[HighestRow, ...]
-    sides: int
-    zero: int | None  # with no dice: roll this many and read the lowest
+    rows: tuple[OutcomeRow, ...]
+
+
+def _outcome_row(key: int, chances: Mapping[str, Fraction], names: Sequence[str]) -> OutcomeRow:
+    return OutcomeRow(key, tuple((percent(chances[n]), str(chances[n])) for n in names))
 
 
 class Values:
@@ -658,18 +664,38 @@ class Values:
             pools.append(PoolSize(dice, tuple(table)))
         return PoolOdds(tuple(pools), sides)
 
-    def highest_odds(self, entity: ir.Entity) -> HighestOdds | None:
+    def highest_odds(self, entity: ir.Entity) -> OutcomeOdds | None:
         """A highest-die mechanic's exact odds: per pool of 0 (when it has a zero-dice rule) to 6 dice, the
         chance of each outcome (a percentage, and the exact fraction)."""
         mechanic = highest_mechanic(entity)
         if mechanic is None:
             return None
         pools = range(0 if mechanic.zero_dice is not None else 1, 7)
-        rows: list[HighestRow] = []
-        for dice in pools:
-            chances = mechanic.chances(dice)
-            rows.append(HighestRow(dice, tuple((percent(chances[n]), str(chances[n])) for n in mechanic.names)))
-        return HighestOdds(tuple(mechanic.names), tuple(rows), mechanic.sides, mechanic.zero_dice)
+        zero = f" (no dice: the lowest of {mechanic.zero_dice})" if mechanic.zero_dice is not None else ""
+        return OutcomeOdds(
+            "Chance of each outcome, by dice in the pool",
+            f"The highest d{mechanic.sides}{zero}",
+            "Dice",
+            mechanic.names,
+            tuple(_outcome_row(dice, mechanic.chances(dice), mechanic.names) for dice in pools),
+        )
+
+    def under_odds(self, entity: ir.Entity) -> OutcomeOdds | None:
+        """A roll-under mechanic's exact odds of each outcome against a few targets: a fifth, a half and
+        four fifths of the way from its lowest sum to its highest (20, 50 and 80 on 1d100, 6, 10 and 15 on
+        3d6)."""
+        mechanic = under_mechanic(entity)
+        if mechanic is None:
+            return None
+        lowest, highest = mechanic.dice.minimum, mechanic.dice.maximum or mechanic.dice.minimum
+        targets = sorted({lowest + (highest - lowest) * tenths // 10 for tenths in (2, 5, 8)})
+        return OutcomeOdds(
+            "Chance of each outcome, by target",
+            f"{mechanic.dice.text}: a sum at most the target succeeds",
+            "Target",
+            mechanic.names,
+            tuple(_outcome_row(target, mechanic.chances(target), mechanic.names) for target in targets),
+        )
 
 
 def _names(node: ir.Expr) -> tuple[Position, str, str] | None:

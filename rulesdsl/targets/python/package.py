@@ -25,7 +25,7 @@ from rulesdsl.compile.checks.formulas import attribute_types, columns, param_typ
 from rulesdsl.compile.checks.formulas import environment as environment_of
 from rulesdsl.compile.jsonform import schema_file
 from rulesdsl.compile.kinds import CORE_KINDS, FieldDecl, Kind, class_name, record_fields, record_types
-from rulesdsl.compile.mechanics import highest_mechanic
+from rulesdsl.compile.mechanics import highest_mechanic, under_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.compile.python_names import (
     CLASS_NAMES,
@@ -979,6 +979,7 @@ _MECHANIC_RULES = {
     "check": ("CheckMechanic", ()),
     "contest": ("ContestMechanic", ()),
     "highest": ("HighestMechanic", ("critical", "zero_dice")),
+    "under": ("UnderMechanic", ()),
 }
 
 
@@ -986,8 +987,26 @@ def _outcomes(entity: ir.Entity) -> str:
     """A highest-die mechanic's bands as the runtime's Outcomes."""
     mechanic = highest_mechanic(entity)
     assert mechanic is not None
-    bands = [f"{rt('Outcome')}({py(o.name)}, {o.low}, {o.high})" for o in mechanic.outcomes]
-    return "(" + ", ".join(bands) + ("," if len(bands) == 1 else "") + ")"
+    return py_tuple([f"{rt('Outcome')}({py(o.name)}, {o.low}, {o.high})" for o in mechanic.outcomes])
+
+
+def _under(entity: ir.Entity) -> str:
+    """A roll-under mechanic's dice, grades and bands, as the runtime's UnderMechanic takes them."""
+    mechanic = under_mechanic(entity)
+    assert mechanic is not None
+    die = entity.fields["die"]
+    assert isinstance(die, ir.Dice)
+    grades = [f"{rt('Grade')}({g.divide}, {py(g.outcome)})" for g in mechanic.grades]
+    rules = [f"grades={py_tuple(grades)}"] if grades else []
+    for name, bands in (("criticals", mechanic.criticals), ("fumbles", mechanic.fumbles)):
+        codes = [
+            f"{rt('RollBand')}({b.low}, {b.high}"
+            + ("" if b.targets_low is None and b.targets_high is None else f", {b.targets_low}, {b.targets_high}")
+            + ")"
+            for b in bands
+        ]
+        rules += [f"{name}={py_tuple(codes)}"] if codes else []
+    return ", ".join([dice_code(die), *rules])
 
 
 @dataclass(frozen=True, slots=True)
@@ -1013,6 +1032,8 @@ def _mechanics(ruleset: CompiledRuleset) -> list[MechanicCode]:
                 dice = str(sides)
             case "HighestMechanic":
                 dice = f"{sides}, {_outcomes(entity)}"
+            case "UnderMechanic":
+                dice = _under(entity)
             case _:
                 dice = dice_code(die)
         keywords = [f"{k}={py(entity.fields[k])}" for k in rules if k in entity.fields]
