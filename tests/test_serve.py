@@ -78,12 +78,47 @@ def status(base: str) -> dict[str, Any]:
 def test_an_edit_shows_in_the_served_page(served: tuple[str, Path]) -> None:
     base, folder = served
     page = get(base + "witcher/table.html")
-    assert "Humanoid Hit Location" in page and "__rulesdsl/status" in page  # the reload script, served only
+    assert "Humanoid Hit Location" in page and "__rulesdsl/events" in page  # the reload script, served only
     version = status(base)["version"]
     source = folder / "hit_location.rules"
     source.write_text(source.read_text().replace("Humanoid Hit Location", "Where Blows Land"))
     poll(lambda: "Where Blows Land" in get(base + "witcher/table.html"), "the edited name in the page")
     assert status(base)["version"] > version
+
+
+def test_the_server_pushes_each_build_to_the_page(served: tuple[str, Path]) -> None:
+    """The page's script listens to server-sent events: the status at once, then each build's outcome when it
+    ends (a good build's new version, a failed build's errors), with nothing polling."""
+    base, folder = served
+    assert "/__rulesdsl/events" in get(base + "witcher/index.html")
+    host, port = base.split("//")[1].rstrip("/").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=WAIT)
+    connection.request("GET", "/__rulesdsl/events")
+    response = connection.getresponse()
+    assert response.getheader("Content-Type", "").startswith("text/event-stream")
+
+    def event(until: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The first pushed status that `until` accepts (a build that changed nothing pushes one too); the
+        connection's timeout fails the test if none comes."""
+        while True:  # skip keep-alive comments and the blank lines between events
+            line = response.readline().decode("utf-8")
+            assert line, "the stream ended"
+            if line.startswith("data: "):
+                found: dict[str, Any] = json.loads(line[len("data: ") :])
+                if until(found):
+                    return found
+
+    first = event(lambda s: True)
+    assert first["errors"] is None
+    source = folder / "hit_location.rules"
+    good = source.read_text()
+    source.write_text(good.replace("Humanoid Hit Location", "Where Blows Land"))
+    pushed = event(lambda s: s["version"] > first["version"])
+    assert pushed["errors"] is None and "Where Blows Land" in get(base + "witcher/table.html")
+    source.write_text(good.replace("roll: 1d10", "roll: 1d10\n  rol: 2", 1))
+    failed = event(lambda s: s["errors"] is not None)
+    assert failed["version"] == pushed["version"] and any("[E210]" in e for e in failed["errors"])
+    connection.close()
 
 
 def test_a_broken_build_shows_in_the_page_and_keeps_the_last_good_site(served: tuple[str, Path]) -> None:
@@ -170,7 +205,38 @@ def test_a_crash_of_the_compiler_shows_in_the_page_and_the_next_save_recovers(tm
         errors = poll(lambda: status(base)["errors"], "the crash reported")
         assert any("ZeroDivisionError" in e and "an injected bug" in e for e in errors), errors
         page = get(base + "witcher/table.html")  # the last good build, with the script that shows the errors
-        assert "Before the Crash" in page and "__rulesdsl/status" in page
+        assert "Before the Crash" in page and "__rulesdsl/events" in page
         save(source, good.replace("Humanoid Hit Location", "After the Crash"))
         poll(lambda: "After the Crash" in get(base + "witcher/table.html"), "a rebuild after the crash")
         assert status(base)["errors"] is None
+
+
+def test_a_page_open_in_the_browser_reloads_itself_and_shows_a_failed_build(served: tuple[str, Path]) -> None:
+    """In Chromium: the served page reloads when a save builds, and shows a failed build's errors over the last
+    good page, with no console errors."""
+    from .test_site_browser import ARGS, CHROMIUM
+
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (scripts/test.sh installs Debian's chromium)")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    base, folder = served
+    source = folder / "hit_location.rules"
+    good = source.read_text()
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        tab = browser.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        tab.goto(base + "witcher/table.html")
+        tab.wait_for_load_state()
+        source.write_text(good.replace("Humanoid Hit Location", "Where Blows Land"))
+        tab.get_by_text("Where Blows Land").first.wait_for(timeout=WAIT * 1000)  # reloaded by itself
+        source.write_text(good.replace("roll: 1d10", "roll: 1d10\n  rol: 2", 1))
+        box = tab.locator("#rulesdsl-errors")
+        box.wait_for(timeout=WAIT * 1000)
+        assert "[E210]" in box.inner_text() and "Where Blows Land" in tab.content()
+        source.write_text(good.replace("Humanoid Hit Location", "Where Blows Land"))
+        box.wait_for(state="detached", timeout=WAIT * 1000)
+        browser.close()
+    assert errors == []

@@ -2,8 +2,10 @@
 
 The site is rendered into memory and served from there, so a rebuild replaces it in one step and a
 failed build leaves the last good site served. Pages get a small script (only when served, never in
-the built files) that polls `/__rulesdsl/status`: it reloads the page when a new build is ready and
-shows a failed build's diagnostics (file:line:col and message) over the page. The sources are watched
+the built files) that listens to `/__rulesdsl/events` (server-sent events: the server pushes each build's
+outcome the moment it is known, nothing polls): it reloads the page when a new build is ready and shows a
+failed build's diagnostics (file:line:col and message) over the page. `/__rulesdsl/status` answers the same
+once, for scripts. The sources are watched
 with watchfiles from the nearest folder that exists, so a source folder that disappears and comes back
 is picked up again.
 """
@@ -29,7 +31,8 @@ from rulesdsl.diagnostics import Diagnostic, render_text, summary
 from rulesdsl.syntax.source import SUFFIX
 
 STATUS_PATH = "/__rulesdsl/status"
-POLL_MS = 400
+EVENTS_PATH = "/__rulesdsl/events"
+KEEP_ALIVE_S = 15.0  # a comment line this often on an idle stream, so a closed tab ends its thread
 MAX_SHOWN = 20  # diagnostics shown over the page; the terminal has them all
 
 _SCRIPT = """<script>/* rulesdsl serve: live reload */
@@ -47,13 +50,12 @@ _SCRIPT = """<script>/* rulesdsl serve: live reload */
     }
     box.textContent = "The last build failed; this is the last good build.\\n\\n" + errors.join("\\n");
   }
-  function poll() {
-    fetch("%(status)s", {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (s) {
-      if (s.version !== seen) { location.reload(); return; }
-      show(s.errors);
-    }).catch(function () {}).finally(function () { setTimeout(poll, %(poll)d); });
-  }
-  poll();
+  // the server pushes each build's outcome; EventSource reconnects by itself if the server restarts
+  new EventSource("%(events)s").onmessage = function (event) {
+    var s = JSON.parse(event.data);
+    if (s.version !== seen) { location.reload(); return; }
+    show(s.errors);
+  };
 })();
 </script>"""
 
@@ -65,11 +67,24 @@ class State:
     files: dict[str, bytes] = field(default_factory=dict)  # path in the site -> content
     version: int = 0  # counts good builds
     errors: list[str] | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Condition = field(default_factory=threading.Condition)  # notified when a build ends
+    builds: int = 0  # counts builds, good and failed: what the event streams wait for
 
     def status(self) -> dict[str, Any]:
         with self.lock:
             return {"version": self.version, "errors": self.errors}
+
+    def ended(self) -> None:
+        """A build ended (the lock held): wake every event stream."""
+        self.builds += 1
+        self.lock.notify_all()
+
+    def next_status(self, after: int, timeout: float) -> tuple[int, dict[str, Any] | None]:
+        """The status once a build after the `after`-th has ended, or None after `timeout` seconds."""
+        with self.lock:
+            if not self.lock.wait_for(lambda: self.builds > after, timeout):
+                return after, None
+            return self.builds, {"version": self.version, "errors": self.errors}
 
 
 def build_once(paths: Sequence[Path], state: State, color: bool = False) -> bool:
@@ -104,6 +119,7 @@ def _build(paths: Sequence[Path], state: State, color: bool) -> bool:
             state.files = site
             state.version += 1
         state.errors = None
+        state.ended()
     print(f"built in {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
     return True
 
@@ -116,6 +132,7 @@ def _line(d: Diagnostic) -> str:
 def _failed(state: State, errors: list[str]) -> bool:
     with state.lock:
         state.errors = errors
+        state.ended()
     print("build failed; still serving the last good build", file=sys.stderr, flush=True)
     return False
 
@@ -147,6 +164,9 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
             if path == STATUS_PATH:
                 self._send(json.dumps(state.status()).encode(), "application/json")
                 return
+            if path == EVENTS_PATH:
+                self._events()
+                return
             name = path.lstrip("/") or "index.html"
             if name.endswith("/"):
                 name += "index.html"
@@ -154,12 +174,15 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
                 content, version, errors = state.files.get(name), state.version, state.errors
             if content is None and version == 0 and name.endswith(".html"):
                 content = _waiting_page(errors)  # no good build yet: say why, and reload when there is one
+            if content is None and name == "favicon.ico":  # browsers ask; the reference has none
+                self._send(b"", "image/x-icon", HTTPStatus.NO_CONTENT)
+                return
             if content is None:
                 self.send_error(HTTPStatus.NOT_FOUND, "not in the reference")
                 return
             kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
             if name.endswith(".html"):
-                script = _SCRIPT % {"version": version, "status": STATUS_PATH, "poll": POLL_MS}
+                script = _SCRIPT % {"version": version, "events": EVENTS_PATH}
                 text = content.decode("utf-8")
                 at = text.rfind("</body>")
                 content = (text[:at] + script + text[at:] if at >= 0 else text + script).encode("utf-8")
@@ -172,6 +195,25 @@ def _handler(state: State) -> type[BaseHTTPRequestHandler]:
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
             self.wfile.write(body)
+
+        def _events(self) -> None:
+            """Server-sent events: the status now, then after every build, until the page goes away."""
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            with state.lock:
+                seen, now = state.builds, {"version": state.version, "errors": state.errors}
+            try:
+                self.wfile.write(f"data: {json.dumps(now)}\n\n".encode())
+                self.wfile.flush()
+                while True:
+                    seen, status = state.next_status(seen, KEEP_ALIVE_S)
+                    line = f"data: {json.dumps(status)}\n\n" if status is not None else ": still here\n\n"
+                    self.wfile.write(line.encode())
+                    self.wfile.flush()
+            except OSError:  # the page was closed or reloaded
+                return
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the terminal shows builds, not every request
