@@ -459,7 +459,7 @@ class _Reader:
                     f"the record in {self.about(path)} has no field '{fld.key}'",
                     fld.key_pos,
                     did_you_mean(fld.key, declared) or "its fields: " + ", ".join(declared),
-                    "E210",
+                    self.code,
                 )
             if fld.key in given:
                 raise LoweringError(f"the record gives '{fld.key}' twice", fld.key_pos, code="E202")
@@ -476,7 +476,7 @@ class _Reader:
                 + (f" (and {', '.join(repr(x) for x in missing[1:])})" if missing[1:] else ""),
                 value.pos,
                 f"add {missing[0]}: ... inside the braces",
-                "E210",
+                self.code,
             )
         order = tuple(name for name in declared if name in given)
         return ir.Record(order, tuple(given[name] for name in order), value.pos)
@@ -493,7 +493,9 @@ class _Reader:
                 case m.MapEntry(key, entry) | m.Holds(key, entry):  # `fly yes`: the grammar reads two names as Holds
                     pass
                 case _:
-                    raise _fail("a map's entry: a name and its value (like land 25)", item)
+                    # in a default a name and then a string are the default and the field's doc
+                    hint = 'in a default, write text entries in braces: = { home: "Keep" }' if self.defaults else None
+                    raise _fail("a map's entry: a name and its value (like land 25)", item, hint)
             read_key = self.map_key(key_type, key, path)
             spelt = ir.map_key(read_key)
             if spelt in seen:
@@ -666,8 +668,8 @@ class _Reader:
                 return ir.NotExpr(self.expr(operand), value.pos)
             case m.Attribute(m.Subscript(m.Name(kind), m.Name() | m.String() as which), field):
                 return ir.FieldOf(self.ref(kind, which), field.text, value.pos)
-            case m.Attribute(m.Name(param), field):  # `where.multiplier`: of the entity a parameter names
-                return ir.ParamField(param, field.text, value.pos)
+            case m.Attribute(m.Name(param) | m.String(param), field):  # `where.multiplier`, `"by".multiplier`:
+                return ir.ParamField(param, field.text, value.pos)  # of the entity a parameter names
             case m.Subscript(target, index):
                 if not isinstance(target, m.Name):
                     raise _fail("a table name before '['", target)
