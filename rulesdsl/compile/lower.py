@@ -493,8 +493,9 @@ class _Reader:
                 case m.MapEntry(key, entry) | m.Holds(key, entry):  # `fly yes`: the grammar reads two names as Holds
                     pass
                 case _:
-                    # in a default a name and then a string are the default and the field's doc
-                    hint = 'in a default, write text entries in braces: = { home: "Keep" }' if self.defaults else None
+                    hint = None
+                    if self.defaults and isinstance(item, m.Name):  # `= home "Keep"`: the default, then its doc
+                        hint = 'a name and then a string are a default and its doc: write text entries in braces, = { home: "Keep" }'
                     raise _fail("a map's entry: a name and its value (like land 25)", item, hint)
             read_key = self.map_key(key_type, key, path)
             spelt = ir.map_key(read_key)
