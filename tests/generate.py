@@ -1001,9 +1001,9 @@ class Writer:
 
 def _defaultable(field_type: ft.FieldType) -> bool:
     """Whether `declare` may write a default of the type (lists, maps and records too): nothing in it names an
-    entity (drawn later, and a homebrew may remove it) or is a check (no default), a requirement or a formula."""
+    entity (drawn later, and a homebrew may remove it) or is a check (no default) or a requirement."""
     match field_type:
-        case ft.CheckType() | ft.RefType() | ft.ChoicesType() | ft.RequirementType() | ft.FormulaType():
+        case ft.CheckType() | ft.RefType() | ft.ChoicesType() | ft.RequirementType():
             return False
         case ft.ListType(item):
             return _defaultable(item)
