@@ -176,7 +176,8 @@ def test_defaults_keep_their_line_breaks_and_comments() -> None:
     source = (
         'kind brawler "Brawler" {\n'
         '  tags: list of word = unarmed,close,\n     quick,   # and fast\n     sly "doc"\n'
-        "  fist: record { name: text  moves: list of word = jab,\n hook } = {name: \"Fist\"}  speeds: map of int = land 3\n"
+        '  fist: record { name: text  moves: list of word = jab,\n hook } = {name: "Fist"}'
+        "  speeds: map of int = land 3\n"
         "}\n"
     )
     formatted = format_text(source)

@@ -67,7 +67,12 @@ TYPED_KEYWORD_PARAMS = """
 kind location "Hit locations" { multiplier: number }
 location arm "Arm" { multiplier: 0.5 }
 location head "Head" { multiplier: 3 }
-formula struck "Struck" { params: raw, "by"(ref location), "skill"(bool)  formula: floor(raw * "by".multiplier) + "skill" }
+
+formula struck "Struck" {
+  params: raw, "by"(ref location), "skill"(bool)
+  formula: floor(raw * "by".multiplier) + "skill"
+}
+
 formula blow "Blow" { params: "in"(ref location)  formula: struck(10, "in", no) + "struck"(2, head, yes) }
 """
 

@@ -123,6 +123,10 @@ def describe(value: m.Value) -> str:
             assert_never(value)
 
 
+# In a default a name and then a string are the default and the field's doc: a map's entry with text is braced.
+_BRACED_ENTRIES = 'a name and then a string are a default and its doc: write text entries in braces, = { home: "Keep" }'
+
+
 def _fail(expected: str, value: m.Value, hint: str | None = None) -> LoweringError:
     return LoweringError(f"expected {expected}, got {describe(value)}", value.pos, hint)
 
@@ -495,7 +499,7 @@ class _Reader:
                 case _:
                     hint = None
                     if self.defaults and isinstance(item, m.Name):  # `= home "Keep"`: the default, then its doc
-                        hint = 'a name and then a string are a default and its doc: write text entries in braces, = { home: "Keep" }'
+                        hint = _BRACED_ENTRIES
                     raise _fail("a map's entry: a name and its value (like land 25)", item, hint)
             read_key = self.map_key(key_type, key, path)
             spelt = ir.map_key(read_key)

@@ -188,7 +188,9 @@ def _entity_sites(entity: ir.Entity, kind: Kind) -> Iterator[Site]:
             yield from _value_sites(entity, name, declared, value)
 
 
-def _value_sites(entity: ir.Entity, name: str, declared: t.FieldType, value: ir.Value, about: str = "") -> Iterator[Site]:
+def _value_sites(
+    entity: ir.Entity, name: str, declared: t.FieldType, value: ir.Value, about: str = ""
+) -> Iterator[Site]:
     """The formulas and checks in one value of field `name` of `entity` (`about` put before what is said)."""
     for item, inner, where in _held(declared, value, name):
         names = scope(entity, where, item)[0]
@@ -455,9 +457,7 @@ def default_arguments(
     return result
 
 
-def _named_arguments(
-    entity: ir.Entity, name: str, declared: t.FieldType, value: ir.Value, naming: _Naming
-) -> ir.Value:
+def _named_arguments(entity: ir.Entity, name: str, declared: t.FieldType, value: ir.Value, naming: _Naming) -> ir.Value:
     """A value of field `name` of `entity` with the entities its formulas' calls give made EntityArgs."""
 
     def named(item: Evaluated, inner: ir.Value, where: str) -> ir.Value:
