@@ -343,3 +343,43 @@ def test_an_export_with_defaults_imports_back(compile_rules: Callable[..., Compi
     again = compile_rules({"brawlers.rules": kinds + text})
     assert again.ok, messages(again)
     assert again.rulesets[0].documents()["brawler"] == exported
+
+
+DEFAULT_FORMULAS = """\
+mechanic task "Task" { style: check  die: 2d6 }
+attribute strength "Strength" { abbr: STR  group: physical }
+kind location "Hit locations" { multiplier: number }
+location head "Head" { multiplier: 3 }
+formula hit "Hit" { params: raw, at(ref location)  formula: floor(raw * at.multiplier) }
+kind brawler "Brawler" {
+  bonus: formula = 1d6 + 1
+  aimed: formula of slot = slot * 2 + hit(3, head)
+  test: record { name: text  check: check?  damage: formula = 1d4 + STR } = { name: "Grip"  check: check STR 5+ }
+  halves: map of formula = { a: STR / 2 }
+}
+brawler bruno "Bruno" { }
+"""
+
+
+def test_formulas_and_checks_in_defaults_build_as_an_entity_s(
+    compile_rules: Callable[..., Compilation], tmp_path: Path
+) -> None:
+    """A call naming an entity, dice, a check rolled with the ruleset's mechanic: written and typed in the
+    package as where an entity gives them."""
+    compiled = compile_rules({"brawlers.rules": DEFAULT_FORMULAS})
+    assert compiled.ok, messages(compiled)
+    out = tmp_path / "out"
+    _write_package(compiled, out)
+    code = """
+import random
+from demo.brawlers import BRAWLERS
+bruno = BRAWLERS["bruno"]
+assert bruno.aimed.evaluate(slot=2) == 13 and bruno.halves["a"].evaluate(STR=3) == 1.5
+assert bruno.test.check is not None and bruno.test.check.mechanic.id == "task"
+print(bruno.bonus.evaluate().text, bruno.test.damage.text)
+"""
+    result = run_python(code, out)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1d6", "+", "1", "1d4", "+", "STR"]
+    checked = subprocess.run(quality_command("mypy", "demo"), cwd=out, capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout
