@@ -73,6 +73,13 @@ RECORD_DEFAULTS = (
     ("number", " = 1.5"),
     ("multiplier", " = x2"),
     ("range", " = 3+"),
+    ("list of int", " = 1, 2"),
+    ("list in 1..2 of word", " = alpha, brass"),
+    ('list of one of a, "x y"', ' = a, "x y"'),
+    ("map of int", " = land 2, sea 3"),
+    ("map of text by one of a, b", ' = { b: "t" }'),
+    ("record { n: int = 1  t: text? }", " = { }"),
+    ("list of record { n: int  m: list of word = alpha }", " = { n: 1 }, { n: 2  m: brass, cedar }"),
 )
 SWAPS = ("yes", "1d6", "x2", '"t"', "3", "unknown", "none", "a, b", "4^")
 
@@ -145,6 +152,7 @@ class Writer:
     pools: str = ""  # the stat pools table
     seen: set[str] = field(default_factory=set)  # what was written: field types, roll and key forms, ...
     rejected: list[str] = field(default_factory=list)  # kind declarations the compiler refused
+    defaulting: bool = False  # drawing a kind's default: a map's entry with text goes in braces (`= { a: "t" }`)
 
     # ---------------------------------------------------------------- small draws
 
@@ -520,7 +528,9 @@ class Writer:
                 pool = list(WORDS)
         keys = self.some(pool, 0 if self.coin(6) else 1, 3)
         entries = [(k, self.value(item, kind=kind)) for k in keys]
-        if entries and self.coin(3) and all(_one_token(v) for _, v in entries):
+        # in a default a name and then a string are the default and its doc (`= home "x"`): braces there
+        bare = all(_one_token(v) and not (self.defaulting and v.startswith('"')) for _, v in entries)
+        if entries and self.coin(3) and bare:
             return ", ".join(f"{k} {v}" for k, v in entries)
         return "{ " + "  ".join(f"{k}: {v}" for k, v in entries) + (" }" if entries else "}")
 
@@ -537,8 +547,8 @@ class Writer:
             f"int in ..{a}",
             "number",
             "number in 0..1",
-            # Two known gaps in the language, avoided for now: a negative decimal bound (`number in -1.5..1`
-            # is a syntax error, E101) and a default for a list field (`list of int = 1, 2`; see `declare`).
+            # A known gap in the language, avoided for now: a negative decimal bound (`number in -1.5..1`
+            # is a syntax error, E101).
             f"number in {abs(a)}.5..{abs(a) + 2}",
             "text",
             "markdown",
@@ -640,18 +650,14 @@ class Writer:
         blocks, kinds = lowered()
         if kinds is None:
             return blocks
-        # no list defaults: a known gap in the language (`list of int = 1, 2`), avoided for now
-        # nor map or record defaults: their values are no expressions (`= { a: 1 }` does not parse)
-        no_default = (
-            *(ft.CheckType, ft.RefType, ft.ListType, ft.ChoicesType, ft.RequirementType, ft.FormulaType),
-            *(ft.MapType, ft.RecordType),
-        )
+        self.defaulting = True
         for name, fields in declared.items():
             for f, decl in zip(fields, kinds[name].own_fields, strict=True):
-                if not decl.optional and self.coin(4) and not isinstance(decl.type, no_default):
-                    f[2] = f" = {self.value(decl.type, one=True)}"
+                if not decl.optional and self.coin(4) and _defaultable(decl.type):
+                    f[2] = f" = {self.value(decl.type, one=not isinstance(decl.type, ft.ListType))}"
                     if f[2].endswith("+"):  # `= 5+ "doc"` reads as an addition: see `joined`
                         f[3] = ""
+        self.defaulting = False
         blocks, kinds = lowered()
         if kinds is not None:
             self.kinds = kinds
@@ -1028,6 +1034,22 @@ class Writer:
             for _ in range(self.ch.integer(0, 2)):
                 blocks.append(self.entity(name, stem=name[:3]))
         return blocks
+
+
+def _defaultable(field_type: ft.FieldType) -> bool:
+    """Whether `declare` may write a default of the type (lists, maps and records too): nothing in it names an
+    entity (drawn later, and a homebrew may remove it) or is a check (no default) or a requirement."""
+    match field_type:
+        case ft.CheckType() | ft.RefType() | ft.ChoicesType() | ft.RequirementType():
+            return False
+        case ft.ListType(item):
+            return _defaultable(item)
+        case ft.MapType(item, key):
+            return _defaultable(item) and _defaultable(key)
+        case ft.RecordType(fields):
+            return all(_defaultable(f.type) for f in fields)
+        case _:
+            return True
 
 
 def _one_token(value: str) -> bool:

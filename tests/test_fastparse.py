@@ -168,6 +168,14 @@ ATOMS = [
     'skill "Sword"',
     "ref table",
     "lifepaths",
+    '"by"(ref location)',
+    '"f"(1, a)',
+    '"x"()',
+    "land 25",
+    'home "x"',
+    "fly x2",
+    "{ a: 1  b: x, y }",
+    "{ }",
 ]
 OPS = [" + ", " - ", " * ", " / ", " or ", " and ", " = ", " == ", " <= ", " > ", " != ", "..", " in ", " +", "-"]
 SEPARATORS = [" ", "  ", "\n", "\n\n", " # note\n", ",\n ", "\t"]
@@ -231,11 +239,32 @@ def statements() -> st.SearchStrategy[str]:
             "formula of slot",
             "formula of slot, level",
             "lifepath",
+            "map of int",
+            "record { a: int = 1  b: list of word = x, y }",
+            "list of record { name: text }",
         ]
     )
-    kind_field = st.tuples(key, type_term, st.sampled_from(["", "?", " = 3", " < 3", ' "doc"', " = 8 yrs"])).map(
-        lambda t: f"{t[0]}: {t[1]}{t[2]}"
+    default = st.sampled_from(
+        [
+            " = 3",
+            " = 8 yrs",
+            " = a, b",
+            " = a,\n b",
+            ' = a, "b" "doc"',
+            " = land 25, fly x2",
+            ' = home "x"',
+            " = { a: 1 }",
+            ' = { name: "x"  to_hit: 2 }, { name: "y" }',
+            " = check",
+            " = check END 5+",
+            " = 2 pts: a",
+            " = land 1d6, sea 1.5",
+        ]
     )
+    suffix = st.sampled_from(["", "?", " < 3", ' "doc"']) | st.tuples(
+        st.sampled_from(["", "?"]), default, st.sampled_from(["", ' "doc"'])
+    ).map("".join)
+    kind_field = st.tuples(key, type_term, suffix).map(lambda t: f"{t[0]}: {t[1]}{t[2]}")
     kind_decl = st.tuples(
         st.lists(kind_field, max_size=3), st.sampled_from(["\n  ", "  # k\n  ", "\n\n  # k\n  "])
     ).map(lambda t: 'kind weapon "W" {  # w\n  ' + t[1].join(t[0]) + "\n}")
@@ -276,7 +305,7 @@ def naive_tokens(text: str) -> list[tuple[str, str]] | None:
     return found
 
 
-PIECES = [*'ab_xdé1 9\t\r\n"\\{}(),.:+-=<>!#@^[]?*/—', "pts", "in setting", "of", "check", "or", "8 yrs", "x2"]
+PIECES = [*'ab_xdé1 9\t\r\n"\\{}(),.:+-=<>!#@^[]?*/—', "pts", "in setting", "of", "check", "or", "8 yrs", "x2", '"b"(']
 
 
 @settings(max_examples=500, deadline=None)

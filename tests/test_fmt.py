@@ -172,6 +172,22 @@ def test_kind_declarations_patches_and_removals() -> None:
     assert formatted.endswith('remove spell "Arcane Kindness"\n')
 
 
+def test_defaults_keep_their_line_breaks_and_comments() -> None:
+    source = (
+        'kind brawler "Brawler" {\n'
+        '  tags: list of word = unarmed,close,\n     quick,   # and fast\n     sly "doc"\n'
+        '  fist: record { name: text  moves: list of word = jab,\n hook } = {name: "Fist"}'
+        "  speeds: map of int = land 3\n"
+        "}\n"
+    )
+    formatted = format_text(source)
+    assert format_text(formatted) == formatted
+    assert parsed_shape(formatted) == parsed_shape(source)
+    assert '  tags: list of word = unarmed, close,\n    quick,  # and fast\n    sly "doc"\n' in formatted
+    # a record type is on one line, its fields' defaults too (the field after it began on a line of its own)
+    assert '  fist: record { name: text  moves: list of word = jab, hook } = { name: "Fist" }\n  speeds:' in formatted
+
+
 def test_formula_steps() -> None:
     source = (
         'formula damage_taken "Damage taken" {\n'

@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.syntax import fast
+from rulesdsl.syntax.parse import Parser
 from rulesdsl.targets.build import render_all
+from rulesdsl.tools.fmt import format_text
 
 from .conftest import run_python, write_ruleset
 
@@ -58,6 +61,40 @@ def test_a_quoted_name_that_is_no_parameter_is_still_text(tmp_path: Path) -> Non
     write_ruleset(tmp_path / "rules" / "demo", {"a.rules": 'formula f "F" { params: skill2  formula: "skill" * 2 }'})
     result = compile_paths([tmp_path / "rules"])
     assert [d.code for d in result.diagnostics] == ["E327"]
+
+
+TYPED_KEYWORD_PARAMS = """
+kind location "Hit locations" { multiplier: number }
+location arm "Arm" { multiplier: 0.5 }
+location head "Head" { multiplier: 3 }
+
+formula struck "Struck" {
+  params: raw, "by"(ref location), "skill"(bool)
+  formula: floor(raw * "by".multiplier) + "skill"
+}
+
+formula blow "Blow" { params: "in"(ref location)  formula: struck(10, "in", no) + "struck"(2, head, yes) }
+"""
+
+
+def test_a_typed_parameter_named_like_a_word_of_the_language(tmp_path: Path) -> None:
+    """`"by"(ref location)`: quoted, with its type, read alike by both parsers; `"by".multiplier` reads the
+    entity it names, and the package's function takes it by its name."""
+    write_ruleset(tmp_path / "rules" / "demo", {"a.rules": TYPED_KEYWORD_PARAMS})
+    result = compile_paths([tmp_path / "rules"])
+    assert not result.diagnostics, [d.message for d in result.diagnostics]
+    out = tmp_path / "out"
+    files = render_all(result.rulesets)
+    for name, text in files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text, encoding="utf-8")
+    assert "def struck(*, raw: int, by: str, skill: bool) -> int:" in files["demo/formulas.py"]
+    result_ = run_python("import demo\nprint(demo.struck(raw=7, by='arm', skill=True), demo.blow(in_='head'))", out)
+    assert result_.returncode == 0, result_.stderr
+    assert result_.stdout.split() == ["4", "37"]
+    tree, problems = Parser().parse_with_lark("a.rules", TYPED_KEYWORD_PARAMS)
+    assert not problems and fast.parse("a.rules", TYPED_KEYWORD_PARAMS) == tree
+    assert format_text(TYPED_KEYWORD_PARAMS.lstrip()) == TYPED_KEYWORD_PARAMS.lstrip()
 
 
 # ---------------------------------------------------------------- keep and explode after a bracketed count

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 from collections.abc import Callable
@@ -9,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.compile.jsonform import document, schema_of
+from rulesdsl.compile.jsonform import document, schema_of, value_json
 from rulesdsl.compile.pipeline import Compilation
 from rulesdsl.runtime.core import FrozenMap
 from rulesdsl.syntax import fast
 from rulesdsl.syntax.parse import Parser
+from rulesdsl.targets.build import render_all
 from rulesdsl.targets.python.package import render
 from rulesdsl.tools.fmt import format_text
 from rulesdsl.tools.importer import convert
@@ -239,3 +241,145 @@ def test_importer_reads_yaml_booleans_where_records_and_maps_want_words(
     [ruleset] = again.rulesets
     owl = document(ruleset.entities["creature"]["owl"])
     assert owl["guard"] == {"yes": 2, "no": 0} and owl["senses"][0] == {"name": "sight", "keen": "yes"}
+
+
+# ---------------------------------------------------------------- defaults of lists, records and maps
+
+DEFAULTS = """\
+kind harm "Harm" { }
+harm blunt "Blunt" { }
+harm piercing "Piercing" { }
+
+kind brawler "Brawler" {
+  tags: list of word = unarmed, close "what it is known for"
+  fist: record { name: text  type: ref harm = Blunt  reach: int = 1  moves: list of word = jab, cut } = { name: "Fist" }
+  strikes: list in 1..3 of record { name: text  to_hit: int = 0 } = { name: "Jab" }, { name: "Hook"  to_hit: 2 }
+  speeds: map of int = land 30, swim 10
+  homes: map of text by ref harm = { piercing: "Harbour" }
+  kit: record { bag: map of int by one of rope, lamp = rope 1 } = { }
+}
+
+brawler bruno "Bruno" { }
+
+brawler nell "Nell" {
+  tags: unarmed, close
+  fist: { name: "Fist" }
+  strikes: { name: "Jab" }, { name: "Hook"  to_hit: 2 }
+  speeds: land 30, swim 10
+  homes: { piercing: "Harbour" }
+  kit: { }
+}
+"""
+DEFAULTED = ("tags", "fist", "strikes", "speeds", "homes", "kit")
+
+
+def test_defaults_parse_alike_and_print_back_as_written() -> None:
+    tree, problems = Parser().parse_with_lark("brawlers.rules", DEFAULTS)
+    assert not problems
+    assert fast.parse("brawlers.rules", DEFAULTS) == tree
+    assert format_text(DEFAULTS) == DEFAULTS
+
+
+def test_a_default_is_the_value_written_in_an_entity(compile_rules: Callable[..., Compilation]) -> None:
+    """Bruno leaves every field to its default, Nell writes the same values: the same JSON, which is the
+    schema's `default` too (references read by name resolved to ids, as an entity's are)."""
+    compiled = compile_rules({"brawlers.rules": DEFAULTS})
+    assert compiled.ok, messages(compiled)
+    [ruleset] = compiled.rulesets
+    kind = ruleset.kinds["brawler"]
+    nell = document(ruleset.entities["brawler"]["nell"])
+    properties = schema_of(kind)["properties"]
+    for name in DEFAULTED:
+        default = kind.fields[name].default
+        assert default is not None
+        assert value_json(default) == nell[name], name
+        assert properties[name]["default"] == nell[name], name
+    assert nell["fist"] == {"name": "Fist"}
+    assert set(document(ruleset.entities["brawler"]["bruno"])) == {"kind", "id", "name"}
+
+
+def test_the_package_s_defaults_are_frozen_values(compile_rules: Callable[..., Compilation], tmp_path: Path) -> None:
+    compiled = compile_rules({"brawlers.rules": DEFAULTS})
+    out = tmp_path / "out"
+    _write_package(compiled, out)
+    code = """
+import dataclasses
+from demo.brawlers import BRAWLERS, Brawler, BrawlerFist
+from demo._runtime.core import FrozenMap
+bruno, nell = BRAWLERS["bruno"], BRAWLERS["nell"]
+assert dataclasses.replace(bruno, id="nell", name="Nell") == nell
+assert bruno.fist == BrawlerFist(name="Fist", type="blunt") and bruno.fist.reach == 1
+assert bruno.fist.moves == ("jab", "cut") and bruno.kit.bag == {"rope": 1}
+assert isinstance(bruno.speeds, FrozenMap) and bruno.speeds["swim"] == 10 and bruno.homes == {"piercing": "Harbour"}
+assert bruno.tags == ("unarmed", "close") and bruno.strikes[1].to_hit == 2
+hash(bruno)
+defaults = {f.name: f.default for f in dataclasses.fields(Brawler) if f.name in ("tags", "strikes", "speeds", "fist")}
+print(sorted(type(v).__name__ for v in defaults.values()))
+"""
+    result = run_python(code, out)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(["BrawlerFist", "FrozenMap", "tuple", "tuple"])
+    checked = subprocess.run(quality_command("mypy", "demo"), cwd=out, capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_the_kind_page_shows_the_defaults(compile_rules: Callable[..., Compilation]) -> None:
+    compiled = compile_rules({"brawlers.rules": DEFAULTS})
+    page = html.unescape(render_all(compiled.rulesets)["site/demo/kinds.html"])
+    assert '["unarmed", "close"]' in page
+    assert '{"name": "Fist"}' in page and "type: ref harm = Blunt" in page
+    assert '{"land": 30, "swim": 10}' in page
+    assert "record { bag: map of int by one of rope, lamp = rope 1 }" in page
+
+
+def test_an_export_with_defaults_imports_back(compile_rules: Callable[..., Compilation]) -> None:
+    compiled = compile_rules({"brawlers.rules": DEFAULTS})
+    [ruleset] = compiled.rulesets
+    exported = json.loads(json.dumps(ruleset.documents()["brawler"]))
+    text, problems = convert(list(exported.values()), ruleset.kinds["brawler"])
+    assert not problems, problems
+    assert 'brawler "Bruno" { }' in text  # what the kind gives, the export leaves out
+    kinds = DEFAULTS[: DEFAULTS.index("brawler bruno")]
+    again = compile_rules({"brawlers.rules": kinds + text})
+    assert again.ok, messages(again)
+    assert again.rulesets[0].documents()["brawler"] == exported
+
+
+DEFAULT_FORMULAS = """\
+mechanic task "Task" { style: check  die: 2d6 }
+attribute strength "Strength" { abbr: STR  group: physical }
+kind location "Hit locations" { multiplier: number }
+location head "Head" { multiplier: 3 }
+formula hit "Hit" { params: raw, at(ref location)  formula: floor(raw * at.multiplier) }
+kind brawler "Brawler" {
+  bonus: formula = 1d6 + 1
+  aimed: formula of slot = slot * 2 + hit(3, head)
+  test: record { name: text  check: check?  damage: formula = 1d4 + STR } = { name: "Grip"  check: check STR 5+ }
+  halves: map of formula = { a: STR / 2 }
+}
+brawler bruno "Bruno" { }
+"""
+
+
+def test_formulas_and_checks_in_defaults_build_as_an_entity_s(
+    compile_rules: Callable[..., Compilation], tmp_path: Path
+) -> None:
+    """A call naming an entity, dice, a check rolled with the ruleset's mechanic: written and typed in the
+    package as where an entity gives them."""
+    compiled = compile_rules({"brawlers.rules": DEFAULT_FORMULAS})
+    assert compiled.ok, messages(compiled)
+    out = tmp_path / "out"
+    _write_package(compiled, out)
+    code = """
+import random
+from demo.brawlers import BRAWLERS
+bruno = BRAWLERS["bruno"]
+assert bruno.aimed.evaluate(slot=2) == 13 and bruno.halves["a"].evaluate(STR=3) == 1.5
+assert bruno.test.check is not None and bruno.test.check.mechanic.id == "task"
+print(bruno.bonus.evaluate().text, bruno.test.damage.text)
+"""
+    result = run_python(code, out)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1d6", "+", "1", "1d4", "+", "STR"]
+    checked = subprocess.run(quality_command("mypy", "demo"), cwd=out, capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stdout

@@ -154,6 +154,7 @@ career scout {
   n: 1 pt: x  o: 1 pts: x  p: 2 pts: x, y  q: 2 pt: x
   s: 2..4  t: <=3  u: >=4  v: 10+  w: x2  x: x1/2  y: 4^  z: —
   aa: +1 M/P  ab: 8 yrs  ac: "q" or (trait T and skill "S")  ad: career navy  ae: ref table
+  af: "by"(ref location), by(int)  ag: "f"("a", b)
 }
 
 table t {
@@ -165,6 +166,9 @@ table t {
 
 kind k { a: int in 0..  b: int in ..10  c: list in 1..2 of text  d: check of task  e: number in -1.5..-0.25 }
 override kind spell { a: one of x, "y z" = x "doc" }
+kind l { a: list of word = x, "y" "doc"  b: map of int = land 25, fly x2  c: map of text = { home: "x" } }
+kind r { a: record { b: list of int = 1, 2 } = { b: 3 }  c: list of record { d: int } = { d: 1 }, { d: 2 } }
+kind s { a: map of dice = f 1d6  b: years = 8 yrs }
 """
 
 
@@ -175,6 +179,14 @@ def test_every_spelling_round_trips(lark: Parser) -> None:
     assert isinstance(career, m.Block)
     check = career.fields[0].value
     assert isinstance(check, m.Check) and check.modifier is None and check.target == 8
+    params = career.fields[-2].value
+    assert isinstance(params, m.ValueList)
+    quoted, bare = params.items
+    assert isinstance(quoted, m.Call) and quoted.function == "by" and quoted.quoted
+    assert isinstance(bare, m.Call) and bare.function == "by" and not bare.quoted
+    listed = tree.blocks[-3]
+    assert isinstance(listed, m.KindDecl) and listed.fields[0].doc is not None and listed.fields[0].doc.value == "doc"
+    assert isinstance(listed.fields[0].default, m.ValueList) and isinstance(listed.fields[2].default, m.Record)
 
 
 def test_a_check_without_a_modifier_means_a_modifier_of_0(tmp_path: Path) -> None:

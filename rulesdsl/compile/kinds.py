@@ -8,12 +8,20 @@ generated package, the reference page and the docs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from rulesdsl.compile.ir import Value
-from rulesdsl.language.fieldtypes import FieldType, ListType, MapType, MarkdownType, RecordType, TextType
+from rulesdsl.language.fieldtypes import (
+    FieldType,
+    ListType,
+    MapType,
+    MarkdownType,
+    RecordField,
+    RecordType,
+    TextType,
+)
 from rulesdsl.resources import PRELUDE
 from rulesdsl.syntax.tree import Position
 
@@ -122,3 +130,65 @@ def plural(kind: str) -> str:
 def class_name(kind: str) -> str:
     """`lifepath` -> `Lifepath`, `hit_location` -> `HitLocation`."""
     return "".join(part.capitalize() for part in kind.split("_") if part) or "Entity"
+
+
+# ---------------------------------------------------------------- defaults
+
+# What is done to a default: (the field's name, its declared type, the default) -> the default as it is now.
+DefaultChange = Callable[[str, FieldType, Value], Value]
+
+
+def with_defaults(kind: Kind, change: DefaultChange) -> Kind:
+    """The kind with `change` applied to every default it declares: its fields' and, at any depth, those of the
+    records in their types (`fist: record { reach: int = 1 } = { ... }`). The checks run each stage an entity's
+    values go through (references, formulas' names and types, checks' mechanics) over the defaults too, so
+    that a default is checked as the value is where an entity writes it. Nothing changed: the same kind."""
+    fields = {name: _changed_decl(decl, change) for name, decl in kind.fields.items()}
+    if all(fields[name] is decl for name, decl in kind.fields.items()):
+        return kind
+    return replace(kind, fields=fields)
+
+
+def defaults(kind: Kind) -> list[tuple[str, FieldType, Value]]:
+    """Every default the kind declares (see `with_defaults`): the field's name, its type, the default."""
+    found: list[tuple[str, FieldType, Value]] = []
+
+    def note(name: str, field_type: FieldType, value: Value) -> Value:
+        found.append((name, field_type, value))
+        return value
+
+    with_defaults(kind, note)
+    return found
+
+
+def _changed_decl(decl: FieldDecl, change: DefaultChange) -> FieldDecl:
+    default = change(decl.name, decl.type, decl.default) if decl.default is not None else None
+    field_type = _changed_type(decl.type, change)
+    if default is decl.default and field_type is decl.type:
+        return decl
+    return replace(decl, default=default, type=field_type)
+
+
+def _changed_type(field_type: FieldType, change: DefaultChange) -> FieldType:
+    """A field type with `change` applied to the defaults of its records' fields, at any depth."""
+    match field_type:
+        case RecordType(fields):
+            inner = tuple(_changed_record_field(f, change) for f in fields)
+            return field_type if all(a is b for a, b in zip(inner, fields, strict=True)) else RecordType(inner)
+        case ListType(item):
+            new = _changed_type(item, change)
+            return field_type if new is item else replace(field_type, item=new)
+        case MapType(value):
+            new = _changed_type(value, change)
+            return field_type if new is value else replace(field_type, value=new)
+        case _:
+            return field_type
+
+
+def _changed_record_field(record_field: RecordField, change: DefaultChange) -> RecordField:
+    written = cast(Value | None, record_field.default)
+    default = change(record_field.name, record_field.type, written) if written is not None else None
+    field_type = _changed_type(record_field.type, change)
+    if default is written and field_type is record_field.type:
+        return record_field
+    return replace(record_field, default=default, type=field_type)

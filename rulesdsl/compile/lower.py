@@ -123,6 +123,10 @@ def describe(value: m.Value) -> str:
             assert_never(value)
 
 
+# In a default a name and then a string are the default and the field's doc: a map's entry with text is braced.
+_BRACED_ENTRIES = 'a name and then a string are a default and its doc: write text entries in braces, = { home: "Keep" }'
+
+
 def _fail(expected: str, value: m.Value, hint: str | None = None) -> LoweringError:
     return LoweringError(f"expected {expected}, got {describe(value)}", value.pos, hint)
 
@@ -459,7 +463,7 @@ class _Reader:
                     f"the record in {self.about(path)} has no field '{fld.key}'",
                     fld.key_pos,
                     did_you_mean(fld.key, declared) or "its fields: " + ", ".join(declared),
-                    "E210",
+                    self.code,
                 )
             if fld.key in given:
                 raise LoweringError(f"the record gives '{fld.key}' twice", fld.key_pos, code="E202")
@@ -476,7 +480,7 @@ class _Reader:
                 + (f" (and {', '.join(repr(x) for x in missing[1:])})" if missing[1:] else ""),
                 value.pos,
                 f"add {missing[0]}: ... inside the braces",
-                "E210",
+                self.code,
             )
         order = tuple(name for name in declared if name in given)
         return ir.Record(order, tuple(given[name] for name in order), value.pos)
@@ -493,7 +497,10 @@ class _Reader:
                 case m.MapEntry(key, entry) | m.Holds(key, entry):  # `fly yes`: the grammar reads two names as Holds
                     pass
                 case _:
-                    raise _fail("a map's entry: a name and its value (like land 25)", item)
+                    hint = None
+                    if self.defaults and isinstance(item, m.Name):  # `= home "Keep"`: the default, then its doc
+                        hint = _BRACED_ENTRIES
+                    raise _fail("a map's entry: a name and its value (like land 25)", item, hint)
             read_key = self.map_key(key_type, key, path)
             spelt = ir.map_key(read_key)
             if spelt in seen:
@@ -666,8 +673,8 @@ class _Reader:
                 return ir.NotExpr(self.expr(operand), value.pos)
             case m.Attribute(m.Subscript(m.Name(kind), m.Name() | m.String() as which), field):
                 return ir.FieldOf(self.ref(kind, which), field.text, value.pos)
-            case m.Attribute(m.Name(param), field):  # `where.multiplier`: of the entity a parameter names
-                return ir.ParamField(param, field.text, value.pos)
+            case m.Attribute(m.Name(param) | m.String(param), field):  # `where.multiplier`, `"by".multiplier`:
+                return ir.ParamField(param, field.text, value.pos)  # of the entity a parameter names
             case m.Subscript(target, index):
                 if not isinstance(target, m.Name):
                     raise _fail("a table name before '['", target)

@@ -1,6 +1,6 @@
 """Generated from grammar/rules.lark by `python -m rulesdsl.language.words`: do not edit (see words.py)."""
 
-GRAMMAR_SHA256 = "94eda6955a803edf1958f0663715d7ca84843be2a22a17a0a295da95cfe33a6f"
+GRAMMAR_SHA256 = "797d1a762a515bda4e13a134b01ac5550b60a48ab17c900b72fd5d97b2024f74"
 
 # Lark's terminals in the order its lexer tries them, the keywords left out (the lexer reads them as NAME).
 TERMINALS: tuple[tuple[str, str], ...] = (
@@ -18,6 +18,7 @@ TERMINALS: tuple[tuple[str, str], ...] = (
     ("FIELD_REMOVE", "[A-Za-z_][A-Za-z0-9_]*[ \t]*-="),
     ("MULTIPLIER", "x\\d+(?:\\/\\d+)?(?![\\w])"),
     ("INT_PLUS", '\\d+\\+(?![ \t]*(?:[("\\d]|[^\\W\\d][\\w-]*\\b(?![ \t]*:)))'),
+    ("QUOTED_FUNCTION", '"(?:[^"\\\\\n]|\\\\.)*+"(?=\\()'),
     ("FUNCTION", "[^\\W\\d][\\w]*(?=\\()"),
     ("CHOICES_OF", "choices[ \t]+of\\b"),
     ("IN_SETTING", "in[ \t]+setting\\b"),
@@ -109,6 +110,7 @@ CONTINUES = frozenset(
         "PLUS",
         "POINTS",
         "POINTS_OF",
+        "QUOTED_FUNCTION",
         "RECORD",
         "REF",
         "REMOVE",

@@ -39,7 +39,7 @@ from rulesdsl.syntax.limits import MAX_DIGITS, MAX_ROWS, MAX_STRING
 from rulesdsl.syntax.scanner import StringEscapeError, let_key, unescape
 
 # sha256 of the grammar this parser implements; see the module docstring.
-GRAMMAR_SHA256 = "94eda6955a803edf1958f0663715d7ca84843be2a22a17a0a295da95cfe33a6f"
+GRAMMAR_SHA256 = "797d1a762a515bda4e13a134b01ac5550b60a48ab17c900b72fd5d97b2024f74"
 
 
 class Fallback(Exception):
@@ -66,7 +66,7 @@ _TRAILING = scanner.TRAILING
 _ATOM_START = frozenset(
     {
         *("INT", "INT_PLUS", "DECIMAL", "DICE", "MULTIPLIER", "STRING", "NAME", "FUNCTION", "LPAR", "NONE_DASH"),
-        "TIMES",
+        *("TIMES", "QUOTED_FUNCTION"),
         *("REF", "TRAIT", "SKILL", "ANY", "MINUS", "PLUS", "CMP", "NOT"),
     }
 )
@@ -155,6 +155,9 @@ _Binary = _maker(m.Binary)
 _PARENT_FREE = frozenset({"NAME", "STRING", "INT", "DECIMAL", "DICE", "MULTIPLIER", "INT_PLUS", "NONE_DASH"})
 # What may follow a complete value in a field: the field ends there.
 _VALUE_END = frozenset({"FIELD_KEY", "_NL", "RBRACE", "FIELD_APPEND", "FIELD_REMOVE", "LET"})
+# The values a map's entry may have after its key (`land 25`): one token each; in a default, no string.
+_PLAIN_ENTRIES = frozenset({"INT", "DECIMAL", "DICE", "MULTIPLIER"})
+_ENTRY_VALUES = _PLAIN_ENTRIES | {"STRING"}
 
 
 class _Parser:
@@ -369,11 +372,7 @@ class _Parser:
             if toks[self.i][1] != "=":
                 raise self.fail("a default is written '= value'")
             self.i += 1
-            if toks[self.i][0] == "QUANTITY":
-                default = self.quantity(toks[self.i])
-                self.i += 1
-            else:
-                default = self.expr()
+            default = self.items(self.default_item)
         doc = None
         if toks[self.i][0] == "STRING":
             doc = self.string(toks[self.i])
@@ -492,7 +491,7 @@ class _Parser:
         tok = toks[self.i]
         if tok[0] == "POINTS":
             self.i += 1
-            rest = self.items()
+            rest = self.items(self.item)
             items = rest.items if isinstance(rest, m.ValueList) else (rest,)
             amount, word = tok[1].split()[:2]
             return m.Points(int(amount), items, self.span(self.pos(tok), rest.pos), not word.startswith("pts"))
@@ -512,25 +511,24 @@ class _Parser:
             if kind == "QUANTITY":
                 self.i += 1
                 return self.quantity(tok)
-        return self.items()
+        return self.items(self.item)
 
-    def items(self) -> m.Value:
+    def items(self, item: Callable[[], m.Value]) -> m.Value:
+        """Items, each read by `item`, separated by commas (one item is itself)."""
         toks = self.toks
-        first = self.item()
+        first = item()
         if toks[self.i][0] != "COMMA":
             return first
         items = [first]
         while toks[self.i][0] == "COMMA":
             self.i += 1
-            items.append(self.item())
+            items.append(item())
         return m.ValueList(tuple(items), self.span(first.pos, items[-1].pos))
 
     def item(self) -> m.Value:
+        """An item of a field's value: a check, or what a default's item may be (a map's entry with text too)."""
         toks = self.toks
         tok = toks[self.i]
-        if tok[0] == "QUANTITY":
-            self.i += 1
-            return self.quantity(tok)
         if tok[0] == "CHECK":
             self.i += 1
             following = toks[self.i][0]
@@ -547,9 +545,19 @@ class _Parser:
             if isinstance(modifier, m.AtLeast):  # `check 8+`: no modifier
                 return m.Check(None, modifier.value, self.span(self.pos(tok), modifier.pos), modifier.pos)
             raise self.fail("a check needs a target")
+        return self.default_item(_ENTRY_VALUES)
+
+    def default_item(self, entries: frozenset[str] = _PLAIN_ENTRIES) -> m.Value:
+        """An item of a kind's default: a quantity, a record, a map's entry or an expression. In a default a
+        name and then a string are the default and the field's doc, so a map's entry there takes no string."""
+        toks = self.toks
+        tok = toks[self.i]
+        if tok[0] == "QUANTITY":
+            self.i += 1
+            return self.quantity(tok)
         if tok[0] == "LBRACE":
             return self.record()
-        if tok[0] == "NAME" and toks[self.i + 1][0] in _ENTRY_VALUES:  # `land 25`: a map's entry
+        if tok[0] == "NAME" and toks[self.i + 1][0] in entries:  # `land 25`: a map's entry
             self.i += 2
             key = _Name(tok[1], self.pos(tok))
             entry = self.atom_of(toks[self.i - 1])
@@ -737,7 +745,9 @@ class _Parser:
                 selector = self.selector()
                 return m.CountOf(int(tok[1]), selector, self.through_last(self.pos(tok)))
             return self.atom_of(tok)
-        if kind == "FUNCTION":
+        if kind == "FUNCTION" or kind == "QUOTED_FUNCTION":
+            quoted = kind == "QUOTED_FUNCTION"  # `"by"(ref location)`: the name inside the quotes
+            function = self.string(tok).value if quoted else tok[1]
             self.expect("LPAR")
             args: list[m.Value] = []
             if toks[self.i][0] != "RPAR":
@@ -746,7 +756,7 @@ class _Parser:
                     self.i += 1
                     args.append(self.expr())
             self.expect("RPAR")
-            return m.Call(tok[1], tuple(args), self.through_last(self.pos(tok)))
+            return m.Call(function, tuple(args), self.through_last(self.pos(tok)), quoted)
         if kind == "LPAR":
             inner = self.expr()
             self.expect("RPAR")
@@ -814,9 +824,6 @@ class _Parser:
 _NAMES_AT_ATOMS = frozenset(
     {"LIFEPATH", "LIFEPATHS", "TAGGED", "AND", "OR", "IN", "OF", "KIND", "OVERRIDE", "PATCH", "REMOVE", "CHECK", "BY"}
 )
-
-# The values a map's entry may have after its key (`land 25`): one token each.
-_ENTRY_VALUES = frozenset({"INT", "DECIMAL", "DICE", "STRING", "MULTIPLIER"})
 
 # What may follow a lone atom for it to be a whole expression.
 _SIMPLE_END = frozenset({"COMMA", "_NL", "RBRACE", "FIELD_KEY", "LET", "RPAR", "RSQB", "ARROW", "ROW_SOURCE", "$END"})

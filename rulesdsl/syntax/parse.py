@@ -425,7 +425,10 @@ class _ToModel:
 
     def call(self, children: list[Any]) -> m.Call:
         args = tuple(c for c in children[1:] if c is not None)
-        return m.Call(str(children[0]), args, self._whole(children))
+        function: Token = children[0]
+        if function.type == "QUOTED_FUNCTION":  # `"by"(ref location)`: the name inside the quotes
+            return m.Call(self._string_token(function).value, args, self._whole(children), True)
+        return m.Call(str(function), args, self._whole(children))
 
     def caret(self, children: list[Any]) -> m.Caret:
         return m.Caret(self._int(children[0], children[0]), self._whole(children))

@@ -27,7 +27,7 @@ _GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             *("IN_SETTING", "POINTS_OF", "CHOICES_OF", "LIST_IN", "LIST_OF", "ONE_OF", "MAP_OF", "RECORD", "LET"),
         ),
     ),
-    ('"', ("STRING",)),
+    ('"', ("QUOTED_FUNCTION", "STRING")),
     (r"\n", ("_NL",)),
     (r"\d", ("POINTS", "TIMES", "QUANTITY", "DICE", "INT_PLUS", "DECIMAL", "INT")),
     (r"[+-]", ("QUANTITY", "ARROW", "MINUS", "PLUS")),

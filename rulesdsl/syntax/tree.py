@@ -155,9 +155,12 @@ class Negative(_Node):
 
 @dataclass(frozen=True, slots=True)
 class Call(_Node):
+    """`max(a, b)`; `"by"(ref location)` names a function (or a parameter) quoted, as a word of the language."""
+
     function: str
     args: tuple[Value, ...]
     pos: Position
+    quoted: bool = False  # written in quotes
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,8 +134,8 @@ class _Printer:
             case m.Negative(operand):
                 self.put("-")
                 self.value(operand, _PRECEDENCE["unary"])
-            case m.Call(function, args):
-                self.name(value.pos, function)
+            case m.Call(function, args, _, quoted):
+                self.name(value.pos, quote(function) if quoted else function)
                 self.put("(")
                 self.items(args)
                 self.put(")")

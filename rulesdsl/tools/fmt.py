@@ -66,10 +66,10 @@ class _Printer:
             text += "," + gap + written
         return text
 
-    def broken(self, head: str, item: m.Field, indent: int) -> list[_Line]:
-        """A field's lines: the first, then a continuation line for every break kept in its lists, with
-        the comments written among them."""
-        first, *more = (head + self.value(item.value)).split("\n")
+    def broken(self, text: str, item: m.Field | m.KindField, indent: int) -> list[_Line]:
+        """A field's lines, printed as `text` (which ends with the field): the first, then a continuation line
+        for every break kept in its lists (a value's or a default's), with the comments written among them."""
+        first, *more = text.split("\n")
         lines = [_Line(indent, first, first=item.pos.line)]
         for part in more:
             number, _, text = part.partition(_MARK)
@@ -90,10 +90,12 @@ class _Printer:
             return self.kind_field(item)
         return _lead(item) + self.value(item.value)
 
-    def kind_field(self, item: m.KindField) -> str:
+    def kind_field(self, item: m.KindField, *, flat: bool = False) -> str:
+        """A kind's field; `flat`: a record type's, on one line (its default's line breaks dropped)."""
         text = f"{item.key}: {self.type_text(item.type)}" + ("?" if item.optional else "")
         if item.default is not None:
-            text += " = " + self.value(item.default)
+            default = expr_text(item.default, written=True, clarify=True) if flat else self.value(item.default)
+            text += " = " + default
         if item.doc is not None:
             text += " " + quote(item.doc.value)
         return text
@@ -120,7 +122,7 @@ class _Printer:
             case m.MapType(value, key):
                 return f"map of {self.type_text(value)}" + (f" by {self.type_text(key)}" if key is not None else "")
             case m.RecordType(fields):
-                return "record { " + "".join(self.kind_field(f) + "  " for f in fields).rstrip() + " }"
+                return "record { " + "".join(self.kind_field(f, flat=True) + "  " for f in fields).rstrip() + " }"
             case _:
                 assert_never(node)
 
@@ -200,12 +202,8 @@ class _Printer:
                         break
                     group.append(following)
                 index += len(group)
-                *before, last = group
-                if isinstance(last, m.Field):
-                    head_text = "".join(self.field(f) + "  " for f in before)
-                    printed = self.broken(head_text + _lead(last), last, 2)
-                else:
-                    printed = [_Line(2, "  ".join(self.field(f) for f in group), comments=_texts(_inner(last)))]
+                *_, last = group
+                printed = self.broken("  ".join(self.field(f) for f in group), last, 2)
             printed[0].blank = own.blank_lines > 0
             printed[-1].comments += _texts(((last.trivia or _NONE).trailing,))
             lines += printed

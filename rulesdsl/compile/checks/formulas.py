@@ -17,7 +17,7 @@ from typing import Any
 
 from rulesdsl.compile import formula_types as ft
 from rulesdsl.compile import ir
-from rulesdsl.compile.kinds import Kind
+from rulesdsl.compile.kinds import Kind, defaults, with_defaults
 from rulesdsl.diagnostics import Diagnostic, error, naming_hint, suggest
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
@@ -184,14 +184,37 @@ def _entity_sites(entity: ir.Entity, kind: Kind) -> Iterator[Site]:
         return
     for name, declared in _holding(entity, kind).items():
         value = entity.fields.get(name)
-        for item, inner, where in _held(declared, value, name) if value is not None else ():
-            names = scope(entity, where, item)[0]
-            for node in ir.walk(inner):
-                if isinstance(node, ir.CheckSpec) and isinstance(item, t.CheckType):
-                    yield Site(entity, node.modifier, "the check's modifier: ", (ft.INT,), names)
-                elif isinstance(node, ir.Formula) and isinstance(item, t.FormulaType):
-                    yields = (ft.NUMBER,) if entity.kind == "attribute" else ANY
-                    yield Site(entity, node, "", yields, names, param_types(entity))
+        if value is not None:
+            yield from _value_sites(entity, name, declared, value)
+
+
+def _value_sites(
+    entity: ir.Entity, name: str, declared: t.FieldType, value: ir.Value, about: str = ""
+) -> Iterator[Site]:
+    """The formulas and checks in one value of field `name` of `entity` (`about` put before what is said)."""
+    for item, inner, where in _held(declared, value, name):
+        names = scope(entity, where, item)[0]
+        for node in ir.walk(inner):
+            if isinstance(node, ir.CheckSpec) and isinstance(item, t.CheckType):
+                yield Site(entity, node.modifier, about + "the check's modifier: ", (ft.INT,), names)
+            elif isinstance(node, ir.Formula) and isinstance(item, t.FormulaType):
+                yields = (ft.NUMBER,) if entity.kind == "attribute" else ANY
+                yield Site(entity, node, about, yields, names, param_types(entity))
+
+
+def _defaults_scope(kind: Kind) -> ir.Entity:
+    """What a kind's defaults are read as: an entity of the kind that gives nothing (no params, no steps)."""
+    pos = kind.pos or Position("", 1, 1, 1, 1)
+    return ir.Entity(kind.name, "", kind.title, {}, {}, (), frozenset(), pos, pos)
+
+
+def default_sites(kinds: Mapping[str, Kind]) -> Iterator[Site]:
+    """Every formula and check in the kinds' defaults (see `kinds.with_defaults`), with its scope."""
+    for kind in kinds.values():
+        at = _defaults_scope(kind)
+        for name, declared, value in defaults(kind):
+            if _evaluates(declared):
+                yield from _value_sites(at, name, declared, value, f"the default of '{name}': ")
 
 
 # ---------------------------------------------------------------- names
@@ -287,6 +310,24 @@ def resolve_names(
     return result
 
 
+def resolve_default_names(
+    kinds: Mapping[str, Kind], entities: Entities, diagnostics: list[Diagnostic]
+) -> dict[str, Kind]:
+    """Every name in the formulas of the kinds' defaults resolved as an entity's are (an unknown one reported)."""
+    by_name = abbreviations(entities.get("attribute", {}))
+    result = {}
+    for kind_name, kind in kinds.items():
+        at = _defaults_scope(kind)
+
+        def named(name: str, declared: t.FieldType, value: ir.Value, at: ir.Entity = at) -> ir.Value:
+            if not _evaluates(declared):
+                return value
+            return _named_field(at, name, declared, value, by_name, diagnostics, entities, kinds)
+
+        result[kind_name] = with_defaults(kind, named)
+    return result
+
+
 def _refs(entity: ir.Entity) -> dict[str, str]:
     """A formula's parameters that name entities: name -> kind."""
     return {c.name: c.type.kind for c in columns(entity, "params") if isinstance(c.type, t.RefType)}
@@ -368,6 +409,69 @@ def entity_arguments(
     """A call's arguments for `ref KIND` parameters that name an entity (`damage_taken(14, head, 4, no)`,
     `"L. Leg"`) made EntityArgs, so that they are resolved as references are; a name the calling formula
     declares stays a name (a `ref` parameter passed on). `find`: the id of the formula a call names."""
+    naming = _argument_naming(entities, find)
+    if naming is None:
+        return entities
+    result = dict(entities)
+    for kind_name, group in entities.items():
+        kind = kinds.get(kind_name)
+        if kind is None:
+            continue
+        changed = {}
+        for entity_id, entity in group.items():
+            if entity.kind == "table":
+                change = naming(scope(entity, "", t.FormulaType())[0])
+                rows = tuple(
+                    replace(
+                        row, cells=tuple(ir.rebuild(c, change) if isinstance(c, ir.Formula) else c for c in row.cells)
+                    )
+                    for row in entity.rows
+                )
+                changed[entity_id] = replace(entity, rows=rows)
+                continue
+            fields = dict(entity.fields)
+            for name, declared in _holding(entity, kind).items():
+                if name in fields:
+                    fields[name] = _named_arguments(entity, name, declared, fields[name], naming)
+            changed[entity_id] = replace(entity, fields=fields)
+        result[kind_name] = changed
+    return result
+
+
+def default_arguments(
+    kinds: Mapping[str, Kind], entities: Entities, find: Callable[[str], str | None]
+) -> dict[str, Kind]:
+    """`entity_arguments` in the formulas of the kinds' defaults."""
+    found = _argument_naming(entities, find)
+    if found is None:
+        return dict(kinds)
+    naming: _Naming = found
+    result = {}
+    for kind_name, kind in kinds.items():
+        at = _defaults_scope(kind)
+
+        def named(name: str, declared: t.FieldType, value: ir.Value, at: ir.Entity = at) -> ir.Value:
+            return _named_arguments(at, name, declared, value, naming) if _evaluates(declared) else value
+
+        result[kind_name] = with_defaults(kind, named)
+    return result
+
+
+def _named_arguments(entity: ir.Entity, name: str, declared: t.FieldType, value: ir.Value, naming: _Naming) -> ir.Value:
+    """A value of field `name` of `entity` with the entities its formulas' calls give made EntityArgs."""
+
+    def named(item: Evaluated, inner: ir.Value, where: str) -> ir.Value:
+        return ir.rebuild(inner, naming(scope(entity, where, item)[0]))  # type: ignore[no-any-return]
+
+    return _evaluated(declared, value, named, name)
+
+
+# Given the names a formula declares, what makes its calls' entity arguments EntityArgs.
+_Naming = Callable[[tuple[str, ...]], Callable[[Any], Any]]
+
+
+def _argument_naming(entities: Entities, find: Callable[[str], str | None]) -> _Naming | None:
+    """See `entity_arguments`; None where no formula has a `ref` or `bool` parameter."""
     formulas = entities.get("formula", {})
     kinds_of: dict[str, dict[int, str]] = {}  # formula -> the place of each ref or bool parameter -> its kind
     for formula_id, entity in formulas.items():
@@ -377,7 +481,7 @@ def entity_arguments(
             if isinstance(c.type, t.RefType | t.BoolType)
         }
     if not any(kinds_of.values()):
-        return entities
+        return None
 
     def naming(names: tuple[str, ...]) -> Callable[[Any], Any]:
         def change(node: Any) -> Any:
@@ -404,34 +508,7 @@ def entity_arguments(
 
         return change
 
-    result = dict(entities)
-    for kind_name, group in entities.items():
-        kind = kinds.get(kind_name)
-        if kind is None:
-            continue
-        changed = {}
-        for entity_id, entity in group.items():
-            if entity.kind == "table":
-                change = naming(scope(entity, "", t.FormulaType())[0])
-                rows = tuple(
-                    replace(
-                        row, cells=tuple(ir.rebuild(c, change) if isinstance(c, ir.Formula) else c for c in row.cells)
-                    )
-                    for row in entity.rows
-                )
-                changed[entity_id] = replace(entity, rows=rows)
-                continue
-            fields = dict(entity.fields)
-            for name, declared in _holding(entity, kind).items():
-                if name in fields:
-
-                    def named(item: Evaluated, inner: ir.Value, where: str, at: ir.Entity = entity) -> ir.Value:
-                        return ir.rebuild(inner, naming(scope(at, where, item)[0]))  # type: ignore[no-any-return]
-
-                    fields[name] = _evaluated(declared, fields[name], named, name)
-            changed[entity_id] = replace(entity, fields=fields)
-        result[kind_name] = changed
-    return result
+    return naming
 
 
 _TRUTH = ""  # the "kind" of a bool parameter in `entity_arguments` (no kind is named so)
@@ -604,7 +681,7 @@ def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
     env = environment(entities)
     derived = replace(env, variables=attribute_types(entities.get("attribute", {}), env))
     diagnostics: list[Diagnostic] = []
-    for site in sites(entities, kinds):
+    for site in [*sites(entities, kinds), *default_sites(kinds)]:
         at = derived if site.entity.kind == "attribute" else replace(env, variables=site.variables)
         typing = ft.check_formula(site.formula, at)
         diagnostics += [

@@ -23,7 +23,7 @@ from rulesdsl.compile.checks.formulas import columns as table_columns
 from rulesdsl.compile.checks.paths import check_paths
 from rulesdsl.compile.checks.pynames import check_python_names
 from rulesdsl.compile.index import EntityIndex
-from rulesdsl.compile.kinds import FieldDecl, Kind
+from rulesdsl.compile.kinds import Kind, with_defaults
 from rulesdsl.compile.lower import requirement_nodes
 from rulesdsl.compile.mechanics import records, under_bands
 from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, suggest, warning
@@ -78,13 +78,15 @@ def check_ruleset(
         return found[0] if len(found) == 1 else None
 
     unique = defaultdict(dict, formulas.entity_arguments(dict(unique), kinds, formula_named))
+    kinds = formulas.default_arguments(kinds, unique, formula_named)
     resolved: dict[str, dict[str, ir.Entity]] = {}
     resolve = _resolver(indexes, kinds, diagnostics, removed or {})
     for kind, group in sorted(unique.items()):
         resolved[kind] = {entity_id: _resolve(entity, resolve) for entity_id, entity in sorted(group.items())}
     kinds = {name: _resolve_defaults(kind, resolve) for name, kind in kinds.items()}
     resolved = formulas.resolve_names(resolved, kinds, diagnostics)
-    resolved = _default_check_mechanics(resolved, kinds, diagnostics)
+    kinds = formulas.resolve_default_names(kinds, resolved, diagnostics)
+    resolved, kinds = _default_check_mechanics(resolved, kinds, diagnostics)
     diagnostics += _check_chains(resolved.get("table", {}))
     for entity in resolved.get("table", {}).values():
         diagnostics += _check_table(entity, resolved)
@@ -206,39 +208,7 @@ def _resolver(
 def _resolve_defaults(kind: Kind, resolve: Callable[[Any], Any]) -> Kind:
     """The kind with the references in its fields' defaults resolved (in records' fields too): an entity
     that leaves the field out gets the default, and the package writes it as it writes the entity's own."""
-    fields = {name: _resolve_decl(decl, resolve) for name, decl in kind.fields.items()}
-    if all(fields[name] is decl for name, decl in kind.fields.items()):
-        return kind
-    return replace(kind, fields=fields)
-
-
-def _resolve_decl(decl: FieldDecl, resolve: Callable[[Any], Any]) -> FieldDecl:
-    default = _resolved(decl.default, resolve) if decl.default is not None else None
-    field_type = _resolve_type(decl.type, resolve)
-    if default is decl.default and field_type is decl.type:
-        return decl
-    return replace(decl, default=default, type=field_type)
-
-
-def _resolve_type(field_type: t.FieldType, resolve: Callable[[Any], Any]) -> t.FieldType:
-    """A field type with the defaults of its records' fields resolved, at any depth."""
-    match field_type:
-        case t.RecordType(fields):
-            inner = tuple(
-                replace(f, default=_resolved(f.default, resolve), type=_resolve_type(f.type, resolve))
-                if f.default is not None or isinstance(f.type, t.RecordType | t.ListType | t.MapType)
-                else f
-                for f in fields
-            )
-            return field_type if all(a == b for a, b in zip(inner, fields, strict=True)) else t.RecordType(inner)
-        case t.ListType(item):
-            new = _resolve_type(item, resolve)
-            return field_type if new is item else replace(field_type, item=new)
-        case t.MapType(value):
-            new = _resolve_type(value, resolve)
-            return field_type if new is value else replace(field_type, value=new)
-        case _:
-            return field_type
+    return with_defaults(kind, lambda _name, _type, default: _resolved(default, resolve))
 
 
 def _resolve(entity: ir.Entity, resolve: Callable[[Any], Any]) -> ir.Entity:
@@ -597,8 +567,9 @@ def _check_chain_ends(tables: Mapping[str, ir.Entity]) -> list[Diagnostic]:
 
 def _default_check_mechanics(
     entities: dict[str, dict[str, ir.Entity]], kinds: Mapping[str, Kind], diagnostics: list[Diagnostic]
-) -> dict[str, dict[str, ir.Entity]]:
-    """A `check` that names no mechanic uses the ruleset's only check mechanic; a named one must be a check."""
+) -> tuple[dict[str, dict[str, ir.Entity]], dict[str, Kind]]:
+    """A `check` that names no mechanic uses the ruleset's only check mechanic; a named one must be a check.
+    In the kinds' defaults too (a record's default may hold a check)."""
     mechanics = entities.get("mechanic", {})
     checks = sorted(m_id for m_id, e in mechanics.items() if e.fields.get("style") == "check")
 
@@ -640,7 +611,11 @@ def _default_check_mechanics(
         result[kind] = {
             i: replace(e, fields={n: ir.rebuild(v, settle) for n, v in e.fields.items()}) for i, e in group.items()
         }
-    return result
+
+    def settled(_name: str, field_type: t.FieldType, default: ir.Value) -> ir.Value:
+        return ir.rebuild(default, settle) if _has_checks(field_type) else default
+
+    return result, {name: with_defaults(kind, settled) for name, kind in kinds.items()}
 
 
 def _a(style: object) -> str:

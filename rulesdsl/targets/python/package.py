@@ -500,25 +500,25 @@ class FieldCode:
 
 
 def field_codes(
-    kind: Kind, entities: Mapping[str, ir.Entity] | None = None, env: ft.Env | None = None
+    kind: Kind, entities: Mapping[str, ir.Entity] | None = None, names: Names | None = None
 ) -> list[FieldCode]:
-    """The dataclass fields of a kind: id and name, the required ones, then those with defaults. A
-    field some entity gives as `unknown` can also hold the runtime's UNKNOWN marker (and `none`, None)."""
+    """The dataclass fields of a kind: id and name, the required ones, then those with defaults (written as
+    the entities' values are, by `names`). A field some entity gives as `unknown` can also hold the runtime's
+    UNKNOWN marker (and `none`, None)."""
     values = [e.fields for e in (entities or {}).values()]
-    codes = _decl_codes(kind.fields.values(), values, env)
+    codes = _decl_codes(kind.fields.values(), values, names or Names({}))
     return [FieldCode("id", "str", None, None), FieldCode("name", "str", None, None), *codes]
 
 
-def _decl_codes(
-    decls: Iterable[FieldDecl], values: Iterable[Mapping[str, ir.Value]], env: ft.Env | None
-) -> list[FieldCode]:
+def _decl_codes(decls: Iterable[FieldDecl], values: Iterable[Mapping[str, ir.Value]], names: Names) -> list[FieldCode]:
     """Dataclass fields for declared fields (a kind's or a record's), given the values written for them:
     the required ones, then those with defaults."""
     required, optional = [], []
     values = list(values)
     for decl in decls:
         given = [v.get(decl.name) for v in values]
-        annotation = python_type(decl.type, formula_yields(given, env or ft.Env()))
+        # what its formulas yield, the default's among them (an entity that leaves the field out holds it)
+        annotation = python_type(decl.type, formula_yields([*given, decl.default], names.env))
         if any(isinstance(v, ir.Unknown) for v in given):
             annotation += " | " + rt("Unknown")
         # `none` is None where the field has a default, or is a list that cannot be empty (`list in 2..3`)
@@ -526,7 +526,8 @@ def _decl_codes(
         if absent and any(isinstance(v, ir.NoneValue) for v in given):
             annotation += " | None"
         if decl.default is not None:
-            optional.append(FieldCode(identifier(decl.name), annotation, value_code(decl.type, decl.default), decl.doc))
+            default = value_code(decl.type, decl.default, names)
+            optional.append(FieldCode(identifier(decl.name), annotation, default, decl.doc))
         elif not decl.optional:
             required.append(FieldCode(identifier(decl.name), annotation, None, decl.doc))
         elif isinstance(decl.type, t.ListType):
@@ -601,34 +602,36 @@ def _record_values(
 
 
 def record_classes(
-    kind: Kind, entities: Mapping[str, ir.Entity], env: ft.Env | None = None, taken: set[str] | None = None
+    kind: Kind, entities: Mapping[str, ir.Entity], names: Names | None = None, taken: set[str] | None = None
 ) -> tuple[dict[t.RecordType, str], list[RecordClass]]:
     """The record types of a kind's fields: the class each is written as, and the classes in the order they
     are declared (a record's inner records first). A record's class is exported by the package beside
     everything else, so it takes no name in `taken` (the package's names, which the names given join),
     nor the name of a field of the module's classes (their annotations would read the field instead)."""
-    names: dict[t.RecordType, str] = {}
+    classes_of: dict[t.RecordType, str] = {}
     given: dict[t.RecordType, list[dict[str, ir.Value]]] = {}
     taken = set() if taken is None else taken
     local = taken | {identifier(f) for f in kind.fields}
     local |= {identifier(f.name) for decl in kind.fields.values() for _, r in record_types(decl.type) for f in r.fields}
     for decl in kind.own_fields:
-        _name_records(decl.type, class_name(kind.name) + class_name(_singular(decl.name)), names, local)
-    taken |= set(names.values())
+        _name_records(decl.type, class_name(kind.name) + class_name(_singular(decl.name)), classes_of, local)
+    taken |= set(classes_of.values())
     for decl in kind.own_fields:
-        for entity in entities.values():
-            _record_values(decl.type, entity.fields.get(decl.name), given)
-    token = _RECORD_NAMES.set(names)
+        for value in [*(entity.fields.get(decl.name) for entity in entities.values()), decl.default]:
+            _record_values(decl.type, value, given)
+    token = _RECORD_NAMES.set(classes_of)
     try:
         classes = [
             RecordClass(
-                name, _decl_codes(record_fields(record), given.get(record, []), env), f"One {name} of a {kind.name}"
+                name,
+                _decl_codes(record_fields(record), given.get(record, []), names or Names({})),
+                f"One {name} of a {kind.name}",
             )
-            for record, name in names.items()
+            for record, name in classes_of.items()
         ]
     finally:
         _RECORD_NAMES.reset(token)
-    return names, classes
+    return classes_of, classes
 
 
 def entity_code(kind: Kind, entity: ir.Entity, names: Names | None = None) -> str:
@@ -1072,10 +1075,10 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> It
         if kind.builtin and not entities:
             continue
         with noting() as needs:
-            record_names, records = record_classes(kind, entities, names.env, taken)
+            record_names, records = record_classes(kind, entities, names, taken)
             token = _RECORD_NAMES.set(record_names)
             try:
-                fields = field_codes(kind, entities, names.env)
+                fields = field_codes(kind, entities, names)
                 codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
             finally:
                 _RECORD_NAMES.reset(token)
@@ -1204,7 +1207,7 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         kinds=kinds,
         mechanics=mechanics,
         attribute_kind=AttributeKind(
-            fields=field_codes(attribute_kind, ruleset.entities.get("attribute", {}), formula_env),
+            fields=field_codes(attribute_kind, ruleset.entities.get("attribute", {}), replace(cell_names, calls="")),
             entities=list(zip(ruleset.entities.get("attribute", {}), attribute_entities, strict=True)),
         ),
         with_lifepaths=with_lifepaths,
