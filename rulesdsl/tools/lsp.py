@@ -1,10 +1,11 @@
 """The language server (`rulesdsl lsp`): the compiler's own diagnostics as you type, completion, go to
 definition, references, hover, outline, rename and formatting, over stdio with pygls.
 
-Unsaved buffers are compiled by mirroring their ruleset into a private folder (the open buffers over the
-files on disk) and running the compiler there unchanged, so what the editor shows is exactly what
-`rulesdsl check` says. Every position goes back to the real file. Nothing here may crash on a half-typed
-file: each request answers with what the last analysis knows.
+Unsaved buffers are handed to the compiler as an overlay over the files on disk (it reads them instead
+of the files, and writes nothing for them), with a memo of what every file derived, so that after an edit
+only the edited file is parsed and lowered again; what the editor shows is exactly what `rulesdsl check`
+says of the same texts saved. Nothing here may crash on a half-typed file: each request answers with what
+the last analysis knows.
 """
 
 from __future__ import annotations
@@ -13,11 +14,8 @@ import asyncio
 import bisect
 import functools
 import html
-import os
 import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,13 +31,14 @@ from pygls.uris import from_fs_path
 from rulesdsl import __version__
 from rulesdsl.compile import ir
 from rulesdsl.compile.kinds import Kind
-from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths, parser, prelude
+from rulesdsl.compile.memo import Memo
+from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths, default_bases, parser, prelude
 from rulesdsl.diagnostics import Diagnostic
 from rulesdsl.language.fieldtypes import RequirementType, referenced_kinds
 from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.parse import ran_on_hint
-from rulesdsl.syntax.source import MANIFEST, SUFFIX, read_source, ruleset_root
+from rulesdsl.syntax.source import MANIFEST, SUFFIX, is_source, ruleset_root
 from rulesdsl.syntax.written import quote
 from rulesdsl.tools.fmt import NotFormatted, format_text, written_name
 from rulesdsl.tools.locate import (
@@ -168,7 +167,7 @@ class Snapshot:
     diagnostics: dict[Path, list[Diagnostic]]
     ruleset: CompiledRuleset | None
     kinds: dict[str, Kind]
-    mapping: dict[str, Path] = field(default_factory=dict)  # display path in the mirror -> real file
+    mapping: dict[str, Path] = field(default_factory=dict)  # display path -> the file
 
     def real(self, shown: str) -> Path | None:
         return self.mapping.get(shown)
@@ -208,84 +207,35 @@ def _walk_entity(entity: ir.Entity) -> Iterator[object]:
 
 
 class Analyser:
-    """Open buffers over the files on disk, compiled one ruleset at a time in a private mirror folder."""
+    """Open buffers over the files on disk, compiled one ruleset at a time in memory."""
 
     def __init__(self) -> None:
         self.open: dict[Path, str] = {}
         self.snapshots: dict[Path, Snapshot] = {}
-        self._mirror = Path(tempfile.mkdtemp(prefix="rulesdsl-lsp-"))
-        self._written: dict[Path, str] = {}  # mirror file -> the text written there
-        self._mirrors: dict[Path, Path] = {}  # ruleset folder -> its mirror
+        self.memo = Memo()
+        self.bases = default_bases()  # where extended rulesets are looked for, besides beside the ruleset
 
     def close(self) -> None:
-        shutil.rmtree(self._mirror, ignore_errors=True)
+        self.memo.clear()
 
     def root_of(self, path: Path) -> Path | None:
-        return ruleset_root(path)
-
-    def _sources(self, root: Path) -> dict[Path, str]:
-        """The ruleset's files as the editor sees them: open buffers first, else the file on disk."""
-        texts: dict[Path, str] = {}
-        if root.is_dir():
-            for file in sorted(root.rglob("*" + SUFFIX)):
-                if file.is_symlink() or not file.is_file():
-                    continue
-                nested = ruleset_root(file)
-                if nested is not None and nested.resolve() != root.resolve():
-                    continue
-                text, _ = read_source(file)
-                if text is not None:
-                    texts[file.resolve()] = text
-        for path, text in self.open.items():
-            if path.is_relative_to(root) and path.suffix == SUFFIX:
-                texts[path] = text
-        return texts
+        return ruleset_root(path, self.open)
 
     def analyse(self, path: Path) -> Snapshot | None:
         root = self.root_of(path)
         if root is None:
             return None
         root = root.resolve()
-        texts = self._sources(root)
-        if root / MANIFEST not in texts:
+        if not is_source(root / MANIFEST, self.open):
             return self.snapshots.get(root)
-        mirror = self._mirrors.setdefault(root, self._mirror / f"{len(self._mirrors)}-{root.name}")
-        mapping: dict[str, Path] = {}
-        for real, text in texts.items():
-            copy = mirror / real.relative_to(root)
-            if self._written.get(copy) != text:
-                copy.parent.mkdir(parents=True, exist_ok=True)
-                copy.write_text(text, encoding="utf-8")
-                self._written[copy] = text
-        for copy in [c for c in self._written if c.is_relative_to(mirror)]:
-            if root / copy.relative_to(mirror) not in texts:
-                copy.unlink(missing_ok=True)
-                del self._written[copy]
-        # the rulesets it extends are looked for beside the real folder too, not only beside the mirror
-        search = os.environ.get("RULESDSL_PATH")
-        os.environ["RULESDSL_PATH"] = os.pathsep.join(p for p in (search, str(root.parent)) if p)
-        try:
-            compilation = compile_paths([mirror])
-        finally:
-            if search is None:
-                del os.environ["RULESDSL_PATH"]
-            else:
-                os.environ["RULESDSL_PATH"] = search
-        mapping = {shown: self.real(shown) for shown in compilation.sources}
-        for shown, text in compilation.sources.items():  # the files of the rulesets it extends
-            texts.setdefault(mapping[shown], text)
+        compilation = compile_paths([root], overlay=self.open, bases=self.bases, memo=self.memo)
+        mapping = {shown: real_path(shown) for shown in compilation.sources}
+        texts = {mapping[shown]: text for shown, text in compilation.sources.items()}
+        # the buffers as the editor has them (one the compiler did not read, too large, say, included)
+        texts.update((p, t) for p, t in self.open.items() if p.is_relative_to(root) and p.suffix == SUFFIX)
         snapshot = self._snapshot(root, texts, compilation, mapping)
         self.snapshots[root] = snapshot
         return snapshot
-
-    def real(self, shown: str) -> Path:
-        """The file a display path names: a mirrored file is its original (a base ruleset may be read from
-        its mirror or from disk)."""
-        path = (Path.cwd() / shown).resolve()
-        for root, mirror in self._mirrors.items():
-            if path.is_relative_to(mirror):
-                return root / path.relative_to(mirror)
-        return path
 
     def _snapshot(
         self, root: Path, texts: dict[Path, str], compilation: Compilation, mapping: dict[str, Path]
@@ -300,6 +250,11 @@ class Analyser:
             ruleset, mapping = previous.ruleset, {**previous.mapping, **mapping}
         kinds = dict(ruleset.kinds) if ruleset is not None else dict(prelude())
         return Snapshot(root, texts, per_file, ruleset, kinds, mapping)
+
+
+def real_path(shown: str) -> Path:
+    """The file a display path names (relative to the working folder, or absolute)."""
+    return (Path.cwd() / shown).resolve()
 
 
 def _own(rulesets: tuple[CompiledRuleset, ...], mapping: dict[str, Path], root: Path) -> CompiledRuleset | None:
