@@ -909,7 +909,7 @@ class RulesServer(LanguageServer):
 
     def snapshot(self, uri: str) -> tuple[Path, Snapshot | None]:
         path = path_of(uri)
-        root = ruleset_root(path)
+        root = ruleset_root(path, self.analyser.open)
         snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
         if snapshot is None or path not in self.analyser.open or snapshot.texts.get(path) != self.analyser.open[path]:
             snapshot = self.safely(lambda: self.analyser.analyse(path)) or snapshot
