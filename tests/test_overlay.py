@@ -26,7 +26,7 @@ from rulesdsl.tools.lsp import Analyser
 
 from .conftest import ROOT, write_ruleset
 
-RIM = "ruleset rim { title: \"The Rim\"  version: \"0.1.0\"  extends: careers }\n"
+RIM = 'ruleset rim { title: "The Rim"  version: "0.1.0"  extends: careers }\n'
 RIM_RULES = """\
 patch career navy { max_terms: 3  skills -= navy_training }
 remove career merchant
@@ -163,7 +163,9 @@ EDITS = st.lists(
 
 @settings(max_examples=30, deadline=None)
 @given(edits=EDITS, limit=st.sampled_from([1, 40, 500_000]))
-def test_in_memory_analysis_is_a_cold_check_of_the_texts_saved(edits: list[tuple[int, str, int, int]], limit: int) -> None:
+def test_in_memory_analysis_is_a_cold_check_of_the_texts_saved(
+    edits: list[tuple[int, str, int, int]], limit: int
+) -> None:
     """A homebrew extending a base, edited at random (half-typed snippets, misspelt names, its manifest, files
     saved, closed, deleted on disk while open, a new file only in the editor), with a memo that forgets at
     once, a little, or nothing: every analysis equals a cold check of what the editor holds, saved."""

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from rulesdsl.compile.cache import Lowered, Parsed, ParseCache, compiler_digest
+from rulesdsl.compile.cache import Lowered, ParseCache, Parsed, compiler_digest
 
 DEFAULT_LIMIT = 500_000  # about a gigabyte at the most: entities of a large lifepath are about 2 KB each
 _KINDS_KEPT = 2  # digests of kinds a file's entities are kept for (a kind edited back and forth)

@@ -86,9 +86,7 @@ def _leaves(link: Path, root: Path) -> Diagnostic | None:
 
 def _buffers_under(folder: Path, overlay: Overlay) -> list[Path]:
     """The open buffers of `.rules` files below `folder` that are not files on disk (those the walk finds)."""
-    return sorted(
-        p for p in overlay if p.name.endswith(SUFFIX) and p.is_relative_to(folder) and not os.path.lexists(p)
-    )
+    return sorted(p for p in overlay if p.name.endswith(SUFFIX) and p.is_relative_to(folder) and not os.path.lexists(p))
 
 
 def _files_of(root: Path, overlay: Overlay) -> tuple[tuple[Path, ...], list[Diagnostic]]:
