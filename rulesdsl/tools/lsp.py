@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import functools
+import gc
 import html
 import re
 import sys
@@ -32,7 +33,15 @@ from rulesdsl import __version__
 from rulesdsl.compile import ir
 from rulesdsl.compile.kinds import Kind
 from rulesdsl.compile.memo import Memo
-from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths, default_bases, parser, prelude
+from rulesdsl.compile.pipeline import (
+    Compilation,
+    CompiledRuleset,
+    compile_paths,
+    default_bases,
+    gc_paused,
+    parser,
+    prelude,
+)
 from rulesdsl.diagnostics import Diagnostic
 from rulesdsl.language.fieldtypes import RequirementType, referenced_kinds
 from rulesdsl.language.names import slug
@@ -59,6 +68,10 @@ from rulesdsl.tools.locate import (
 )
 
 DEBOUNCE_SECONDS = 0.1
+# Every analysis leaves a new compiled ruleset (a hundred objects an entity) beside the memo: the garbage
+# collector would walk them all again and again (more than half the time of an edit on 10,000 lifepaths). They
+# hold no cycles, so they are frozen out of its sight; every so many analyses it looks at everything once.
+FULL_COLLECTION_EVERY = 50
 T = TypeVar("T")
 
 
@@ -261,9 +274,10 @@ def _own(rulesets: tuple[CompiledRuleset, ...], mapping: dict[str, Path], root: 
     """The ruleset of the folder analysed, among it and the rulesets it extends: the one with entities
     written in that folder (an extending ruleset holds its bases' entities too, so it has the most)."""
 
+    inside = {shown for shown, path in mapping.items() if path.is_relative_to(root)}
+
     def own(ruleset: CompiledRuleset) -> int:
-        files = (mapping.get(e.file) for group in ruleset.entities.values() for e in group.values())
-        return sum(1 for f in files if f is not None and f.is_relative_to(root))
+        return sum(1 for group in ruleset.entities.values() for e in group.values() if e.file in inside)
 
     ranked = sorted(rulesets, key=lambda r: (own(r), sum(len(g) for g in r.entities.values())), reverse=True)
     if ranked and (own(ranked[0]) or len(ranked) == 1):
@@ -906,14 +920,27 @@ class RulesServer(LanguageServer):
         self.analyser = Analyser()
         self.published: dict[Path, list[lsp.Diagnostic]] = {}
         self.pending: dict[Path, asyncio.TimerHandle] = {}
+        self.analyses = 0
 
     def snapshot(self, uri: str) -> tuple[Path, Snapshot | None]:
         path = path_of(uri)
         root = ruleset_root(path, self.analyser.open)
         snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
         if snapshot is None or path not in self.analyser.open or snapshot.texts.get(path) != self.analyser.open[path]:
-            snapshot = self.safely(lambda: self.analyser.analyse(path)) or snapshot
+            snapshot = self.safely(lambda: self.analysed(path)) or snapshot
         return path, snapshot
+
+    def analysed(self, path: Path) -> Snapshot | None:
+        """The analysis of the file's ruleset, and what it made frozen out of the garbage collector's sight
+        (see FULL_COLLECTION_EVERY); objects freed by their last reference are freed all the same."""
+        self.analyses += 1
+        if self.analyses % FULL_COLLECTION_EVERY == 0:
+            gc.unfreeze()
+            gc.collect()
+        with gc_paused():
+            found = self.analyser.analyse(path)
+            gc.freeze()
+        return found
 
     def safely(self, work: Callable[[], T]) -> T | None:
         """Whatever a half-typed file does to the compiler, the server answers (and says so in its log)."""
