@@ -16,7 +16,9 @@ rulesdsl derives), cross-references checked in plain Python (benchmarks/peers.py
 Measured per corpus: `check` cold (no cache), warm (nothing changed) and after a one-file edit (a lifepath's
 resources changed; the cache holds the rest); `build` cold (no cache, fresh output folder) and after a
 one-file edit; peak memory of the cold check; `import PACKAGE` against `json.load` of its export; and the
-compiler's stages (cold, in one process) per entity, to show how each grows with the input.
+compiler's stages (cold, in one process) per entity, to show how each grows with the input; and the language
+server: the CPU time it spends from a didChange of the edited file (a lifepath's resources changed, unsaved)
+to that file's publishDiagnostics, read from /proc (Linux), against a cold check of the same run.
 """
 
 from __future__ import annotations
@@ -215,11 +217,51 @@ class Corpus:
 def _edit(corpus: Corpus) -> None:
     """A one-file edit: the first lifepath's resources change (to a number never used before, so the
     cache cannot already hold the result)."""
+    corpus.edited.write_text(_edited(corpus, corpus.edited.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _edited(corpus: Corpus, text: str) -> str:
     corpus.edits += 1
-    text = corpus.edited.read_text(encoding="utf-8")
     changed, count = re.subn(r"resources: \d+", f"resources: {100 + corpus.edits}", text, count=1)
     assert count == 1, corpus.edited
-    corpus.edited.write_text(changed, encoding="utf-8")
+    return changed
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system, all threads) a running process has used, from /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+LSP_EDITS = 3  # edits timed per server (after one not timed: the first analysis of an edit warms nothing up)
+
+
+def measure_lsp(corpus: Corpus) -> None:
+    """One language server in the corpus's folder, the cache as a user has it: the edited file opened, then
+    edited (not saved) LSP_EDITS times, each timed from didChange to the file's publishDiagnostics."""
+    from tests.lsp_client import LspClient
+
+    os.environ.update(corpus.env(str(corpus.work / "cache")))  # the server's environment (this is a script)
+    client = LspClient(corpus.work)
+    try:
+        client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        client.notify("initialized", {})
+        uri = corpus.edited.resolve().as_uri()
+        text = corpus.edited.read_text(encoding="utf-8")
+        document = {"uri": uri, "languageId": "rules", "version": 0, "text": text}
+        client.notify("textDocument/didOpen", {"textDocument": document})
+        client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri, timeout=600)
+        for version in range(1, LSP_EDITS + 2):
+            text = _edited(corpus, text)
+            start = _cpu_of(client.process.pid)
+            change = {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}
+            client.notify("textDocument/didChange", change)
+            published = client.wait_for("textDocument/publishDiagnostics", lambda p: p["uri"] == uri, timeout=600)
+            if version > 1:
+                corpus.record("lsp edit", _cpu_of(client.process.pid) - start)
+            assert not [d for d in published["diagnostics"] if d["severity"] == 1], published["diagnostics"]
+    finally:
+        client.close()
 
 
 def _rulesdsl(*args: str | Path) -> list[str]:
@@ -270,6 +312,8 @@ def measure_once(corpus: Corpus, steps: set[str]) -> None:
                 "json.load", float(run_child([PYTHON, "-c", load, str(corpus.export)], work, corpus.env(cache)).output)
             )
         shutil.rmtree(out, ignore_errors=True)
+    if "lsp" in steps and Path("/proc/self/stat").exists():
+        measure_lsp(corpus)
     if "stages" in steps:
         usage = run_child(
             [PYTHON, str(Path(__file__).resolve()), "--child-stages", str(folder)], work, corpus.env("off")
@@ -324,6 +368,18 @@ def table(corpora: list[Corpus]) -> str:
     return "\n".join(lines)
 
 
+def lsp_table(corpora: list[Corpus]) -> str:
+    measured = [c for c in corpora if c.samples.get("lsp edit")]
+    if not measured:
+        return ""
+    head = "| corpus | check cold | language server: didChange to publishDiagnostics | of a cold check |"
+    lines = [head, "|" + "---|" * 4]
+    for c in measured:
+        cold, edit = c.median("check"), c.median("lsp edit")
+        lines.append(f"| {c.label} | {_seconds(cold)} | {_seconds(edit)} | {edit / cold:.0%} |")
+    return "\n".join(lines) + "\n"
+
+
 def stage_table(corpora: list[Corpus]) -> str:
     synthetic = [c for c in corpora if c.stages and c.label != "rules/"]
     if not synthetic:
@@ -347,19 +403,25 @@ def child_stages(folder: Path) -> None:
     print(json.dumps(dict(pipeline.STAGE_SECONDS)))
 
 
+ALL_STEPS = frozenset({"check", "yaml", "json", "build", "import", "stages", "lsp"})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (medians reported)")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000], help="synthetic lifepath counts")
     parser.add_argument("--huge", action="store_true", help="add the 100,000-lifepath corpus (one run of each)")
     parser.add_argument("--no-rules", action="store_true", help="leave out rules/")
+    parser.add_argument(
+        "--steps", nargs="*", choices=sorted(ALL_STEPS), help="measure only these (check is always measured)"
+    )
     parser.add_argument("--child-stages", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_stages:
         child_stages(args.child_stages)
         return
     work = Path(tempfile.mkdtemp(prefix="rulesdsl-bench-"))
-    all_steps = {"check", "yaml", "json", "build", "import", "stages"}
+    all_steps = {"check", *(args.steps or ALL_STEPS)}
     try:
         corpora = (
             []
@@ -375,8 +437,10 @@ def main() -> None:
                 if corpus.entities > 50_000 and corpus.samples:
                     continue  # the huge corpus: once
                 measure_once(corpus, all_steps)
-        print(table(corpora))
-        print()
+        if all_steps >= {"check", "yaml", "json", "build", "import"}:
+            print(table(corpora))
+            print()
+        print(lsp_table(corpora))
         print(stage_table(corpora))
         chain = formula_chain(work / "chain" / "chain", 2000)
         usage = run_child(_rulesdsl("check", chain), work, {**os.environ, "RULESDSL_CACHE_DIR": "off"})

@@ -226,10 +226,10 @@ def test_entries_of_another_version_are_not_used(tmp_path: Path, monkeypatch: py
     try:
         with monkeypatch.context() as patch:
             patch.setattr(rulesdsl.compile.cache, "__version__", "0.0.1-older")
-            rulesdsl.compile.cache._compiler_digest.cache_clear()
+            rulesdsl.compile.cache.compiler_digest.cache_clear()
             older = compile_paths(paths)
     finally:
-        rulesdsl.compile.cache._compiler_digest.cache_clear()
+        rulesdsl.compile.cache.compiler_digest.cache_clear()
     parses = count_parses(monkeypatch)
     assert same_result(compile_paths(paths), older)
     assert len(parses) == 3

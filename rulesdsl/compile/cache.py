@@ -95,7 +95,7 @@ def _codec() -> Codec:
 
 
 @cache
-def _compiler_digest() -> str:
+def compiler_digest() -> str:
     from rulesdsl.syntax.parse import GRAMMAR_PATH
 
     digest = hashlib.sha256(__version__.encode())
@@ -110,12 +110,12 @@ def _compiler_digest() -> str:
 
 def _key(shown: str, text: str, kinds: str | None = None) -> str:
     what = "" if kinds is None else f"lowered by {kinds}\0"
-    return hashlib.sha256(f"{_compiler_digest()}\0{what}{shown}\0{text}".encode()).hexdigest()
+    return hashlib.sha256(f"{compiler_digest()}\0{what}{shown}\0{text}".encode()).hexdigest()
 
 
 def _header(key: str) -> bytes:
     """Everything before the payload's checksum: format, compiler and key, so a foreign entry is refused."""
-    return b"%s %s %s " % (FORMAT, _compiler_digest().encode(), key.encode())
+    return b"%s %s %s " % (FORMAT, compiler_digest().encode(), key.encode())
 
 
 def _checksum(key: str, payload: bytes) -> bytes:

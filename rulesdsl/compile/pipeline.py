@@ -22,6 +22,7 @@ from rulesdsl.compile.checks import schema, semantic, uses
 from rulesdsl.compile.jsonform import document
 from rulesdsl.compile.kinds import CORE_KINDS, PRELUDE_PATH, Kind
 from rulesdsl.compile.lower import declare_kind, lower_block
+from rulesdsl.compile.memo import Caches, Memo
 from rulesdsl.compile.merge import Changes, Layer
 from rulesdsl.diagnostics import Diagnostic, deduplicate, did_you_mean, error, naming_hint, suggest, warning
 from rulesdsl.language.fieldtypes import referenced_kinds
@@ -29,7 +30,7 @@ from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.parse import Parser
 from rulesdsl.syntax.scanner import scan
-from rulesdsl.syntax.source import MANIFEST, RulesetFiles, discover, display_path, read_source
+from rulesdsl.syntax.source import MANIFEST, Overlay, RulesetFiles, discover, display_path, read_source
 from rulesdsl.syntax.tree import Position
 from rulesdsl.syntax.written import expr_text
 
@@ -179,13 +180,32 @@ class _Parsed:
     extends: tuple[str, ...]
 
 
-def compile_paths(paths: Sequence[Path]) -> Compilation:
-    """Check the rulesets under `paths`, and the rulesets they extend (found beside them, under `rules/`
-    in the working folder, or in `RULESDSL_PATH`), each as one ruleset, bases first."""
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """Where a compilation reads from besides the paths it is given."""
+
+    overlay: Overlay  # open buffers: read instead of the disk
+    bases: tuple[Path, ...]  # folders to look for extended rulesets in (besides beside the extending one)
+
+
+def compile_paths(
+    paths: Sequence[Path],
+    *,
+    overlay: Overlay | None = None,
+    bases: Sequence[Path] | None = None,
+    memo: Memo | None = None,
+) -> Compilation:
+    """Check the rulesets under `paths`, and the rulesets they extend (found beside them, or in the folders
+    `bases`: by default `rules/` in the working folder and `RULESDSL_PATH`), each as one ruleset, bases first.
+
+    `overlay` holds open buffers (a file's real path -> its text): they are read instead of the disk, and an
+    overlaid file not on disk is part of its ruleset. `memo` keeps what each file derived for the next
+    compilation in this process (see compile/memo.py)."""
+    inputs = _Inputs(overlay or {}, tuple(default_bases() if bases is None else bases))
     # Compiling makes about a hundred objects per entity and no cycles, and with a large ruleset in memory
     # every collection would walk all of it (1.3x cold, 2.9x warm).
     with gc_paused():
-        return _compile_paths(paths)
+        return _compile_paths(paths, inputs, memo)
 
 
 @contextmanager
@@ -201,12 +221,13 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _compile_paths(paths: Sequence[Path]) -> Compilation:
+def _compile_paths(paths: Sequence[Path], inputs: _Inputs, memo: Memo | None) -> Compilation:
     STAGE_SECONDS.clear()
-    found, diagnostics = discover(paths)
+    found, diagnostics = discover(paths, inputs.overlay)
     sources: dict[str, str] = {}
-    parse_cache, refused = ParseCache.open(cache_folder())
+    disk, refused = ParseCache.open(cache_folder())
     diagnostics += refused
+    parse_cache = Caches(disk, memo, {display_path(p) for p in inputs.overlay})
     parsed: dict[str, _Parsed] = {}  # by ruleset id
     roots: set[Path] = set()
     queue = [(files, True) for files in found]
@@ -216,7 +237,7 @@ def _compile_paths(paths: Sequence[Path]) -> Compilation:
             continue
         roots.add(files.root)
         with _stage("read"):
-            ruleset, more = _parse(files, selected, sources, parse_cache)
+            ruleset, more = _parse(files, selected, sources, parse_cache, inputs.overlay)
         diagnostics += more
         if ruleset is None or ruleset.manifest is None:
             continue
@@ -234,9 +255,10 @@ def _compile_paths(paths: Sequence[Path]) -> Compilation:
         parsed[ruleset.manifest.id] = ruleset
         for base in ruleset.extends:
             if base not in parsed:
-                queue += [(f, False) for f in _find_base(base, ruleset.files.root) if f.root not in roots]
+                found_base = _find_base(base, ruleset.files.root, inputs)
+                queue += [(f, False) for f in found_base if f.root not in roots]
     compiled: dict[str, CompiledRuleset] = {}
-    for ruleset_id in _bases_first(parsed, diagnostics):
+    for ruleset_id in _bases_first(parsed, diagnostics, inputs.bases):
         result, more = _compile(parsed[ruleset_id], compiled, parse_cache)
         diagnostics += more
         if result is not None:
@@ -246,25 +268,30 @@ def _compile_paths(paths: Sequence[Path]) -> Compilation:
     return Compilation(tuple(compiled[i] for i in sorted(compiled)), tuple(deduplicate(diagnostics)), sources)
 
 
-def search_path(start: Path) -> list[Path]:
-    """Where a base ruleset is looked for: beside the extending one, `rules/` here, then `RULESDSL_PATH`."""
-    folders = [start.parent, Path.cwd() / "rules"]
-    folders += [Path(p) for p in os.environ.get("RULESDSL_PATH", "").split(os.pathsep) if p]
+def default_bases() -> list[Path]:
+    """Where the command line looks for the rulesets one extends, besides beside it: `rules/` here, then the
+    folders in `RULESDSL_PATH`."""
+    return [Path.cwd() / "rules", *(Path(p) for p in os.environ.get("RULESDSL_PATH", "").split(os.pathsep) if p)]
+
+
+def search_path(start: Path, bases: Sequence[Path] | None = None) -> list[Path]:
+    """Where a base ruleset is looked for: beside the extending one, then `bases` (by default `default_bases`)."""
+    folders = [start.parent, *(default_bases() if bases is None else bases)]
     return [f for f in dict.fromkeys(p.resolve() for p in folders) if f.is_dir()]
 
 
-def _find_base(ruleset_id: str, start: Path) -> list[RulesetFiles]:
+def _find_base(ruleset_id: str, start: Path, inputs: _Inputs) -> list[RulesetFiles]:
     """The first ruleset on the search path whose manifest says `ruleset ID`."""
-    for folder in search_path(start):
-        found, _ = discover([folder])
+    for folder in search_path(start, inputs.bases):
+        found, _ = discover([folder], inputs.overlay)
         for files in sorted(found, key=lambda r: r.root.name != ruleset_id):  # a folder of that name first
-            if _manifest_id(files.root / MANIFEST) == ruleset_id:
+            if _manifest_id(files.root / MANIFEST, inputs.overlay) == ruleset_id:
                 return [files]
     return []
 
 
-def _manifest_id(path: Path) -> str | None:
-    text, problem = read_source(path)
+def _manifest_id(path: Path, overlay: Overlay) -> str | None:
+    text, problem = read_source(path, overlay)
     if text is None or problem is not None:
         return None
     parsed, _ = parser().parse_file(display_path(path), text)
@@ -274,7 +301,7 @@ def _manifest_id(path: Path) -> str | None:
     return None
 
 
-def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic]) -> list[str]:
+def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic], bases: Sequence[Path]) -> list[str]:
     """Ruleset ids with every base before the rulesets extending it; missing bases and circles reported,
     and a ruleset left out because a base of its cannot be compiled says so."""
     order: list[str] = []
@@ -302,7 +329,7 @@ def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic]) -
         ok = True
         for base in parsed[ruleset_id].extends:
             if base not in parsed:
-                places = ", ".join(display_path(p) for p in search_path(parsed[ruleset_id].files.root))
+                places = ", ".join(display_path(p) for p in search_path(parsed[ruleset_id].files.root, bases))
                 diagnostics.append(
                     error(
                         "E502",
@@ -334,14 +361,14 @@ def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic]) -
 
 
 def _parse(
-    ruleset: RulesetFiles, selected: bool, sources: dict[str, str], parse_cache: ParseCache
+    ruleset: RulesetFiles, selected: bool, sources: dict[str, str], parse_cache: Caches, overlay: Overlay
 ) -> tuple[_Parsed | None, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     statements: list[_File] = []
     hashes = []
     for path in ruleset.files:
         shown = display_path(path)
-        text, problem = read_source(path)
+        text, problem = read_source(path, overlay)
         if problem is not None or text is None:
             diagnostics += [problem] if problem is not None else []
             if text:  # not compiled; kept only to show the line the problem points at
@@ -454,7 +481,7 @@ def declare_kinds(
 
 
 def _compile(
-    ruleset: _Parsed, compiled: Mapping[str, CompiledRuleset], parse_cache: ParseCache
+    ruleset: _Parsed, compiled: Mapping[str, CompiledRuleset], parse_cache: Caches
 ) -> tuple[CompiledRuleset | None, list[Diagnostic]]:
     """Lower a ruleset's blocks, merge it onto its bases, and check the whole as one ruleset."""
     manifest = ruleset.manifest
@@ -533,7 +560,7 @@ _GRAPH_WARNINGS = ("W341", "W342")
 
 
 def _lowered(
-    files: Sequence[_File], kinds: Mapping[str, Kind], parse_cache: ParseCache
+    files: Sequence[_File], kinds: Mapping[str, Kind], parse_cache: Caches
 ) -> tuple[list[ir.Entity], list[Diagnostic]]:
     """The files' entities in source order, with their lowering and schema diagnostics: from the cache where
     it has them (lowered by these very kinds), else lowered and checked now, and cached."""
@@ -578,7 +605,7 @@ def _blocks(source: _File) -> tuple[m.Statement, ...]:
     return source.outline.blocks if source.outline is not None else ()
 
 
-def _save_outline(source: _File, parse_cache: ParseCache) -> None:
+def _save_outline(source: _File, parse_cache: Caches) -> None:
     if source.unsaved is not None and source.outline is not None:
         parse_cache.save(source.shown, source.text, (source.outline, source.unsaved))
         source.unsaved = None
