@@ -297,6 +297,22 @@ export function knownId(kind, param, given, ids) {
   return given;
 }
 
+/** A formula's arguments, in the order of `keys`: each must be given, and nothing else.
+ * @param {Record<string, any>} given @param {readonly string[]} keys @param {string} formula @returns {any[]} */
+export function argsOf(given, keys, formula) {
+  const unknown = Object.keys(given ?? {}).filter((k) => !keys.includes(k));
+  if (unknown.length) throw new TypeError(`${formula} takes no ${unknown.join(", ")} (it takes ${keys.join(", ") || "nothing"})`);
+  const missing = keys.filter((k) => !Object.hasOwn(given ?? {}, k));
+  if (missing.length) throw new TypeError(`${formula} needs ${missing.join(", ")}`);
+  return keys.map((k) => given[k]);
+}
+
+/** An attribute's value by id, which a derived attribute needs. @param {Record<string, any>} values @param {string} id */
+export function attribute(values, id) {
+  if (!Object.hasOwn(values, id)) throw new TypeError(`no value given for the attribute ${id}`);
+  return values[id];
+}
+
 /** A value as JSON text, the same in Python (`json_value`): a whole number as a number, a fraction as
  * "n/d", a truth value, dice as their text. @param {unknown} value */
 export function jsonValue(value) {
