@@ -36,7 +36,14 @@ SAFE = 2**53 - 1  # the whole numbers a JS number holds exactly
 # The kinds whose display names requirements and sheets show (as the Python package's burning NAMES).
 NAMED_KINDS = ("lifepath", "setting", "skill", "stock", "trait")
 # Mechanic styles and the runtime class each is written as; a style missing here is NotSupported.
-MECHANIC_CLASSES = {"pool": "PoolMechanic", "total": "TotalMechanic", "check": "CheckMechanic", "contest": "ContestMechanic"}
+MECHANIC_CLASSES = {
+    "pool": "PoolMechanic",
+    "total": "TotalMechanic",
+    "check": "CheckMechanic",
+    "contest": "ContestMechanic",
+    "highest": "HighestMechanic",
+    "under": "UnderMechanic",
+}
 MECHANIC_RULES = {"pool": ("stack_on", "fumble_ones"), "total": ("explode_on", "fumble_on", "floor")}
 
 
@@ -472,14 +479,33 @@ export function burn(path, options = {}) {
 
 def mechanic_code(entity: ir.Entity) -> str:
     style = str(entity.fields.get("style"))
-    if style not in MECHANIC_CLASSES:
-        raise NotEmitted(f"{style} mechanics")
+    head = f"{js(entity.id)}, {js(entity.name)}"
     die = entity.fields["die"]
     assert isinstance(die, ir.Dice)
+    if style == "highest":
+        highest = highest_mechanic(entity)
+        assert highest is not None
+        outcomes = [_record(iter((("name", js(o.name)), ("low", js(o.low)), ("high", js(o.high))))) for o in highest.outcomes]
+        return f"new HighestMechanic({head}, {highest.sides}, [{', '.join(outcomes)}], {js(highest.critical)}, {js(highest.zero_dice)})"
+    if style == "under":
+        under = under_mechanic(entity)
+        assert under is not None
+        grades = [_record(iter((("divide", js(g.divide)), ("outcome", js(g.outcome))))) for g in under.grades]
+        bands = {
+            name: [
+                _record(iter((("low", js(b.low)), ("high", js(b.high)), ("targets_low", js(b.targets_low)), ("targets_high", js(b.targets_high)))))
+                for b in found
+            ]
+            for name, found in (("criticals", under.criticals), ("fumbles", under.fumbles))
+        }
+        rules = _record(iter((("grades", f"[{', '.join(grades)}]"), *((k, f"[{', '.join(v)}]") for k, v in bands.items()))))
+        return f"new UnderMechanic({head}, {dice_code(die)}, {rules})"
+    if style not in MECHANIC_CLASSES:
+        raise NotEmitted(f"{style} mechanics")
     dice = str(die.terms[0].sides) if style == "pool" else dice_code(die)
     rules = _record((k, js(entity.fields[k])) for k in MECHANIC_RULES.get(style, ()) if k in entity.fields)
     extra = f", {rules}" if style in MECHANIC_RULES else ""
-    return f"new {MECHANIC_CLASSES[style]}({js(entity.id)}, {js(entity.name)}, {dice}{extra})"
+    return f"new {MECHANIC_CLASSES[style]}({head}, {dice}{extra})"
 
 
 def entity_code(kind: Kind, entity: ir.Entity, names: Names) -> str:
