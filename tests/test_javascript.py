@@ -209,7 +209,7 @@ def ask(built: Built, questions: list[dict[str, Any]], tmp_path: Path) -> list[s
     )
     assert ran.returncode == 0, ran.stderr[-3000:]
     answers = ran.stdout.splitlines()
-    assert len(answers) == len(questions)
+    assert len(answers) == len(questions), ran.stdout[-2000:]
     return answers
 
 
@@ -221,8 +221,10 @@ def python_answer(compute: Callable[[], str]) -> str:
 
 
 def compare(built: Built, cases: list[tuple[dict[str, Any], str]], tmp_path: Path) -> int:
-    """Asks rules.js every question and asserts its answers are the Python package's; how many agreed."""
-    answers = ask(built, [q for q, _ in cases], tmp_path)
+    """Asks rules.js every question and asserts its answers are the Python package's; how many agreed. It
+    is asked first what it does not support: exactly NOT_SUPPORTED's list (what the comparisons skip)."""
+    unsupported, *answers = ask(built, [{"op": "unsupported"}, *(q for q, _ in cases)], tmp_path)
+    assert json.loads(unsupported) == NOT_SUPPORTED.get(built.ruleset.id, []), built.ruleset.id
     wrong = [
         f"{q}\n  python: {expected}\n  js:     {got}"
         for (q, expected), got in zip(cases, answers, strict=True)
@@ -239,12 +241,6 @@ def skipped(built: Built) -> set[tuple[str, str]]:
 # ---------------------------------------------------------------- the questions
 
 
-def test_not_supported_is_what_the_report_says(everything: list[Built], tmp_path: Path) -> None:
-    for built in everything:
-        (answer,) = ask(built, [{"op": "unsupported"}], tmp_path)
-        assert json.loads(answer) == NOT_SUPPORTED.get(built.ruleset.id, []), built.ruleset.id
-
-
 def _given_values(table: Any) -> list[dict[str, int | str]]:
     """Every combination of the keys a table's roll is given, as its rows name them."""
     names = table.dice.given
@@ -255,7 +251,7 @@ def _given_values(table: Any) -> list[dict[str, int | str]]:
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*values)]
 
 
-def test_every_tables_chances_are_the_same(everything: list[Built], tmp_path: Path) -> None:
+def test_every_tables_chances_are_the_same_and_nothing_unsupported(everything: list[Built], tmp_path: Path) -> None:
     asked = 0
     for built in everything:
         cases = []
@@ -267,7 +263,7 @@ def test_every_tables_chances_are_the_same(everything: list[Built], tmp_path: Pa
                     question = {"op": "chances", "table": table_id, "modifier": modifier, "given": given_keys}
                     expected = python_answer(lambda t=table, m=modifier, g=given_keys: t.chances_json(m, **g))
                     cases.append((question, expected))
-        asked += compare(built, cases, tmp_path) if cases else 0
+        asked += compare(built, cases, tmp_path)  # every ruleset: each is asked what it does not support
     assert asked > 60
 
 
@@ -504,7 +500,7 @@ def test_burns_and_requirements_are_the_same(everything: list[Built], tmp_path: 
         cases: list[tuple[dict[str, Any], str]] = []
         legal = 0
 
-        @examples(BURNS)
+        @examples(BURNS if built.ruleset.id in ("burning_wheel", "fenmark") else 100)
         @given(paths(built))
         def draw(case: dict[str, Any]) -> None:
             nonlocal legal
@@ -526,7 +522,7 @@ def test_burns_and_requirements_are_the_same(everything: list[Built], tmp_path: 
 
         draw()
         burns = [q for q, _ in cases if q["op"] == "burn"]
-        assert len(burns) >= min(BURNS, 50), built.ruleset.id
+        assert len(burns) >= 50, built.ruleset.id
         if built.ruleset.id in ("burning_wheel", "fenmark"):
             assert len(burns) >= BURNS and 0 < legal < len(burns), (built.ruleset.id, legal)
         compare(built, cases, tmp_path)
