@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -48,11 +49,14 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (apt
 NOT_SUPPORTED: dict[str, list[list[str]]] = {}
 
 BURNS = 1000  # random paths per lifepath ruleset
+
+
 def examples(count: int) -> settings:
     """Hypothesis settings: `count` examples, the same ones every run."""
     return settings(
         max_examples=count, database=None, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck)
     )
+
 
 ALGEBRA = """
 kind monster "Monster" { roll: dice  hits: list of dice?  damage: formula of level? }
@@ -267,7 +271,9 @@ def test_every_tables_chances_are_the_same_and_nothing_unsupported(everything: l
     assert asked > 60
 
 
-def _dice_in(field_type: t.FieldType, value: object, path: list[str | int]) -> Iterator[tuple[list[str | int], ir.Dice]]:
+def _dice_in(
+    field_type: t.FieldType, value: object, path: list[str | int]
+) -> Iterator[tuple[list[str | int], ir.Dice]]:
     """Every dice value inside a field's value, with the keys that reach it in rules.js."""
     match field_type, value:
         case t.DiceType(), ir.Dice():
@@ -343,31 +349,50 @@ def _strategy(field_type: t.FieldType, ruleset: CompiledRuleset) -> st.SearchStr
             return NUMBERS
 
 
-def _formula_cases(built: Built, count: int) -> list[tuple[dict[str, Any], str]]:
-    """Each named formula on `examples` argument sets Hypothesis draws (the Python side computes as it goes)."""
-    cases: list[tuple[dict[str, Any], str]] = []
+Case = tuple[dict[str, Any], str]  # a question for rules.js, and the Python package's answer
+
+
+def collect(strategy: st.SearchStrategy[Any], count: int, answer: Callable[[Any], list[Case]]) -> list[Case]:
+    """The cases `answer` makes of `count` examples Hypothesis draws from `strategy` (the Python side
+    computes as they are drawn; rules.js is asked them all at once afterwards)."""
+    cases: list[Case] = []
+
+    @examples(count)
+    @given(strategy)
+    def draw(drawn: Any) -> None:
+        cases.extend(answer(drawn))
+
+    draw()
+    return cases
+
+
+def _formula_case(built: Built, formula_id: str, function: Any, args: dict[str, object]) -> list[Case]:
+    expected = python_answer(lambda: built.json_value(function(**args)))
+    return [({"op": "formula", "id": formula_id, "args": {k: _argument(v) for k, v in args.items()}}, expected)]
+
+
+def _formula_cases(built: Built, count: int) -> list[Case]:
+    """Each named formula on `count` argument sets Hypothesis draws."""
+    cases: list[Case] = []
     for formula_id, entity in built.ruleset.entities.get("formula", {}).items():
         if ("formula", formula_id) in skipped(built):
             continue
         function = built.package.FORMULAS[formula_id]
         typed = {param_name(c.name, None): _strategy(c.type, built.ruleset) for c in columns(entity, "params")}
-        names = [p for p in function.__code__.co_varnames[: function.__code__.co_kwonlyargcount]]
+        names = list(function.__code__.co_varnames[: function.__code__.co_kwonlyargcount])
         strategies = {name: typed.get(name, st.integers(-5, 20)) for name in names}
-
-        @examples(count)
-        @given(st.fixed_dictionaries(strategies))
-        def draw(args: dict[str, object]) -> None:
-            expected = python_answer(lambda: built.json_value(function(**args)))
-            question = {"op": "formula", "id": formula_id, "args": {k: _argument(v) for k, v in args.items()}}
-            cases.append((question, expected))
-
-        draw()
+        cases += collect(st.fixed_dictionaries(strategies), count, partial(_formula_case, built, formula_id, function))
     return cases
 
 
-def _cell_cases(built: Built, count: int) -> list[tuple[dict[str, Any], str]]:
+def _cell_case(built: Built, path: list[str | int], formula: Any, values: dict[str, int]) -> list[Case]:
+    expected = python_answer(lambda: built.json_value(formula.evaluate(**values)))
+    return [({"op": "cell", "path": path, "args": values}, expected)]
+
+
+def _cell_cases(built: Built, count: int) -> list[Case]:
     """Every formula kept as data in a table cell or an entity's field, on random values of its names."""
-    cases: list[tuple[dict[str, Any], str]] = []
+    cases: list[Case] = []
     places: list[tuple[list[str | int], Any]] = []
     for table_id, table in built.package.TABLES.items():
         for index, row in enumerate(table.rows):
@@ -380,18 +405,12 @@ def _cell_cases(built: Built, count: int) -> list[tuple[dict[str, Any], str]]:
         for entity_id in entities:
             for name, decl in built.ruleset.kinds[kind_name].fields.items():
                 if isinstance(decl.type, t.FormulaType):
-                    places.append(([registry_name(kind_name), entity_id, name], getattr(registry[entity_id], identifier(name))))
+                    value = getattr(registry[entity_id], identifier(name))
+                    places.append(([registry_name(kind_name), entity_id, name], value))
     for path, formula in places:
-        if not (hasattr(formula, "evaluate") and hasattr(formula, "names")):
-            continue
-
-        @examples(count)
-        @given(st.fixed_dictionaries({n: st.integers(-10, 30) for n in formula.names}))
-        def draw(values: dict[str, int]) -> None:
-            expected = python_answer(lambda: built.json_value(formula.evaluate(**values)))
-            cases.append(({"op": "cell", "path": path, "args": values}, expected))
-
-        draw()
+        if hasattr(formula, "evaluate") and hasattr(formula, "names"):
+            values = st.fixed_dictionaries({n: st.integers(-10, 30) for n in formula.names})
+            cases += collect(values, count, partial(_cell_case, built, path, formula))
     return cases
 
 
@@ -437,26 +456,23 @@ def test_every_mechanics_odds_are_the_same(everything: list[Built], tmp_path: Pa
     assert asked > 20
 
 
+def _derive_case(built: Built, values: dict[str, int]) -> list[Case]:
+    def derive() -> str:
+        derived = built.package.derive_attributes(values)
+        return to_json({k: json.loads(built.json_value(v)) for k, v in derived.items()})
+
+    return [({"op": "derive", "values": values}, python_answer(derive))]
+
+
 def test_derived_attributes_are_the_same(everything: list[Built], tmp_path: Path) -> None:
     asked = 0
     for built in everything:
         attributes = built.ruleset.entities.get("attribute", {})
-        base = [a for a, e in attributes.items() if "formula" not in e.fields]
-        if not any("formula" in e.fields for e in attributes.values()):
-            continue
-        cases = []
-
-        @examples(50)
-        @given(st.fixed_dictionaries({a: st.integers(0, 12) for a in base}))
-        def draw(values: dict[str, int]) -> None:
-            def derive() -> str:
-                derived = built.package.derive_attributes(values)
-                return json.dumps({k: json.loads(built.json_value(v)) for k, v in derived.items()}, separators=(",", ":"))
-
-            cases.append(({"op": "derive", "values": values}, python_answer(derive)))
-
-        draw()
-        asked += compare(built, cases, tmp_path)
+        if any("formula" in e.fields for e in attributes.values()):
+            base = st.fixed_dictionaries(
+                {a: st.integers(0, 12) for a, e in attributes.items() if "formula" not in e.fields}
+            )
+            asked += compare(built, collect(base, 50, partial(_derive_case, built)), tmp_path)
     assert asked >= 50
 
 
@@ -481,7 +497,15 @@ def paths(draw: st.DrawFn, built: Built) -> dict[str, Any]:
     if draw(st.integers(0, 3)) == 0:
         options["gender"] = draw(st.sampled_from(["female", "male", "Female"]))
     alternatives = sorted(
-        {o for i in path for c in (lifepaths[i].skills, lifepaths[i].traits) if c for e in c.options if len(e) > 1 for o in e}
+        {
+            o
+            for i in path
+            for c in (lifepaths[i].skills, lifepaths[i].traits)
+            if c
+            for e in c.options
+            if len(e) > 1
+            for o in e
+        }
     )
     if alternatives and draw(st.booleans()):
         options["picks"] = draw(st.lists(st.sampled_from(alternatives), max_size=2))
@@ -493,37 +517,35 @@ def paths(draw: st.DrawFn, built: Built) -> dict[str, Any]:
     return {"path": path, "options": options}
 
 
+def _burn_cases(built: Built, case: dict[str, Any]) -> list[Case]:
+    """The burn of a path, and whether its last lifepath may follow the others (with its reasons)."""
+    package = built.package
+    cases: list[Case] = [
+        ({"op": "burn", **case}, python_answer(lambda: package.burn(case["path"], **case["options"]).to_json()))
+    ]
+    *previous, last = case["path"]
+    if all(p in package.LIFEPATHS for p in case["path"]):
+        met = {k: v for k, v in case["options"].items() if k in ("traits", "gender")}
+
+        def verdict() -> str:
+            return to_json(
+                [package.requirement_met(last, previous, **met), package.unmet_requirements(last, previous, **met)]
+            )
+
+        cases.append(({"op": "met", "lifepath": last, "previous": previous, "options": met}, python_answer(verdict)))
+    return cases
+
+
 def test_burns_and_requirements_are_the_same(everything: list[Built], tmp_path: Path) -> None:
     lifepath_rulesets = [b for b in everything if b.ruleset.entities.get("lifepath")]
     assert {"burning_wheel", "fenmark"} <= {b.ruleset.id for b in lifepath_rulesets}
     for built in lifepath_rulesets:
-        cases: list[tuple[dict[str, Any], str]] = []
-        legal = 0
-
-        @examples(BURNS if built.ruleset.id in ("burning_wheel", "fenmark") else 100)
-        @given(paths(built))
-        def draw(case: dict[str, Any]) -> None:
-            nonlocal legal
-            expected = python_answer(lambda: built.package.burn(case["path"], **case["options"]).to_json())
-            legal += '"violations":[]' in expected
-            cases.append(({"op": "burn", **case}, expected))
-            *previous, last = case["path"]
-            if last in built.package.LIFEPATHS and all(p in built.package.LIFEPATHS for p in previous):
-                met = {k: v for k, v in case["options"].items() if k in ("traits", "gender")}
-
-                def verdict() -> str:
-                    answer = [
-                        built.package.requirement_met(last, previous, **met),
-                        built.package.unmet_requirements(last, previous, **met),
-                    ]
-                    return json.dumps(answer, separators=(",", ":"), ensure_ascii=False)
-
-                cases.append(({"op": "met", "lifepath": last, "previous": previous, "options": met}, python_answer(verdict)))
-
-        draw()
-        burns = [q for q, _ in cases if q["op"] == "burn"]
+        book = built.ruleset.id in ("burning_wheel", "fenmark")
+        cases = collect(paths(built), BURNS if book else 100, partial(_burn_cases, built))
+        burns = [expected for q, expected in cases if q["op"] == "burn"]
+        legal = sum('"violations":[]' in expected for expected in burns)
         assert len(burns) >= 50, built.ruleset.id
-        if built.ruleset.id in ("burning_wheel", "fenmark"):
+        if book:
             assert len(burns) >= BURNS and 0 < legal < len(burns), (built.ruleset.id, legal)
         compare(built, cases, tmp_path)
 
@@ -549,7 +571,8 @@ def test_rolls_are_seeded_and_land_on_rows(everything: list[Built], tmp_path: Pa
         "if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error('not reproducible');\n"
         "for (let s = 0; s < 200; s++) { const x = r.MONSTERS.boom.roll.throw(r.seeded(s));\n"
         "  if (x.total !== x.faces.reduce((p, q) => p + q, 0)) throw new Error('explode'); }\n"
-        "const seen = new Set(); for (let s = 0; s < 300; s++) seen.add(r.TABLES.reaction.roll(r.seeded(s), 2).row.mood);\n"
+        "const seen = new Set();\n"
+        "for (let s = 0; s < 300; s++) seen.add(r.TABLES.reaction.roll(r.seeded(s), 2).row.mood);\n"
         "console.log([...seen].sort().join(','), r.FORMULAS.best({n: 4}).text, a.length > 0);\n",
         encoding="utf-8",
     )

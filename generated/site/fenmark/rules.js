@@ -1432,6 +1432,129 @@ export class ContestMechanic {
   }
 }
 
+/** Roll a number of one kind of die and read the highest (a Blades in the Dark action roll): `outcomes` are
+ * the bands the highest die falls in; `critical` dice showing the top face read as "critical"; `zeroDice`:
+ * with no dice, roll that many and read the lowest. */
+export class HighestMechanic {
+  /** @param {string} id @param {string} name @param {number} sides @param {readonly {name: string, low: number, high: number}[]} outcomes @param {number | null} [critical] @param {number | null} [zeroDice] */
+  constructor(id, name, sides, outcomes, critical = null, zeroDice = null) {
+    this.id = id;
+    this.name = name;
+    this.sides = sides;
+    this.outcomes = freeze(outcomes.map((o) => ({ ...o })));
+    this.critical = critical;
+    this.zeroDice = zeroDice;
+    Object.freeze(this);
+  }
+  get names() { return [...this.outcomes.map((o) => o.name), ...(this.critical !== null ? ["critical"] : [])]; }
+  /** @param {number} face */
+  _band(face) { return /** @type {{name: string}} */ (this.outcomes.find((o) => o.low <= face && face <= o.high)).name; }
+  /** @param {number} dice */
+  _rolled(dice) {
+    if (dice < 0) throw new RangeError(`${this.name}: a pool of ${dice} dice`);
+    if (dice > 0) return dice;
+    if (this.zeroDice === null) throw new RangeError(`${this.name}: a pool of no dice, and no zero_dice rule`);
+    return this.zeroDice;
+  }
+  /** @param {readonly number[]} faces @param {number | null} [dice] */
+  judge(faces, dice = null) {
+    if (!faces.length || faces.some((f) => !(f >= 1 && f <= this.sides))) throw new RangeError(`${this.name}: ${JSON.stringify(faces)} are not faces of d${this.sides}`);
+    const zero = dice === 0;
+    const read = zero ? Math.min(...faces) : Math.max(...faces);
+    const critical = !zero && this.critical !== null && faces.filter((f) => f === this.sides).length >= this.critical;
+    return Object.freeze({ dice: [...faces], read, outcome: critical ? "critical" : this._band(read), critical });
+  }
+  /** @param {Rng} rng @param {number} dice */
+  roll(rng, dice) { return this.judge(Array.from({ length: this._rolled(dice) }, () => randint(rng, 1, this.sides)), dice); }
+  /** The exact chance of each outcome with a pool of `dice`, in the order of `names`. @param {number} dice @returns {[string, Fraction][]} */
+  chances(dice) {
+    const rolled = this._rolled(dice), s = this.sides;
+    charge(rolled * rolled * s);
+    /** @type {Fraction[]} */ const read = [ZERO];
+    let critical = ZERO;
+    if (dice === 0) {
+      const atLeast = Array.from({ length: s + 1 }, (_, k) => new Fraction(BigInt(s - k), BigInt(s)).pow(rolled));
+      for (let k = 1; k <= s; k++) read.push(atLeast[k - 1].sub(atLeast[k]));
+    } else {
+      const atMost_ = Array.from({ length: s + 1 }, (_, k) => new Fraction(BigInt(k), BigInt(s)).pow(rolled));
+      for (let k = 1; k <= s; k++) read.push(atMost_[k].sub(atMost_[k - 1]));
+      if (this.critical !== null) {
+        const top = new Fraction(1n, BigInt(s));
+        for (let j = this.critical; j <= rolled; j++) critical = critical.add(Fraction.of(comb(rolled, j)).mul(top.pow(j)).mul(ONE.sub(top).pow(rolled - j)));
+        read[s] = read[s].sub(critical);
+      }
+    }
+    /** @type {[string, Fraction][]} */
+    const result = this.outcomes.map((o) => [o.name, read.slice(o.low, o.high + 1).reduce((a, c) => a.add(c), ZERO)]);
+    if (this.critical !== null) result.push(["critical", critical]);
+    return result;
+  }
+}
+
+/** Roll dice against a target from below: a total at most the target succeeds, graded by `grades` (the
+ * hardest met); a total in `criticals` is a critical, in `fumbles` a fumble, where the band's targets allow. */
+export class UnderMechanic {
+  /** @param {string} id @param {string} name @param {Dice} dice @param {{grades?: readonly {divide: number, outcome: string}[], criticals?: readonly RollBand[], fumbles?: readonly RollBand[]}} [rules] */
+  constructor(id, name, dice, rules = {}) {
+    if (!dice.plain || !dice.terms.length) throw new RangeError(`${name}: a roll-under total is dice added up, not ${dice.text}`);
+    this.id = id;
+    this.name = name;
+    this.dice = dice;
+    this.grades = freeze((rules.grades ?? []).map((g) => ({ ...g })));
+    this.criticals = freeze((rules.criticals ?? []).map((b) => ({ ...b })));
+    this.fumbles = freeze((rules.fumbles ?? []).map((b) => ({ ...b })));
+    Object.freeze(this);
+  }
+  get names() {
+    const grades = [...this.grades].sort((a, b) => a.divide - b.divide).map((g) => g.outcome);
+    return [...(this.fumbles.length ? ["fumble"] : []), "failure", "success", ...grades, ...(this.criticals.length ? ["critical"] : [])];
+  }
+  /** @param {number} total @param {number} target @returns {[string, boolean]} */
+  read(total, target) {
+    /** @param {RollBand} b */
+    const holds = (b) => b.low <= total && total <= b.high && (b.targets_low === null || target >= b.targets_low) && (b.targets_high === null || target <= b.targets_high);
+    if (this.criticals.some(holds)) return ["critical", true];
+    if (this.fumbles.some(holds)) return ["fumble", false];
+    if (total > target) return ["failure", false];
+    const made = this.grades.filter((g) => total <= Math.floor(target / g.divide));
+    if (!made.length) return ["success", true];
+    return [made.reduce((best, g) => (g.divide > best.divide ? g : best)).outcome, true];
+  }
+  /** @param {readonly number[]} faces @param {number} target */
+  judge(faces, target) {
+    target = wholeOf(target, `${this.name}: the target`);
+    const sides = this.dice.terms.flatMap((t) => Array(t.count).fill(t.sides));
+    if (faces.length !== sides.length || faces.some((f, i) => !(f >= 1 && f <= sides[i]))) throw new RangeError(`${this.name}: ${JSON.stringify(faces)} are not faces of ${this.dice.text}`);
+    const total = faces.reduce((a, b) => a + b, 0) + this.dice.modifier;
+    const [outcome, success] = this.read(total, target);
+    return Object.freeze({ dice: [...faces], total, target, outcome, success, margin: target - total });
+  }
+  /** @param {Rng} rng @param {number} target */
+  roll(rng, target) { return this.judge(this.dice.terms.flatMap((t) => Array.from({ length: t.count }, () => randint(rng, 1, t.sides))), target); }
+  _distribution() {
+    const spread = /** @type {number} */ (this.dice.maximum) - this.dice.minimum + 1;
+    charge(this.dice.terms.reduce((a, t) => a + t.count, 0) * spread);
+    return this.dice.distribution();
+  }
+  /** The exact chance of each outcome against `target`, in the order of `names`. @param {number} target @returns {[string, Fraction][]} */
+  chances(target) {
+    target = wholeOf(target, `${this.name}: the target`);
+    /** @type {Map<string, Fraction>} */ const result = new Map(this.names.map((n) => [n, ZERO]));
+    for (const [total, chance] of this._distribution()) {
+      const name = this.read(total, target)[0];
+      result.set(name, /** @type {Fraction} */ (result.get(name)).add(chance));
+    }
+    return [...result];
+  }
+  /** The exact chance of a success of any grade against `target`. @param {number} target */
+  chance(target) {
+    target = wholeOf(target, `${this.name}: the target`);
+    return this._distribution().filter(([total]) => this.read(total, target)[1]).reduce((a, [, p]) => a.add(p), ZERO);
+  }
+}
+
+/** @typedef {{low: number, high: number, targets_low: number | null, targets_high: number | null}} RollBand */
+
 /** A mechanic (or any entity) the JavaScript target does not emit yet: every use throws NotSupported.
  * @param {string} kind @param {string} id @param {string} why */
 export function notSupported(kind, id, why) {
@@ -5909,7 +6032,8 @@ export const TRAITS = freeze({
 const $catalog = new Catalog(LIFEPATHS);
 
 /** Whether `lifepath` may follow the lifepaths `previous` (ids, born lifepath first): true, false, or null
- * when that depends on a fact left out. @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
+ * when that depends on a fact left out.
+ * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 export function requirementMet(lifepath, previous, options = {}) {
   return verdict(LIFEPATHS[lifepath], new PathFacts($catalog, lifepath, previous, options));
 }
@@ -5924,7 +6048,8 @@ export function unmetRequirements(lifepath, previous, options = {}) {
  * {either: ["M", "P"], gender, traits, held: {kind: [ids]}, picks}. JSON.stringify of the sheet is the
  * Python sheet's to_json(). @param {readonly string[]} path @param {BurnOptions} [options] */
 export function burn(path, options = {}) {
-  return burnCharacter($catalog, SETTINGS, STOCKS, TABLES, NAMES, path.map((p) => $catalog.find(p)), options);
+  const ids = path.map((p) => $catalog.find(p));
+  return burnCharacter($catalog, SETTINGS, STOCKS, TABLES, NAMES, ids, options);
 }
 
 

@@ -11,9 +11,10 @@ becomes one that throws `NotSupported` when used, and is listed in the module's 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import assert_never
 
@@ -142,7 +143,12 @@ def roll_code(roll: ir.Roll) -> str:
 
 
 def _record(pairs: Iterator[tuple[str, str]]) -> str:
-    return "{" + ", ".join(f"{js(name)}: {code}" for name, code in pairs) + "}"
+    """An object literal; a key `__proto__` is computed, so that it is a key and never sets the prototype."""
+    return "{" + ", ".join(f"{_property(name)}: {code}" for name, code in pairs) + "}"
+
+
+def _property(name: str) -> str:
+    return f"[{js(name)}]" if name == "__proto__" else js(name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +198,9 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names) -> str:
             return _record(iter((("low", js(value.low)), ("high", js(value.high)))))
         case t.StatBonusType():
             assert isinstance(value, ir.StatBonus)
-            return _record(iter((("mental", js(value.mental)), ("physical", js(value.physical)), ("either", js(value.either)))))
+            return _record(
+                iter((("mental", js(value.mental)), ("physical", js(value.physical)), ("either", js(value.either))))
+            )
         case t.ActionsType():
             assert isinstance(value, ir.Actions)
             return _record(iter((("count", js(value.count)), ("per_obstacle", js(value.per_obstacle)))))
@@ -202,7 +210,10 @@ def value_code(field_type: t.FieldType, value: ir.Value, names: Names) -> str:
             return _record(iter((("points", js(value.points)), ("options", js(options)))))
         case t.OfferType():
             assert isinstance(value, ir.Offer)
-            picks = [_record(iter((("count", js(p.count)), ("options", js([r.target for r in p.options]))))) for p in value.picks]
+            picks = [
+                _record(iter((("count", js(p.count)), ("options", js([r.target for r in p.options])))))
+                for p in value.picks
+            ]
             return f"new Offer({js([r.target for r in value.fixed])}, [{', '.join(picks)}])"
         case t.RequirementType():
             assert isinstance(value, ir.REQUIREMENT_TYPES)
@@ -354,22 +365,64 @@ def formula_value(formula: ir.Formula, names: Names) -> str:
 # ---------------------------------------------------------------- the module
 
 
+# What rules.js defines besides the kinds' registries: a registry takes none of these names.
+GENERATED_NAMES = frozenset(
+    {
+        "ID",
+        "TITLE",
+        "VERSION",
+        "SOURCE_SHA256",
+        "NAMES",
+        "MECHANICS",
+        "FORMULAS",
+        "TABLES",
+        "ATTRIBUTES",
+        "NOT_SUPPORTED",
+    }
+)
+
+
+def runtime_names() -> frozenset[str]:
+    """The names runtime.js declares at its top level (`export function x`, `class X`, `const X`)."""
+    found = set()
+    for line in RUNTIME_JS.read_text(encoding="utf-8").splitlines():
+        words = line.split() if line[:1] not in (" ", "\t") else []
+        if words[:1] == ["export"]:
+            words = words[1:]
+        if len(words) > 1 and words[0] in ("function", "class", "const", "let"):
+            found.add(words[1].split("(")[0].split("=")[0])
+    return frozenset(found)
+
+
+def registry_names(ruleset: CompiledRuleset) -> dict[str, str]:
+    """The constant each kind's registry is exported as: the Python package's name (`LIFEPATHS`), with `_`
+    added while it would be a name the module already defines."""
+    taken = set(GENERATED_NAMES | runtime_names())
+    result = {}
+    for kind in ruleset.kinds:
+        name = registry_name(kind)
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        result[kind] = name
+    return result
+
+
 def render(ruleset: CompiledRuleset) -> str:
     """rules.js: the runtime, then the ruleset."""
     env = environment_of(ruleset.entities)
     unsupported: list[tuple[str, str, str]] = []
     out: list[str] = []
 
-    def attempt(kind: str, entity_id: str, write: object) -> str:
-        assert callable(write)
+    def attempt(kind: str, entity_id: str, write: Callable[[], str]) -> str:
+        """`write()`, or where it holds a form not written yet, an entity every use of which throws."""
         try:
-            code = write()
+            return write()
         except NotEmitted as exc:
             unsupported.append((kind, entity_id, str(exc)))
             return f"notSupported({js(kind)}, {js(entity_id)}, {js(str(exc))})"
-        assert isinstance(code, str)
-        return code
 
+    registries = registry_names(ruleset)
     formula_ids = list(ruleset.entities.get("formula", {}))
     formula_names = {fid: f"$formula{i}" for i, fid in enumerate(formula_ids)}
     mechanic_ids = [
@@ -390,7 +443,7 @@ def render(ruleset: CompiledRuleset) -> str:
     # mechanics
     out.append("\n// mechanics")
     for mid, entity in ruleset.entities.get("mechanic", {}).items():
-        out.append(f"const {mechanic_names[mid]} = {attempt('mechanic', mid, lambda e=entity: mechanic_code(e))};")
+        out.append(f"const {mechanic_names[mid]} = {attempt('mechanic', mid, partial(mechanic_code, entity))};")
     out.append(
         "export const MECHANICS = freeze({"
         + ", ".join(f"{js(mid)}: {mechanic_names[mid]}" for mid in ruleset.entities.get("mechanic", {}))
@@ -400,19 +453,21 @@ def render(ruleset: CompiledRuleset) -> str:
     # formulas
     out.append("\n// formulas: each a function of one object giving its parameters by name")
     for fid, entity in ruleset.entities.get("formula", {}).items():
-        code = attempt("formula", fid, lambda fid=fid, e=entity: formula_function(formula_names[fid], e, names, ruleset))
+        code = attempt("formula", fid, partial(formula_function, formula_names[fid], entity, names, ruleset))
         if code.startswith("notSupported("):
             code = f"function {formula_names[fid]}() {{ return {code}.evaluate(); }}"
         out.append(code)
     out.append(
-        "export const FORMULAS = freeze({" + ", ".join(f"{js(fid)}: {formula_names[fid]}" for fid in formula_ids) + "});"
+        "export const FORMULAS = freeze({"
+        + ", ".join(f"{js(fid)}: {formula_names[fid]}" for fid in formula_ids)
+        + "});"
     )
 
     # tables
     out.append("\n// tables (filled in below: tables whose rows name other tables roll on through it)")
     out.append("/** @type {Record<string, Table<any>>} */\nexport const TABLES = {};")
     for tid, entity in ruleset.entities.get("table", {}).items():
-        out.append(f"TABLES[{js(tid)}] = {attempt('table', tid, lambda e=entity: table_code(e, names))};")
+        out.append(f"TABLES[{js(tid)}] = {attempt('table', tid, partial(table_code, entity, names))};")
     out.append("Object.freeze(TABLES);")
 
     # attributes
@@ -422,12 +477,15 @@ def render(ruleset: CompiledRuleset) -> str:
     out.append(
         "export const ATTRIBUTES = freeze({"
         + ", ".join(
-            f"{js(aid)}: {attempt('attribute', aid, lambda e=e: entity_code(attribute_kind, e, names))}"
+            f"{js(aid)}: {attempt('attribute', aid, partial(entity_code, attribute_kind, e, names))}"
             for aid, e in attributes.items()
         )
         + "});"
     )
-    out.append(attempt("attribute", "*", lambda: derive_code(ruleset, env, names)))
+    derive = attempt("attribute", "*", partial(derive_code, ruleset, env, names))
+    if derive.startswith("notSupported("):
+        derive = f"export function deriveAttributes() {{ return {derive}.evaluate(); }}"
+    out.append(derive)
 
     # the other kinds
     for kind_name, kind in ruleset.kinds.items():
@@ -436,14 +494,15 @@ def render(ruleset: CompiledRuleset) -> str:
             continue
         out.append(f"\n// {kind.title}")
         items = ",\n".join(
-            f"  {js(eid)}: {attempt(kind_name, eid, lambda e=e, k=kind: entity_code(k, e, names))}"
+            f"  {js(eid)}: {attempt(kind_name, eid, partial(entity_code, kind, e, names))}"
             for eid, e in entities.items()
         )
-        out.append(f"export const {registry_name(kind_name)} = freeze({{\n{items}\n}});")
+        out.append(f"export const {registries[kind_name]} = freeze({{\n{items}\n}});")
 
     if ruleset.entities.get("lifepath"):
-        out.append(BURNING)
-    out.append(f"\n/** What this module does not do yet: [kind, id, why] of each entity that throws NotSupported. */")
+        out.append(BURNING.replace("$LIFEPATHS", registries["lifepath"]).replace("$SETTINGS", registries["setting"]))
+        out[-1] = out[-1].replace("$STOCKS", registries["stock"])
+    out.append("\n/** What this module does not do yet: [kind, id, why] of each entity that throws NotSupported. */")
     out.append(f"export const NOT_SUPPORTED = freeze({js([list(u) for u in unsupported])});")
     header = (
         f"// Generated by rulesdsl {__version__} from ruleset {ruleset.id!r}: its rules as one ES module.\n"
@@ -454,25 +513,27 @@ def render(ruleset: CompiledRuleset) -> str:
 
 BURNING = """
 // lifepaths and burning
-const $catalog = new Catalog(LIFEPATHS);
+const $catalog = new Catalog($LIFEPATHS);
 
 /** Whether `lifepath` may follow the lifepaths `previous` (ids, born lifepath first): true, false, or null
- * when that depends on a fact left out. @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
+ * when that depends on a fact left out.
+ * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 export function requirementMet(lifepath, previous, options = {}) {
-  return verdict(LIFEPATHS[lifepath], new PathFacts($catalog, lifepath, previous, options));
+  return verdict($LIFEPATHS[lifepath], new PathFacts($catalog, lifepath, previous, options));
 }
 
 /** Why `lifepath` may not follow `previous`; empty if it may (or if that depends on a fact left out).
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 export function unmetRequirements(lifepath, previous, options = {}) {
-  return reasons(LIFEPATHS[lifepath], new PathFacts($catalog, lifepath, previous, options), NAMES, false);
+  return reasons($LIFEPATHS[lifepath], new PathFacts($catalog, lifepath, previous, options), NAMES, false);
 }
 
 /** Burn a character from lifepaths (ids, display names or aliases, born lifepath first); options:
  * {either: ["M", "P"], gender, traits, held: {kind: [ids]}, picks}. JSON.stringify of the sheet is the
  * Python sheet's to_json(). @param {readonly string[]} path @param {BurnOptions} [options] */
 export function burn(path, options = {}) {
-  return burnCharacter($catalog, SETTINGS, STOCKS, TABLES, NAMES, path.map((p) => $catalog.find(p)), options);
+  const ids = path.map((p) => $catalog.find(p));
+  return burnCharacter($catalog, $SETTINGS, $STOCKS, TABLES, NAMES, ids, options);
 }
 """
 
@@ -485,20 +546,34 @@ def mechanic_code(entity: ir.Entity) -> str:
     if style == "highest":
         highest = highest_mechanic(entity)
         assert highest is not None
-        outcomes = [_record(iter((("name", js(o.name)), ("low", js(o.low)), ("high", js(o.high))))) for o in highest.outcomes]
-        return f"new HighestMechanic({head}, {highest.sides}, [{', '.join(outcomes)}], {js(highest.critical)}, {js(highest.zero_dice)})"
+        outcomes = [
+            _record(iter((("name", js(o.name)), ("low", js(o.low)), ("high", js(o.high))))) for o in highest.outcomes
+        ]
+        rules = f"{js(highest.critical)}, {js(highest.zero_dice)}"
+        return f"new HighestMechanic({head}, {highest.sides}, [{', '.join(outcomes)}], {rules})"
     if style == "under":
         under = under_mechanic(entity)
         assert under is not None
         grades = [_record(iter((("divide", js(g.divide)), ("outcome", js(g.outcome))))) for g in under.grades]
         bands = {
             name: [
-                _record(iter((("low", js(b.low)), ("high", js(b.high)), ("targets_low", js(b.targets_low)), ("targets_high", js(b.targets_high)))))
+                _record(
+                    iter(
+                        (
+                            ("low", js(b.low)),
+                            ("high", js(b.high)),
+                            ("targets_low", js(b.targets_low)),
+                            ("targets_high", js(b.targets_high)),
+                        )
+                    )
+                )
                 for b in found
             ]
             for name, found in (("criticals", under.criticals), ("fumbles", under.fumbles))
         }
-        rules = _record(iter((("grades", f"[{', '.join(grades)}]"), *((k, f"[{', '.join(v)}]") for k, v in bands.items()))))
+        rules = _record(
+            iter((("grades", f"[{', '.join(grades)}]"), *((k, f"[{', '.join(v)}]") for k, v in bands.items())))
+        )
         return f"new UnderMechanic({head}, {dice_code(die)}, {rules})"
     if style not in MECHANIC_CLASSES:
         raise NotEmitted(f"{style} mechanics")
@@ -528,7 +603,11 @@ def table_code(entity: ir.Entity, names: Names) -> str:
             rows.append(code)
     roll = entity.fields.get("roll")
     source = entity.fields.get("source")
-    chains = [c.name for c in cols if isinstance(c.type, t.RollsType) or (isinstance(c.type, t.RefType) and c.type.kind == "table")]
+    chains = [
+        c.name
+        for c in cols
+        if isinstance(c.type, t.RollsType) or (isinstance(c.type, t.RefType) and c.type.kind == "table")
+    ]
     spec = [
         ("id", js(entity.id)),
         ("name", js(entity.name)),
@@ -570,7 +649,9 @@ def formula_function(function: str, entity: ir.Entity, names: Names, ruleset: Co
             abbr = attributes[node.attribute].fields.get("abbr")
             params[node.attribute] = param_name(node.attribute, abbr if isinstance(abbr, str) else None)
     locals_ = {key: f"$p{i}" for i, key in enumerate(params)}
-    lines.append(f"const [{', '.join(locals_.values())}] = argsOf(given, {js(list(params.values()))}, {js(entity.id)});")
+    lines.append(
+        f"const [{', '.join(locals_.values())}] = argsOf(given, {js(list(params.values()))}, {js(entity.id)});"
+    )
     for column in columns(entity, "params"):
         if isinstance(column.type, t.RefType):
             kind = column.type.kind
@@ -607,10 +688,14 @@ def derive_code(ruleset: CompiledRuleset, env: ft.Env, names: Names) -> str:
         formula = attributes[attr_id].fields["formula"]
         assert isinstance(formula, ir.Formula)
         inputs = {u: f"attribute(result, {js(u)})" for u in uses}
-        lines.append(f"  result[{js(attr_id)}] = {formula_code(formula.expr, replace(names, params=inputs, env=derived))};")
+        lines.append(
+            f"  result[{js(attr_id)}] = {formula_code(formula.expr, replace(names, params=inputs, env=derived))};"
+        )
     return (
         "/** The given attributes (by id) plus every derived one, each computed from its formula.\n"
         " * @param {Record<string, Num>} values @returns {Record<string, any>} */\n"
         "export function deriveAttributes(values) {\n"
-        "  /** @type {Record<string, any>} */\n  const result = {...values};\n" + "\n".join(lines) + "\n  return result;\n}"
+        "  /** @type {Record<string, any>} */\n  const result = {...values};\n"
+        + "\n".join(lines)
+        + "\n  return result;\n}"
     )
