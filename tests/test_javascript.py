@@ -580,3 +580,29 @@ def test_rolls_are_seeded_and_land_on_rows(everything: list[Built], tmp_path: Pa
     ran = subprocess.run([NODE, str(script)], capture_output=True, text=True, check=False)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.split() == ["friendly,hostile,wary", "4d6kh3", "true"]
+
+
+def _js_example(path: Path, heading: str) -> str:
+    """The first ```js block after `heading` in a Markdown file."""
+    text = path.read_text(encoding="utf-8")
+    after = text[text.index(heading) :]
+    start = after.index("```js\n") + len("```js\n")
+    return after[start : after.index("```", start)]
+
+
+@pytest.mark.parametrize(
+    ("document", "heading", "site"),
+    [("README.md", "## The rules in JavaScript", "./generated/site/"), ("docs/javascript.md", "# rules.js", "./")],
+)
+def test_the_documented_example_runs_and_burns_as_python(
+    everything: list[Built], tmp_path: Path, document: str, heading: str, site: str
+) -> None:
+    code = _js_example(ROOT / document, heading).replace(f'"{site}', f'"{(ROOT / "generated" / "site").as_uri()}/')
+    script = tmp_path / "example.mjs"
+    script.write_text(code + "console.log(JSON.stringify(sheet));\n", encoding="utf-8")
+    assert NODE is not None
+    ran = subprocess.run([NODE, str(script)], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    package = next(b for b in everything if b.ruleset.id == "burning_wheel").package
+    assert ran.stdout.strip() == package.burn(["Born Peasant", "Farmer"]).to_json()
+    assert json.loads(ran.stdout)["age"] == 16

@@ -6031,17 +6031,23 @@ export const TRAITS = freeze({
 // lifepaths and burning
 const $catalog = new Catalog(LIFEPATHS);
 
+/** @param {string} id */
+function $lifepath(id) {
+  if (!Object.hasOwn(LIFEPATHS, id)) throw new RangeError(`no lifepath has the id '${id}'`);
+  return LIFEPATHS[id];
+}
+
 /** Whether `lifepath` may follow the lifepaths `previous` (ids, born lifepath first): true, false, or null
  * when that depends on a fact left out.
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 export function requirementMet(lifepath, previous, options = {}) {
-  return verdict(LIFEPATHS[lifepath], new PathFacts($catalog, lifepath, previous, options));
+  return verdict($lifepath(lifepath), new PathFacts($catalog, lifepath, previous, options));
 }
 
 /** Why `lifepath` may not follow `previous`; empty if it may (or if that depends on a fact left out).
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 export function unmetRequirements(lifepath, previous, options = {}) {
-  return reasons(LIFEPATHS[lifepath], new PathFacts($catalog, lifepath, previous, options), NAMES, false);
+  return reasons($lifepath(lifepath), new PathFacts($catalog, lifepath, previous, options), NAMES, false);
 }
 
 /** Burn a character from lifepaths (ids, display names or aliases, born lifepath first); options:
