@@ -15,7 +15,17 @@ from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any, Protocol
 
-from .core import Choices, Names, Requirement, StatBonus, Table, Verdict, name_of, slug, to_json
+from .core import (
+    Choices,
+    Names,
+    Requirement,
+    StatBonus,
+    Table,
+    Verdict,
+    name_of,
+    slug,
+    to_json,
+)
 
 
 class Lifepath(Protocol):

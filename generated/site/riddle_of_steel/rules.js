@@ -1832,13 +1832,7 @@ export const TITLE = "The Riddle of Steel (Quickstart)";
 export const VERSION = "0.1.0";
 export const SOURCE_SHA256 = "c6e2499f6bfa043577fac0b79f14bc48f421f2af6db192815f5858f79bba38cc";
 /** @type {Names} */
-export const NAMES = freeze({
- "lifepath": {},
- "setting": {},
- "skill": {},
- "stock": {},
- "trait": {}
-});
+export const NAMES = freeze({"lifepath": {}, "setting": {}, "skill": {}, "stock": {}, "trait": {}});
 
 // mechanics
 const $mechanic0 = new PoolMechanic("ros_pool", "Dice pool", 10, {"stack_on": 10, "fumble_ones": 2});

@@ -1832,13 +1832,7 @@ export const TITLE = "The Witcher TRPG (damage excerpt)";
 export const VERSION = "0.1.0";
 export const SOURCE_SHA256 = "9ab34ca0619db328a1126dd056f31327702d92e7f6bd06be7d1b918b62f75a9c";
 /** @type {Names} */
-export const NAMES = freeze({
- "lifepath": {},
- "setting": {},
- "skill": {},
- "stock": {},
- "trait": {}
-});
+export const NAMES = freeze({"lifepath": {}, "setting": {}, "skill": {}, "stock": {}, "trait": {}});
 
 // mechanics
 const $mechanic0 = new TotalMechanic("witcher_d10", "Critical and fumble d10", new Dice("1d10", [new DiceTerm(1, 10, null, false, false)], 0, []), {"explode_on": 10, "fumble_on": 1, "floor": 0});

@@ -52,10 +52,16 @@ class NotEmitted(Exception):
     """A form this target does not write yet: the entity holding it throws NotSupported instead."""
 
 
+def _json(data: object) -> str:
+    """JSON text with every `<` escaped: a `</script>` in the sources stays text even where rules.js is
+    written inside an HTML page."""
+    return json.dumps(data, ensure_ascii=True).replace("<", "\\u003c")
+
+
 def js(value: object) -> str:
     """A JavaScript literal for plain data (JSON, which JavaScript reads as its own literals)."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
-        return json.dumps(value)
+        return _json(value)
     if isinstance(value, int):
         if abs(value) > SAFE:
             raise NotEmitted(f"the whole number {value} is past what a JavaScript number holds exactly")
@@ -438,7 +444,7 @@ def render(ruleset: CompiledRuleset) -> str:
     out.append(f"export const SOURCE_SHA256 = {js(ruleset.digest)};")
     shown = labels(ruleset)
     named = {kind: shown.get(kind, {}) for kind in NAMED_KINDS}
-    out.append(f"/** @type {{Names}} */\nexport const NAMES = freeze({json.dumps(named, indent=1, sort_keys=False)});")
+    out.append(f"/** @type {{Names}} */\nexport const NAMES = freeze({_json(named)});")
 
     # mechanics
     out.append("\n// mechanics")
@@ -682,7 +688,7 @@ def formula_function(function: str, entity: ir.Entity, names: Names, ruleset: Co
 
 def _comment(text: str) -> str:
     """Text inside a /** */ comment: never its end, on one line."""
-    return " ".join(text.replace("*/", "* /").split())
+    return " ".join(text.replace("*/", "* /").replace("<", "\\u003c").split())
 
 
 def derive_code(ruleset: CompiledRuleset, env: ft.Env, names: Names) -> str:
