@@ -1,7 +1,7 @@
 """rules.js against the Python package: the same rulesets, the same questions, the same JSON.
 
-Every ruleset of rules/, of tests/examples/, of the complete examples of docs/language.md and a ruleset of
-dice algebra, tables and formulas (ALGEBRA) is built both ways; Node answers through tests/node/differential.mjs
+Every ruleset of rules/, of tests/examples/, of the complete examples of docs/language.md, a ruleset of
+dice algebra, tables and formulas (ALGEBRA) and random rulesets of tests/generate.py is built both ways; Node answers through tests/node/differential.mjs
 and the Python package answers here, Hypothesis choosing the formulas' arguments and the lifepath paths. Every
 table's chances (at every modifier and given key), every dice field's distribution, every formula and formula
 cell on random arguments, the derived attributes, and at least 1,000 random burns (legal and illegal) with
@@ -38,6 +38,7 @@ from rulesdsl.runtime.core import exact, to_json
 from rulesdsl.targets.javascript import module as javascript
 from rulesdsl.targets.python import package as python
 from tests.conftest import ROOT, write_ruleset
+from tests.generate import seeded
 from tests.test_language_docs import CHECKED
 
 NODE = shutil.which("node")
@@ -49,6 +50,7 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (apt
 NOT_SUPPORTED: dict[str, list[list[str]]] = {}
 
 BURNS = 1000  # random paths per lifepath ruleset
+GENERATED = 8  # rulesets of tests/generate.py compared too (those of them that check clean)
 
 
 def examples(count: int) -> settings:
@@ -193,6 +195,16 @@ def everything(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Built]
         for example in CHECKED:
             source = write_ruleset(out / f"doc{example.line}" / "demo", {"example.rules": example.text})
             built += _built(_compiled(source.parent), out, f"jsdoc{example.line}")
+        for seed in range(GENERATED):  # random rulesets of every field type, roll, key and formula form
+            generated, _ = seeded(seed, mutate_one_in=1_000_000)
+            folder = out / f"gen{seed}"
+            for name, text in generated.files(f"_{seed}").items():
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                (folder / name).write_text(text, encoding="utf-8")
+            compilation = compile_paths([folder])
+            if compilation.ok:
+                built += _built(compilation.rulesets, out, "jsgen")
+        assert len([b for b in built if b.package.__name__.startswith("jsgen")]) >= GENERATED // 2
         yield built
     finally:
         sys.dont_write_bytecode = previous
