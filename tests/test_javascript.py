@@ -1,11 +1,12 @@
 """rules.js against the Python package: the same rulesets, the same questions, the same JSON.
 
 Every ruleset of rules/, of tests/examples/, of the complete examples of docs/language.md, a ruleset of
-dice algebra, tables and formulas (ALGEBRA) and random rulesets of tests/generate.py is built both ways; Node answers through tests/node/differential.mjs
-and the Python package answers here, Hypothesis choosing the formulas' arguments and the lifepath paths. Every
-table's chances (at every modifier and given key), every dice field's distribution, every formula and formula
-cell on random arguments, the derived attributes, and at least 1,000 random burns (legal and illegal) with
-their requirement verdicts per lifepath ruleset must give identical JSON (or both an error).
+dice algebra, tables and formulas (ALGEBRA) and random rulesets of tests/generate.py is built both ways;
+Node answers through tests/node/differential.mjs and the Python package answers here, Hypothesis choosing
+the formulas' arguments and the lifepath paths. Every table's chances (at every modifier and given key),
+every dice field's distribution, every formula and formula cell on random arguments, every mechanic's odds,
+the derived attributes, and at least 1,000 random burns (legal and illegal) with their requirement
+verdicts per lifepath ruleset (100 for the small ones) must give identical JSON (or both an error).
 """
 
 from __future__ import annotations
