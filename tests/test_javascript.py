@@ -619,3 +619,35 @@ def test_the_documented_example_runs_and_burns_as_python(
     package = next(b for b in everything if b.ruleset.id == "burning_wheel").package
     assert ran.stdout.strip() == package.burn(["Born Peasant", "Farmer"]).to_json()
     assert json.loads(ran.stdout)["age"] == 16
+
+
+def test_a_form_not_written_yet_throws_not_supported_for_its_entity_only(
+    everything: list[Built], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the emitter meets a form it cannot write (none in this repository), the build still succeeds:
+    that entity throws NotSupported when used, NOT_SUPPORTED names it, and everything else works."""
+    witcher = next(b for b in everything if b.ruleset.id == "witcher")
+
+    def refuse(*_: object) -> str:
+        raise javascript.NotEmitted("a form written for the test")
+
+    monkeypatch.setattr(javascript, "table_code", refuse)
+    monkeypatch.setattr(javascript, "formula_function", refuse)
+    script = tmp_path / "witcher.mjs"
+    script.write_text(javascript.render(witcher.ruleset), encoding="utf-8")
+    probe = tmp_path / "probe.mjs"
+    probe.write_text(
+        f"import * as w from {json.dumps(script.as_uri())};\n"
+        "const caught = (f) => { try { f(); return 'none'; } catch (e) { return e.name; } };\n"
+        "console.log(JSON.stringify([w.NOT_SUPPORTED.length, w.NOT_SUPPORTED[0],\n"
+        "  caught(() => w.FORMULAS.layered_sp({a: 1, b: 2})), caught(() => w.TABLES.bonus_armor.lookup(3)),\n"
+        "  Object.keys(w.MECHANICS).length]));\n",
+        encoding="utf-8",
+    )
+    assert NODE is not None
+    ran = subprocess.run([NODE, str(probe)], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    count, first, formula, table, mechanics = json.loads(ran.stdout)
+    assert count == len(witcher.ruleset.entities["formula"]) + len(witcher.ruleset.entities["table"])
+    assert first[2] == "a form written for the test"
+    assert (formula, table, mechanics) == ("NotSupported", "NotSupported", 1)
