@@ -140,3 +140,10 @@ def test_the_contract_can_fail() -> None:
     assert sum(len(targets) for targets in found.values()) > 150
     assert _cycles({"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"})}) == [["a", "b", "c"]]
     assert layer("rulesdsl.syntax.tree") < layer("rulesdsl.compile.ir") < layer("rulesdsl.tools.cli")
+
+
+def test_every_target_is_in_the_targets_layer() -> None:
+    """rules.js's emitter sits beside the Python package's and the reference's, under the same rule."""
+    targets = {name for name in graph() if name.startswith("rulesdsl.targets.")}
+    assert {"rulesdsl.targets.javascript.module", "rulesdsl.targets.python.package"} <= targets
+    assert {layer(name) for name in targets} == {LAYERS.index(("targets",))}

@@ -35,6 +35,7 @@ from pathlib import Path
 from rulesdsl.compile.pipeline import CompiledRuleset, gc_paused
 from rulesdsl.syntax.source import display_path, ruleset_root
 from rulesdsl.targets.html import site as html
+from rulesdsl.targets.javascript import module as javascript
 from rulesdsl.targets.python import package as python
 
 if sys.platform != "win32":
@@ -68,6 +69,8 @@ def _render_all(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
             files[f"{ruleset.id}/{name}"] = text
     for name, text in html.render(rulesets).items():
         files[f"site/{name}"] = text
+    for ruleset in rulesets:
+        files[f"site/{ruleset.id}/rules.js"] = javascript.render(ruleset)
     return dict(sorted(files.items()))
 
 

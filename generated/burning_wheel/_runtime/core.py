@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
+import json
 import math
 import random
 import re
@@ -59,6 +60,31 @@ class Unknown(enum.Enum):
 
 
 UNKNOWN = Unknown.UNKNOWN
+
+
+# ---------------------------------------------------------------- JSON forms (the same in rules.js)
+
+
+def exact(value: Fraction | int) -> str:
+    """An exact number as the string `"numerator/denominator"` in lowest terms (`"1/6"`, `"1/1"`): how
+    chances are written in JSON, here and in rules.js."""
+    value = Fraction(value)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def to_json(data: object) -> str:
+    """JSON text as JavaScript's `JSON.stringify` writes it: compact, non-ASCII as itself."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_value(value: object) -> str:
+    """A formula's value as JSON text, the same as rules.js's `jsonValue`: a whole number (a Fraction with
+    denominator 1 too) as a number, any other fraction as `"n/d"`, a truth value, dice as their text."""
+    if isinstance(value, Fraction):
+        return str(value.numerator) if value.denominator == 1 else to_json(exact(value))
+    if isinstance(value, Dice):
+        return to_json(value.text)
+    return to_json(value)
 
 
 # ---------------------------------------------------------------- entities formulas are given
@@ -380,6 +406,10 @@ class Dice:
                 raise ValueError(f"{self.text} explodes: its totals have no end; give up_to")
             up_to = found.high
         return odds.head(found, up_to)
+
+    def distribution_json(self, up_to: int | None = None) -> str:
+        """`distribution` as JSON text, the same as rules.js's `distributionJson`: `[[total, "n/d"], ...]`."""
+        return to_json([[total, exact(chance)] for total, chance in self.distribution(up_to).items()])
 
     def __add__(self, other: Dice | int) -> Dice:
         """Dice made by a formula: `8d6 + (slot - 3)d6` is 10d6 at slot 5; adding a number adds it on."""
@@ -1343,6 +1373,10 @@ class Table(Generic[R]):
         if self.otherwise is not None:
             result.append((self.otherwise, 1 - sum((c for _, c in result), Fraction(0))))
         return result
+
+    def chances_json(self, modifier: int = 0, **given: int | str) -> str:
+        """`chances` as JSON text, the same as rules.js's `chancesJson`: `[[row keys, "n/d"], ...]`."""
+        return to_json([[row.key_text, exact(chance)] for row, chance in self.chances(modifier, **given)])
 
     def __iter__(self) -> Iterator[Row[R]]:
         return iter(self.rows)

@@ -13,11 +13,21 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any, Protocol
 
-from .core import Choices, Names, Requirement, StatBonus, Table, Verdict, name_of, slug
+from .core import (
+    Choices,
+    Names,
+    Requirement,
+    StatBonus,
+    Table,
+    Verdict,
+    name_of,
+    slug,
+    to_json,
+)
 
 
 class Lifepath(Protocol):
@@ -228,6 +238,11 @@ class Sheet:
     @property
     def physical(self) -> int | None:
         return None if self.physical_pool is None else self.physical_pool + self.physical_bonus
+
+    def to_json(self) -> str:
+        """The sheet as JSON text: every field in order, tuples as lists. rules.js's `burn` gives a sheet whose
+        `JSON.stringify` is the same text for the same path and options."""
+        return to_json({f.name: getattr(self, f.name) for f in fields(self)})
 
     def text(self, names: Names) -> str:
         """The sheet as people read it."""

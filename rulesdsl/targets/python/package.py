@@ -712,14 +712,9 @@ class FormulaFunction(Function):
     lines: list[str]  # statements before the return: `ref` parameters' checks, then the `let` steps
 
 
-def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[AttributeFunction]:
-    """Derived attributes as functions, in an order where inputs come first."""
-    attributes = ruleset.entities.get("attribute", {})
-
-    def abbr(attr_id: str) -> str | None:
-        value = attributes[attr_id].fields.get("abbr")
-        return value if isinstance(value, str) else None
-
+def derived_order(attributes: Mapping[str, ir.Entity]) -> list[tuple[str, list[str]]]:
+    """The derived attributes, each with the attributes its formula uses, in an order where inputs come first
+    (what both targets compute them in)."""
     uses: dict[str, list[str]] = {}
     for attr_id, entity in attributes.items():
         formula = entity.fields.get("formula")
@@ -737,9 +732,22 @@ def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[AttributeFunction
 
     for attr_id in sorted(uses):
         place(attr_id)
+    return [(attr_id, uses[attr_id]) for attr_id in order]
+
+
+def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[AttributeFunction]:
+    """Derived attributes as functions, in an order where inputs come first."""
+    attributes = ruleset.entities.get("attribute", {})
+
+    def abbr(attr_id: str) -> str | None:
+        value = attributes[attr_id].fields.get("abbr")
+        return value if isinstance(value, str) else None
+
+    order = derived_order(attributes)
+    uses = dict(order)
     derived = replace(env, variables=attribute_types(attributes, env))
     functions: list[AttributeFunction] = []
-    for attr_id in order:
+    for attr_id, _ in order:
         entity = attributes[attr_id]
         formula = entity.fields["formula"]
         assert isinstance(formula, ir.Formula)
