@@ -25,7 +25,6 @@ from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime import odds
 from rulesdsl.runtime.core import Dice as RuntimeDice
 from rulesdsl.runtime.core import PoolMechanic
-from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html.markdown import markdown
 
 PLACEHOLDER = re.compile(r'href="@([a-z0-9_]+):([a-z0-9_]*)@"')
@@ -408,29 +407,107 @@ class Values:
         )
 
     def formula(self, formula: ir.Formula) -> Markup:
-        """A formula's text, the names it resolved (attributes, tables, formulas, entities) as links to them;
-        parameters, quoted text and anything unresolved stay text. A formula in steps shows each step on a
-        line of its own (`let through = ...`), in order, then what it gives."""
-        if not formula.steps:
-            return self._formula_text(formula)
+        """A formula in the book's notation, read from its expression (never its source text): ⌊WIL ÷ 2⌋,
+        times, minus and at-most signs, attributes as the ruleset spells them and every name it resolved
+        (attributes, tables, formulas, entities) a link; parameters in italics, quoted text without its
+        quotes. A formula in steps shows each step on a line of its own (`let through = ...`), in order,
+        then what it gives."""
         lines = [
-            Markup('<span class="step">let {} = {}</span>').format(step.name, self._formula_text(step.formula))
+            Markup('<span class="step">let {} = {}</span>').format(_var(step.name), self.expr(step.formula.expr))
             for step in formula.steps
         ]
-        return Markup("<br>").join([*lines, self._formula_text(formula)])
+        return Markup("<br>").join([*lines, self.expr(formula.expr)])
 
-    def _formula_text(self, formula: ir.Formula) -> Markup:
-        targets = {found[0]: found[1:] for found in map(_names, ir.expr_nodes(formula.expr)) if found is not None}
-        parts = []
-        written = 0
-        for span in sorted(formula.names, key=lambda span: span.start):
-            target = targets.get(span.pos)
-            if target is not None:
-                name = formula.text[span.start : span.end]
-                parts += [escape(formula.text[written : span.start]), self.link(*target, text=name)]
-                written = span.end
-        parts.append(escape(formula.text[written:]))
-        return Markup("").join(parts)
+    def expr(self, node: ir.Expr) -> Markup:
+        """An expression in mathematical notation (see `formula`)."""
+        return self._expr(node)[0]
+
+    def _operand(self, node: ir.Expr, above: int) -> Markup:
+        """An operand, bracketed where it binds more loosely than the operator `above` it."""
+        shown, binds = self._expr(node)
+        return Markup("({})").format(shown) if binds < above else shown
+
+    def _expr(self, node: ir.Expr) -> tuple[Markup, int]:
+        match node:
+            case ir.Num(value):
+                return escape(_number(value)), _ATOM if value >= 0 and isinstance(value, int) else _PRODUCT
+            case ir.Text(value):
+                return escape(value), _ATOM
+            case ir.Var(name, _, attribute):
+                if attribute is None:
+                    return _var(name), _ATOM
+                return self.link("attribute", attribute, self.attribute_name(attribute, name)), _ATOM
+            case ir.Caret(value):
+                return escape(f"{value}^"), _ATOM
+            case ir.DiceExpr(dice):
+                return escape(dice.text), _ATOM
+            case ir.DiceOf(count, sides, _, suffix):
+                return Markup("{}d{}{}").format(self._operand(count, _ATOM), self._operand(sides, _ATOM), suffix), _ATOM
+            case ir.BinOp(op, left, right):
+                binds = _SUM if op in "+-" else _PRODUCT
+                # a - (b - c), a / (b * c): the right operand of - and / keeps brackets at its own level
+                tighter = binds + 1 if op in "-/" else binds
+                return Markup("{} {} {}").format(
+                    self._operand(left, binds), _OPERATORS[op], self._operand(right, tighter)
+                ), binds
+            case ir.Neg(operand):
+                return Markup("\u2212{}").format(self._operand(operand, _ATOM)), _NEGATED
+            case ir.Compare("=", ir.Num(truth), ir.Num(1)) if truth in (0, 1):  # `yes`, `no`, as a call gives them
+                return escape("yes" if truth == 1 else "no"), _ATOM
+            case ir.Compare(op, left, right):
+                return Markup("{} {} {}").format(
+                    self._operand(left, _SUM), _OPERATORS[op], self._operand(right, _SUM)
+                ), _COMPARED
+            case ir.Logic(op, items):
+                binds = _AND if op == "and" else _OR
+                return Markup(f" {op} ").join(self._operand(i, binds + 1) for i in items), binds
+            case ir.NotExpr(operand):
+                return Markup("not {}").format(self._operand(operand, _NOT)), _NOT
+            case ir.If(condition, then, otherwise):
+                # `if c then a else b`; an else that is itself an if reads on: `else if d then ...`
+                rest = self._expr(otherwise)[0] if isinstance(otherwise, ir.If) else self._operand(otherwise, _OR)
+                return Markup("if {} then {} else {}").format(
+                    self.expr(condition), self._operand(then, _OR), rest
+                ), _CHOICE
+            case ir.Call(function, args):
+                inner = Markup(", ").join(self.expr(a) for a in args)
+                match function:
+                    case "floor":
+                        return Markup("\u230a{}\u230b").format(inner), _ATOM
+                    case "ceil":
+                        return Markup("\u2308{}\u2309").format(inner), _ATOM
+                    case "abs":
+                        return Markup("|{}|").format(inner), _ATOM
+                    case _:
+                        return Markup("{}({})").format(function, inner), _ATOM
+            case ir.Lookup(table, index):
+                return Markup("{}({})").format(self.named(table), self.expr(index)), _ATOM
+            case ir.FieldOf(entity, field):
+                return Markup("{} of {}").format(_var(field, italic=False), self.named(entity)), _PRODUCT
+            case ir.ParamField(param, field):
+                return Markup("{} of {}").format(_var(field, italic=False), _var(param)), _PRODUCT
+            case ir.EntityArg(entity):
+                return self.named(entity), _ATOM
+            case ir.FormulaCall(formula, args):
+                inner = Markup(", ").join(self.expr(a) for a in args)
+                return Markup("{}({})").format(self.named(formula), inner), _ATOM
+            case _:
+                assert_never(node)
+
+    def named(self, ref: ir.Ref) -> Markup:
+        """What a formula names: a link, by its name, once resolved; as written before."""
+        return self.ref(ref) if ref.id is not None else escape(ref.text)
+
+    def attribute_name(self, attribute: str, written: str) -> str:
+        """An attribute as the ruleset spells it: its abbreviation where the formula wrote that (in any case),
+        else its name."""
+        entity = self.ruleset.entities.get("attribute", {}).get(attribute)
+        if entity is None:
+            return written
+        abbr = entity.fields.get("abbr")
+        if isinstance(abbr, str) and abbr.casefold() == written.casefold():
+            return abbr
+        return entity.name
 
     def offer(self, value: ir.Offer) -> Markup:
         """`Ambidextrous, and one of: Doomed or Luck`: what is given, then each choice and how many it takes."""
@@ -512,9 +589,9 @@ class Values:
             case ir.CountOf(count, setting, tag, lifepaths):
                 return self._count_of(count, setting, tag, lifepaths)
             case ir.Condition(subject, op, value):
-                return escape(f"{subject.replace('_', ' ')} {op} {value}")
+                return escape(condition_words(subject, op, value))
             case ir.ConditionIn(subject, low, high):
-                return escape(f"{subject.replace('_', ' ')} {ir.range_text(low, high)}")
+                return escape(condition_in_words(subject, low, high))
             case _:
                 assert_never(req)
 
@@ -672,32 +749,135 @@ class Values:
         return HighestOdds(tuple(mechanic.names), tuple(rows), mechanic.sides, mechanic.zero_dice)
 
 
-def _names(node: ir.Expr) -> tuple[Position, str, str] | None:
-    """Where a formula's node names something, and what it resolved to (kind, id); None: it names nothing
-    (a parameter, a number, an operator) or what it names is unresolved."""
-    match node:
-        case ir.Var(pos=pos, attribute=attribute):
-            return (pos, "attribute", attribute) if attribute is not None else None
-        case ir.Lookup(table=ref) | ir.FormulaCall(formula=ref) | ir.FieldOf(entity=ref) | ir.EntityArg(entity=ref):
-            return (ref.pos, ref.kind, ref.id) if ref.id is not None else None
-        case (
-            ir.ParamField()
-            | ir.Num()
-            | ir.Text()
-            | ir.Caret()
-            | ir.DiceExpr()
-            | ir.DiceOf()
-            | ir.BinOp()
-            | ir.Neg()
-            | ir.Compare()
-            | ir.Logic()
-            | ir.NotExpr()
-            | ir.If()
-            | ir.Call()
-        ):
-            return None
+# ---------------------------------------------------------------- formulas and conditions in words
+
+# How tightly each form of a formula binds, loosest first: an operand that binds more loosely than the
+# operator it stands in is bracketed.
+_CHOICE, _OR, _AND, _NOT, _COMPARED, _SUM, _PRODUCT, _NEGATED, _ATOM = range(9)
+_OPERATORS = {
+    "+": "+",
+    "-": "\u2212",
+    "*": "\u00d7",
+    "/": "\u00f7",
+    "=": "=",
+    "!=": "\u2260",
+    "<": "<",
+    "<=": "\u2264",
+    ">": ">",
+    ">=": "\u2265",
+}
+
+
+def _var(name: str, *, italic: bool = True) -> Markup:
+    """A name a formula gives (a parameter, a step, a field), in words: `so_far` -> so far, in italics."""
+    words = name.replace("_", " ")
+    return Markup("<var>{}</var>").format(words) if italic else escape(words)
+
+
+def _number(value: int | Fraction) -> str:
+    text = str(value)  # a Fraction's str is `1/2`, a whole one's `3`
+    return "\u2212" + text[1:] if text.startswith("-") else text
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def ordinal(n: int) -> str:
+    """`2` -> second; past tenth, `11th`, `22nd`."""
+    if 1 <= n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("s" if n != 1 else "")
+
+
+def condition_words(subject: str, op: str, value: int | str) -> str:
+    """A requirement's condition as the book words it: `position != 2` -> not as the second lifepath,
+    `age > 50` -> older than 50, `times_taken <= 1` -> taken at most once, `gender = female` -> a female
+    character."""
+    if isinstance(value, str):  # a name: the only condition on one is the gender's
+        article = "an" if value[:1] in tuple("aeiou") else "a"
+        said = f"{article} {value.replace('_', ' ')} character"
+        return said if op == "=" else f"not {said}"
+    match subject:
+        case "position":
+            place = f"the {ordinal(value)} lifepath"
+            return {
+                "=": f"as {place}",
+                "!=": f"not as {place}",
+                "<": f"before {place}",
+                "<=": f"as {place} or earlier",
+                ">": f"after {place}",
+                ">=": f"as {place} or later",
+            }[op]
+        case "age" | "age_at_entry":
+            when = " when taken" if subject == "age_at_entry" else ""
+            return {
+                "=": f"aged exactly {value}",
+                "!=": f"not aged {value}",
+                "<": f"younger than {value}",
+                "<=": f"aged {value} or younger",
+                ">": f"older than {value}",
+                ">=": f"aged {value} or older",
+            }[op] + when
+        case "lifepaths":
+            count = _plural(value, "lifepath")
+            return {
+                "=": f"exactly {count} in all",
+                "!=": f"not exactly {count} in all",
+                "<": f"fewer than {count} in all",
+                "<=": f"at most {count} in all",
+                ">": f"more than {count} in all",
+                ">=": f"at least {count} in all",
+            }[op]
+        case "times_taken":
+            return {
+                "=": f"taken exactly {times(value)}",
+                "!=": f"not taken exactly {times(value)}",
+                "<": f"taken fewer than {_plural(value, 'time')}",
+                "<=": f"taken at most {times(value)}",
+                ">": f"taken more than {times(value)}",
+                ">=": f"taken at least {times(value)}",
+            }[op]
+        case _:  # a condition the language adds later, before its words are written here
+            verb = {
+                "=": "is",
+                "!=": "is not",
+                "<": "is below",
+                "<=": "is at most",
+                ">": "is above",
+                ">=": "is at least",
+            }
+            return f"{subject.replace('_', ' ')} {verb[op]} {value}"
+
+
+def condition_in_words(subject: str, low: int | None, high: int | None) -> str:
+    """`position in 2..3` -> as the second or third lifepath; `age_at_entry in 40..49` -> aged 40 to 49 when
+    taken; an open or one-value range as the comparison it is."""
+    if low is None or high is None or low == high:
+        op = "<=" if low is None else ">=" if high is None else "="
+        bound = low if low is not None else high
+        assert bound is not None  # a range has a bound
+        return condition_words(subject, op, bound)
+    match subject:
+        case "position":
+            joint = "or" if high == low + 1 else "to"
+            return f"as the {ordinal(low)} {joint} {ordinal(high)} lifepath"
+        case "age" | "age_at_entry":
+            return f"aged {low} to {high}" + (" when taken" if subject == "age_at_entry" else "")
+        case "lifepaths":
+            return f"{low} to {high} lifepaths in all"
+        case "times_taken":
+            return f"taken {low} to {high} times"
         case _:
-            assert_never(node)
+            return f"{subject.replace('_', ' ')} is {low} to {high}"
 
 
 def _tuple(value: ir.Value | None) -> tuple[ir.Value, ...]:
