@@ -4,7 +4,7 @@ constructor, the reference computes its odds with it."""
 from __future__ import annotations
 
 from rulesdsl.compile import ir
-from rulesdsl.runtime.core import HighestMechanic, Outcome
+from rulesdsl.runtime.core import HighestMechanic, Outcome, TotalMechanic
 
 
 def highest_mechanic(entity: ir.Entity) -> HighestMechanic | None:
@@ -30,4 +30,21 @@ def highest_mechanic(entity: ir.Entity) -> HighestMechanic | None:
         tuple(bands),
         critical if isinstance(critical, int) else None,
         zero_dice if isinstance(zero_dice, int) else None,
+    )
+
+
+def total_mechanic(entity: ir.Entity) -> TotalMechanic | None:
+    """A total mechanic (style `total`): its die, what it explodes and fumbles on, its floor; None for another
+    style."""
+    die = entity.fields.get("die")
+    if entity.fields.get("style") != "total" or not isinstance(die, ir.Dice) or not die.terms:
+        return None
+    explode, fumble, floor = (entity.fields.get(name) for name in ("explode_on", "fumble_on", "floor"))
+    return TotalMechanic(
+        entity.id,
+        entity.name,
+        ir.runtime_dice(die),
+        explode if isinstance(explode, int) else None,
+        fumble if isinstance(fumble, int) else None,
+        floor if isinstance(floor, int) else None,
     )

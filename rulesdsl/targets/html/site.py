@@ -25,9 +25,10 @@ from typing import Protocol, cast
 from markupsafe import Markup, escape
 
 from rulesdsl import __version__
-from rulesdsl.compile import ir
+from rulesdsl.compile import ir, jsonform
 from rulesdsl.compile.jsonform import schema_file, value_json
 from rulesdsl.compile.kinds import COMMON_NAMES, CORE_KINDS, Kind
+from rulesdsl.compile.mechanics import total_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.resources import DOCS
@@ -43,7 +44,9 @@ from rulesdsl.targets.html.values import (
     Values,
     heading,
     href,
+    odds_table,
     short_type,
+    total_odds,
 )
 from rulesdsl.targets.labels import labels
 from rulesdsl.targets.templating import environment, template_context
@@ -281,6 +284,7 @@ class EntityView:
     has_body: bool = False
     preview: Markup = _NOTHING
     body_html: Markup = _NOTHING
+    authors_html: Markup = _NOTHING  # ids, where it is written, its JSON: folded away, for authors
 
 
 @dataclass
@@ -577,7 +581,16 @@ class RulesetSite:
         highest = self.values.highest_odds(entity)
         if highest is not None:
             return self.parts.highest_odds(highest, level)
-        return None
+        total = total_mechanic(entity)
+        if total is None or (total.explode_on is None and total.fumble_on is None):
+            return None  # plain dice: its die's own odds say it
+        shown = total_odds(total)
+        if shown is None:
+            return None
+        span, lines = shown
+        return Markup(
+            '<section class="odds"><h{0}>Chance of each result <small>{1}</small></h{0}>{2}</section>'
+        ).format(level, span, odds_table(lines))
 
     def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> EntityView:
         """What the templates show of an entity. `skip`: the field naming the parent whose page it is on;
@@ -617,9 +630,7 @@ class RulesetSite:
             facts_html=_pairs("facts", short_items),
             lines_html=_pairs("lines", lines),
         )
-        shown = (data.aliases, data.uncertain, data.lines, data.description, data.note, data.table_html)
-        has_body = any(shown) or bool(data.odds_html or data.backlinks or data.graph or data.source)
-        data = dataclasses.replace(data, has_body=has_body)
+        data = dataclasses.replace(data, has_body=True, authors_html=self.authors(entity))
         data = dataclasses.replace(data, preview=self.preview(data))
         return dataclasses.replace(data, body_html=self.body(data))
 
@@ -653,7 +664,21 @@ class RulesetSite:
             parts.append(f'<details class="graph" hidden>{summary}</details>')
         if data.source:
             parts.append(f'<p class="source">Source: {escape(data.source)}</p>')
+        parts.append(data.authors_html)
         return Markup("\n".join(p for p in parts if p))
+
+    def authors(self, entity: ir.Entity) -> Markup:
+        """What an author looks for and a player need not read: the entity's kind and id, the file and line it
+        is written at, and its JSON (as the package's data and `rulesdsl export` give it)."""
+        file = entity.file or entity.pos.file
+        written = next((name for name, _ in self.ruleset.sources if file == name or file.endswith("/" + name)), None)
+        where = f"{written or file.rsplit('/', 1)[-1]}:{entity.pos.line}"
+        text = json.dumps(jsonform.document(entity), ensure_ascii=False, indent=1)
+        shown = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # text of a <pre>
+        return Markup(
+            '<details class="authors"><summary>For authors</summary><p>Id <code>{}:{}</code>, written in '
+            "<code>{}</code></p><pre>{}</pre></details>"
+        ).format(entity.kind, entity.id, where, Markup(shown))
 
     def preview(self, data: EntityView) -> Markup:
         """What a hover or a tap on a link to the entity shows: what it is, its fields, its description's

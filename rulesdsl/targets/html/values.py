@@ -24,7 +24,7 @@ from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime import odds
 from rulesdsl.runtime.core import Dice as RuntimeDice
-from rulesdsl.runtime.core import PoolMechanic
+from rulesdsl.runtime.core import PoolMechanic, TotalMechanic
 from rulesdsl.targets.html.markdown import markdown
 
 PLACEHOLDER = re.compile(r'href="@([a-z0-9_]+):([a-z0-9_]*)@"')
@@ -59,15 +59,75 @@ def dice_odds(dice: RuntimeDice) -> tuple[str, tuple[tuple[str, Fraction], ...]]
         tail = dice.chance(up_to + 1, None) if high is None else Fraction(0)
     except odds.OddsTooCostly:
         return None
-    size = -(-len(spread) // MAX_ODDS_LINES)  # totals to a line
+    lines = grouped(spread)
+    if tail:
+        lines.append((f"{up_to + 1} or more", tail))
+    return (f"{low}-{high}" if high is not None else f"{low} or more"), tuple(lines)
+
+
+def grouped(spread: list[tuple[int, Fraction]], most: int = MAX_ODDS_LINES) -> list[tuple[str, Fraction]]:
+    """Totals and their chances, a few totals to a line where there are more than `most`."""
+    size = -(-len(spread) // most)  # totals to a line
     lines = []
     for start in range(0, len(spread), size):
         group = spread[start : start + size]
         first, last = group[0][0], group[-1][0]
         lines.append((str(first) if first == last else f"{first}-{last}", sum((p for _, p in group), Fraction(0))))
-    if tail:
-        lines.append((f"{up_to + 1} or more", tail))
-    return (f"{low}-{high}" if high is not None else f"{low} or more"), tuple(lines)
+    return lines
+
+
+def total_odds(mechanic: TotalMechanic) -> tuple[str, tuple[tuple[str, Fraction], ...]] | None:
+    """A total mechanic's result (with nothing added) and its exact chances, as `dice_odds` gives a dice
+    value's: its one die exploding (`explode_on`: roll again and add, again on each further such face) or
+    fumbling (`fumble_on`: roll again and subtract, the rolls after exploding the same way), then its floor.
+    Chains of explosions are followed until fewer than 1 roll in 100 goes on; the rest is one line."""
+    explode, fumble, floor = mechanic.explode_on, mechanic.fumble_on, mechanic.floor
+    if explode is None and fumble is None:
+        return dice_odds(mechanic.dice)
+    sides = mechanic.sides
+    one = Fraction(1, sides)
+    longest = 0  # explosions followed, in one chain
+    while explode is not None and one ** (longest + 2) >= TAIL_SHOWN:  # the chance a longer chain has
+        longest += 1
+    chain: dict[int, Fraction] = {}  # what the rolls after the first add up to, by chains of `longest` or fewer
+    for exploded in range(longest + 1):
+        for face in range(1, sides + 1):
+            if face != explode:
+                total = exploded * (explode or 0) + face
+                chain[total] = chain.get(total, Fraction(0)) + one ** (exploded + 1)
+    further = one ** (longest + 1) if explode is not None else Fraction(0)  # chains that explode on past it
+    past = (longest + 1) * (explode or 0) + 1  # the least such a chain adds
+    results: dict[int, Fraction] = {}
+    high_tail = low_tail = Fraction(0)
+    for first in range(1, sides + 1):
+        if first == fumble:
+            outcomes = [(-total, p) for total, p in chain.items()]
+            low_tail += one * further
+        elif first == explode:
+            outcomes = [(first + total, p) for total, p in chain.items()]
+            high_tail += one * further
+        else:
+            outcomes = [(first, Fraction(1))]
+        for result, p in outcomes:
+            result = result if floor is None else max(floor, result)
+            results[result] = results.get(result, Fraction(0)) + one * p
+    if floor is not None and -past <= floor:  # the long fumbles all stop at the floor
+        results[floor] = results.get(floor, Fraction(0)) + low_tail
+        low_tail = Fraction(0)
+    lines = grouped(sorted(results.items()), 2 * MAX_ODDS_LINES)  # gaps between the chains: none grouped over
+    top = (explode or 0) + past
+    if low_tail:
+        lines.insert(0, (f"{-past} or less", low_tail))
+    if high_tail:
+        lines.append((f"{top} or more", high_tail))
+    least, most = min(results), max(results)
+    if low_tail and high_tail:
+        span = "any total"
+    elif high_tail:
+        span = f"{least} or more"
+    else:
+        span = f"{most} or less" if low_tail else f"{least}-{most}"
+    return span, tuple(lines)
 
 
 def dice_html(value: ir.Dice) -> Markup:
@@ -76,15 +136,21 @@ def dice_html(value: ir.Dice) -> Markup:
     if shown is None:
         return escape(value.text)
     span, lines = shown
+    return Markup('<details class="dice-odds"><summary>{} <small>{}</small></summary>{}</details>').format(
+        value.text, span, odds_table(lines)
+    )
+
+
+def odds_table(lines: tuple[tuple[str, Fraction], ...]) -> Markup:
+    """Totals and the exact chance of each (the fraction on hover)."""
     rows = Markup("").join(
         Markup('<tr><th scope="row">{}</th><td title="{}">{}</td></tr>').format(label, str(p), percent(p))
         for label, p in lines
     )
     return Markup(
-        '<details class="dice-odds"><summary>{} <small>{}</small></summary><table class="odds">'
-        '<thead><tr><th scope="col">Total</th><th scope="col">Chance</th></tr></thead><tbody>{}</tbody></table>'
-        "</details>"
-    ).format(value.text, span, rows)
+        '<table class="odds"><thead><tr><th scope="col">Total</th><th scope="col">Chance</th></tr></thead>'
+        "<tbody>{}</tbody></table>"
+    ).format(rows)
 
 
 def percent(chance: Fraction) -> str:
@@ -111,6 +177,38 @@ def key_data(key: ir.Key) -> object:
             return [low, high]
         case _:
             assert_never(key)
+
+
+def key_words(key: ir.Key) -> str:
+    """A row's key as a reader reads it: as written, a name's underscores spaces (`attacker_more`)."""
+    match key:
+        case ir.NameKey(text):
+            return text.replace("_", " ")
+        case ir.ParityKey() | ir.Range():
+            return ir.key_text(key)
+        case _:
+            assert_never(key)
+
+
+class Anchors:
+    """The ids of one table's rows: the table's id, then the keys in letters and digits (`hits--3-4`), made
+    unique on the page (an entity's id has no `-`, so no row's id is an entity's)."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.taken: set[str] = set()
+
+    def of(self, keys: tuple[str, ...]) -> str:
+        parts = []
+        for key in keys:
+            spelt = "".join(c if c.isalnum() else " " for c in key.casefold().replace("+", " up").replace("<=", "to "))
+            parts.append("-".join(spelt.split()) or "x")
+        anchor = base = "--".join([self.table, *parts])
+        n = 2
+        while anchor in self.taken:
+            anchor, n = f"{base}-{n}", n + 1
+        self.taken.add(anchor)
+        return anchor
 
 
 def stat_text(stat: ir.StatBonus) -> str:
@@ -178,6 +276,8 @@ class RowView:
 
     keys: tuple[Markup, ...]
     match: str  # the keys as JSON, for the roll button to find the row it lands on
+    anchor: str  # its id on the page, for a link to it (the table's id, then its keys)
+    said: tuple[str, ...]  # its keys in words, for that link's name
     chance: tuple[str, str] | None  # a percentage and the exact fraction, where the table is rolled
     cells: tuple[Markup, ...]
     unknown: tuple[bool, ...]  # per cell: the source leaves it unknown
@@ -192,6 +292,7 @@ class OtherwiseView:
     unknown: tuple[bool, ...]
     source: str | None
     chance: str | None  # what the other rows leave, per value of the keys a roll is given; None: not rolled
+    anchor: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +304,15 @@ class GridCell:
     source: str | None
     match: str | None
     chance: tuple[str, str] | None
+    anchor: str = ""  # the id of the row it shows, if any
 
 
 @dataclass(frozen=True, slots=True)
 class GridRow:
     key: Markup  # the first key, down the side
     cells: tuple[GridCell, ...]
+    anchor: str = ""  # its id on the page (the table's id, then the key)
+    said: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +326,7 @@ class GridView:
 class TableView:
     """A table as the reference shows it: rows (one key) or a grid (two keys or more)."""
 
-    key_headers: tuple[str, ...]
+    key_headers: tuple[str, ...]  # a key's name, else the roll; "" where the rules give neither
     columns: tuple[str, ...]
     rows: tuple[RowView, ...]
     rolled: bool
@@ -238,6 +342,7 @@ class TableView:
 class PoolTarget:
     target: int
     odds: tuple[str, ...]  # the chance of 0, 1, ... successes, as percentages
+    at_least: tuple[str, ...] = ()  # the chance of at least 1, 2, ... successes
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,20 +474,21 @@ class Values:
                 assert isinstance(value, ir.CheckSpec)
                 text = Markup("{} {}+").format(self.formula(value.modifier), value.target)
                 return Markup("{} ({})").format(text, self.ref(value.mechanic)) if value.mechanic else text
-            case t.ColumnsType(params=True):  # a formula's: as written, the types that are not whole numbers said
+            case t.ColumnsType(params=True):  # a formula's: in words, the types that are not whole numbers said
                 assert isinstance(value, tuple)
-                said = [
-                    c.name if isinstance(c.type, t.IntType) else f"{c.name}({t.type_text(c.type)})"
+                return Markup(", ").join(
+                    _var(c.name) + (Markup(" ({})").format(said) if (said := _param_type(c.type)) else Markup(""))
                     for c in value
                     if isinstance(c, ir.Column)
-                ]
-                return escape(", ".join(said))
+                )
             case t.ColumnsType():
                 assert isinstance(value, tuple)
                 return escape(", ".join(heading(c.name) for c in value if isinstance(c, ir.Column)))
             case t.MarkdownType():  # as a description is (an entry's own fields get its heading level there)
                 return markdown(str(value), heading_offset=3)
-            case t.TextType() | t.EnumType() | t.AbbreviationType() | t.VersionType():
+            case t.EnumType():  # one of the names the kind declares: in words
+                return escape(str(value).replace("_", " "))
+            case t.TextType() | t.AbbreviationType() | t.VersionType():
                 return escape(str(value))
             case _:
                 assert_never(field_type)
@@ -622,11 +728,12 @@ class Values:
         rows: list[RowView] = []
         otherwise: OtherwiseView | None = None
         totals: dict[tuple[str, ...], Fraction] = {}  # per value of the keys given: the chance the rows take
+        anchors = Anchors(entity.id)
         for row in entity.rows:
             cells = tuple(self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True))
             unknown = tuple(isinstance(v, ir.Unknown) for v in row.cells)
-            if row.otherwise:
-                otherwise = OtherwiseView(cells, unknown, row.source, None)  # its chance: what the rows leave
+            if row.otherwise:  # its chance: what the rows leave
+                otherwise = OtherwiseView(cells, unknown, row.source, None, anchors.of(("otherwise",)))
                 continue
             chance = None
             if runtime is not None:
@@ -634,10 +741,13 @@ class Values:
                 shown = tuple(ir.key_text(k) for k in row.keys[:given])
                 totals[shown] = totals.get(shown, Fraction(0)) + exact
                 chance = (percent(exact), f"{exact.numerator}/{exact.denominator}")
+            said = tuple(key_words(k) for k in row.keys)
             rows.append(
                 RowView(
                     keys=tuple(self.key(k) for k in row.keys),
                     match=json.dumps([key_data(k) for k in row.keys], ensure_ascii=False),
+                    anchor=anchors.of(said),
+                    said=said,
                     chance=chance,
                     cells=cells,
                     unknown=unknown,
@@ -651,10 +761,10 @@ class Values:
                 for shown, c in left.items()
             )
             otherwise = replace(otherwise, chance=chance_left)
-        key_headers = tuple(heading(k.name) for k in keys) or (rolled.text if rolled is not None else "Key",)
+        key_headers = tuple(heading(k.name) for k in keys) or (rolled.text if rolled is not None else "",)
         column_headers = tuple(heading(c.name) for c in columns)
         # a table rolled for a key it is given lists its rows, each chance for its own key
-        grid = self._grid(column_headers, rows, otherwise) if len(key_headers) >= 2 and not given else None
+        grid = self._grid(column_headers, rows, otherwise, anchors) if len(key_headers) >= 2 and not given else None
         roll_data = None
         if runtime is not None and not given:  # the button rolls; what a roll is given, the reader picks (not yet)
             dice = [[[d.count, d.sides] for d in term.terms] + [term.modifier] for term in runtime.dice]
@@ -678,16 +788,20 @@ class Values:
         """A row key as the rules write it; a reference (`species(ref species)`) links to what it names."""
         if isinstance(key, ir.NameKey) and key.ref is not None and key.ref.id is not None:
             return self.ref(key.ref)
-        return escape(ir.key_text(key))
+        return escape(key_words(key))
 
-    def _grid(self, columns: tuple[str, ...], rows: list[RowView], otherwise: OtherwiseView | None) -> GridView:
+    def _grid(
+        self, columns: tuple[str, ...], rows: list[RowView], otherwise: OtherwiseView | None, anchors: Anchors
+    ) -> GridView:
         """Two keys (or more) as a grid: the first key down the side, the others across; a cell no row names
         shows the otherwise row's, where there is one."""
         down: dict[Markup, None] = {}
         across: dict[Markup, None] = {}
         cells: dict[tuple[Markup, Markup], RowView] = {}
+        said: dict[Markup, str] = {}  # the first key in words
         for row in rows:
             first, rest = row.keys[0], Markup(", ").join(row.keys[1:])
+            said.setdefault(first, row.said[0])
             down.setdefault(first, None)
             across.setdefault(rest, None)
             cells[(first, rest)] = row
@@ -704,8 +818,8 @@ class Values:
                 else:
                     parts = tuple(zip(columns, found.cells, found.unknown, strict=True))
                     state: Literal["known", "unknown"] = "unknown" if all(found.unknown) else "known"
-                    line.append(GridCell(state, parts, found.source, found.match, found.chance))
-            grid_rows.append(GridRow(first, tuple(line)))
+                    line.append(GridCell(state, parts, found.source, found.match, found.chance, found.anchor))
+            grid_rows.append(GridRow(first, tuple(line), anchors.of((said[first], "row")), said[first]))
         return GridView(tuple(across), tuple(grid_rows), len(columns) == 1)
 
     def pool_odds(self, entity: ir.Entity) -> PoolOdds | None:
@@ -731,7 +845,9 @@ class Values:
             table: list[PoolTarget] = []
             for target in targets:
                 odds = mechanic.success_chances(dice, target)
-                table.append(PoolTarget(target, tuple(percent(odds[k]) for k in range(dice + 1))))
+                at_least = [sum((odds[n] for n in range(k, dice + 1)), Fraction(0)) for k in range(1, dice + 1)]
+                exact = tuple(percent(odds[k]) for k in range(dice + 1))
+                table.append(PoolTarget(target, exact, tuple(percent(p) for p in at_least)))
             pools.append(PoolSize(dice, tuple(table)))
         return PoolOdds(tuple(pools), sides)
 
@@ -766,6 +882,21 @@ _OPERATORS = {
     ">": ">",
     ">=": "\u2265",
 }
+
+
+def _param_type(field_type: t.FieldType) -> str:
+    """What a formula's parameter takes, in words; "" for a whole number (most do)."""
+    match field_type:
+        case t.IntType():
+            return ""
+        case t.BoolType():
+            return "yes or no"
+        case t.NumberType():
+            return "a number"
+        case t.RefType(kind):
+            return f"a {kind.replace('_', ' ')}"
+        case _:
+            return t.type_text(field_type)
 
 
 def _var(name: str, *, italic: bool = True) -> Markup:
