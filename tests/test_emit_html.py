@@ -660,5 +660,5 @@ def test_the_authoring_view_is_one_click_away(rules_site: dict[str, str]) -> Non
     assert "Id <code>mechanic:witcher_d10</code>, written in <code>criticals.rules:3</code>" in authors.group(1)
     assert json.loads(authors.group(1).split("<pre>")[1].split("</pre>")[0])["explode_on"] == 10
     # and the odds of its exploding, fumbling d10, exact
-    assert '<h3>Chance of each result <small>0 or more</small></h3>' in page
+    assert "<h3>Chance of each result <small>0 or more</small></h3>" in page
     assert '<tr><th scope="row">13</th><td title="1/100">1%</td></tr>' in page
