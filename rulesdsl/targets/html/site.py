@@ -51,6 +51,7 @@ from rulesdsl.targets.html.values import (
 from rulesdsl.targets.labels import labels
 from rulesdsl.targets.templating import environment, template_context
 
+PREVIEW_TABLE = 6000  # characters: a table no longer than this shows whole in a preview
 PAGE_BUDGET = 120_000  # characters of entries on one page before the next page starts
 CONTENTS_LIMIT = 2_000  # a contents page lists entries by name up to this many, else only their pages
 NAV_KINDS = 40  # the bar atop every page of a ruleset links each kind up to this many, else its contents
@@ -277,6 +278,7 @@ class EntityView:
     backlinks: list[tuple[str, int, Markup]]
     graph: LifepathGraph | None
     table_html: Markup | None
+    preview_table: Markup | None  # the table for a preview (no row ids: it is shown over other pages), if small
     odds_html: Markup | None
     flags_html: Markup
     facts_html: Markup
@@ -602,6 +604,10 @@ class RulesetSite:
         parent = self.parent_of(kind, entity.id)
         table = self.values.table(entity) if self.ruleset.kinds[kind].has_rows else None
         short_items = [(heading(name), value) for name, value in short.items()]
+        table_html = self.parts.table_view(table, entity.id) if table is not None else None
+        preview_table = self.parts.table_view(table.unanchored(), entity.id) if table is not None else None
+        if preview_table is not None and len(preview_table) >= PREVIEW_TABLE:
+            preview_table = None
         data = EntityView(
             kind=kind,
             kind_title=self.kind_title(kind),
@@ -624,7 +630,8 @@ class RulesetSite:
             summary=first_paragraph(description) if isinstance(description, str) else None,
             backlinks=self.backlink_lines(kind, entity.id),
             graph=self.lifepath_graph(entity),
-            table_html=self.parts.table_view(table, entity.id) if table is not None else None,
+            table_html=table_html,
+            preview_table=preview_table,
             odds_html=self.mechanic_odds(entity, level + 1) if kind == "mechanic" else None,
             flags_html=Markup("").join(Markup(' <span class="flag">{}</span>').format(f) for f in flags),
             facts_html=_pairs("facts", short_items),
@@ -691,8 +698,8 @@ class RulesetSite:
         ]
         if data.summary:
             parts.append(Markup('<div class="description">{}</div>').format(data.summary))
-        if data.table_html and len(data.table_html) < 6000:
-            parts.append(data.table_html)
+        if data.preview_table:
+            parts.append(data.preview_table)
         return Markup("").join(parts)
 
     def backlink_lines(self, kind: str, id_: str) -> list[tuple[str, int, Markup]]:

@@ -337,6 +337,15 @@ class TableView:
     given: tuple[str, ...] = ()  # the keys each roll is given (`roll: region, 1d20`): a row's chance is for its own
     otherwise: OtherwiseView | None = None  # the row for every key no other row names
 
+    def unanchored(self) -> TableView:
+        """The same table without its rows' ids and links: for a preview, shown over another page."""
+        grid = self.grid
+        if grid is not None:
+            rows = tuple(replace(r, anchor="", cells=tuple(replace(c, anchor="") for c in r.cells)) for r in grid.rows)
+            grid = replace(grid, rows=rows)
+        otherwise = replace(self.otherwise, anchor="") if self.otherwise is not None else None
+        return replace(self, rows=tuple(replace(r, anchor="") for r in self.rows), grid=grid, otherwise=otherwise)
+
 
 @dataclass(frozen=True, slots=True)
 class PoolTarget:
