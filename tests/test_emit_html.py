@@ -655,6 +655,11 @@ def test_no_ids_or_quotes_in_what_a_player_reads(rules_site: dict[str, str]) -> 
             assert source not in read, (name, source)
     spells = rules_site["burning_wheel/spell.html"]
     assert '<td data-label="Obstacle">Target&#39;s Forte</td>' in spells  # an obstacle in words, unquoted
+    base = '<a href="../burning_wheel/index.html">Burning Wheel Gold (Revised)</a>'  # a base by its title
+    assert f"Builds on {base}" in rules_site["fenmark/index.html"]
+    changed = rules_site["fenmark/changes.html"]
+    assert f"builds on {base}" in changed and "<small>(fen beast)</small>" in changed
+    assert "as Burning Wheel Gold (Revised) has it" in changed and "burning_wheel has it" not in changed
 
 
 def test_the_authoring_view_is_one_click_away(rules_site: dict[str, str]) -> None:

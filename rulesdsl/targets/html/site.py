@@ -18,7 +18,7 @@ import dataclasses
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
@@ -405,6 +405,7 @@ class Holding:
 class RulesetPage:
     common: Common
     groups: list[Holding]
+    bases: list[tuple[str, str]]  # the rulesets it builds on: id (their folder), title
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,9 +499,10 @@ class Parts(Protocol):
 
 
 class RulesetSite:
-    def __init__(self, ruleset: CompiledRuleset, has_language: bool) -> None:
+    def __init__(self, ruleset: CompiledRuleset, has_language: bool, titles: Mapping[str, str] | None = None) -> None:
         self.ruleset = ruleset
         self.has_language = has_language
+        self.titles = titles or {}  # every ruleset's title, by id: a base is named by its title
         self.env = environment()
         self.parts = cast(Parts, self.env.get_template("html/parts.html").module)
         self.parents = nesting(ruleset)
@@ -528,6 +530,9 @@ class RulesetSite:
 
     def kind_title(self, kind: str) -> str:
         return self.ruleset.kinds[kind].title
+
+    def bases(self) -> list[tuple[str, str]]:
+        return [(base, self.titles.get(base, base)) for base in self.ruleset.extends]
 
     def parent_of(self, kind: str, id_: str) -> tuple[str, str] | None:
         if kind not in self.parents:
@@ -893,7 +898,9 @@ class RulesetSite:
             if kind in self.owners or kind in self.parents:
                 self.contents_page(kind)
         index = self.common(self.ruleset.title, "index.html")
-        self.add_page(Page("index.html", "html/ruleset.html", RulesetPage(index, groups=self.ruleset_contents())))
+        self.add_page(
+            Page("index.html", "html/ruleset.html", RulesetPage(index, self.ruleset_contents(), self.bases()))
+        )
         kinds = self.common("Kinds and their fields", "kinds.html")
         self.add_page(Page("kinds.html", "html/kinds.html", KindsPage(kinds, kinds=self.kind_fields())))
 
@@ -1279,9 +1286,10 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     search = SearchIndex()
     summaries = []
     sites: dict[str, RulesetSite] = {}
+    titles = {ruleset.id: ruleset.title for ruleset in rulesets}
     for ruleset in rulesets:
         search.add_ruleset(ruleset.id, ruleset.title)
-        site = sites[ruleset.id] = RulesetSite(ruleset, language is not None)
+        site = sites[ruleset.id] = RulesetSite(ruleset, language is not None, titles)
         site.build()
         files.update(site.files(search))
         urls = {id_: site.urls.get(("stock", id_), "stock.html") for id_ in ruleset.entities.get("stock", {})}
