@@ -642,8 +642,8 @@ def test_every_table_row_has_an_id_and_a_permalink(rules_site: dict[str, str]) -
     assert '<td class="known" id="fumbles--6--reflex-melee"' in page
     # a preview shows over another page: its rows carry no ids, and no links that would point into that page
     previews = [text for name, text in rules_site.items() if name.startswith("previews/")]
-    assert any("<table class=\\\"rows\\\">" in text for text in previews)
-    assert not any("row-link" in text or "id=\\\"humanoid_hit_location--" in text for text in previews)
+    assert any('<table class=\\"rows\\">' in text for text in previews)
+    assert not any("row-link" in text or 'id=\\"humanoid_hit_location--' in text for text in previews)
 
 
 def test_no_ids_or_quotes_in_what_a_player_reads(rules_site: dict[str, str]) -> None:
