@@ -243,7 +243,7 @@ def test_references_are_links_and_requirements_read_as_text(site: dict[str, str]
     village = site["mini/setting.village.html"]
     assert '<a href="setting.village.html#farmer">Farmer</a> <em>and</em> not 2 lifepaths in the ' in village
     city = site["mini/setting.city.html"]
-    assert "position 2-3 <em>and</em> age at entry &lt; 30" in city
+    assert "as the second or third lifepath <em>and</em> younger than 30 when taken" in city
 
 
 def test_long_requirements_are_nested_lists() -> None:
@@ -292,7 +292,7 @@ def test_tables_show_exact_odds_per_row(site: dict[str, str]) -> None:
     for chance, exact in (("41.7%", "5/12"), ("16.7%", "1/6"), ("38.9%", "7/18"), ("2.8%", "1/36")):
         assert f'<td class="chance">{chance} <small>{exact}</small></td>' in tables
     assert '<p class="roll" hidden data-roll="{&#34;dice&#34;: [[[2, 6], 0]], &#34;tens&#34;: false' in tables
-    assert '<tr data-k="[[12, null]]">' in tables  # what the roll button matches a roll against
+    assert 'data-k="[[12, null]]">' in tables  # what the roll button matches a roll against
 
 
 def test_two_key_tables_are_grids_with_unknown_cells_greyed(rules_site: dict[str, str]) -> None:
@@ -302,9 +302,9 @@ def test_two_key_tables_are_grids_with_unknown_cells_greyed(rules_site: dict[str
     text = grid.group(0)
     assert '<th scope="col" class="axes">Zone \u2572 Level</th>' in text
     assert "".join(f'<th scope="col">{n}</th>' for n in range(1, 6)) in text
-    rows = re.findall(r'<tr><th scope="row">([^<]+)</th>', text)
+    rows = re.findall(r'<tr id="damage_table--[^"]+"><th scope="row">([^<]+) <a class="row-link"', text)
     assert rows == ["I", "II", "III", "IV", "V", "VI", "VII", "Generic"]
-    assert text.count('<td class="unknown">unknown</td>') > 20
+    assert len(re.findall(r'<td class="unknown" id="[^"]+">unknown</td>', text)) > 20
     assert "bleeding; muscle badly torn" in text
     assert "<dt>Blood loss</dt><dd>5</dd>" in text  # readable column headers
 
@@ -336,7 +336,7 @@ def test_percentages_never_round_to_certainty() -> None:
 
 def test_formulas_render_readably(site: dict[str, str]) -> None:
     assert (
-        'floor((<a href="attribute.html#might">MGT</a> + <a href="attribute.html#wit">WIT</a>) / 2)'
+        '\u230a(<a href="attribute.html#might">MGT</a> + <a href="attribute.html#wit">WIT</a>) \u00f7 2\u230b'
         in site["mini/attribute.html"]
     )
 
@@ -369,13 +369,13 @@ def test_formulas_link_only_the_names_they_resolve(compile_rules: Callable[..., 
     assert not compilation.diagnostics
     pages = site_of(compilation)
     assert (
-        "<dd>level + "
+        "<dd><var>level</var> + "
         '<a href="attribute.html#might">MGT</a> + '
-        '<a href="table.html#level">level</a>[<a href="attribute.html#might">might</a>] + '
-        '<a href="formula.html#half">half</a>(level) + '
-        'weapon[<a href="weapon.html#sword">sword</a>].reach</dd>'
+        '<a href="table.html#level">Level</a>(<a href="attribute.html#might">Might</a>) + '
+        '<a href="formula.html#half">Half</a>(<var>level</var>) + '
+        'reach of <a href="weapon.html#sword">Sword</a></dd>'
     ) in pages["demo/formula.html"]
-    assert '<td data-label="Ob">&#34;level&#34; + 2</td>' in pages["demo/trick.html"]
+    assert '<td data-label="Ob">level + 2</td>' in pages["demo/trick.html"]  # quoted text, without its quotes
 
 
 def test_uncertain_readings_are_shown(site: dict[str, str]) -> None:
@@ -609,3 +609,66 @@ def test_every_markdown_field_is_rendered_as_markdown_with_the_descriptions_safe
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert 'href="javascript' not in page and '<a href="#top">ok</a>' in page
     assert "<em>cell</em>" in site["demo/table.html"]
+
+
+def test_no_key_header_where_the_key_has_a_name_or_a_roll(rules_site: dict[str, str]) -> None:
+    tables = [text for name, text in rules_site.items() if name.endswith(".html") and "/table" in name]
+    assert tables and not any('<th scope="col">Key</th>' in text for text in tables)
+    hit = rules_site["witcher/table.html"].split('id="humanoid_hit_location"')[1].split("</thead>")[0]
+    assert '<th scope="col">1d10</th><th scope="col">Chance</th>' in hit  # the roll names a rolled key
+    fumbles = rules_site["witcher/table.html"].split('id="fumbles"')[1].split("</thead>")[0]
+    assert '<th scope="col" class="axes">Roll \u2572 Roll type</th>' in fumbles  # declared keys by their names
+    # a key the rules do not name: no made-up header over the row names
+    armour = rules_site["witcher/table.html"].split('id="layering_ev"')[1].split("</thead>")[0]
+    assert '<thead><tr><td class="corner"></td><th scope="col">Ev</th>' in armour
+
+
+def test_every_table_row_has_an_id_and_a_permalink(rules_site: dict[str, str]) -> None:
+    rows = 0
+    for name, text in rules_site.items():
+        if not name.endswith(".html"):
+            continue
+        for table in re.findall(r'<table class="rows">.*?</table>', text, re.S):
+            for row in re.findall(r"<tbody>(.*?)</tbody>", table, re.S)[0].split("\n"):
+                if not row.startswith("<tr"):
+                    continue
+                found = re.match(r'<tr[^>]* id="([^"]+)"', row)
+                assert found is not None, (name, row[:200])
+                assert f'<a class="row-link" href="#{found.group(1)}" aria-label="Link to the row ' in row
+                rows += 1
+    assert rows > 500
+    page = rules_site["witcher/table.html"]
+    assert '<tr id="humanoid_hit_location--1"' in page and '<tr id="humanoid_hit_location--2-4"' in page
+    assert '<tr id="fumbles--6--row"><th scope="row">6 <a class="row-link" href="#fumbles--6--row"' in page  # a grid's
+    assert '<td class="known" id="fumbles--6--reflex-melee"' in page
+    # a preview shows over another page: its rows carry no ids, and no links that would point into that page
+    previews = [text for name, text in rules_site.items() if name.startswith("previews/")]
+    assert any('<table class=\\"rows\\">' in text for text in previews)
+    assert not any("row-link" in text or 'id=\\"humanoid_hit_location--' in text for text in previews)
+
+
+def test_no_ids_or_quotes_in_what_a_player_reads(rules_site: dict[str, str]) -> None:
+    for name, text in rules_site.items():
+        if not name.endswith(".html") or name.endswith(("language.html", "kinds.html")):  # pages for authors
+            continue
+        read = re.sub(r'<details class="authors">.*?</details>', "", text, flags=re.S)
+        for source in ("great_bow", "prefixed id", "(first_is_free)", ">call_on<", "&#34;Target&#39;s", "floor("):
+            assert source not in read, (name, source)
+    spells = rules_site["burning_wheel/spell.html"]
+    assert '<td data-label="Obstacle">Target&#39;s Forte</td>' in spells  # an obstacle in words, unquoted
+    base = '<a href="../burning_wheel/index.html">Burning Wheel Gold (Revised)</a>'  # a base by its title
+    assert f"Builds on {base}" in rules_site["fenmark/index.html"]
+    changed = rules_site["fenmark/changes.html"]
+    assert f"builds on {base}" in changed and "<small>(fen beast)</small>" in changed
+    assert "as Burning Wheel Gold (Revised) has it" in changed and "burning_wheel has it" not in changed
+
+
+def test_the_authoring_view_is_one_click_away(rules_site: dict[str, str]) -> None:
+    page = rules_site["witcher/mechanic.html"]
+    authors = re.search(r'<details class="authors"><summary>For authors</summary>(.*?)</details>', page, re.S)
+    assert authors is not None
+    assert "Id <code>mechanic:witcher_d10</code>, written in <code>criticals.rules:3</code>" in authors.group(1)
+    assert json.loads(authors.group(1).split("<pre>")[1].split("</pre>")[0])["explode_on"] == 10
+    # and the odds of its exploding, fumbling d10, exact
+    assert "<h3>Chance of each result <small>0 or more</small></h3>" in page
+    assert '<tr><th scope="row">13</th><td title="1/100">1%</td></tr>' in page

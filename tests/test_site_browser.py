@@ -294,7 +294,7 @@ def test_a_two_key_table_reads_as_a_grid(page: Any, rules_site: Path) -> None:
     assert grid.is_visible()
     assert grid.locator("th.axes").inner_text() == "Zone ╲ Level"
     assert grid.locator("thead th").all_inner_texts()[1:] == ["1", "2", "3", "4", "5"]
-    row = grid.locator("tr", has=page.locator("th[scope=row]", has_text=re.compile(r"^III$")))
+    row = grid.locator("tr", has=page.locator("th[scope=row]", has_text=re.compile(r"^III(\s|$)")))  # its # link after
     cells = row.locator("td")
     assert "bleeding" in cells.nth(1).inner_text()
     assert cells.nth(0).get_attribute("class") == "unknown"
@@ -311,7 +311,27 @@ def test_pool_odds_show_one_pool_size_at_a_time(page: Any, rules_site: Path) -> 
     page.locator("select.pool-select").select_option("3")
     visible = page.locator(".pool:visible")
     assert visible.get_attribute("data-dice") == "3"
-    assert visible.locator("thead th").all_inner_texts() == ["Target", "0", "1", "2", "3"]
+    exact, at_least = visible.locator("table").nth(0), visible.locator("table").nth(1)
+    assert exact.locator("thead th").all_inner_texts() == ["Target", "0", "1", "2", "3"]
+    assert at_least.locator("thead th").all_inner_texts() == ["Target", "1+", "2+", "3+"]  # beside the exact counts
+
+
+def test_a_table_rows_permalink_opens_the_page_at_that_row(page: Any, rules_site: Path) -> None:
+    name = page_with(rules_site, "humanoid_hit_location--5")
+    page.goto(url(rules_site, name))
+    row = page.locator("#humanoid_hit_location--5")
+    link = row.locator("a.row-link")
+    assert link.get_attribute("aria-label") == "Link to the row 5"
+    box = link.bounding_box()
+    assert box is not None and box["height"] >= 24 and box["width"] >= 24  # a target a finger can take
+    link.click()
+    assert page.url.endswith(f"{name}#humanoid_hit_location--5")
+    assert page.evaluate("() => document.querySelector(':target').id") == "humanoid_hit_location--5"
+    assert row.evaluate("r => getComputedStyle(r.cells[0]).outlineStyle") == "solid"  # the row linked to is marked
+    page.goto("about:blank")
+    page.goto(url(rules_site, f"{name}#humanoid_hit_location--5"))  # the link, shared, opens at the row
+    top = row.evaluate("r => r.getBoundingClientRect().top")
+    assert 0 <= top < 900
 
 
 # ---------------------------------------------------------------- for people: phones, filters, paper

@@ -2,13 +2,13 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "c6e2499f6bfa043577fac0b79f14bc48f421f2af6db192815f5858f79bba38cc"
+SOURCE_SHA256 = "70119975e73c4583de5b1a90bbdd9b59df6417c437a3ed2f7fffea543be79b87"
 SOURCES: dict[str, str] = {
     "attributes.rules": "b2dedd935d7a9ccc56418942f6a81133f0122e7181452ce78ada129533ca677b",
-    "combat.rules": "a6a918f50f484363bed2142e595d1c900791b8770ee4dc8947c3f350d469df7a",
+    "combat.rules": "a54798be6d8b3c193ef2f718e858717b23b9777b610360b755bc288b410cbcd4",
     "creation.rules": "6131319cbfc2b997c8d2994d3cbe9e732b4e5feb55a768c9e287ee92b969a4ce",
-    "damage.rules": "6b61874b7c2af6ec71b78bd7f108d0e78966eb11439308d5d2abc6be2b476cb5",
-    "equipment.rules": "5265e34bc1c3d0b567870dd4baa2eed8a167c4990861918f1fea03dd1a72bbfc",
+    "damage.rules": "fc6f59f0bb376c590c6892c74951572da71d553257b6da7476b2601f5650478d",
+    "equipment.rules": "4a9201771307226065c55a7e707f1c37e48a36e0db60098649fbf678b14a3e3d",
     "mechanics.rules": "2c45ef75afc8424b13a9c3acd1398ff229a51f6a9bdfc325373dcb6a7b199aa4",
     "missile.rules": "0fdb6b15a3201f30b9ba607d0cb1577c7010c72916b28ff076e85df1cdf4fea1",
     "progression.rules": "871aa2c4ad02cd68613e64e1171acb70df8687e54fbd8eb21abfe2a851ecf2ce",

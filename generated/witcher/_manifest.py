@@ -2,15 +2,15 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """What this package was built from: the sha256 of each source file, and of them all."""
 
-SOURCE_SHA256 = "9ab34ca0619db328a1126dd056f31327702d92e7f6bd06be7d1b918b62f75a9c"
+SOURCE_SHA256 = "b8a0880b5332bdbc291d909b21756162a47c98ddc94021324ad3505593a9580a"
 SOURCES: dict[str, str] = {
     "actions.rules": "964683845575e6349cd132f3f7bcd085326108c68e1cd39cf98f803bfc0097e2",
-    "armor.rules": "2ac1562fcdf6b8e5515f664296560fbdb57ea94908ec1bc3795e318cf567e957",
+    "armor.rules": "feede1fb8aa8d8974732650a93c56e5b009851c068a5318fe2737ada2279e94e",
     "cover.rules": "ed3ac101556da78308a6a855dcc4f976a4d34d34d8b719df90da43204e6ef8ef",
     "criticals.rules": "bf3c113ee6d7fc5e4b58c0f9725fd9bea9d748257bcf23272fcb1b0893348c10",
     "damage.rules": "f01f37c01261549e2e0cd5688b34407b449f0a3d3063879063880b2636e38b18",
     "hit_location.rules": "8d12d2ab55a65d915a1a1c38c0b5eeb9d5bf8d641a470428e87fe7cc0e8f9e6e",
-    "pipeline.rules": "355e7e02d86cf1348fe39627c632c39e524e6bd8a8793e1d56cc27b12222234d",
+    "pipeline.rules": "90af2fb17d262315efa118136d45ebe00ca85f7c3090d777ff5c4cf41b758551",
     "ruleset.rules": "0be9c043f4d66374f701d2bcd44ad8fe0e8782546b16eba398556095aca15bca",
     "wounds.rules": "ae0d49c453f9f2c32024aa2a43f0d7c0de16bdd5376e34c026aecf6a9f857f77",
 }

@@ -4,7 +4,7 @@ constructor, the reference computes its odds with it."""
 from __future__ import annotations
 
 from rulesdsl.compile import ir
-from rulesdsl.runtime.core import Grade, HighestMechanic, Outcome, RollBand, UnderMechanic
+from rulesdsl.runtime.core import Grade, HighestMechanic, Outcome, RollBand, TotalMechanic, UnderMechanic
 
 
 def records(entity: ir.Entity, name: str) -> tuple[ir.Record, ...]:
@@ -77,4 +77,21 @@ def under_mechanic(entity: ir.Entity) -> UnderMechanic | None:
         tuple(grades),
         under_bands(entity, "criticals", lowest, highest),
         under_bands(entity, "fumbles", lowest, highest),
+    )
+
+
+def total_mechanic(entity: ir.Entity) -> TotalMechanic | None:
+    """A total mechanic (style `total`): its die, what it explodes and fumbles on, its floor; None for another
+    style."""
+    die = entity.fields.get("die")
+    if entity.fields.get("style") != "total" or not isinstance(die, ir.Dice) or not die.terms:
+        return None
+    explode, fumble, floor = (entity.fields.get(name) for name in ("explode_on", "fumble_on", "floor"))
+    return TotalMechanic(
+        entity.id,
+        entity.name,
+        ir.runtime_dice(die),
+        explode if isinstance(explode, int) else None,
+        fumble if isinstance(fumble, int) else None,
+        floor if isinstance(floor, int) else None,
     )

@@ -1830,7 +1830,7 @@ export function burnCharacter(catalog, settings, stocks, tables, names, lifepath
 export const ID = "riddle_of_steel";
 export const TITLE = "The Riddle of Steel (Quickstart)";
 export const VERSION = "0.1.0";
-export const SOURCE_SHA256 = "c6e2499f6bfa043577fac0b79f14bc48f421f2af6db192815f5858f79bba38cc";
+export const SOURCE_SHA256 = "70119975e73c4583de5b1a90bbdd9b59df6417c437a3ed2f7fffea543be79b87";
 /** @type {Names} */
 export const NAMES = freeze({"lifepath": {}, "setting": {}, "skill": {}, "stock": {}, "trait": {}});
 

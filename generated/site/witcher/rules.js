@@ -1830,7 +1830,7 @@ export function burnCharacter(catalog, settings, stocks, tables, names, lifepath
 export const ID = "witcher";
 export const TITLE = "The Witcher TRPG (damage excerpt)";
 export const VERSION = "0.1.0";
-export const SOURCE_SHA256 = "9ab34ca0619db328a1126dd056f31327702d92e7f6bd06be7d1b918b62f75a9c";
+export const SOURCE_SHA256 = "b8a0880b5332bdbc291d909b21756162a47c98ddc94021324ad3505593a9580a";
 /** @type {Names} */
 export const NAMES = freeze({"lifepath": {}, "setting": {}, "skill": {}, "stock": {}, "trait": {}});
 

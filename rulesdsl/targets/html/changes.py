@@ -46,6 +46,7 @@ class ChangesPage:
     patched: list[Patched]
     removed: list[Removed]
     link: Link
+    titles: Mapping[str, str]  # every ruleset's title, by id
 
 
 def _base_version(
@@ -101,5 +102,6 @@ def render(
         Removed(c, found[0].id if (found := _base_version(ruleset, rulesets, c.kind, c.id)) else None)
         for c in ruleset.changes.removed
     ]
-    page = ChangesPage(ruleset, ruleset.changes.added, patched, removed, link)
+    titles = {id_: other.title for id_, other in rulesets.items()}
+    page = ChangesPage(ruleset, ruleset.changes.added, patched, removed, link, titles)
     return environment().get_template("html/changes.html").render({**common, **template_context(page)})

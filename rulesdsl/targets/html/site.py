@@ -18,16 +18,17 @@ import dataclasses
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
 from markupsafe import Markup, escape
 
 from rulesdsl import __version__
-from rulesdsl.compile import ir
+from rulesdsl.compile import ir, jsonform
 from rulesdsl.compile.jsonform import schema_file, value_json
 from rulesdsl.compile.kinds import COMMON_NAMES, CORE_KINDS, Kind
+from rulesdsl.compile.mechanics import total_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.resources import DOCS
@@ -43,11 +44,14 @@ from rulesdsl.targets.html.values import (
     Values,
     heading,
     href,
+    odds_table,
     short_type,
+    total_odds,
 )
 from rulesdsl.targets.labels import labels
 from rulesdsl.targets.templating import environment, template_context
 
+PREVIEW_TABLE = 6000  # characters: a table no longer than this shows whole in a preview
 PAGE_BUDGET = 120_000  # characters of entries on one page before the next page starts
 CONTENTS_LIMIT = 2_000  # a contents page lists entries by name up to this many, else only their pages
 NAV_KINDS = 40  # the bar atop every page of a ruleset links each kind up to this many, else its contents
@@ -274,6 +278,7 @@ class EntityView:
     backlinks: list[tuple[str, int, Markup]]
     graph: LifepathGraph | None
     table_html: Markup | None
+    preview_table: Markup | None  # the table for a preview (no row ids: it is shown over other pages), if small
     odds_html: Markup | None
     flags_html: Markup
     facts_html: Markup
@@ -281,6 +286,7 @@ class EntityView:
     has_body: bool = False
     preview: Markup = _NOTHING
     body_html: Markup = _NOTHING
+    authors_html: Markup = _NOTHING  # ids, where it is written, its JSON: folded away, for authors
 
 
 @dataclass
@@ -399,6 +405,7 @@ class Holding:
 class RulesetPage:
     common: Common
     groups: list[Holding]
+    bases: list[tuple[str, str]]  # the rulesets it builds on: id (their folder), title
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,9 +499,10 @@ class Parts(Protocol):
 
 
 class RulesetSite:
-    def __init__(self, ruleset: CompiledRuleset, has_language: bool) -> None:
+    def __init__(self, ruleset: CompiledRuleset, has_language: bool, titles: Mapping[str, str] | None = None) -> None:
         self.ruleset = ruleset
         self.has_language = has_language
+        self.titles = titles or {}  # every ruleset's title, by id: a base is named by its title
         self.env = environment()
         self.parts = cast(Parts, self.env.get_template("html/parts.html").module)
         self.parents = nesting(ruleset)
@@ -522,6 +530,9 @@ class RulesetSite:
 
     def kind_title(self, kind: str) -> str:
         return self.ruleset.kinds[kind].title
+
+    def bases(self) -> list[tuple[str, str]]:
+        return [(base, self.titles.get(base, base)) for base in self.ruleset.extends]
 
     def parent_of(self, kind: str, id_: str) -> tuple[str, str] | None:
         if kind not in self.parents:
@@ -575,7 +586,18 @@ class RulesetSite:
         if pool is not None:
             return self.parts.pool_odds(pool, level)
         outcomes = self.values.highest_odds(entity) or self.values.under_odds(entity)
-        return self.parts.outcome_odds(outcomes, level) if outcomes is not None else None
+        if outcomes is not None:
+            return self.parts.outcome_odds(outcomes, level)
+        total = total_mechanic(entity)
+        if total is None or (total.explode_on is None and total.fumble_on is None):
+            return None  # plain dice: its die's own odds say it
+        shown = total_odds(total)
+        if shown is None:
+            return None
+        span, lines = shown
+        return Markup(
+            '<section class="odds"><h{0}>Chance of each result <small>{1}</small></h{0}>{2}</section>'
+        ).format(level, span, odds_table(lines))
 
     def entity_data(self, entity: ir.Entity, skip: str | None, level: int) -> EntityView:
         """What the templates show of an entity. `skip`: the field naming the parent whose page it is on;
@@ -587,6 +609,10 @@ class RulesetSite:
         parent = self.parent_of(kind, entity.id)
         table = self.values.table(entity) if self.ruleset.kinds[kind].has_rows else None
         short_items = [(heading(name), value) for name, value in short.items()]
+        table_html = self.parts.table_view(table, entity.id) if table is not None else None
+        preview_table = self.parts.table_view(table.unanchored(), entity.id) if table is not None else None
+        if preview_table is not None and len(preview_table) >= PREVIEW_TABLE:
+            preview_table = None
         data = EntityView(
             kind=kind,
             kind_title=self.kind_title(kind),
@@ -609,15 +635,14 @@ class RulesetSite:
             summary=first_paragraph(description) if isinstance(description, str) else None,
             backlinks=self.backlink_lines(kind, entity.id),
             graph=self.lifepath_graph(entity),
-            table_html=self.parts.table_view(table, entity.id) if table is not None else None,
+            table_html=table_html,
+            preview_table=preview_table,
             odds_html=self.mechanic_odds(entity, level + 1) if kind == "mechanic" else None,
             flags_html=Markup("").join(Markup(' <span class="flag">{}</span>').format(f) for f in flags),
             facts_html=_pairs("facts", short_items),
             lines_html=_pairs("lines", lines),
         )
-        shown = (data.aliases, data.uncertain, data.lines, data.description, data.note, data.table_html)
-        has_body = any(shown) or bool(data.odds_html or data.backlinks or data.graph or data.source)
-        data = dataclasses.replace(data, has_body=has_body)
+        data = dataclasses.replace(data, has_body=True, authors_html=self.authors(entity))
         data = dataclasses.replace(data, preview=self.preview(data))
         return dataclasses.replace(data, body_html=self.body(data))
 
@@ -651,7 +676,21 @@ class RulesetSite:
             parts.append(f'<details class="graph" hidden>{summary}</details>')
         if data.source:
             parts.append(f'<p class="source">Source: {escape(data.source)}</p>')
+        parts.append(data.authors_html)
         return Markup("\n".join(p for p in parts if p))
+
+    def authors(self, entity: ir.Entity) -> Markup:
+        """What an author looks for and a player need not read: the entity's kind and id, the file and line it
+        is written at, and its JSON (as the package's data and `rulesdsl export` give it)."""
+        file = entity.file or entity.pos.file
+        written = next((name for name, _ in self.ruleset.sources if file == name or file.endswith("/" + name)), None)
+        where = f"{written or file.rsplit('/', 1)[-1]}:{entity.pos.line}"
+        text = json.dumps(jsonform.document(entity), ensure_ascii=False, indent=1)
+        shown = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # text of a <pre>
+        return Markup(
+            '<details class="authors"><summary>For authors</summary><p>Id <code>{}:{}</code>, written in '
+            "<code>{}</code></p><pre>{}</pre></details>"
+        ).format(entity.kind, entity.id, where, Markup(shown))
 
     def preview(self, data: EntityView) -> Markup:
         """What a hover or a tap on a link to the entity shows: what it is, its fields, its description's
@@ -664,8 +703,8 @@ class RulesetSite:
         ]
         if data.summary:
             parts.append(Markup('<div class="description">{}</div>').format(data.summary))
-        if data.table_html and len(data.table_html) < 6000:
-            parts.append(data.table_html)
+        if data.preview_table:
+            parts.append(data.preview_table)
         return Markup("").join(parts)
 
     def backlink_lines(self, kind: str, id_: str) -> list[tuple[str, int, Markup]]:
@@ -859,7 +898,9 @@ class RulesetSite:
             if kind in self.owners or kind in self.parents:
                 self.contents_page(kind)
         index = self.common(self.ruleset.title, "index.html")
-        self.add_page(Page("index.html", "html/ruleset.html", RulesetPage(index, groups=self.ruleset_contents())))
+        self.add_page(
+            Page("index.html", "html/ruleset.html", RulesetPage(index, self.ruleset_contents(), self.bases()))
+        )
         kinds = self.common("Kinds and their fields", "kinds.html")
         self.add_page(Page("kinds.html", "html/kinds.html", KindsPage(kinds, kinds=self.kind_fields())))
 
@@ -1245,9 +1286,10 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     search = SearchIndex()
     summaries = []
     sites: dict[str, RulesetSite] = {}
+    titles = {ruleset.id: ruleset.title for ruleset in rulesets}
     for ruleset in rulesets:
         search.add_ruleset(ruleset.id, ruleset.title)
-        site = sites[ruleset.id] = RulesetSite(ruleset, language is not None)
+        site = sites[ruleset.id] = RulesetSite(ruleset, language is not None, titles)
         site.build()
         files.update(site.files(search))
         urls = {id_: site.urls.get(("stock", id_), "stock.html") for id_ in ruleset.entities.get("stock", {})}

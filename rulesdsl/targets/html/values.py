@@ -25,8 +25,7 @@ from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.runtime import odds
 from rulesdsl.runtime.core import Dice as RuntimeDice
-from rulesdsl.runtime.core import PoolMechanic
-from rulesdsl.syntax.tree import Position
+from rulesdsl.runtime.core import PoolMechanic, TotalMechanic
 from rulesdsl.targets.html.markdown import markdown
 
 PLACEHOLDER = re.compile(r'href="@([a-z0-9_]+):([a-z0-9_]*)@"')
@@ -61,15 +60,75 @@ def dice_odds(dice: RuntimeDice) -> tuple[str, tuple[tuple[str, Fraction], ...]]
         tail = dice.chance(up_to + 1, None) if high is None else Fraction(0)
     except odds.OddsTooCostly:
         return None
-    size = -(-len(spread) // MAX_ODDS_LINES)  # totals to a line
+    lines = grouped(spread)
+    if tail:
+        lines.append((f"{up_to + 1} or more", tail))
+    return (f"{low}-{high}" if high is not None else f"{low} or more"), tuple(lines)
+
+
+def grouped(spread: list[tuple[int, Fraction]], most: int = MAX_ODDS_LINES) -> list[tuple[str, Fraction]]:
+    """Totals and their chances, a few totals to a line where there are more than `most`."""
+    size = -(-len(spread) // most)  # totals to a line
     lines = []
     for start in range(0, len(spread), size):
         group = spread[start : start + size]
         first, last = group[0][0], group[-1][0]
         lines.append((str(first) if first == last else f"{first}-{last}", sum((p for _, p in group), Fraction(0))))
-    if tail:
-        lines.append((f"{up_to + 1} or more", tail))
-    return (f"{low}-{high}" if high is not None else f"{low} or more"), tuple(lines)
+    return lines
+
+
+def total_odds(mechanic: TotalMechanic) -> tuple[str, tuple[tuple[str, Fraction], ...]] | None:
+    """A total mechanic's result (with nothing added) and its exact chances, as `dice_odds` gives a dice
+    value's: its one die exploding (`explode_on`: roll again and add, again on each further such face) or
+    fumbling (`fumble_on`: roll again and subtract, the rolls after exploding the same way), then its floor.
+    Chains of explosions are followed until fewer than 1 roll in 100 goes on; the rest is one line."""
+    explode, fumble, floor = mechanic.explode_on, mechanic.fumble_on, mechanic.floor
+    if explode is None and fumble is None:
+        return dice_odds(mechanic.dice)
+    sides = mechanic.sides
+    one = Fraction(1, sides)
+    longest = 0  # explosions followed, in one chain
+    while explode is not None and one ** (longest + 2) >= TAIL_SHOWN:  # the chance a longer chain has
+        longest += 1
+    chain: dict[int, Fraction] = {}  # what the rolls after the first add up to, by chains of `longest` or fewer
+    for exploded in range(longest + 1):
+        for face in range(1, sides + 1):
+            if face != explode:
+                total = exploded * (explode or 0) + face
+                chain[total] = chain.get(total, Fraction(0)) + one ** (exploded + 1)
+    further = one ** (longest + 1) if explode is not None else Fraction(0)  # chains that explode on past it
+    past = (longest + 1) * (explode or 0) + 1  # the least such a chain adds
+    results: dict[int, Fraction] = {}
+    high_tail = low_tail = Fraction(0)
+    for first in range(1, sides + 1):
+        if first == fumble:
+            outcomes = [(-total, p) for total, p in chain.items()]
+            low_tail += one * further
+        elif first == explode:
+            outcomes = [(first + total, p) for total, p in chain.items()]
+            high_tail += one * further
+        else:
+            outcomes = [(first, Fraction(1))]
+        for result, p in outcomes:
+            result = result if floor is None else max(floor, result)
+            results[result] = results.get(result, Fraction(0)) + one * p
+    if floor is not None and -past <= floor:  # the long fumbles all stop at the floor
+        results[floor] = results.get(floor, Fraction(0)) + low_tail
+        low_tail = Fraction(0)
+    lines = grouped(sorted(results.items()), 2 * MAX_ODDS_LINES)  # gaps between the chains: none grouped over
+    top = (explode or 0) + past
+    if low_tail:
+        lines.insert(0, (f"{-past} or less", low_tail))
+    if high_tail:
+        lines.append((f"{top} or more", high_tail))
+    least, most = min(results), max(results)
+    if low_tail and high_tail:
+        span = "any total"
+    elif high_tail:
+        span = f"{least} or more"
+    else:
+        span = f"{most} or less" if low_tail else f"{least}-{most}"
+    return span, tuple(lines)
 
 
 def dice_html(value: ir.Dice) -> Markup:
@@ -78,15 +137,21 @@ def dice_html(value: ir.Dice) -> Markup:
     if shown is None:
         return escape(value.text)
     span, lines = shown
+    return Markup('<details class="dice-odds"><summary>{} <small>{}</small></summary>{}</details>').format(
+        value.text, span, odds_table(lines)
+    )
+
+
+def odds_table(lines: tuple[tuple[str, Fraction], ...]) -> Markup:
+    """Totals and the exact chance of each (the fraction on hover)."""
     rows = Markup("").join(
         Markup('<tr><th scope="row">{}</th><td title="{}">{}</td></tr>').format(label, str(p), percent(p))
         for label, p in lines
     )
     return Markup(
-        '<details class="dice-odds"><summary>{} <small>{}</small></summary><table class="odds">'
-        '<thead><tr><th scope="col">Total</th><th scope="col">Chance</th></tr></thead><tbody>{}</tbody></table>'
-        "</details>"
-    ).format(value.text, span, rows)
+        '<table class="odds"><thead><tr><th scope="col">Total</th><th scope="col">Chance</th></tr></thead>'
+        "<tbody>{}</tbody></table>"
+    ).format(rows)
 
 
 def percent(chance: Fraction) -> str:
@@ -113,6 +178,38 @@ def key_data(key: ir.Key) -> object:
             return [low, high]
         case _:
             assert_never(key)
+
+
+def key_words(key: ir.Key) -> str:
+    """A row's key as a reader reads it: as written, a name's underscores spaces (`attacker_more`)."""
+    match key:
+        case ir.NameKey(text):
+            return text.replace("_", " ")
+        case ir.ParityKey() | ir.Range():
+            return ir.key_text(key)
+        case _:
+            assert_never(key)
+
+
+class Anchors:
+    """The ids of one table's rows: the table's id, then the keys in letters and digits (`hits--3-4`), made
+    unique on the page (an entity's id has no `-`, so no row's id is an entity's)."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.taken: set[str] = set()
+
+    def of(self, keys: tuple[str, ...]) -> str:
+        parts = []
+        for key in keys:
+            spelt = "".join(c if c.isalnum() else " " for c in key.casefold().replace("+", " up").replace("<=", "to "))
+            parts.append("-".join(spelt.split()) or "x")
+        anchor = base = "--".join([self.table, *parts])
+        n = 2
+        while anchor in self.taken:
+            anchor, n = f"{base}-{n}", n + 1
+        self.taken.add(anchor)
+        return anchor
 
 
 def stat_text(stat: ir.StatBonus) -> str:
@@ -180,6 +277,8 @@ class RowView:
 
     keys: tuple[Markup, ...]
     match: str  # the keys as JSON, for the roll button to find the row it lands on
+    anchor: str  # its id on the page, for a link to it (the table's id, then its keys)
+    said: tuple[str, ...]  # its keys in words, for that link's name
     chance: tuple[str, str] | None  # a percentage and the exact fraction, where the table is rolled
     cells: tuple[Markup, ...]
     unknown: tuple[bool, ...]  # per cell: the source leaves it unknown
@@ -194,6 +293,7 @@ class OtherwiseView:
     unknown: tuple[bool, ...]
     source: str | None
     chance: str | None  # what the other rows leave, per value of the keys a roll is given; None: not rolled
+    anchor: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,12 +305,15 @@ class GridCell:
     source: str | None
     match: str | None
     chance: tuple[str, str] | None
+    anchor: str = ""  # the id of the row it shows, if any
 
 
 @dataclass(frozen=True, slots=True)
 class GridRow:
     key: Markup  # the first key, down the side
     cells: tuple[GridCell, ...]
+    anchor: str = ""  # its id on the page (the table's id, then the key)
+    said: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +327,7 @@ class GridView:
 class TableView:
     """A table as the reference shows it: rows (one key) or a grid (two keys or more)."""
 
-    key_headers: tuple[str, ...]
+    key_headers: tuple[str, ...]  # a key's name, else the roll; "" where the rules give neither
     columns: tuple[str, ...]
     rows: tuple[RowView, ...]
     rolled: bool
@@ -235,11 +338,21 @@ class TableView:
     given: tuple[str, ...] = ()  # the keys each roll is given (`roll: region, 1d20`): a row's chance is for its own
     otherwise: OtherwiseView | None = None  # the row for every key no other row names
 
+    def unanchored(self) -> TableView:
+        """The same table without its rows' ids and links: for a preview, shown over another page."""
+        grid = self.grid
+        if grid is not None:
+            rows = tuple(replace(r, anchor="", cells=tuple(replace(c, anchor="") for c in r.cells)) for r in grid.rows)
+            grid = replace(grid, rows=rows)
+        otherwise = replace(self.otherwise, anchor="") if self.otherwise is not None else None
+        return replace(self, rows=tuple(replace(r, anchor="") for r in self.rows), grid=grid, otherwise=otherwise)
+
 
 @dataclass(frozen=True, slots=True)
 class PoolTarget:
     target: int
     odds: tuple[str, ...]  # the chance of 0, 1, ... successes, as percentages
+    at_least: tuple[str, ...] = ()  # the chance of at least 1, 2, ... successes
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,20 +489,21 @@ class Values:
                 assert isinstance(value, ir.CheckSpec)
                 text = Markup("{} {}+").format(self.formula(value.modifier), value.target)
                 return Markup("{} ({})").format(text, self.ref(value.mechanic)) if value.mechanic else text
-            case t.ColumnsType(params=True):  # a formula's: as written, the types that are not whole numbers said
+            case t.ColumnsType(params=True):  # a formula's: in words, the types that are not whole numbers said
                 assert isinstance(value, tuple)
-                said = [
-                    c.name if isinstance(c.type, t.IntType) else f"{c.name}({t.type_text(c.type)})"
+                return Markup(", ").join(
+                    _var(c.name) + (Markup(" ({})").format(said) if (said := _param_type(c.type)) else Markup(""))
                     for c in value
                     if isinstance(c, ir.Column)
-                ]
-                return escape(", ".join(said))
+                )
             case t.ColumnsType():
                 assert isinstance(value, tuple)
                 return escape(", ".join(heading(c.name) for c in value if isinstance(c, ir.Column)))
             case t.MarkdownType():  # as a description is (an entry's own fields get its heading level there)
                 return markdown(str(value), heading_offset=3)
-            case t.TextType() | t.EnumType() | t.AbbreviationType() | t.VersionType():
+            case t.EnumType():  # one of the names the kind declares: in words
+                return escape(str(value).replace("_", " "))
+            case t.TextType() | t.AbbreviationType() | t.VersionType():
                 return escape(str(value))
             case _:
                 assert_never(field_type)
@@ -414,29 +528,107 @@ class Values:
         )
 
     def formula(self, formula: ir.Formula) -> Markup:
-        """A formula's text, the names it resolved (attributes, tables, formulas, entities) as links to them;
-        parameters, quoted text and anything unresolved stay text. A formula in steps shows each step on a
-        line of its own (`let through = ...`), in order, then what it gives."""
-        if not formula.steps:
-            return self._formula_text(formula)
+        """A formula in the book's notation, read from its expression (never its source text): ⌊WIL ÷ 2⌋,
+        times, minus and at-most signs, attributes as the ruleset spells them and every name it resolved
+        (attributes, tables, formulas, entities) a link; parameters in italics, quoted text without its
+        quotes. A formula in steps shows each step on a line of its own (`let through = ...`), in order,
+        then what it gives."""
         lines = [
-            Markup('<span class="step">let {} = {}</span>').format(step.name, self._formula_text(step.formula))
+            Markup('<span class="step">let {} = {}</span>').format(_var(step.name), self.expr(step.formula.expr))
             for step in formula.steps
         ]
-        return Markup("<br>").join([*lines, self._formula_text(formula)])
+        return Markup("<br>").join([*lines, self.expr(formula.expr)])
 
-    def _formula_text(self, formula: ir.Formula) -> Markup:
-        targets = {found[0]: found[1:] for found in map(_names, ir.expr_nodes(formula.expr)) if found is not None}
-        parts = []
-        written = 0
-        for span in sorted(formula.names, key=lambda span: span.start):
-            target = targets.get(span.pos)
-            if target is not None:
-                name = formula.text[span.start : span.end]
-                parts += [escape(formula.text[written : span.start]), self.link(*target, text=name)]
-                written = span.end
-        parts.append(escape(formula.text[written:]))
-        return Markup("").join(parts)
+    def expr(self, node: ir.Expr) -> Markup:
+        """An expression in mathematical notation (see `formula`)."""
+        return self._expr(node)[0]
+
+    def _operand(self, node: ir.Expr, above: int) -> Markup:
+        """An operand, bracketed where it binds more loosely than the operator `above` it."""
+        shown, binds = self._expr(node)
+        return Markup("({})").format(shown) if binds < above else shown
+
+    def _expr(self, node: ir.Expr) -> tuple[Markup, int]:
+        match node:
+            case ir.Num(value):
+                return escape(_number(value)), _ATOM if value >= 0 and isinstance(value, int) else _PRODUCT
+            case ir.Text(value):
+                return escape(value), _ATOM
+            case ir.Var(name, _, attribute):
+                if attribute is None:
+                    return _var(name), _ATOM
+                return self.link("attribute", attribute, self.attribute_name(attribute, name)), _ATOM
+            case ir.Caret(value):
+                return escape(f"{value}^"), _ATOM
+            case ir.DiceExpr(dice):
+                return escape(dice.text), _ATOM
+            case ir.DiceOf(count, sides, _, suffix):
+                return Markup("{}d{}{}").format(self._operand(count, _ATOM), self._operand(sides, _ATOM), suffix), _ATOM
+            case ir.BinOp(op, left, right):
+                binds = _SUM if op in "+-" else _PRODUCT
+                # a - (b - c), a / (b * c): the right operand of - and / keeps brackets at its own level
+                tighter = binds + 1 if op in "-/" else binds
+                return Markup("{} {} {}").format(
+                    self._operand(left, binds), _OPERATORS[op], self._operand(right, tighter)
+                ), binds
+            case ir.Neg(operand):
+                return Markup("\u2212{}").format(self._operand(operand, _ATOM)), _NEGATED
+            case ir.Compare("=", ir.Num(truth), ir.Num(1)) if truth in (0, 1):  # `yes`, `no`, as a call gives them
+                return escape("yes" if truth == 1 else "no"), _ATOM
+            case ir.Compare(op, left, right):
+                return Markup("{} {} {}").format(
+                    self._operand(left, _SUM), _OPERATORS[op], self._operand(right, _SUM)
+                ), _COMPARED
+            case ir.Logic(op, items):
+                binds = _AND if op == "and" else _OR
+                return Markup(f" {op} ").join(self._operand(i, binds + 1) for i in items), binds
+            case ir.NotExpr(operand):
+                return Markup("not {}").format(self._operand(operand, _NOT)), _NOT
+            case ir.If(condition, then, otherwise):
+                # `if c then a else b`; an else that is itself an if reads on: `else if d then ...`
+                rest = self._expr(otherwise)[0] if isinstance(otherwise, ir.If) else self._operand(otherwise, _OR)
+                return Markup("if {} then {} else {}").format(
+                    self.expr(condition), self._operand(then, _OR), rest
+                ), _CHOICE
+            case ir.Call(function, args):
+                inner = Markup(", ").join(self.expr(a) for a in args)
+                match function:
+                    case "floor":
+                        return Markup("\u230a{}\u230b").format(inner), _ATOM
+                    case "ceil":
+                        return Markup("\u2308{}\u2309").format(inner), _ATOM
+                    case "abs":
+                        return Markup("|{}|").format(inner), _ATOM
+                    case _:
+                        return Markup("{}({})").format(function, inner), _ATOM
+            case ir.Lookup(table, index):
+                return Markup("{}({})").format(self.named(table), self.expr(index)), _ATOM
+            case ir.FieldOf(entity, field):
+                return Markup("{} of {}").format(_var(field, italic=False), self.named(entity)), _PRODUCT
+            case ir.ParamField(param, field):
+                return Markup("{} of {}").format(_var(field, italic=False), _var(param)), _PRODUCT
+            case ir.EntityArg(entity):
+                return self.named(entity), _ATOM
+            case ir.FormulaCall(formula, args):
+                inner = Markup(", ").join(self.expr(a) for a in args)
+                return Markup("{}({})").format(self.named(formula), inner), _ATOM
+            case _:
+                assert_never(node)
+
+    def named(self, ref: ir.Ref) -> Markup:
+        """What a formula names: a link, by its name, once resolved; as written before."""
+        return self.ref(ref) if ref.id is not None else escape(ref.text)
+
+    def attribute_name(self, attribute: str, written: str) -> str:
+        """An attribute as the ruleset spells it: its abbreviation where the formula wrote that (in any case),
+        else its name."""
+        entity = self.ruleset.entities.get("attribute", {}).get(attribute)
+        if entity is None:
+            return written
+        abbr = entity.fields.get("abbr")
+        if isinstance(abbr, str) and abbr.casefold() == written.casefold():
+            return abbr
+        return entity.name
 
     def offer(self, value: ir.Offer) -> Markup:
         """`Ambidextrous, and one of: Doomed or Luck`: what is given, then each choice and how many it takes."""
@@ -518,9 +710,9 @@ class Values:
             case ir.CountOf(count, setting, tag, lifepaths):
                 return self._count_of(count, setting, tag, lifepaths)
             case ir.Condition(subject, op, value):
-                return escape(f"{subject.replace('_', ' ')} {op} {value}")
+                return escape(condition_words(subject, op, value))
             case ir.ConditionIn(subject, low, high):
-                return escape(f"{subject.replace('_', ' ')} {ir.range_text(low, high)}")
+                return escape(condition_in_words(subject, low, high))
             case _:
                 assert_never(req)
 
@@ -551,11 +743,12 @@ class Values:
         rows: list[RowView] = []
         otherwise: OtherwiseView | None = None
         totals: dict[tuple[str, ...], Fraction] = {}  # per value of the keys given: the chance the rows take
+        anchors = Anchors(entity.id)
         for row in entity.rows:
             cells = tuple(self.value(c.type, v) for v, c in zip(row.cells, columns, strict=True))
             unknown = tuple(isinstance(v, ir.Unknown) for v in row.cells)
-            if row.otherwise:
-                otherwise = OtherwiseView(cells, unknown, row.source, None)  # its chance: what the rows leave
+            if row.otherwise:  # its chance: what the rows leave
+                otherwise = OtherwiseView(cells, unknown, row.source, None, anchors.of(("otherwise",)))
                 continue
             chance = None
             if runtime is not None:
@@ -563,10 +756,13 @@ class Values:
                 shown = tuple(ir.key_text(k) for k in row.keys[:given])
                 totals[shown] = totals.get(shown, Fraction(0)) + exact
                 chance = (percent(exact), f"{exact.numerator}/{exact.denominator}")
+            said = tuple(key_words(k) for k in row.keys)
             rows.append(
                 RowView(
                     keys=tuple(self.key(k) for k in row.keys),
                     match=json.dumps([key_data(k) for k in row.keys], ensure_ascii=False),
+                    anchor=anchors.of(said),
+                    said=said,
                     chance=chance,
                     cells=cells,
                     unknown=unknown,
@@ -580,10 +776,10 @@ class Values:
                 for shown, c in left.items()
             )
             otherwise = replace(otherwise, chance=chance_left)
-        key_headers = tuple(heading(k.name) for k in keys) or (rolled.text if rolled is not None else "Key",)
+        key_headers = tuple(heading(k.name) for k in keys) or (rolled.text if rolled is not None else "",)
         column_headers = tuple(heading(c.name) for c in columns)
         # a table rolled for a key it is given lists its rows, each chance for its own key
-        grid = self._grid(column_headers, rows, otherwise) if len(key_headers) >= 2 and not given else None
+        grid = self._grid(column_headers, rows, otherwise, anchors) if len(key_headers) >= 2 and not given else None
         roll_data = None
         if runtime is not None and not given:  # the button rolls; what a roll is given, the reader picks (not yet)
             dice = [[[d.count, d.sides] for d in term.terms] + [term.modifier] for term in runtime.dice]
@@ -607,16 +803,20 @@ class Values:
         """A row key as the rules write it; a reference (`species(ref species)`) links to what it names."""
         if isinstance(key, ir.NameKey) and key.ref is not None and key.ref.id is not None:
             return self.ref(key.ref)
-        return escape(ir.key_text(key))
+        return escape(key_words(key))
 
-    def _grid(self, columns: tuple[str, ...], rows: list[RowView], otherwise: OtherwiseView | None) -> GridView:
+    def _grid(
+        self, columns: tuple[str, ...], rows: list[RowView], otherwise: OtherwiseView | None, anchors: Anchors
+    ) -> GridView:
         """Two keys (or more) as a grid: the first key down the side, the others across; a cell no row names
         shows the otherwise row's, where there is one."""
         down: dict[Markup, None] = {}
         across: dict[Markup, None] = {}
         cells: dict[tuple[Markup, Markup], RowView] = {}
+        said: dict[Markup, str] = {}  # the first key in words
         for row in rows:
             first, rest = row.keys[0], Markup(", ").join(row.keys[1:])
+            said.setdefault(first, row.said[0])
             down.setdefault(first, None)
             across.setdefault(rest, None)
             cells[(first, rest)] = row
@@ -633,8 +833,8 @@ class Values:
                 else:
                     parts = tuple(zip(columns, found.cells, found.unknown, strict=True))
                     state: Literal["known", "unknown"] = "unknown" if all(found.unknown) else "known"
-                    line.append(GridCell(state, parts, found.source, found.match, found.chance))
-            grid_rows.append(GridRow(first, tuple(line)))
+                    line.append(GridCell(state, parts, found.source, found.match, found.chance, found.anchor))
+            grid_rows.append(GridRow(first, tuple(line), anchors.of((said[first], "row")), said[first]))
         return GridView(tuple(across), tuple(grid_rows), len(columns) == 1)
 
     def pool_odds(self, entity: ir.Entity) -> PoolOdds | None:
@@ -660,7 +860,9 @@ class Values:
             table: list[PoolTarget] = []
             for target in targets:
                 odds = mechanic.success_chances(dice, target)
-                table.append(PoolTarget(target, tuple(percent(odds[k]) for k in range(dice + 1))))
+                at_least = [sum((odds[n] for n in range(k, dice + 1)), Fraction(0)) for k in range(1, dice + 1)]
+                exact = tuple(percent(odds[k]) for k in range(dice + 1))
+                table.append(PoolTarget(target, exact, tuple(percent(p) for p in at_least)))
             pools.append(PoolSize(dice, tuple(table)))
         return PoolOdds(tuple(pools), sides)
 
@@ -698,32 +900,150 @@ class Values:
         )
 
 
-def _names(node: ir.Expr) -> tuple[Position, str, str] | None:
-    """Where a formula's node names something, and what it resolved to (kind, id); None: it names nothing
-    (a parameter, a number, an operator) or what it names is unresolved."""
-    match node:
-        case ir.Var(pos=pos, attribute=attribute):
-            return (pos, "attribute", attribute) if attribute is not None else None
-        case ir.Lookup(table=ref) | ir.FormulaCall(formula=ref) | ir.FieldOf(entity=ref) | ir.EntityArg(entity=ref):
-            return (ref.pos, ref.kind, ref.id) if ref.id is not None else None
-        case (
-            ir.ParamField()
-            | ir.Num()
-            | ir.Text()
-            | ir.Caret()
-            | ir.DiceExpr()
-            | ir.DiceOf()
-            | ir.BinOp()
-            | ir.Neg()
-            | ir.Compare()
-            | ir.Logic()
-            | ir.NotExpr()
-            | ir.If()
-            | ir.Call()
-        ):
-            return None
+# ---------------------------------------------------------------- formulas and conditions in words
+
+# How tightly each form of a formula binds, loosest first: an operand that binds more loosely than the
+# operator it stands in is bracketed.
+_CHOICE, _OR, _AND, _NOT, _COMPARED, _SUM, _PRODUCT, _NEGATED, _ATOM = range(9)
+_OPERATORS = {
+    "+": "+",
+    "-": "\u2212",
+    "*": "\u00d7",
+    "/": "\u00f7",
+    "=": "=",
+    "!=": "\u2260",
+    "<": "<",
+    "<=": "\u2264",
+    ">": ">",
+    ">=": "\u2265",
+}
+
+
+def _param_type(field_type: t.FieldType) -> str:
+    """What a formula's parameter takes, in words; "" for a whole number (most do)."""
+    match field_type:
+        case t.IntType():
+            return ""
+        case t.BoolType():
+            return "yes or no"
+        case t.NumberType():
+            return "a number"
+        case t.RefType(kind):
+            return f"a {kind.replace('_', ' ')}"
         case _:
-            assert_never(node)
+            return t.type_text(field_type)
+
+
+def _var(name: str, *, italic: bool = True) -> Markup:
+    """A name a formula gives (a parameter, a step, a field), in words: `so_far` -> so far, in italics."""
+    words = name.replace("_", " ")
+    return Markup("<var>{}</var>").format(words) if italic else escape(words)
+
+
+def _number(value: int | Fraction) -> str:
+    text = str(value)  # a Fraction's str is `1/2`, a whole one's `3`
+    return "\u2212" + text[1:] if text.startswith("-") else text
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def ordinal(n: int) -> str:
+    """`2` -> second; past tenth, `11th`, `22nd`."""
+    if 1 <= n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("s" if n != 1 else "")
+
+
+def condition_words(subject: str, op: str, value: int | str) -> str:
+    """A requirement's condition as the book words it: `position != 2` -> not as the second lifepath,
+    `age > 50` -> older than 50, `times_taken <= 1` -> taken at most once, `gender = female` -> a female
+    character."""
+    if isinstance(value, str):  # a name: the only condition on one is the gender's
+        article = "an" if value[:1] in tuple("aeiou") else "a"
+        said = f"{article} {value.replace('_', ' ')} character"
+        return said if op == "=" else f"not {said}"
+    match subject:
+        case "position":
+            place = f"the {ordinal(value)} lifepath"
+            return {
+                "=": f"as {place}",
+                "!=": f"not as {place}",
+                "<": f"before {place}",
+                "<=": f"as {place} or earlier",
+                ">": f"after {place}",
+                ">=": f"as {place} or later",
+            }[op]
+        case "age" | "age_at_entry":
+            when = " when taken" if subject == "age_at_entry" else ""
+            return {
+                "=": f"aged exactly {value}",
+                "!=": f"not aged {value}",
+                "<": f"younger than {value}",
+                "<=": f"aged {value} or younger",
+                ">": f"older than {value}",
+                ">=": f"aged {value} or older",
+            }[op] + when
+        case "lifepaths":
+            count = _plural(value, "lifepath")
+            return {
+                "=": f"exactly {count} in all",
+                "!=": f"not exactly {count} in all",
+                "<": f"fewer than {count} in all",
+                "<=": f"at most {count} in all",
+                ">": f"more than {count} in all",
+                ">=": f"at least {count} in all",
+            }[op]
+        case "times_taken":
+            return {
+                "=": f"taken exactly {times(value)}",
+                "!=": f"not taken exactly {times(value)}",
+                "<": f"taken fewer than {_plural(value, 'time')}",
+                "<=": f"taken at most {times(value)}",
+                ">": f"taken more than {times(value)}",
+                ">=": f"taken at least {times(value)}",
+            }[op]
+        case _:  # a condition the language adds later, before its words are written here
+            verb = {
+                "=": "is",
+                "!=": "is not",
+                "<": "is below",
+                "<=": "is at most",
+                ">": "is above",
+                ">=": "is at least",
+            }
+            return f"{subject.replace('_', ' ')} {verb[op]} {value}"
+
+
+def condition_in_words(subject: str, low: int | None, high: int | None) -> str:
+    """`position in 2..3` -> as the second or third lifepath; `age_at_entry in 40..49` -> aged 40 to 49 when
+    taken; an open or one-value range as the comparison it is."""
+    if low is None or high is None or low == high:
+        op = "<=" if low is None else ">=" if high is None else "="
+        bound = low if low is not None else high
+        assert bound is not None  # a range has a bound
+        return condition_words(subject, op, bound)
+    match subject:
+        case "position":
+            joint = "or" if high == low + 1 else "to"
+            return f"as the {ordinal(low)} {joint} {ordinal(high)} lifepath"
+        case "age" | "age_at_entry":
+            return f"aged {low} to {high}" + (" when taken" if subject == "age_at_entry" else "")
+        case "lifepaths":
+            return f"{low} to {high} lifepaths in all"
+        case "times_taken":
+            return f"taken {low} to {high} times"
+        case _:
+            return f"{subject.replace('_', ' ')} is {low} to {high}"
 
 
 def _tuple(value: ir.Value | None) -> tuple[ir.Value, ...]:
