@@ -461,3 +461,77 @@ def test_tapping_a_link_on_a_phone_previews_it_first(browser: Any, rules_site: P
     preview.locator("a.pv-open").tap()
     tab.wait_for_url("**/burning_wheel/skill.*.html#alchemy")
     context.close()
+
+
+# ---------------------------------------------------------------- lists: facets and sorting
+
+
+def _shown(page: Any) -> list[str]:
+    return page.locator("tbody.entity:visible h2 a.anchor").all_inner_texts()
+
+
+def test_spells_at_an_obstacle_are_counted_and_the_view_lives_in_the_url(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/spell.html"))
+    obstacle = page.locator("form.facets select[name=obstacle]")
+    assert obstacle.locator("option[value='3']").inner_text() == "3 (11)"  # counted before anything is chosen
+    assert obstacle.locator("option[value='3^']").inner_text() == "3^ (14)"
+    obstacle.select_option("3")
+    assert len(_shown(page)) == 11
+    assert page.locator("form.facets .filter-count").inner_text() == "11 of 77"
+    assert "obstacle=3" in page.url
+    element = page.locator("form.facets select[name=element]")
+    assert element.locator("option[value='fire']").inner_text() == "fire (2)"  # Flame Finger, Pyrotechnics
+    obstacle.select_option("")
+    assert element.locator("option[value='fire']").inner_text() == "fire (7)"
+    element.select_option("fire")
+    fire = _shown(page)
+    assert len(fire) == 7 and "Bilious Smoke" in fire
+    shared = page.url
+    other = page.context.new_page()
+    other.goto(shared)  # the same view, from the URL alone
+    assert other.locator("form.facets select[name=element]").input_value() == "fire"
+    assert other.locator("tbody.entity:visible h2 a.anchor").all_inner_texts() == fire
+    other.close()
+    page.locator("form.facets button[type=reset]").click()
+    page.wait_for_function("document.querySelectorAll('tbody.entity[hidden]').length === 0")
+    assert "element=" not in page.url
+
+
+def test_a_column_sorts_by_its_numbers_both_ways(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/spell.html"))
+    header = page.locator("table.entities th[data-field=obstacle]")
+    assert header.get_attribute("aria-sort") is None
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    assert re.search(r"[?&]sort=obstacle(&|$)", page.url), page.url
+    cells = page.locator("tbody.entity td[data-label=Obstacle]").all_inner_texts()
+    numbers = [c for c in cells if re.fullmatch(r"\d\^?", c)]
+    assert numbers == sorted(numbers, key=lambda c: (int(c[0]), c.endswith("^")))  # 3 before 3^ before 4
+    assert cells[: len(numbers)] == numbers  # obstacles that are not numbers come last
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "descending"
+    cells = page.locator("tbody.entity td[data-label=Obstacle]").all_inner_texts()
+    assert cells[0] == "6^" and "sort=-obstacle" in page.url
+    page.goto(url(rules_site, "burning_wheel/spell.html") + "?sort=-name")
+    names = _shown(page)
+    assert names == sorted(names, key=str.casefold, reverse=True)
+    assert page.locator("th[data-field=name]").get_attribute("aria-sort") == "descending"
+
+
+def test_a_homebrew_kind_gets_facets_and_bad_parameters_a_note(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "fenmark/fen_beast.html") + "?habitat=mud&colour=green&danger=9")
+    assert _shown(page) == ["Mire Hound"]
+    note = page.locator("form.facets .facet-note")
+    assert note.is_visible()
+    assert "colour" in note.inner_text() and "“9”" in note.inner_text()
+    assert page.locator("form.facets select[name=danger]").input_value() == ""
+
+
+def test_without_javascript_a_list_shows_whole_and_no_controls(browser: Any, rules_site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    tab = context.new_page()
+    tab.goto(url(rules_site, "burning_wheel/spell.html") + "?obstacle=3&sort=-name")
+    assert tab.locator("tbody.entity:visible").count() == 77
+    assert tab.locator("form.facets").is_hidden()
+    assert tab.locator("th button, select:visible, input:visible").count() == 1  # the search box alone
+    context.close()

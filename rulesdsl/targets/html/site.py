@@ -33,6 +33,7 @@ from rulesdsl.language import fieldtypes as t
 from rulesdsl.resources import DOCS
 from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html import changes, graphs
+from rulesdsl.targets.html.facets import Facet, entry_data, entry_texts, facets, sort_kind, sort_number
 from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
 from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
 from rulesdsl.targets.html.values import (
@@ -332,6 +333,9 @@ class ListingPage:
     kind: str
     columns: list[str] | None  # the short fields shown as columns (None: cards)
     ranges: list[PagePart] | None
+    facets: list[Facet] = field(default_factory=list)  # the filters its kind's declaration gives it
+    sorts: list[tuple[str, str]] | None = None  # (field, how it sorts: "number", "text" or "") by column, name first
+    count: int = 0  # entries on this page
 
 
 @dataclass(frozen=True, slots=True)
@@ -696,11 +700,36 @@ class RulesetSite:
                 items.append(Markup("<li>{}: {}</li>").format(self.values.link(*parent), links))
         return Markup('<ul class="grouped">{}</ul>').format(Markup("").join(items))
 
-    def render_entity(self, entity: ir.Entity, columns: list[str] | None, skip: str | None, level: int) -> Rendered:
-        """As a row of its listing (`columns` given) or as a card of its own."""
+    def render_entity(
+        self, entity: ir.Entity, columns: list[str] | None, skip: str | None, level: int, found: list[Facet] | None = None
+    ) -> Rendered:
+        """As a row of its listing (`columns` given) or as a card of its own; `found`: its list's facets,
+        whose values it carries for the page's filters."""
         data = self.entity_data(entity, skip, level)
-        html = entity_row(data, columns) if columns is not None else entity_card(data, level)
+        attributes = self.facet_attributes(entity, found) if found is not None else ""
+        if columns is not None:
+            decls = self.ruleset.kinds[entity.kind].fields
+            numbers = {}
+            for c in columns if found is not None else []:
+                value = entity.fields.get(c)
+                number = sort_number(decls[c].type, value) if value is not None else None
+                if number is not None:
+                    numbers[c] = str(number.numerator) if number.denominator == 1 else f"{float(number):g}"
+            html = entity_row(data, columns, numbers, attributes)
+        else:
+            html = entity_card(data, level, attributes)
         return Rendered(entity.kind, entity.id, html, data.preview, self.search_texts(data), data.graph)
+
+    def facet_attributes(self, entity: ir.Entity, found: list[Facet]) -> str:
+        """An entry's values for its list's filters, as attributes of its element (see facets.py)."""
+        kind = self.ruleset.kinds[entity.kind]
+        data = entry_data(kind, entity, found, self.values.label)
+        attributes = f' data-f="{data}"' if data else ""
+        texts = entry_texts(kind, entity, found, self.values.label)
+        for n, facet in enumerate(found):
+            if facet.is_text and facet.field in texts:
+                attributes += f' data-t{n}="{escape(texts[facet.field])}"'
+        return attributes
 
     def search_texts(self, data: EntityView) -> list[tuple[str, int]]:
         """Every word the entry shows, weighted: its name, its aliases, everything else, its description."""
@@ -806,12 +835,25 @@ class RulesetSite:
     # ------------------------------------------------------------ listings
 
     def listing(
-        self, kind: str, ids: list[str], skip: str | None, level: int
+        self, kind: str, ids: list[str], skip: str | None, level: int, found: list[Facet] | None = None
     ) -> tuple[list[Rendered], list[str] | None]:
-        """Entities as rows of the book's compact columns, or as cards (tables, mechanics: they need room)."""
+        """Entities as rows of the book's compact columns, or as cards (tables, mechanics: they need room);
+        `found`: the list's facets, when it has them."""
         columns = None if self.as_cards(kind) else self.columns_of(kind, ids, skip)
         entities = self.ruleset.entities[kind]
-        return [self.render_entity(entities[i], columns, skip, level) for i in ids], columns
+        return [self.render_entity(entities[i], columns, skip, level, found) for i in ids], columns
+
+    def facets(self, kind: str, skip: str | None = None) -> list[Facet]:
+        """The filters of a kind's list, from its declaration and the values its entries hold."""
+        entities = [self.ruleset.entities[kind][i] for i in self.order[kind]]
+        return facets(self.ruleset.kinds[kind], entities, skip, self.values.label)
+
+    def sorts(self, kind: str, columns: list[str] | None) -> list[tuple[str, str]] | None:
+        """Each column of a list, the name's first, with how it sorts (cards do not sort)."""
+        if columns is None:
+            return None
+        decls = self.ruleset.kinds[kind].fields
+        return [("name", "text"), *((c, sort_kind(decls[c].type)) for c in columns)]
 
     def as_cards(self, kind: str) -> bool:
         return self.ruleset.kinds[kind].has_rows or kind == "mechanic"
@@ -873,13 +915,15 @@ class RulesetSite:
         self.pages.append(page)
 
     def flat_pages(self, kind: str) -> None:
-        rendered, columns = self.listing(kind, self.order[kind], None, 2)
+        found = self.facets(kind)
+        rendered, columns = self.listing(kind, self.order[kind], None, 2, found)
         chunks = pack(rendered)
         title = self.kind_title(kind)
         headers = [heading(c) for c in columns] if columns is not None else None
+        sorts = self.sorts(kind, columns)
         if len(chunks) == 1:
             common = self.common(title, f"{kind}.html", self.crumbs(None))
-            listing = ListingPage(common, kind=kind, columns=headers, ranges=None)
+            listing = ListingPage(common, kind, headers, None, found, sorts, len(rendered))
             self.add_page(Page(f"{kind}.html", "html/listing.html", listing, rendered))
             return
         ranges = []
@@ -891,9 +935,8 @@ class RulesetSite:
             name = f"{kind}.{n}.html"
             title_n = f"{title}: {ranges[n - 1].first} to {ranges[n - 1].last}"
             common = self.common(title_n, name, self.crumbs(kind))
-            self.add_page(
-                Page(name, "html/listing.html", ListingPage(common, kind=kind, columns=headers, ranges=ranges), chunk)
-            )
+            listing = ListingPage(common, kind, headers, ranges, found, sorts, len(chunk))
+            self.add_page(Page(name, "html/listing.html", listing, chunk))
         letters: dict[str, list[tuple[str, Markup]]] = {}
         for id_ in self.order[kind] if len(self.order[kind]) <= CONTENTS_LIMIT else []:
             label = self.values.label(kind, id_)
@@ -1105,17 +1148,24 @@ class RulesetSite:
 # ---------------------------------------------------------------- the whole site
 
 
-def entity_row(e: EntityView, columns: list[str]) -> Markup:
-    """An entry as rows of its listing's table: its name and short fields in columns, the rest below."""
-    cells = "".join(f'<td data-label="{escape(heading(c))}">{e.short.get(c, "")}</td>' for c in columns)
+def entity_row(e: EntityView, columns: list[str], numbers: dict[str, str] | None = None, data: str = "") -> Markup:
+    """An entry as rows of its listing's table: its name and short fields in columns, the rest below.
+    `numbers`: what a column's cell sorts by, where it is a number; `data`: its values for the filters."""
+    numbers = numbers or {}
+    cells = "".join(
+        f'<td data-label="{escape(heading(c))}"'
+        + (f' data-sort="{numbers[c]}"' if c in numbers else "")
+        + f">{e.short.get(c, '')}</td>"
+        for c in columns
+    )
     level, id_ = e.level, e.id
     name = f'<h{level}><a class="anchor" href="#{id_}">{escape(e.heading)}</a>{e.flags_html}</h{level}>'
     body = f'<tr class="body"><td colspan="{len(columns) + 1}">\n{e.body_html}</td></tr>\n' if e.has_body else ""
     head = f'<tr class="head"><td class="name">{name}</td>{cells}</tr>\n'
-    return Markup(f'<tbody class="entity" id="{id_}">\n{head}{body}</tbody>\n')
+    return Markup(f'<tbody class="entity" id="{id_}"{data}>\n{head}{body}</tbody>\n')
 
 
-def entity_card(e: EntityView, level: int) -> Markup:
+def entity_card(e: EntityView, level: int, data: str = "") -> Markup:
     """An entry on its own: a table or a mechanic in a listing (level 2 or 3), or the head of its page (1)."""
     if level == 1:
         where = e.kind_title + (f" · {e.context}" if e.context else "")
@@ -1124,7 +1174,7 @@ def entity_card(e: EntityView, level: int) -> Markup:
     else:
         anchor = f'<a class="anchor" href="#{e.id}">{escape(e.heading)}</a>'
         head = f"<h{level}>{anchor}{e.flags_html}</h{level}>\n"
-        opening = f'<section class="entity card" id="{e.id}">'
+        opening = f'<section class="entity card" id="{e.id}"{data}>'
     return Markup(f"{opening}\n{head}{e.facts_html}\n{e.body_html}</section>\n")
 
 
