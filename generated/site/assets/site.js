@@ -349,6 +349,160 @@
     });
   });
 
+  // ---- lists: facets and sorting ----
+  // A kind's list: filters from its declaration (form.facets, built by facets.py) and columns that sort
+  // (th[data-sort]). Their state lives in the URL's query string, so a view of a list can be shared; a
+  // parameter the list does not know, or a value no entry has any more, is ignored with a note.
+  Array.prototype.forEach.call(document.querySelectorAll("form.facets"), function (form) {
+    var scope = form.parentNode;
+    var entries = Array.prototype.slice.call(scope.querySelectorAll(".entity"));
+    var table = scope.querySelector("table.entities");
+    var selects = Array.prototype.slice.call(form.querySelectorAll("select"));
+    var textFields = Array.prototype.slice.call(form.querySelectorAll("input[data-text]"));
+    var wordsField = form.querySelector("input[name=text]");
+    var count = form.querySelector(".filter-count");
+    var note = form.querySelector(".facet-note");
+    var heads = table && table.tHead ? Array.prototype.slice.call(table.tHead.rows[0].cells) : [];
+    var sorted = null;  // [column, "ascending" | "descending"]
+    var chosen = entries.map(function (entry) {  // per entry, per choice facet: the options it has
+      return (entry.getAttribute("data-f") || "").split(",").map(function (part) {
+        var has = {};
+        if (part) { part.split(".").forEach(function (i) { has[i] = true; }); }
+        return has;
+      });
+    });
+    var texts = null;
+    function folded(entry, attribute) { return fold(entry.getAttribute(attribute) || ""); }
+    selects.forEach(function (select) {
+      Array.prototype.forEach.call(select.options, function (o) { o.setAttribute("data-label", o.textContent); });
+    });
+
+    // does entry k pass every filter but the choice facet `except`?
+    function passes(k, except) {
+      for (var i = 0; i < selects.length; i++) {
+        var at = selects[i].selectedIndex - 1;
+        if (i !== except && at >= 0 && !chosen[k][i][at]) { return false; }
+      }
+      for (i = 0; i < textFields.length; i++) {
+        var wanted = words(textFields[i].value), have = folded(entries[k], "data-t" + textFields[i].getAttribute("data-text"));
+        if (!wanted.every(function (w) { return have.indexOf(w) >= 0; })) { return false; }
+      }
+      var asked = words(wordsField.value);
+      if (asked.length) {
+        if (!texts) { texts = entries.map(function (e) { return fold(e.textContent); }); }
+        if (!asked.every(function (w) { return texts[k].indexOf(w) >= 0; })) { return false; }
+      }
+      return true;
+    }
+    function update() {
+      var shown = 0, filtering = false;
+      selects.forEach(function (s) { if (s.selectedIndex > 0) { filtering = true; } });
+      textFields.concat([wordsField]).forEach(function (f) { if (words(f.value).length) { filtering = true; } });
+      entries.forEach(function (entry, k) {
+        var on = passes(k, -1);
+        entry.hidden = !on;
+        if (on) { shown++; }
+      });
+      count.textContent = filtering ? shown + " of " + entries.length : entries.length + " in all";
+      selects.forEach(function (select, i) {  // how many each value would show, with the other filters kept
+        var tally = [];
+        for (var o = 0; o < select.options.length; o++) { tally.push(0); }
+        entries.forEach(function (entry, k) {
+          if (!passes(k, i)) { return; }
+          tally[0]++;
+          Object.keys(chosen[k][i]).forEach(function (at) { tally[+at + 1]++; });
+        });
+        Array.prototype.forEach.call(select.options, function (option, o) {
+          option.textContent = option.getAttribute("data-label") + " (" + tally[o] + ")";
+        });
+      });
+    }
+    function save() {
+      var url = new URL(location.href);
+      selects.concat(textFields, [wordsField]).forEach(function (f) {
+        if (f.value.trim()) { url.searchParams.set(f.name, f.value.trim()); } else { url.searchParams.delete(f.name); }
+      });
+      if (sorted) {
+        var field = heads[sorted[0]].getAttribute("data-field");
+        url.searchParams.set("sort", (sorted[1] === "descending" ? "-" : "") + field);
+      } else {
+        url.searchParams.delete("sort");
+      }
+      try { history.replaceState(history.state, "", url.href); } catch (err) { /* some browsers refuse on file:// */ }
+    }
+    var original = table ? Array.prototype.slice.call(table.tBodies) : [];
+    function sortBy(column, direction) {
+      heads.forEach(function (th) { th.removeAttribute("aria-sort"); });
+      heads[column].setAttribute("aria-sort", direction);
+      sorted = [column, direction];
+      var numeric = heads[column].getAttribute("data-sort") === "number";
+      var keyed = original.map(function (body, i) {
+        var cell = body.rows[0].cells[column], key = null;
+        if (numeric) {
+          var number = cell.getAttribute("data-sort");
+          key = number === null ? null : parseFloat(number);
+        } else {
+          key = cell.textContent.trim() || null;
+        }
+        return { body: body, i: i, key: key };
+      });
+      var sign = direction === "ascending" ? 1 : -1;
+      keyed.sort(function (a, b) {  // entries without a value last, either way
+        if (a.key === null || b.key === null) { return (a.key === null) - (b.key === null) || a.i - b.i; }
+        var by = numeric ? a.key - b.key : a.key.localeCompare(b.key, "en", { sensitivity: "base", numeric: true });
+        return sign * by || a.i - b.i;
+      });
+      keyed.forEach(function (k) { table.appendChild(k.body); });
+    }
+    heads.forEach(function (th, column) {
+      if (!th.getAttribute("data-sort")) { return; }
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "sort";
+      while (th.firstChild) { button.appendChild(th.firstChild); }
+      th.appendChild(button);
+      button.addEventListener("click", function () {
+        sortBy(column, th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending");
+        save();
+      });
+    });
+
+    // the query string: what it asks for, and a note on what it asks that the list cannot do
+    var params = new URL(location.href).searchParams, notes = [], known = { q: true, sort: true };
+    selects.concat(textFields, [wordsField]).forEach(function (f) { known[f.name] = true; });
+    params.forEach(function (value, key) {
+      if (!known[key]) { notes.push("“" + key + "” is not a filter of this list: ignored."); }
+    });
+    selects.forEach(function (select) {
+      var value = params.get(select.name);
+      if (!value) { return; }
+      var found = Array.prototype.findIndex.call(select.options, function (o, i) { return i > 0 && o.value === value; });
+      if (found > 0) {
+        select.selectedIndex = found;
+      } else {
+        var label = select.parentNode.firstChild.textContent.trim();
+        notes.push("No entry here has " + label.toLowerCase() + " “" + value + "”: that filter is ignored.");
+      }
+    });
+    textFields.concat([wordsField]).forEach(function (f) { f.value = params.get(f.name) || ""; });
+    var sort = params.get("sort");
+    if (sort) {
+      var direction = sort.charAt(0) === "-" ? "descending" : "ascending", field = sort.replace(/^-/, "");
+      var column = heads.findIndex(function (th) { return th.getAttribute("data-sort") && th.getAttribute("data-field") === field; });
+      if (column >= 0) { sortBy(column, direction); } else { notes.push("This list cannot sort by “" + field + "”: ignored."); }
+    }
+    if (notes.length) { note.textContent = notes.join(" "); note.hidden = false; }
+
+    form.hidden = false;
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.addEventListener("input", function () { update(); save(); });
+    form.addEventListener("change", function () { update(); save(); });
+    form.addEventListener("reset", function () {
+      setTimeout(function () { note.hidden = true; update(); save(); }, 0);
+    });
+    update();
+  });
+
   // ---------------------------------------------------------------- roll buttons (seeded or not)
   function seeded(text) {  // mulberry32, seeded from the text
     var h = 1779033703 ^ text.length;

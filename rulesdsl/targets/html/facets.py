@@ -200,6 +200,8 @@ def facets(kind: Kind, entities: list[ir.Entity], skip: str | None, label: Label
     """The facets of a list of a kind's entities: each declared field of a facetable type whose entries
     hold at least two values (one value filters nothing), in declaration order."""
     found: list[Facet] = []
+    if len(entities) < 2:  # one entry: nothing to narrow
+        return found
     for decl in kind.fields.values():
         if decl.name in _LEFT_OUT or decl.name == skip or not facetable(decl.type):
             continue
