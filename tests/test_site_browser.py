@@ -171,7 +171,9 @@ def test_a_word_only_in_a_traits_description_finds_it_and_says_so(page: Any, rul
     assert results.first.locator(".r-described").count() == 0
     described = [row.locator(".r-described").count() == 1 for row in results.all()]
     assert any(described) and not all(described)
-    assert described == sorted(described)  # every match in the description comes after the others
+    for group in page.locator("#rd-page-results section").all():  # results are grouped by kind
+        described = [row.locator(".r-described").count() == 1 for row in group.locator("li").all()]
+        assert described == sorted(described)  # in each, every match in the description comes after the others
 
 
 # ---------------------------------------------------------------- links, previews, graphs
@@ -535,3 +537,72 @@ def test_without_javascript_a_list_shows_whole_and_no_controls(browser: Any, rul
     assert tab.locator("form.facets").is_hidden()
     assert tab.locator("th button, select:visible, input:visible").count() == 1  # the search box alone
     context.close()
+
+
+# ---------------------------------------------------------------- search that knows where it is
+
+
+def test_search_inside_a_ruleset_stays_there_until_the_chip_is_clicked(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "witcher/index.html"))
+    chip = page.locator("#rd-scope")
+    assert chip.is_visible() and chip.get_attribute("aria-pressed") == "true"
+    page.locator("#rd-search").fill("location")
+    options = page.locator("#rd-results [role=option]")
+    options.first.wait_for()
+    where = options.locator(".r-where").all_inner_texts()
+    assert where and all("Witcher" in w for w in where), where
+    chip.click()
+    assert chip.get_attribute("aria-pressed") == "false"
+    page.wait_for_function(
+        "[...document.querySelectorAll('#rd-results .r-where')].some(e => e.textContent.includes('Riddle'))"
+    )
+    assert page.evaluate("document.activeElement.id") == "rd-search"  # the box keeps the focus
+
+
+def test_results_are_grouped_by_kind_and_say_which_field_matched(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/index.html"))
+    page.locator("#rd-search").fill("sorcery")
+    page.locator("#rd-results [role=option]").first.wait_for()
+    groups = page.locator("#rd-results [role=group]")
+    titles = groups.locator(".r-group").all_inner_texts()
+    assert titles[0].casefold() == "skills" and "lifepaths" in [t.casefold() for t in titles]
+    assert len(titles) == len(set(titles))  # one group per kind
+    lifepaths = groups.nth([t.casefold() for t in titles].index("lifepaths"))
+    said = lifepaths.locator(".r-field").all_inner_texts()
+    assert said and all(s.startswith("matched in ") for s in said)
+    assert any("skills" in s for s in said)  # the lifepaths teach it
+    first = page.locator("#rd-results [role=option]").first  # the keyboard still starts at the best hit
+    assert first.locator(".r-name").inner_text() == "Sorcery"
+
+
+def test_an_inherited_entry_appears_once_with_where_else(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "index.html"))  # above the rulesets: every ruleset
+    page.locator("#rd-search").fill("alchemy")
+    page.locator("#rd-results [role=option]").first.wait_for()
+    alchemy = page.locator("#rd-results [role=option]").filter(
+        has=page.locator(".r-name", has_text=re.compile(r"^Alchemy$"))
+    )
+    assert alchemy.count() == 1
+    assert "Burning Wheel" in alchemy.locator(".r-where").inner_text()
+    assert "also in Fenmark" in alchemy.locator(".r-where").inner_text()
+    page.goto(url(rules_site, "fenmark/index.html"))  # kept to Fenmark, it is still found
+    page.locator("#rd-search").fill("alchemy")
+    page.locator("#rd-results [role=option]").first.wait_for()
+    assert page.locator("#rd-results [role=option] .r-name").first.inner_text() == "Alchemy"
+
+
+def test_enter_on_an_exact_name_opens_it(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/spell.html"))
+    box = page.locator("#rd-search")
+    box.fill("alchemy")
+    page.locator("#rd-results [role=option]").first.wait_for()
+    box.press("Enter")
+    page.wait_for_url("**/burning_wheel/skill.*.html#alchemy")
+    page.goto(url(rules_site, "burning_wheel/spell.html"))
+    box.fill("alchem")  # not a name: the search page, kept to the ruleset
+    page.locator("#rd-results [role=option]").first.wait_for()
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=alchem&in=burning_wheel")
+    page.locator("#rd-page-results li").first.wait_for()
+    assert page.locator("#rd-page-scope").get_attribute("aria-pressed") == "true"
+    assert page.locator("#rd-page-results h2").first.inner_text().startswith("Skills")

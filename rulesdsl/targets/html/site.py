@@ -292,7 +292,7 @@ class Rendered:
     id: str
     html: Markup
     preview: Markup
-    texts: list[tuple[str, int]]
+    texts: list[tuple[str, int, str]]  # (text, weight, field) for the search index
     graph: LifepathGraph | None = None  # drawn on demand, from the page's graphs script
 
 
@@ -731,14 +731,21 @@ class RulesetSite:
                 attributes += f' data-t{n}="{escape(texts[facet.field])}"'
         return attributes
 
-    def search_texts(self, data: EntityView) -> list[tuple[str, int]]:
-        """Every word the entry shows, weighted: its name, its aliases, everything else, its description."""
-        texts = [(data.name, NAME), (data.label, OTHER), *((a, ALIAS) for a in data.aliases)]
-        shown = [*data.short.values(), *(v for _, v in data.lines), data.table_html]
-        texts += [(text_of(str(v)), OTHER) for v in shown if v]
+    def search_texts(self, data: EntityView) -> list[tuple[str, int, str]]:
+        """Every word the entry shows, weighted (its name, its aliases, everything else, its description),
+        with the field it is in, for a result to say where it matched."""
+        texts = [(data.name, NAME, ""), (data.label, OTHER, ""), *((a, ALIAS, "") for a in data.aliases)]
+        shown = [
+            *((heading(name), value) for name, value in data.short.items()),
+            *data.lines,
+            ("Table", data.table_html),
+        ]
+        texts += [(text_of(str(v)), OTHER, label) for label, v in shown if v]
         if data.description:
-            texts.append((text_of(str(data.description)), DESCRIPTION))
-        texts += [(text, OTHER) for text in [*data.flags, data.note, data.uncertain, data.source] if text]
+            texts.append((text_of(str(data.description)), DESCRIPTION, ""))
+        texts += [(flag, OTHER, "") for flag in data.flags]
+        said = [("Note", data.note), ("Uncertain", data.uncertain), ("Source", data.source)]
+        texts += [(text, OTHER, label) for label, text in said if text]
         return texts
 
     def came_from(self, kind: str, parent_kind: str, parent_id: str, lead_fields: list[str]) -> dict[str, int]:
@@ -1072,6 +1079,12 @@ class RulesetSite:
     def files(self, search: SearchIndex) -> dict[str, str]:
         prefix = f"{self.ruleset.id}/"
         files: dict[str, str] = {}
+        changed = {(c.kind, c.id) for c in (*self.ruleset.changes.added, *self.ruleset.changes.patched)}
+        bases = self.ruleset.extends
+
+        def inherited(kind: str, id_: str) -> bool:
+            """Taken unchanged from a base, whose entry in the search says it is here too."""
+            return bool(bases) and (kind, id_) not in changed and search.add_also(bases, kind, id_, self.ruleset.id)
         for page in self.pages:
             template = self.env.get_template(page.template)
             files[prefix + page.name] = self.resolve(template.render(page_context(page.context), entries=page.entries))
@@ -1079,17 +1092,21 @@ class RulesetSite:
             if page.name in self.owner_texts:
                 kind, id_, data = self.owner_texts[page.name]
                 previews[""] = self.resolve(str(data.preview))
-                search.add(
-                    self.ruleset.id,
-                    kind,
-                    self.kind_title(kind),
-                    data.label,
-                    prefix + page.name,
-                    "",
-                    self.context_of(kind, id_),
-                    self.search_texts(data),
-                )
+                if not inherited(kind, id_):
+                    search.add(
+                        self.ruleset.id,
+                        kind,
+                        self.kind_title(kind),
+                        data.label,
+                        prefix + page.name,
+                        "",
+                        self.context_of(kind, id_),
+                        self.search_texts(data),
+                        id_,
+                    )
             for entry in page.entries:
+                if inherited(entry.kind, entry.id):
+                    continue
                 search.add(
                     self.ruleset.id,
                     entry.kind,
@@ -1099,6 +1116,7 @@ class RulesetSite:
                     entry.id,
                     self.context_of(entry.kind, entry.id),
                     entry.texts,
+                    entry.id,
                 )
             # every page of a ruleset has a preview script, so a preview never asks for a missing file
             data_text = json.dumps(previews, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
