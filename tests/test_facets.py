@@ -65,7 +65,13 @@ def test_a_homebrew_kind_gets_facets_and_a_reference_its_labels(rulesets: dict[s
 def test_columns_sort_by_number_or_word(rulesets: dict[str, CompiledRuleset]) -> None:
     site = RulesetSite(rulesets["burning_wheel"], False)
     sorts = dict(site.sorts("spell", ["obstacle", "actions", "element", "resources"]) or [])
-    assert sorts == {"name": "text", "obstacle": "number", "actions": "number", "element": "text", "resources": "number"}
+    assert sorts == {
+        "name": "text",
+        "obstacle": "number",
+        "actions": "number",
+        "element": "text",
+        "resources": "number",
+    }
     spell = rulesets["burning_wheel"].entities["spell"]["arcane_kindness"]
     obstacle = site.ruleset.kinds["spell"].fields["obstacle"].type
     assert f.sort_number(obstacle, spell.fields["obstacle"]) == 4.5  # 4^: after 4, before 5
@@ -75,9 +81,14 @@ def test_columns_sort_by_number_or_word(rulesets: dict[str, CompiledRuleset]) ->
 def test_a_field_with_many_values_gets_a_text_filter_and_one_value_none(
     compile_rules: Callable[..., Compilation], tmp_path: Path
 ) -> None:
-    beasts = "\n".join(f'beast b{n} "Beast {n}" {{ lair: cave_{n}  size: {n}  wild: yes  kin: one }}' for n in range(40))
+    beasts = "\n".join(
+        f'beast b{n} "Beast {n}" {{ lair: cave_{n}  size: {n}  wild: yes  kin: one }}' for n in range(40)
+    )
     compilation = compile_rules(
-        {"beasts.rules": 'kind beast "Beasts" {\n lair: word\n size: int\n wild: bool\n kin: one of one, two\n}\n' + beasts}
+        {
+            "beasts.rules": 'kind beast "Beasts" {\n lair: word\n size: int\n wild: bool\n kin: one of one, two\n}\n'
+            + beasts
+        }
     )
     assert not compilation.diagnostics, compilation.diagnostics
     found = _facets(compilation.rulesets[0], "beast")
@@ -97,3 +108,9 @@ def test_a_field_named_like_a_list_parameter_gets_its_own(compile_rules: Callabl
     )
     assert not compilation.diagnostics, compilation.diagnostics
     assert _facets(compilation.rulesets[0], "thing")["sort"].param == "sort_"
+
+
+def test_an_unknown_value_is_no_option(rulesets: dict[str, CompiledRuleset]) -> None:
+    found = _facets(rulesets["witcher"], "area_attack")  # damage: one entry's is `unknown`
+    assert [o.key for o in found["hits"].options] == ["every_location", "several_locations"]
+    assert "damage" not in found  # one known value left: nothing to choose

@@ -444,7 +444,7 @@ def test_a_setting_prints_compactly(page: Any, rules_site: Path) -> None:
     page.goto(url(rules_site, "burning_wheel/setting.noble.html"))
     page.emulate_media(media="print")
     assert page.locator("header.site").is_hidden()
-    assert page.locator("p.filter").is_hidden()
+    assert page.locator("form.facets").count() == 1 and page.locator("form.facets").is_hidden()
     pdf = page.pdf(format="A4")
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
     assert 1 <= pages <= 6, pages  # 18 lifepaths; the whole lifepath list once took 146 pages
@@ -518,6 +518,24 @@ def test_a_column_sorts_by_its_numbers_both_ways(page: Any, rules_site: Path) ->
     names = _shown(page)
     assert names == sorted(names, key=str.casefold, reverse=True)
     assert page.locator("th[data-field=name]").get_attribute("aria-sort") == "descending"
+    order = page.locator("form.facets select:not([name])")  # the same choice where the headers are out of sight
+    assert order.input_value() == "-name"
+    order.select_option("resources")
+    assert page.locator("th[data-field=resources]").get_attribute("aria-sort") == "ascending"
+    assert "sort=resources" in page.url
+    page.locator("form.facets button[type=reset]").click()  # show all: as listed again
+    page.wait_for_function("!location.search.includes('sort=')")
+    assert _shown(page) == sorted(names, key=str.casefold)
+
+
+def test_a_settings_lifepaths_filter_by_where_they_lead(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.peasant.html") + "?leads=outcast")
+    shown = page.locator("tbody.entity:visible")
+    assert shown.count() >= 1
+    for row in shown.all():
+        assert "Outcast" in row.locator("td[data-label=Leads]").inner_text()
+    total = page.locator("tbody.entity").count()
+    assert page.locator("form.facets .filter-count").inner_text() == f"{shown.count()} of {total}"
 
 
 def test_a_homebrew_kind_gets_facets_and_bad_parameters_a_note(page: Any, rules_site: Path) -> None:

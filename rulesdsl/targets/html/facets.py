@@ -163,18 +163,21 @@ def values_of(field_type: t.FieldType, value: ir.Value, label: Label) -> list[Fa
                 return []
             return [option for v in value for option in values_of(item, v, label)]
         case t.BoolType():
+            if not isinstance(value, bool):
+                return []
             return [FacetOption("yes" if value else "no", "yes" if value else "no", (0, Fraction(not value), ""))]
         case t.EnumType(options):
-            text = str(value)
-            at = options.index(text) if text in options else len(options)
-            return [FacetOption(text, text.replace("_", " "), (0, Fraction(at), ""))]
+            if not isinstance(value, str):
+                return []
+            at = options.index(value) if value in options else len(options)
+            return [FacetOption(value, value.replace("_", " "), (0, Fraction(at), ""))]
         case t.IntType() | t.NumberType() | t.YearsType() | t.PointsType():
             if isinstance(value, int | Fraction) and not isinstance(value, bool):
                 return [FacetOption(str(value), str(value), _number(value))]
             return []
         case t.ActionsType():
             if isinstance(value, ir.Actions):
-                text = f"×{value.count}" if value.per_obstacle else str(value.count)
+                text = f"\u00d7{value.count}" if value.per_obstacle else str(value.count)
                 return [FacetOption(text, text, (0, Fraction(value.count), text))]
             return []
         case t.RefType(kind):
@@ -189,9 +192,10 @@ def values_of(field_type: t.FieldType, value: ir.Value, label: Label) -> list[Fa
             number = obstacle_number(value)
             return [FacetOption(text, text, (0, number, text) if number is not None else _word(text))]
         case t.WordType() | t.TextType():
-            text = str(value)
-            shown = text.replace("_", " ") if isinstance(field_type, t.WordType) else text
-            return [FacetOption(text, shown, _word(shown))]
+            if not isinstance(value, str):  # unknown (ir.Unknown): no value to pick
+                return []
+            shown = value.replace("_", " ") if isinstance(field_type, t.WordType) else value
+            return [FacetOption(value, shown, _word(shown))]
         case _:
             return []
 

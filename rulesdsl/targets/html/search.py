@@ -65,7 +65,9 @@ class SearchIndex:
     kinds: list[list[object]] = field(default_factory=list)
     pages: list[str] = field(default_factory=list)
     entries: list[list[object]] = field(default_factory=list)
-    postings: dict[str, dict[int, tuple[int, int]]] = field(default_factory=dict)  # term -> entry -> best (weight, field)
+    postings: dict[str, dict[int, tuple[int, int]]] = field(
+        default_factory=dict
+    )  # term -> entry -> best (weight, field)
     also: dict[int, list[int]] = field(default_factory=dict)  # entry -> rulesets it is in unchanged
     _kind_at: dict[tuple[str, str], int] = field(default_factory=dict)
     _page_at: dict[str, int] = field(default_factory=dict)

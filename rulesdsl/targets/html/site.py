@@ -375,6 +375,8 @@ class Section:
     summary: Markup | None
     entries: list[Rendered]
     columns: list[str] | None
+    facets: list[Facet] | None = None  # its filters, when it is the page's one list of entries
+    sorts: list[tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -701,7 +703,12 @@ class RulesetSite:
         return Markup('<ul class="grouped">{}</ul>').format(Markup("").join(items))
 
     def render_entity(
-        self, entity: ir.Entity, columns: list[str] | None, skip: str | None, level: int, found: list[Facet] | None = None
+        self,
+        entity: ir.Entity,
+        columns: list[str] | None,
+        skip: str | None,
+        level: int,
+        found: list[Facet] | None = None,
     ) -> Rendered:
         """As a row of its listing (`columns` given) or as a card of its own; `found`: its list's facets,
         whose values it carries for the page's filters."""
@@ -850,9 +857,10 @@ class RulesetSite:
         entities = self.ruleset.entities[kind]
         return [self.render_entity(entities[i], columns, skip, level, found) for i in ids], columns
 
-    def facets(self, kind: str, skip: str | None = None) -> list[Facet]:
-        """The filters of a kind's list, from its declaration and the values its entries hold."""
-        entities = [self.ruleset.entities[kind][i] for i in self.order[kind]]
+    def facets(self, kind: str, ids: list[str] | None = None, skip: str | None = None) -> list[Facet]:
+        """The filters of a list of a kind's entities (all of them by default), from the kind's declaration
+        and the values the entries hold; `skip`: the field naming the parent the list is in."""
+        entities = [self.ruleset.entities[kind][i] for i in (self.order[kind] if ids is None else ids)]
         return facets(self.ruleset.kinds[kind], entities, skip, self.values.label)
 
     def sorts(self, kind: str, columns: list[str] | None) -> list[tuple[str, str]] | None:
@@ -958,16 +966,20 @@ class RulesetSite:
             data = self.entity_data(entity, None, 1)
             sections: list[Section] = []
             more: list[Section] = []
-            for child_kind, ids in self.children.get((kind, id_), {}).items():
+            held = self.children.get((kind, id_), {})
+            lists = [k for k in held if k not in self.owners]  # one list of entries filters by the URL
+            for child_kind, ids in held.items():
                 own = self.parents[child_kind][0]
                 title = self.kind_title(child_kind)
                 if child_kind in self.owners:  # with pages of their own: one row each, linked
                     sections.append(Section(child_kind, title, len(ids), self.summary(child_kind, ids, own), [], None))
                 else:
-                    rendered, columns = self.listing(child_kind, ids, own, 3)
+                    found = self.facets(child_kind, ids, own) if len(lists) == 1 else None
+                    rendered, columns = self.listing(child_kind, ids, own, 3, found)
                     chunks = pack(rendered)
                     headers = [heading(c) for c in columns] if columns is not None else None
-                    section = Section(child_kind, title, len(ids), None, chunks[0], headers)
+                    sorts = self.sorts(child_kind, columns) if found is not None else None
+                    section = Section(child_kind, title, len(ids), None, chunks[0], headers, found, sorts)
                     sections.append(section)
                     more += [dataclasses.replace(section, entries=chunk) for chunk in chunks[1:]]
             graph = self.leads_graph(kind, id_)
@@ -1085,6 +1097,7 @@ class RulesetSite:
         def inherited(kind: str, id_: str) -> bool:
             """Taken unchanged from a base, whose entry in the search says it is here too."""
             return bool(bases) and (kind, id_) not in changed and search.add_also(bases, kind, id_, self.ruleset.id)
+
         for page in self.pages:
             template = self.env.get_template(page.template)
             files[prefix + page.name] = self.resolve(template.render(page_context(page.context), entries=page.entries))

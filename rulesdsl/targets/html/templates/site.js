@@ -547,10 +547,18 @@
       try { history.replaceState(history.state, "", url.href); } catch (err) { /* some browsers refuse on file:// */ }
     }
     var original = table ? Array.prototype.slice.call(table.tBodies) : [];
+    var order = null;  // the same as a choice in the form: on a phone the headers are out of sight
     function sortBy(column, direction) {
       heads.forEach(function (th) { th.removeAttribute("aria-sort"); });
+      if (column < 0) {  // as listed
+        sorted = null;
+        if (order) { order.value = ""; }
+        original.forEach(function (body) { table.appendChild(body); });
+        return;
+      }
       heads[column].setAttribute("aria-sort", direction);
       sorted = [column, direction];
+      if (order) { order.value = (direction === "descending" ? "-" : "") + heads[column].getAttribute("data-field"); }
       var numeric = heads[column].getAttribute("data-sort") === "number";
       var keyed = original.map(function (body, i) {
         var cell = body.rows[0].cells[column], key = null;
@@ -569,6 +577,30 @@
         return sign * by || a.i - b.i;
       });
       keyed.forEach(function (k) { table.appendChild(k.body); });
+    }
+    if (heads.some(function (th) { return th.getAttribute("data-sort"); })) {
+      var holder = document.createElement("p"), label = document.createElement("label");
+      holder.className = "facet";
+      order = document.createElement("select");
+      label.appendChild(document.createTextNode("Sort "));
+      label.appendChild(order);
+      holder.appendChild(label);
+      form.insertBefore(holder, form.querySelector(".facet-status"));
+      order.appendChild(new Option("as listed", ""));
+      heads.forEach(function (th) {
+        var how = th.getAttribute("data-sort"), name = th.textContent.trim();
+        if (!how) { return; }
+        var field = th.getAttribute("data-field"), numeric = how === "number";
+        order.appendChild(new Option(name + (numeric ? ", lowest first" : ", A to Z"), field));
+        order.appendChild(new Option(name + (numeric ? ", highest first" : ", Z to A"), "-" + field));
+      });
+      order.addEventListener("change", function (event) {
+        event.stopPropagation();
+        var field = order.value.replace(/^-/, "");
+        var column = heads.findIndex(function (th) { return th.getAttribute("data-field") === field; });
+        sortBy(order.value ? column : -1, order.value.charAt(0) === "-" ? "descending" : "ascending");
+        save();
+      });
     }
     heads.forEach(function (th, column) {
       if (!th.getAttribute("data-sort")) { return; }
@@ -614,7 +646,7 @@
     form.addEventListener("input", function () { update(); save(); });
     form.addEventListener("change", function () { update(); save(); });
     form.addEventListener("reset", function () {
-      setTimeout(function () { note.hidden = true; update(); save(); }, 0);
+      setTimeout(function () { note.hidden = true; if (table) { sortBy(-1, ""); } update(); save(); }, 0);
     });
     update();
   });
