@@ -624,3 +624,17 @@ def test_enter_on_an_exact_name_opens_it(page: Any, rules_site: Path) -> None:
     page.locator("#rd-page-results li").first.wait_for()
     assert page.locator("#rd-page-scope").get_attribute("aria-pressed") == "true"
     assert page.locator("#rd-page-results h2").first.inner_text().startswith("Skills")
+
+
+def test_a_big_kinds_contents_filter_every_name(
+    page: Any, rules_build: tuple[Path, tuple[CompiledRuleset, ...]]
+) -> None:
+    """Skills span six pages: their contents page filters all of them, names linking to their pages."""
+    site, rulesets = rules_build
+    skills = next(r for r in rulesets if r.id == "burning_wheel").entities["skill"].values()
+    sorcerous = sorted(s.name for s in skills if s.fields.get("type") == "sorcerous")
+    page.goto(url(site, "burning_wheel/skill.html") + "?type=sorcerous")
+    names = page.locator("li.entity:visible a").all_inner_texts()
+    assert sorted(names) == sorcerous
+    assert page.locator("form.facets .filter-count").inner_text() == f"{len(sorcerous)} of {len(skills)}"
+    assert page.locator("section.letter:visible h2").count() < page.locator("section.letter h2").count()

@@ -362,7 +362,8 @@ class ContentsPage:
     kind: str
     groups: list[Group]
     ranges: list[PagePart] | None
-    letters: dict[str, list[tuple[str, Markup]]] | None
+    letters: dict[str, list[tuple[str, Markup, Markup]]] | None  # (label, link, its filters' attributes)
+    facets: list[Facet] | None = None  # a big kind's filters, over its names here (its pages hold parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -952,12 +953,13 @@ class RulesetSite:
             common = self.common(title_n, name, self.crumbs(kind))
             listing = ListingPage(common, kind, headers, ranges, found, sorts, len(chunk))
             self.add_page(Page(name, "html/listing.html", listing, chunk))
-        letters: dict[str, list[tuple[str, Markup]]] = {}
+        letters: dict[str, list[tuple[str, Markup, Markup]]] = {}
         for id_ in self.order[kind] if len(self.order[kind]) <= CONTENTS_LIMIT else []:
             label = self.values.label(kind, id_)
-            letters.setdefault(label[:1].upper(), []).append((label, self.values.link(kind, id_)))
+            data = Markup(' class="entity"' + self.facet_attributes(self.ruleset.entities[kind][id_], found))
+            letters.setdefault(label[:1].upper(), []).append((label, self.values.link(kind, id_), data))
         common = self.common(title, f"{kind}.html")
-        contents = ContentsPage(common, kind=kind, groups=[], ranges=ranges, letters=letters)
+        contents = ContentsPage(common, kind, [], ranges, letters, found if letters else None)
         self.add_page(Page(f"{kind}.html", "html/contents.html", contents))
 
     def owner_pages(self, kind: str) -> None:

@@ -520,6 +520,9 @@
         if (on) { shown++; }
       });
       count.textContent = filtering ? shown + " of " + entries.length : entries.length + " in all";
+      scope.querySelectorAll("section.letter").forEach(function (letter) {  // a kind's names under their letters
+        letter.hidden = !letter.querySelector(".entity:not([hidden])");
+      });
       selects.forEach(function (select, i) {  // how many each value would show, with the other filters kept
         var tally = [];
         for (var o = 0; o < select.options.length; o++) { tally.push(0); }
