@@ -95,6 +95,12 @@ def sort_number(field_type: t.FieldType, value: ir.Value) -> Fraction | None:
             return None
 
 
+def reads_as_number(field_type: t.FieldType) -> bool:
+    """A column whose shown text starts with the number it sorts by (`6`, `-2`, `6 yrs`, `2 pts`): the page
+    need not carry the number apart (an obstacle, `3^`, or a fraction, `3/2`, does)."""
+    return isinstance(field_type, t.IntType | t.YearsType | t.PointsType)
+
+
 def sort_kind(field_type: t.FieldType) -> str:
     """How a column of this type sorts: "number", "text", or "" (dice, ranges, bonuses: no order to read)."""
     match field_type:

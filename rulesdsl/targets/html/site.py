@@ -33,7 +33,15 @@ from rulesdsl.language import fieldtypes as t
 from rulesdsl.resources import DOCS
 from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html import changes, graphs
-from rulesdsl.targets.html.facets import Facet, entry_data, entry_texts, facets, sort_kind, sort_number
+from rulesdsl.targets.html.facets import (
+    Facet,
+    entry_data,
+    entry_texts,
+    facets,
+    reads_as_number,
+    sort_kind,
+    sort_number,
+)
 from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
 from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
 from rulesdsl.targets.html.values import (
@@ -720,9 +728,13 @@ class RulesetSite:
             numbers = {}
             for c in columns if found is not None else []:
                 value = entity.fields.get(c)
-                number = sort_number(decls[c].type, value) if value is not None else None
+                if value is None or reads_as_number(decls[c].type):  # site.js reads "6 yrs" as 6 itself
+                    continue
+                number = sort_number(decls[c].type, value)
                 if number is not None:
                     numbers[c] = str(number.numerator) if number.denominator == 1 else f"{float(number):g}"
+                elif sort_kind(decls[c].type) == "number":
+                    numbers[c] = ""  # not a number ("6 + Will"): sorted after the numbers
             html = entity_row(data, columns, numbers, attributes)
         else:
             html = entity_card(data, level, attributes)

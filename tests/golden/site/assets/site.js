@@ -565,9 +565,9 @@
       var numeric = heads[column].getAttribute("data-sort") === "number";
       var keyed = original.map(function (body, i) {
         var cell = body.rows[0].cells[column], key = null;
-        if (numeric) {
-          var number = cell.getAttribute("data-sort");
-          key = number === null ? null : parseFloat(number);
+        if (numeric) {  // the number apart (3^ is 3.5), else the one the text starts with ("6 yrs")
+          var number = parseFloat(cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent);
+          key = isNaN(number) ? null : number;
         } else {
           key = cell.textContent.trim() || null;
         }
