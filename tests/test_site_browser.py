@@ -638,3 +638,13 @@ def test_a_big_kinds_contents_filter_every_name(
     assert sorted(names) == sorcerous
     assert page.locator("form.facets .filter-count").inner_text() == f"{len(sorcerous)} of {len(skills)}"
     assert page.locator("section.letter:visible h2").count() < page.locator("section.letter h2").count()
+
+
+def test_a_filter_hides_rows_on_a_phone_too(browser: Any, rules_site: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    tab.goto(url(rules_site, "burning_wheel/spell.html") + "?element=fire&sort=-resources")
+    assert tab.locator("tbody.entity:visible").count() == 7  # stacked rows are blocks: hidden must still hide
+    order = tab.locator("form.facets select:not([name])")  # the headers are out of sight: sorting is here
+    assert order.is_visible() and order.input_value() == "-resources"
+    context.close()

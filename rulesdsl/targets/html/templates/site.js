@@ -216,8 +216,8 @@
   }
   function entryWhere(ix, e) {
     var entry = ix.raw.e[e], kind = ix.raw.k[entry[1]], ruleset = ix.raw.r[kind[0]];
-    var also = (ix.also[e] || []).map(function (r) { return ix.raw.r[r][1]; });
-    return [kind[2], entry[4], ruleset[1], also.length ? "also in " + also.join(", ") : ""].filter(Boolean).join(" · ");
+    var also = (ix.also[e] || []).map(function (r) { return ix.raw.r[r][1]; });  // the kind heads its group
+    return [entry[4], ruleset[1], also.length ? "also in " + also.join(", ") : ""].filter(Boolean).join(" · ");
   }
   function resultItem(ix, e, tag, described, matched) {
     var item = document.createElement(tag);
