@@ -296,15 +296,17 @@
       list.textContent = "";
       var k = 0;
       grouped(ix, result.hits.slice(0, LIMIT)).forEach(function (group, g) {
-        var box = document.createElement("li");
-        box.setAttribute("role", "group");
-        box.setAttribute("aria-labelledby", "rd-group-" + g);
-        var head = document.createElement("span");
+        var box = document.createElement("li");  // li (none) > ul (group, named by its head) > li (option)
+        box.setAttribute("role", "none");
+        var members = document.createElement("ul");
+        members.setAttribute("role", "group");
+        members.setAttribute("aria-labelledby", "rd-group-" + g);
+        var head = document.createElement("li");
+        head.setAttribute("role", "none");
         head.id = "rd-group-" + g;
         head.className = "r-group";
         head.textContent = group[0];
-        var members = document.createElement("ul");
-        members.setAttribute("role", "none");
+        members.appendChild(head);
         group[1].forEach(function (e) {
           var item = resultItem(ix, e, "li", result.described[e], result.matched[e]);
           item.id = "rd-option-" + k++;
@@ -312,7 +314,6 @@
           item.setAttribute("aria-selected", "false");
           members.appendChild(item);
         });
-        box.appendChild(head);
         box.appendChild(members);
         list.appendChild(box);
       });
