@@ -647,4 +647,8 @@ def test_a_filter_hides_rows_on_a_phone_too(browser: Any, rules_site: Path) -> N
     assert tab.locator("tbody.entity:visible").count() == 7  # stacked rows are blocks: hidden must still hide
     order = tab.locator("form.facets select:not([name])")  # the headers are out of sight: sorting is here
     assert order.is_visible() and order.input_value() == "-resources"
+    tab.goto(url(rules_site, "burning_wheel/spell.html"))  # nothing chosen: the choices fold away on a phone
+    assert order.is_hidden() and tab.locator("form.facets select[name=element]").is_hidden()
+    tab.locator("form.facets summary").tap()
+    assert tab.locator("form.facets select[name=element]").is_visible()
     context.close()

@@ -589,7 +589,7 @@
       label.appendChild(document.createTextNode("Sort "));
       label.appendChild(order);
       holder.appendChild(label);
-      form.insertBefore(holder, form.querySelector(".facet-status"));
+      form.querySelector(".facet-list").appendChild(holder);
       order.appendChild(new Option("as listed", ""));
       heads.forEach(function (th) {
         var how = th.getAttribute("data-sort"), name = th.textContent.trim();
@@ -644,6 +644,13 @@
       if (column >= 0) { sortBy(column, direction); } else { notes.push("This list cannot sort by “" + field + "”: ignored."); }
     }
     if (notes.length) { note.textContent = notes.join(" "); note.hidden = false; }
+    // the choices fold away when there are none, and on a phone until asked for (or the URL chose some)
+    var more = form.querySelector("details.facet-more");
+    if (!more.querySelector(".facet")) {
+      more.remove();
+    } else if (window.matchMedia("(max-width: 40rem)").matches) {
+      more.open = sorted !== null || selects.concat(textFields).some(function (f) { return f.value; });
+    }
 
     form.hidden = false;
     form.addEventListener("submit", function (event) { event.preventDefault(); });
