@@ -99,7 +99,7 @@ def postings(index: dict[str, object], term: str) -> list[tuple[int, int]]:
         return []
     value, found = 0, []
     for part in lists[terms.index(term)].split(","):
-        value += int(part, 36)
+        value += int(part.split(".")[0], 36)  # "delta.field": the field it was found in
         found.append((value >> 2, value & 3))
     return found
 
@@ -221,7 +221,7 @@ def test_a_setting_page_lists_its_lifepaths_in_the_books_columns(site: dict[str,
     head = re.search(r"<thead><tr>(.*?)</tr></thead>", page)
     assert head is not None
     assert re.findall(r">([^<>]+)</th>", head.group(1)) == ["Name", "Time", "Resources", "Stat", "Leads", "Tags"]
-    farmer = re.search(r'<tbody class="entity" id="farmer">.*?</tbody>', page, re.S)
+    farmer = re.search(r'<tbody class="entity" id="farmer"[^>]*>.*?</tbody>', page, re.S)
     assert farmer is not None
     assert '<td data-label="Time">6 yrs</td><td data-label="Resources">4</td><td data-label="Stat">+1 P</td>' in (
         farmer.group(0)
@@ -375,7 +375,7 @@ def test_formulas_link_only_the_names_they_resolve(compile_rules: Callable[..., 
         '<a href="formula.html#half">Half</a>(<var>level</var>) + '
         'reach of <a href="weapon.html#sword">Sword</a></dd>'
     ) in pages["demo/formula.html"]
-    assert '<td data-label="Ob">level + 2</td>' in pages["demo/trick.html"]  # quoted text, without its quotes
+    assert '<td data-label="Ob" data-sort="">level + 2</td>' in pages["demo/trick.html"]  # quoted text, without its quotes
 
 
 def test_uncertain_readings_are_shown(site: dict[str, str]) -> None:
@@ -471,7 +471,7 @@ def test_a_word_only_in_a_description_is_posted_with_weight_0() -> None:
         "demo/trait.html",
         "stubborn",
         "",
-        [("Stubborn", NAME), ("He argues against his Beliefs.", DESCRIPTION)],
+        [("Stubborn", NAME, ""), ("He argues against his Beliefs.", DESCRIPTION, "")],
     )
     index.add(
         "demo",
@@ -481,7 +481,7 @@ def test_a_word_only_in_a_description_is_posted_with_weight_0() -> None:
         "demo/trait.html",
         "argumentative",
         "",
-        [("Argumentative", NAME), ("Beliefs", OTHER), ("Beliefs, stubborn beliefs.", DESCRIPTION)],
+        [("Argumentative", NAME, ""), ("Beliefs", OTHER, "Note"), ("Beliefs, stubborn beliefs.", DESCRIPTION, "")],
     )
     files = {"search-index.js": index.script()}
     data = search_index(files)
@@ -490,6 +490,27 @@ def test_a_word_only_in_a_description_is_posted_with_weight_0() -> None:
     assert postings(data, "beliefs") == [(0, DESCRIPTION), (1, OTHER)]  # the best weight of an entry wins
     # entry 0, weight 0 is the number 0: written "0", and decoded as site.js decodes it
     assert data["p"][data["t"].index("argues")] == "0"
+    # a word found in a field besides the name says which: the field's number in "f", after a "."
+    assert data["p"][data["t"].index("beliefs")] == "0,5.0" and data["f"] == ["Note"]
+
+
+def test_an_unchanged_inherited_entry_is_indexed_once_and_says_where_else(rules_site: dict[str, str]) -> None:
+    index = search_index(rules_site)
+    entries, kinds, rulesets = index["e"], index["k"], index["r"]
+    assert isinstance(entries, list) and isinstance(kinds, list) and isinstance(rulesets, list)
+    where = [(e[0], rulesets[kinds[e[1]][0]][0]) for e in entries]
+    assert where.count(("Alchemy", "burning_wheel")) == 1 and ("Alchemy", "fenmark") not in where
+    fenmark = [r[0] for r in rulesets].index("fenmark")
+    rows = index["a"]
+    assert isinstance(rows, list)
+    also = {entries[row[0]][0]: row[1:] for row in rows}
+    assert also["Alchemy"] == [fenmark]
+    # what Fenmark patches is listed in both; what it removes is not "also in Fenmark"
+    assert ("Sorcery", "burning_wheel") in where and ("Sorcery", "fenmark") in where and "Sorcery" not in also
+    assert "Arcane Kindness" not in also
+    assert ("Fen Beasts", "fenmark") not in where  # a kind's name is not an entry
+    assert sum(1 for _, r in where if r == "fenmark") >= 5  # what Fenmark adds or changes is its own
+    assert "Giant Eel" in [label for label, r in where if r == "fenmark"]
 
 
 # ---------------------------------------------------------------- search
@@ -655,7 +676,7 @@ def test_no_ids_or_quotes_in_what_a_player_reads(rules_site: dict[str, str]) -> 
         for source in ("great_bow", "prefixed id", "(first_is_free)", ">call_on<", "&#34;Target&#39;s", "floor("):
             assert source not in read, (name, source)
     spells = rules_site["burning_wheel/spell.html"]
-    assert '<td data-label="Obstacle">Target&#39;s Forte</td>' in spells  # an obstacle in words, unquoted
+    assert '<td data-label="Obstacle" data-sort="">Target&#39;s Forte</td>' in spells  # an obstacle in words, unquoted
     base = '<a href="../burning_wheel/index.html">Burning Wheel Gold (Revised)</a>'  # a base by its title
     assert f"Builds on {base}" in rules_site["fenmark/index.html"]
     changed = rules_site["fenmark/changes.html"]

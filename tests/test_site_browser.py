@@ -171,7 +171,9 @@ def test_a_word_only_in_a_traits_description_finds_it_and_says_so(page: Any, rul
     assert results.first.locator(".r-described").count() == 0
     described = [row.locator(".r-described").count() == 1 for row in results.all()]
     assert any(described) and not all(described)
-    assert described == sorted(described)  # every match in the description comes after the others
+    for group in page.locator("#rd-page-results section").all():  # results are grouped by kind
+        described = [row.locator(".r-described").count() == 1 for row in group.locator("li").all()]
+        assert described == sorted(described)  # in each, every match in the description comes after the others
 
 
 # ---------------------------------------------------------------- links, previews, graphs
@@ -462,7 +464,7 @@ def test_a_setting_prints_compactly(page: Any, rules_site: Path) -> None:
     page.goto(url(rules_site, "burning_wheel/setting.noble.html"))
     page.emulate_media(media="print")
     assert page.locator("header.site").is_hidden()
-    assert page.locator("p.filter").is_hidden()
+    assert page.locator("form.facets").count() == 1 and page.locator("form.facets").is_hidden()
     pdf = page.pdf(format="A4")
     pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
     assert 1 <= pages <= 6, pages  # 18 lifepaths; the whole lifepath list once took 146 pages
@@ -480,4 +482,193 @@ def test_tapping_a_link_on_a_phone_previews_it_first(browser: Any, rules_site: P
     assert preview.locator(".pv-name").inner_text().startswith("Alchemy")
     preview.locator("a.pv-open").tap()
     tab.wait_for_url("**/burning_wheel/skill.*.html#alchemy")
+    context.close()
+
+
+# ---------------------------------------------------------------- lists: facets and sorting
+
+
+def _shown(page: Any) -> list[str]:
+    return page.locator("tbody.entity:visible h2 a.anchor").all_inner_texts()
+
+
+def test_spells_at_an_obstacle_are_counted_and_the_view_lives_in_the_url(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/spell.html"))
+    obstacle = page.locator("form.facets select[name=obstacle]")
+    assert obstacle.locator("option[value='3']").inner_text() == "3 (11)"  # counted before anything is chosen
+    assert obstacle.locator("option[value='3^']").inner_text() == "3^ (14)"
+    obstacle.select_option("3")
+    assert len(_shown(page)) == 11
+    assert page.locator("form.facets .filter-count").inner_text() == "11 of 77"
+    assert "obstacle=3" in page.url
+    element = page.locator("form.facets select[name=element]")
+    assert element.locator("option[value='fire']").inner_text() == "fire (2)"  # Flame Finger, Pyrotechnics
+    obstacle.select_option("")
+    assert element.locator("option[value='fire']").inner_text() == "fire (7)"
+    element.select_option("fire")
+    fire = _shown(page)
+    assert len(fire) == 7 and "Bilious Smoke" in fire
+    shared = page.url
+    other = page.context.new_page()
+    other.goto(shared)  # the same view, from the URL alone
+    assert other.locator("form.facets select[name=element]").input_value() == "fire"
+    assert other.locator("tbody.entity:visible h2 a.anchor").all_inner_texts() == fire
+    other.close()
+    page.locator("form.facets button[type=reset]").click()
+    page.wait_for_function("document.querySelectorAll('tbody.entity[hidden]').length === 0")
+    assert "element=" not in page.url
+
+
+def test_a_column_sorts_by_its_numbers_both_ways(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/spell.html"))
+    header = page.locator("table.entities th[data-field=obstacle]")
+    assert header.get_attribute("aria-sort") is None
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    assert re.search(r"[?&]sort=obstacle(&|$)", page.url), page.url
+    cells = page.locator("tbody.entity td[data-label=Obstacle]").all_inner_texts()
+    numbers = [c for c in cells if re.fullmatch(r"\d\^?", c)]
+    assert numbers == sorted(numbers, key=lambda c: (int(c[0]), c.endswith("^")))  # 3 before 3^ before 4
+    assert cells[: len(numbers)] == numbers  # obstacles that are not numbers come last
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "descending"
+    cells = page.locator("tbody.entity td[data-label=Obstacle]").all_inner_texts()
+    assert cells[0] == "6^" and "sort=-obstacle" in page.url
+    page.goto(url(rules_site, "burning_wheel/spell.html") + "?sort=-name")
+    names = _shown(page)
+    assert names == sorted(names, key=str.casefold, reverse=True)
+    assert page.locator("th[data-field=name]").get_attribute("aria-sort") == "descending"
+    order = page.locator("form.facets select:not([name])")  # the same choice where the headers are out of sight
+    assert order.input_value() == "-name"
+    order.select_option("resources")
+    assert page.locator("th[data-field=resources]").get_attribute("aria-sort") == "ascending"
+    assert "sort=resources" in page.url
+    page.locator("form.facets button[type=reset]").click()  # show all: as listed again
+    page.wait_for_function("!location.search.includes('sort=')")
+    assert _shown(page) == sorted(names, key=str.casefold)
+
+
+def test_a_settings_lifepaths_filter_by_where_they_lead(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.peasant.html") + "?leads=outcast")
+    shown = page.locator("tbody.entity:visible")
+    assert shown.count() >= 1
+    for row in shown.all():
+        assert "Outcast" in row.locator("td[data-label=Leads]").inner_text()
+    total = page.locator("tbody.entity").count()
+    assert page.locator("form.facets .filter-count").inner_text() == f"{shown.count()} of {total}"
+
+
+def test_a_homebrew_kind_gets_facets_and_bad_parameters_a_note(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "fenmark/fen_beast.html") + "?habitat=mud&colour=green&danger=9")
+    assert _shown(page) == ["Mire Hound"]
+    note = page.locator("form.facets .facet-note")
+    assert note.is_visible()
+    assert "colour" in note.inner_text() and "“9”" in note.inner_text()
+    assert page.locator("form.facets select[name=danger]").input_value() == ""
+
+
+def test_without_javascript_a_list_shows_whole_and_no_controls(browser: Any, rules_site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    tab = context.new_page()
+    tab.goto(url(rules_site, "burning_wheel/spell.html") + "?obstacle=3&sort=-name")
+    assert tab.locator("tbody.entity:visible").count() == 77
+    assert tab.locator("form.facets").is_hidden()
+    assert tab.locator("th button, select:visible, input:visible").count() == 1  # the search box alone
+    context.close()
+
+
+# ---------------------------------------------------------------- search that knows where it is
+
+
+def test_search_inside_a_ruleset_stays_there_until_the_chip_is_clicked(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "witcher/index.html"))
+    chip = page.locator("#rd-scope")
+    assert chip.is_visible() and chip.get_attribute("aria-pressed") == "true"
+    page.locator("#rd-search").fill("location")
+    options = page.locator("#rd-results [role=option]")
+    options.first.wait_for()
+    where = options.locator(".r-where").all_inner_texts()
+    assert where and all("Witcher" in w for w in where), where
+    chip.click()
+    assert chip.get_attribute("aria-pressed") == "false"
+    page.wait_for_function(
+        "[...document.querySelectorAll('#rd-results .r-where')].some(e => e.textContent.includes('Riddle'))"
+    )
+    assert page.evaluate("document.activeElement.id") == "rd-search"  # the box keeps the focus
+
+
+def test_results_are_grouped_by_kind_and_say_which_field_matched(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/index.html"))
+    page.locator("#rd-search").fill("sorcery")
+    page.locator("#rd-results [role=option]").first.wait_for()
+    groups = page.locator("#rd-results [role=group]")
+    titles = groups.locator(".r-group").all_inner_texts()
+    assert titles[0].casefold() == "skills" and "lifepaths" in [t.casefold() for t in titles]
+    assert len(titles) == len(set(titles))  # one group per kind
+    lifepaths = groups.nth([t.casefold() for t in titles].index("lifepaths"))
+    said = lifepaths.locator(".r-field").all_inner_texts()
+    assert said and all(s.startswith("matched in ") for s in said)
+    assert any("skills" in s for s in said)  # the lifepaths teach it
+    first = page.locator("#rd-results [role=option]").first  # the keyboard still starts at the best hit
+    assert first.locator(".r-name").inner_text() == "Sorcery"
+
+
+def test_an_inherited_entry_appears_once_with_where_else(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "index.html"))  # above the rulesets: every ruleset
+    page.locator("#rd-search").fill("alchemy")
+    page.locator("#rd-results [role=option]").first.wait_for()
+    alchemy = page.locator("#rd-results [role=option]").filter(
+        has=page.locator(".r-name", has_text=re.compile(r"^Alchemy$"))
+    )
+    assert alchemy.count() == 1
+    assert "Burning Wheel" in alchemy.locator(".r-where").inner_text()
+    assert "also in Fenmark" in alchemy.locator(".r-where").inner_text()
+    page.goto(url(rules_site, "fenmark/index.html"))  # kept to Fenmark, it is still found
+    page.locator("#rd-search").fill("alchemy")
+    page.locator("#rd-results [role=option]").first.wait_for()
+    assert page.locator("#rd-results [role=option] .r-name").first.inner_text() == "Alchemy"
+
+
+def test_enter_on_an_exact_name_opens_it(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/spell.html"))
+    box = page.locator("#rd-search")
+    box.fill("alchemy")
+    page.locator("#rd-results [role=option]").first.wait_for()
+    box.press("Enter")
+    page.wait_for_url("**/burning_wheel/skill.*.html#alchemy")
+    page.goto(url(rules_site, "burning_wheel/spell.html"))
+    box.fill("alchem")  # not a name: the search page, kept to the ruleset
+    page.locator("#rd-results [role=option]").first.wait_for()
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=alchem&in=burning_wheel")
+    page.locator("#rd-page-results li").first.wait_for()
+    assert page.locator("#rd-page-scope").get_attribute("aria-pressed") == "true"
+    assert page.locator("#rd-page-results h2").first.inner_text().startswith("Skills")
+
+
+def test_a_big_kinds_contents_filter_every_name(
+    page: Any, rules_build: tuple[Path, tuple[CompiledRuleset, ...]]
+) -> None:
+    """Skills span six pages: their contents page filters all of them, names linking to their pages."""
+    site, rulesets = rules_build
+    skills = next(r for r in rulesets if r.id == "burning_wheel").entities["skill"].values()
+    sorcerous = sorted(s.name for s in skills if s.fields.get("type") == "sorcerous")
+    page.goto(url(site, "burning_wheel/skill.html") + "?type=sorcerous")
+    names = page.locator("li.entity:visible a").all_inner_texts()
+    assert sorted(names) == sorcerous
+    assert page.locator("form.facets .filter-count").inner_text() == f"{len(sorcerous)} of {len(skills)}"
+    assert page.locator("section.letter:visible h2").count() < page.locator("section.letter h2").count()
+
+
+def test_a_filter_hides_rows_on_a_phone_too(browser: Any, rules_site: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    tab.goto(url(rules_site, "burning_wheel/spell.html") + "?element=fire&sort=-resources")
+    assert tab.locator("tbody.entity:visible").count() == 7  # stacked rows are blocks: hidden must still hide
+    order = tab.locator("form.facets select:not([name])")  # the headers are out of sight: sorting is here
+    assert order.is_visible() and order.input_value() == "-resources"
+    tab.goto(url(rules_site, "burning_wheel/spell.html"))  # nothing chosen: the choices fold away on a phone
+    assert order.is_hidden() and tab.locator("form.facets select[name=element]").is_hidden()
+    tab.locator("form.facets summary").tap()
+    assert tab.locator("form.facets select[name=element]").is_visible()
     context.close()

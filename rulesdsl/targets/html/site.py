@@ -34,6 +34,15 @@ from rulesdsl.language import fieldtypes as t
 from rulesdsl.resources import DOCS
 from rulesdsl.syntax.tree import Position
 from rulesdsl.targets.html import changes, graphs
+from rulesdsl.targets.html.facets import (
+    Facet,
+    entry_data,
+    entry_texts,
+    facets,
+    reads_as_number,
+    sort_kind,
+    sort_number,
+)
 from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
 from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
 from rulesdsl.targets.html.values import (
@@ -297,7 +306,7 @@ class Rendered:
     id: str
     html: Markup
     preview: Markup
-    texts: list[tuple[str, int]]
+    texts: list[tuple[str, int, str]]  # (text, weight, field) for the search index
     graph: LifepathGraph | None = None  # drawn on demand, from the page's graphs script
 
 
@@ -338,6 +347,9 @@ class ListingPage:
     kind: str
     columns: list[str] | None  # the short fields shown as columns (None: cards)
     ranges: list[PagePart] | None
+    facets: list[Facet] = field(default_factory=list)  # the filters its kind's declaration gives it
+    sorts: list[tuple[str, str]] | None = None  # (field, how it sorts: "number", "text" or "") by column, name first
+    count: int = 0  # entries on this page
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,7 +376,8 @@ class ContentsPage:
     kind: str
     groups: list[Group]
     ranges: list[PagePart] | None
-    letters: dict[str, list[tuple[str, Markup]]] | None
+    letters: dict[str, list[tuple[str, Markup, Markup]]] | None  # (label, link, its filters' attributes)
+    facets: list[Facet] | None = None  # a big kind's filters, over its names here (its pages hold parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +390,8 @@ class Section:
     summary: Markup | None
     entries: list[Rendered]
     columns: list[str] | None
+    facets: list[Facet] | None = None  # its filters, when it is the page's one list of entries
+    sorts: list[tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -733,20 +748,61 @@ class RulesetSite:
                 items.append(Markup("<li>{}: {}</li>").format(self.values.link(*parent), links))
         return Markup('<ul class="grouped">{}</ul>').format(Markup("").join(items))
 
-    def render_entity(self, entity: ir.Entity, columns: list[str] | None, skip: str | None, level: int) -> Rendered:
-        """As a row of its listing (`columns` given) or as a card of its own."""
+    def render_entity(
+        self,
+        entity: ir.Entity,
+        columns: list[str] | None,
+        skip: str | None,
+        level: int,
+        found: list[Facet] | None = None,
+    ) -> Rendered:
+        """As a row of its listing (`columns` given) or as a card of its own; `found`: its list's facets,
+        whose values it carries for the page's filters."""
         data = self.entity_data(entity, skip, level)
-        html = entity_row(data, columns) if columns is not None else entity_card(data, level)
+        attributes = self.facet_attributes(entity, found) if found is not None else ""
+        if columns is not None:
+            decls = self.ruleset.kinds[entity.kind].fields
+            numbers = {}
+            for c in columns if found is not None else []:
+                value = entity.fields.get(c)
+                if value is None or reads_as_number(decls[c].type):  # site.js reads "6 yrs" as 6 itself
+                    continue
+                number = sort_number(decls[c].type, value)
+                if number is not None:
+                    numbers[c] = str(number.numerator) if number.denominator == 1 else f"{float(number):g}"
+                elif sort_kind(decls[c].type) == "number":
+                    numbers[c] = ""  # not a number ("6 + Will"): sorted after the numbers
+            html = entity_row(data, columns, numbers, attributes)
+        else:
+            html = entity_card(data, level, attributes)
         return Rendered(entity.kind, entity.id, html, data.preview, self.search_texts(data), data.graph)
 
-    def search_texts(self, data: EntityView) -> list[tuple[str, int]]:
-        """Every word the entry shows, weighted: its name, its aliases, everything else, its description."""
-        texts = [(data.name, NAME), (data.label, OTHER), *((a, ALIAS) for a in data.aliases)]
-        shown = [*data.short.values(), *(v for _, v in data.lines), data.table_html]
-        texts += [(text_of(str(v)), OTHER) for v in shown if v]
+    def facet_attributes(self, entity: ir.Entity, found: list[Facet]) -> str:
+        """An entry's values for its list's filters, as attributes of its element (see facets.py)."""
+        kind = self.ruleset.kinds[entity.kind]
+        data = entry_data(kind, entity, found, self.values.label)
+        attributes = f' data-f="{data}"' if data else ""
+        texts = entry_texts(kind, entity, found, self.values.label)
+        for n, facet in enumerate(found):
+            if facet.is_text and facet.field in texts:
+                attributes += f' data-t{n}="{escape(texts[facet.field])}"'
+        return attributes
+
+    def search_texts(self, data: EntityView) -> list[tuple[str, int, str]]:
+        """Every word the entry shows, weighted (its name, its aliases, everything else, its description),
+        with the field it is in, for a result to say where it matched."""
+        texts = [(data.name, NAME, ""), (data.label, OTHER, ""), *((a, ALIAS, "") for a in data.aliases)]
+        shown = [
+            *((heading(name), value) for name, value in data.short.items()),
+            *data.lines,
+            ("Table", data.table_html),
+        ]
+        texts += [(text_of(str(v)), OTHER, label) for label, v in shown if v]
         if data.description:
-            texts.append((text_of(str(data.description)), DESCRIPTION))
-        texts += [(text, OTHER) for text in [*data.flags, data.note, data.uncertain, data.source] if text]
+            texts.append((text_of(str(data.description)), DESCRIPTION, ""))
+        texts += [(flag, OTHER, "") for flag in data.flags]
+        said = [("Note", data.note), ("Uncertain", data.uncertain), ("Source", data.source)]
+        texts += [(text, OTHER, label) for label, text in said if text]
         return texts
 
     def came_from(self, kind: str, parent_kind: str, parent_id: str, lead_fields: list[str]) -> dict[str, int]:
@@ -843,12 +899,26 @@ class RulesetSite:
     # ------------------------------------------------------------ listings
 
     def listing(
-        self, kind: str, ids: list[str], skip: str | None, level: int
+        self, kind: str, ids: list[str], skip: str | None, level: int, found: list[Facet] | None = None
     ) -> tuple[list[Rendered], list[str] | None]:
-        """Entities as rows of the book's compact columns, or as cards (tables, mechanics: they need room)."""
+        """Entities as rows of the book's compact columns, or as cards (tables, mechanics: they need room);
+        `found`: the list's facets, when it has them."""
         columns = None if self.as_cards(kind) else self.columns_of(kind, ids, skip)
         entities = self.ruleset.entities[kind]
-        return [self.render_entity(entities[i], columns, skip, level) for i in ids], columns
+        return [self.render_entity(entities[i], columns, skip, level, found) for i in ids], columns
+
+    def facets(self, kind: str, ids: list[str] | None = None, skip: str | None = None) -> list[Facet]:
+        """The filters of a list of a kind's entities (all of them by default), from the kind's declaration
+        and the values the entries hold; `skip`: the field naming the parent the list is in."""
+        entities = [self.ruleset.entities[kind][i] for i in (self.order[kind] if ids is None else ids)]
+        return facets(self.ruleset.kinds[kind], entities, skip, self.values.label)
+
+    def sorts(self, kind: str, columns: list[str] | None) -> list[tuple[str, str]] | None:
+        """Each column of a list, the name's first, with how it sorts (cards do not sort)."""
+        if columns is None:
+            return None
+        decls = self.ruleset.kinds[kind].fields
+        return [("name", "text"), *((c, sort_kind(decls[c].type)) for c in columns)]
 
     def as_cards(self, kind: str) -> bool:
         return self.ruleset.kinds[kind].has_rows or kind == "mechanic"
@@ -912,13 +982,15 @@ class RulesetSite:
         self.pages.append(page)
 
     def flat_pages(self, kind: str) -> None:
-        rendered, columns = self.listing(kind, self.order[kind], None, 2)
+        found = self.facets(kind)
+        rendered, columns = self.listing(kind, self.order[kind], None, 2, found)
         chunks = pack(rendered)
         title = self.kind_title(kind)
         headers = [heading(c) for c in columns] if columns is not None else None
+        sorts = self.sorts(kind, columns)
         if len(chunks) == 1:
             common = self.common(title, f"{kind}.html", self.crumbs(None))
-            listing = ListingPage(common, kind=kind, columns=headers, ranges=None)
+            listing = ListingPage(common, kind, headers, None, found, sorts, len(rendered))
             self.add_page(Page(f"{kind}.html", "html/listing.html", listing, rendered))
             return
         ranges = []
@@ -930,15 +1002,15 @@ class RulesetSite:
             name = f"{kind}.{n}.html"
             title_n = f"{title}: {ranges[n - 1].first} to {ranges[n - 1].last}"
             common = self.common(title_n, name, self.crumbs(kind))
-            self.add_page(
-                Page(name, "html/listing.html", ListingPage(common, kind=kind, columns=headers, ranges=ranges), chunk)
-            )
-        letters: dict[str, list[tuple[str, Markup]]] = {}
+            listing = ListingPage(common, kind, headers, ranges, found, sorts, len(chunk))
+            self.add_page(Page(name, "html/listing.html", listing, chunk))
+        letters: dict[str, list[tuple[str, Markup, Markup]]] = {}
         for id_ in self.order[kind] if len(self.order[kind]) <= CONTENTS_LIMIT else []:
             label = self.values.label(kind, id_)
-            letters.setdefault(label[:1].upper(), []).append((label, self.values.link(kind, id_)))
+            data = Markup(' class="entity"' + self.facet_attributes(self.ruleset.entities[kind][id_], found))
+            letters.setdefault(label[:1].upper(), []).append((label, self.values.link(kind, id_), data))
         common = self.common(title, f"{kind}.html")
-        contents = ContentsPage(common, kind=kind, groups=[], ranges=ranges, letters=letters)
+        contents = ContentsPage(common, kind, [], ranges, letters, found if letters else None)
         self.add_page(Page(f"{kind}.html", "html/contents.html", contents))
 
     def owner_pages(self, kind: str) -> None:
@@ -947,16 +1019,20 @@ class RulesetSite:
             data = self.entity_data(entity, None, 1)
             sections: list[Section] = []
             more: list[Section] = []
-            for child_kind, ids in self.children.get((kind, id_), {}).items():
+            held = self.children.get((kind, id_), {})
+            lists = [k for k in held if k not in self.owners]  # one list of entries filters by the URL
+            for child_kind, ids in held.items():
                 own = self.parents[child_kind][0]
                 title = self.kind_title(child_kind)
                 if child_kind in self.owners:  # with pages of their own: one row each, linked
                     sections.append(Section(child_kind, title, len(ids), self.summary(child_kind, ids, own), [], None))
                 else:
-                    rendered, columns = self.listing(child_kind, ids, own, 3)
+                    found = self.facets(child_kind, ids, own) if len(lists) == 1 else None
+                    rendered, columns = self.listing(child_kind, ids, own, 3, found)
                     chunks = pack(rendered)
                     headers = [heading(c) for c in columns] if columns is not None else None
-                    section = Section(child_kind, title, len(ids), None, chunks[0], headers)
+                    sorts = self.sorts(child_kind, columns) if found is not None else None
+                    section = Section(child_kind, title, len(ids), None, chunks[0], headers, found, sorts)
                     sections.append(section)
                     more += [dataclasses.replace(section, entries=chunk) for chunk in chunks[1:]]
             graph = self.leads_graph(kind, id_)
@@ -1068,6 +1144,13 @@ class RulesetSite:
     def files(self, search: SearchIndex) -> dict[str, str]:
         prefix = f"{self.ruleset.id}/"
         files: dict[str, str] = {}
+        changed = {(c.kind, c.id) for c in (*self.ruleset.changes.added, *self.ruleset.changes.patched)}
+        bases = self.ruleset.extends
+
+        def inherited(kind: str, id_: str) -> bool:
+            """Taken unchanged from a base, whose entry in the search says it is here too."""
+            return bool(bases) and (kind, id_) not in changed and search.add_also(bases, kind, id_, self.ruleset.id)
+
         for page in self.pages:
             template = self.env.get_template(page.template)
             files[prefix + page.name] = self.resolve(template.render(page_context(page.context), entries=page.entries))
@@ -1075,17 +1158,21 @@ class RulesetSite:
             if page.name in self.owner_texts:
                 kind, id_, data = self.owner_texts[page.name]
                 previews[""] = self.resolve(str(data.preview))
-                search.add(
-                    self.ruleset.id,
-                    kind,
-                    self.kind_title(kind),
-                    data.label,
-                    prefix + page.name,
-                    "",
-                    self.context_of(kind, id_),
-                    self.search_texts(data),
-                )
+                if not inherited(kind, id_):
+                    search.add(
+                        self.ruleset.id,
+                        kind,
+                        self.kind_title(kind),
+                        data.label,
+                        prefix + page.name,
+                        "",
+                        self.context_of(kind, id_),
+                        self.search_texts(data),
+                        id_,
+                    )
             for entry in page.entries:
+                if inherited(entry.kind, entry.id):
+                    continue
                 search.add(
                     self.ruleset.id,
                     entry.kind,
@@ -1095,6 +1182,7 @@ class RulesetSite:
                     entry.id,
                     self.context_of(entry.kind, entry.id),
                     entry.texts,
+                    entry.id,
                 )
             # every page of a ruleset has a preview script, so a preview never asks for a missing file
             data_text = json.dumps(previews, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
@@ -1144,17 +1232,24 @@ class RulesetSite:
 # ---------------------------------------------------------------- the whole site
 
 
-def entity_row(e: EntityView, columns: list[str]) -> Markup:
-    """An entry as rows of its listing's table: its name and short fields in columns, the rest below."""
-    cells = "".join(f'<td data-label="{escape(heading(c))}">{e.short.get(c, "")}</td>' for c in columns)
+def entity_row(e: EntityView, columns: list[str], numbers: dict[str, str] | None = None, data: str = "") -> Markup:
+    """An entry as rows of its listing's table: its name and short fields in columns, the rest below.
+    `numbers`: what a column's cell sorts by, where it is a number; `data`: its values for the filters."""
+    numbers = numbers or {}
+    cells = "".join(
+        f'<td data-label="{escape(heading(c))}"'
+        + (f' data-sort="{numbers[c]}"' if c in numbers else "")
+        + f">{e.short.get(c, '')}</td>"
+        for c in columns
+    )
     level, id_ = e.level, e.id
     name = f'<h{level}><a class="anchor" href="#{id_}">{escape(e.heading)}</a>{e.flags_html}</h{level}>'
     body = f'<tr class="body"><td colspan="{len(columns) + 1}">\n{e.body_html}</td></tr>\n' if e.has_body else ""
     head = f'<tr class="head"><td class="name">{name}</td>{cells}</tr>\n'
-    return Markup(f'<tbody class="entity" id="{id_}">\n{head}{body}</tbody>\n')
+    return Markup(f'<tbody class="entity" id="{id_}"{data}>\n{head}{body}</tbody>\n')
 
 
-def entity_card(e: EntityView, level: int) -> Markup:
+def entity_card(e: EntityView, level: int, data: str = "") -> Markup:
     """An entry on its own: a table or a mechanic in a listing (level 2 or 3), or the head of its page (1)."""
     if level == 1:
         where = e.kind_title + (f" · {e.context}" if e.context else "")
@@ -1163,7 +1258,7 @@ def entity_card(e: EntityView, level: int) -> Markup:
     else:
         anchor = f'<a class="anchor" href="#{e.id}">{escape(e.heading)}</a>'
         head = f"<h{level}>{anchor}{e.flags_html}</h{level}>\n"
-        opening = f'<section class="entity card" id="{e.id}">'
+        opening = f'<section class="entity card" id="{e.id}"{data}>'
     return Markup(f"{opening}\n{head}{e.facts_html}\n{e.body_html}</section>\n")
 
 

@@ -46,10 +46,13 @@
     load(ROOT + "search-index.js", function () {
       var raw = window.SEARCH_INDEX;
       if (!raw) { return; }
+      var also = {};  // entry -> the homebrews that hold it unchanged (it is listed once, where defined)
+      (raw.a || []).forEach(function (row) { also[row[0]] = row.slice(1); });
       index = {
         raw: raw,
         folded: raw.e.map(function (e) { return fold(e[0]); }),
-        decoded: new Map()
+        decoded: new Map(),
+        also: also
       };
       done(index);
     });
@@ -59,12 +62,15 @@
     var found = ix.decoded.get(term);
     if (found) { return found; }
     var parts = ix.raw.p[term].split(",");
-    found = new Int32Array(parts.length);
+    var list = new Int32Array(parts.length), fields = new Int32Array(parts.length);
     var value = 0;
     for (var i = 0; i < parts.length; i++) {
-      value += parseInt(parts[i], 36);
-      found[i] = value;
+      var dot = parts[i].indexOf(".");  // "delta.field" for a word found in a field besides the name
+      value += parseInt(dot < 0 ? parts[i] : parts[i].slice(0, dot), 36);
+      list[i] = value;
+      fields[i] = dot < 0 ? -1 : parseInt(parts[i].slice(dot + 1), 36);
     }
+    found = { list: list, fields: fields };
     ix.decoded.set(term, found);
     return found;
   }
@@ -126,34 +132,50 @@
   // (at least 0.35 a word), so such entries rank last.
   var DESCRIPTION_SCORE = 0.1;
 
+  // The ruleset an entry is defined in, and whether a search kept to ruleset `scope` (-1: all) finds it.
+  function rulesetOf(ix, e) { return ix.raw.k[ix.raw.e[e][1]][0]; }
+  function inScope(ix, e, scope) {
+    return scope < 0 || rulesetOf(ix, e) === scope || (ix.also[e] || []).indexOf(scope) >= 0;
+  }
+
   // Entries ranked: every word must match (else the closest, flagged partial); names before other fields,
-  // descriptions last. `described[e]` is 1 when each word of the entry's best match is only in its description.
-  function search(ix, query) {
+  // descriptions last. `described[e]` is 1 when each word of the entry's best match is only in its description;
+  // `matched[e]` the fields (besides its name) its words were best found in. `scope`: a ruleset's index, or -1.
+  function search(ix, query, scope) {
     var qwords = words(query);
     var n = ix.raw.e.length;
-    if (!qwords.length) { return { hits: [], partial: false, described: new Uint8Array(0) }; }
-    var total = new Float64Array(n), count = new Uint8Array(n), elsewhere = new Uint8Array(n);
+    if (scope === undefined) { scope = -1; }
+    if (!qwords.length) { return { hits: [], partial: false, described: new Uint8Array(0), matched: {} }; }
+    var total = new Float64Array(n), count = new Uint8Array(n), elsewhere = new Uint8Array(n), matched = {};
     qwords.forEach(function (word) {
-      var best = new Float64Array(n);
+      var best = new Float64Array(n), bestField = new Int32Array(n);
       termsFor(ix, word).forEach(function (match) {
-        var list = postings(ix, match[0]);
+        var found = postings(ix, match[0]), list = found.list;
         for (var i = 0; i < list.length; i++) {
           var entry = list[i] >> 2, weight = list[i] & 3;
           var score = (weight ? weight : DESCRIPTION_SCORE) * match[1];
-          if (score > best[entry]) { best[entry] = score; }
+          if (score > best[entry]) { best[entry] = score; bestField[entry] = found.fields[i] + 1; }
           if (weight) { elsewhere[entry] = 1; }
         }
       });
       for (var e = 0; e < n; e++) {
-        if (best[e] > 0) { total[e] += best[e]; count[e]++; }
+        if (best[e] > 0) {
+          total[e] += best[e];
+          count[e]++;
+          var field = bestField[e] > 0 ? ix.raw.f[bestField[e] - 1] : "";
+          if (field) {
+            var said = matched[e] || (matched[e] = []);
+            if (said.indexOf(field) < 0) { said.push(field); }
+          }
+        }
       }
     });
     var most = 0;
-    for (var e = 0; e < n; e++) { if (count[e] > most) { most = count[e]; } }
-    if (!most) { return { hits: [], partial: false, described: new Uint8Array(0) }; }
+    for (var e = 0; e < n; e++) { if (count[e] > most && inScope(ix, e, scope)) { most = count[e]; } }
+    if (!most) { return { hits: [], partial: false, described: new Uint8Array(0), matched: {} }; }
     var folded = fold(query.trim()), hits = [];
     for (e = 0; e < n; e++) {
-      if (count[e] === most) {
+      if (count[e] === most && inScope(ix, e, scope)) {
         var score = total[e];
         if (ix.folded[e] === folded) { score += 100; } else if (ix.folded[e].lastIndexOf(folded, 0) === 0) { score += 10; }
         hits.push([score, e]);
@@ -164,7 +186,25 @@
     });
     var described = new Uint8Array(n);
     for (e = 0; e < n; e++) { described[e] = count[e] && !elsewhere[e] ? 1 : 0; }
-    return { hits: hits.map(function (h) { return h[1]; }), partial: most < qwords.length, described: described };
+    return { hits: hits.map(function (h) { return h[1]; }), partial: most < qwords.length, described: described,
+             matched: matched };
+  }
+  // Hits in groups of their kind (by its title, across rulesets), each group where its best hit ranks.
+  function grouped(ix, hits) {
+    var groups = [], at = {};
+    hits.forEach(function (e) {
+      var title = ix.raw.k[ix.raw.e[e][1]][2];
+      if (!(title in at)) { at[title] = groups.length; groups.push([title, []]); }
+      groups[at[title]][1].push(e);
+    });
+    return groups;
+  }
+  // The entry a query names exactly (its label, or its label before a qualifier: "Born Noble (Men)"), if the best hit.
+  function exactly(ix, hits, query) {
+    var folded = fold(query.trim());
+    if (!hits.length || !folded) { return -1; }
+    var label = ix.folded[hits[0]];
+    return label === folded || label.lastIndexOf(folded + " (", 0) === 0 ? hits[0] : -1;
   }
   // For the benchmark (benchmarks/site.py): load the index, then time queries on it.
   window.rulesdslLoadIndex = function (done) { withIndex(function () { done(); }); };
@@ -176,9 +216,10 @@
   }
   function entryWhere(ix, e) {
     var entry = ix.raw.e[e], kind = ix.raw.k[entry[1]], ruleset = ix.raw.r[kind[0]];
-    return [kind[2], entry[4], ruleset[1]].filter(Boolean).join(" · ");
+    var also = (ix.also[e] || []).map(function (r) { return ix.raw.r[r][1]; });  // the kind heads its group
+    return [entry[4], ruleset[1], also.length ? "also in " + also.join(", ") : ""].filter(Boolean).join(" · ");
   }
-  function resultItem(ix, e, tag, described) {
+  function resultItem(ix, e, tag, described, matched) {
     var item = document.createElement(tag);
     var link = document.createElement("a");
     link.href = entryUrl(ix, e);
@@ -198,6 +239,12 @@
       note.textContent = "in the description";
       link.appendChild(document.createTextNode(" "));
       link.appendChild(note);
+    } else if (matched && matched.length) {
+      var fields = document.createElement("span");
+      fields.className = "r-field";
+      fields.textContent = "matched in " + matched.map(function (f) { return f.toLowerCase(); }).join(", ");
+      link.appendChild(document.createTextNode(" "));
+      link.appendChild(fields);
     }
     item.appendChild(link);
     return item;
@@ -209,6 +256,14 @@
   var status = document.getElementById("rd-status");
   var active = -1;
   var LIMIT = 30;
+  var last = null;  // the hits shown, for Enter on an exact name
+  // Inside a ruleset, the search keeps to it (the scope chip, on by default): one click searches them all.
+  var scopeChip = document.getElementById("rd-scope");
+  function scopeIndex(ix, chip) {
+    if (!chip || chip.getAttribute("aria-pressed") !== "true") { return -1; }
+    var wanted = chip.getAttribute("data-ruleset");
+    return ix.raw.r.findIndex(function (r) { return r[0] === wanted; });
+  }
 
   function setActive(i) {
     var options = list.querySelectorAll("[role=option]");
@@ -235,14 +290,32 @@
     if (!query.trim()) { list.textContent = ""; close(); status.textContent = ""; return; }
     withIndex(function (ix) {
       if (input.value !== query) { return; }
-      var result = search(ix, query);
+      var scope = scopeIndex(ix, scopeChip);
+      var result = search(ix, query, scope);
+      last = { ix: ix, hits: result.hits, query: query };
       list.textContent = "";
-      result.hits.slice(0, LIMIT).forEach(function (e, k) {
-        var item = resultItem(ix, e, "li", result.described[e]);
-        item.id = "rd-option-" + k;
-        item.setAttribute("role", "option");
-        item.setAttribute("aria-selected", "false");
-        list.appendChild(item);
+      var k = 0;
+      grouped(ix, result.hits.slice(0, LIMIT)).forEach(function (group, g) {
+        var box = document.createElement("li");  // li (none) > ul (group, named by its head) > li (option)
+        box.setAttribute("role", "none");
+        var members = document.createElement("ul");
+        members.setAttribute("role", "group");
+        members.setAttribute("aria-labelledby", "rd-group-" + g);
+        var head = document.createElement("li");
+        head.setAttribute("role", "none");
+        head.id = "rd-group-" + g;
+        head.className = "r-group";
+        head.textContent = group[0];
+        members.appendChild(head);
+        group[1].forEach(function (e) {
+          var item = resultItem(ix, e, "li", result.described[e], result.matched[e]);
+          item.id = "rd-option-" + k++;
+          item.setAttribute("role", "option");
+          item.setAttribute("aria-selected", "false");
+          members.appendChild(item);
+        });
+        box.appendChild(members);
+        list.appendChild(box);
       });
       var note = document.createElement("li");
       note.className = "r-note";
@@ -252,7 +325,8 @@
       } else {
         var more = result.hits.length > LIMIT ? "Showing " + LIMIT + " of " + result.hits.length + ". " : "";
         var link = document.createElement("a");
-        link.href = ROOT + "search.html?q=" + encodeURIComponent(query.trim());
+        link.href = ROOT + "search.html?q=" + encodeURIComponent(query.trim()) +
+          (scope >= 0 ? "&in=" + encodeURIComponent(ix.raw.r[scope][0]) : "");
         link.textContent = "All results";
         note.textContent = (result.partial ? "No entry has every word; closest matches. " : "") + more;
         note.appendChild(link);
@@ -275,16 +349,30 @@
     } else if (event.key === "Enter") {
       event.preventDefault();
       var options = list.querySelectorAll("[role=option] a");
+      var exact = last && last.query === input.value ? exactly(last.ix, last.hits, input.value) : -1;
       if (active >= 0 && options[active]) {
         location.href = options[active].href;
+      } else if (exact >= 0) {  // the exact name of an entry: open it
+        location.href = entryUrl(last.ix, exact);
       } else if (input.value.trim()) {
-        location.href = ROOT + "search.html?q=" + encodeURIComponent(input.value.trim());
+        var scoped = scopeChip && scopeChip.getAttribute("aria-pressed") === "true";
+        location.href = ROOT + "search.html?q=" + encodeURIComponent(input.value.trim()) +
+          (scoped ? "&in=" + encodeURIComponent(scopeChip.getAttribute("data-ruleset")) : "");
       }
     } else if (event.key === "Escape") {
       event.preventDefault();  // a search box would clear itself: the first Escape only closes the list
       if (!list.hidden) { close(); } else { input.value = ""; show(); }
     }
   });
+  if (scopeChip) {
+    scopeChip.hidden = false;
+    scopeChip.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep the box's focus
+    scopeChip.addEventListener("click", function () {
+      var on = scopeChip.getAttribute("aria-pressed") !== "true";
+      scopeChip.setAttribute("aria-pressed", on ? "true" : "false");
+      if (input.value.trim()) { show(); }
+    });
+  }
   list.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep focus for clicks
   list.addEventListener("click", function (event) {
     var item = event.target.closest("[role=option]");
@@ -309,19 +397,48 @@
   if (pageQuery) {
     var pageResults = document.getElementById("rd-page-results");
     var pageStatus = document.getElementById("rd-page-status");
+    var pageScope = document.getElementById("rd-page-scope");
+    var within = new URL(location.href).searchParams.get("in");
     pageQuery.value = initial || "";
     input.value = "";
+    var fill = function (ix) {  // the results grouped by kind, each group ranked
+      var scope = scopeIndex(ix, pageScope);
+      var result = search(ix, initial, scope);
+      pageResults.textContent = "";
+      grouped(ix, result.hits.slice(0, 500)).forEach(function (group) {
+        var section = document.createElement("section");
+        var head = document.createElement("h2");
+        head.textContent = group[0] + " (" + group[1].length + ")";
+        var items = document.createElement("ol");
+        items.className = "results";
+        group[1].forEach(function (e) { items.appendChild(resultItem(ix, e, "li", result.described[e], result.matched[e])); });
+        section.appendChild(head);
+        section.appendChild(items);
+        pageResults.appendChild(section);
+      });
+      pageResults.querySelectorAll("a").forEach(function (a) { a.removeAttribute("tabindex"); });
+      pageStatus.textContent = result.hits.length
+        ? result.hits.length + " results" + (result.partial ? " (no entry has every word; closest matches)" : "")
+        : "Nothing found.";
+    };
     if (initial) {
       pageStatus.textContent = "Searching…";
       withIndex(function (ix) {
-        var result = search(ix, initial);
-        result.hits.slice(0, 500).forEach(function (e) {
-          pageResults.appendChild(resultItem(ix, e, "li", result.described[e]));
-        });
-        pageResults.querySelectorAll("a").forEach(function (a) { a.removeAttribute("tabindex"); });
-        pageStatus.textContent = result.hits.length
-          ? result.hits.length + " results" + (result.partial ? " (no entry has every word; closest matches)" : "")
-          : "Nothing found.";
+        var at = within ? ix.raw.r.findIndex(function (r) { return r[0] === within; }) : -1;
+        if (at >= 0) {  // a search begun inside a ruleset stays there, one click from all of them
+          pageScope.setAttribute("data-ruleset", within);
+          pageScope.textContent = "Only " + ix.raw.r[at][1];
+          pageScope.hidden = false;
+          pageScope.addEventListener("click", function () {
+            var on = pageScope.getAttribute("aria-pressed") !== "true";
+            pageScope.setAttribute("aria-pressed", on ? "true" : "false");
+            var url = new URL(location.href);
+            if (on) { url.searchParams.set("in", within); } else { url.searchParams.delete("in"); }
+            try { history.replaceState(history.state, "", url.href); } catch (err) { /* file:// */ }
+            fill(ix);
+          });
+        }
+        fill(ix);
       });
     }
   } else if (initial) {
@@ -347,6 +464,202 @@
       });
       count.textContent = wanted.length ? shown + " of " + entries.length : "";
     });
+  });
+
+  // ---- lists: facets and sorting ----
+  // A kind's list: filters from its declaration (form.facets, built by facets.py) and columns that sort
+  // (th[data-sort]). Their state lives in the URL's query string, so a view of a list can be shared; a
+  // parameter the list does not know, or a value no entry has any more, is ignored with a note.
+  Array.prototype.forEach.call(document.querySelectorAll("form.facets"), function (form) {
+    var scope = form.parentNode;
+    var entries = Array.prototype.slice.call(scope.querySelectorAll(".entity"));
+    var table = scope.querySelector("table.entities");
+    var selects = Array.prototype.slice.call(form.querySelectorAll("select"));
+    var textFields = Array.prototype.slice.call(form.querySelectorAll("input[data-text]"));
+    var wordsField = form.querySelector("input[name=text]");
+    var count = form.querySelector(".filter-count");
+    var note = form.querySelector(".facet-note");
+    var heads = table && table.tHead ? Array.prototype.slice.call(table.tHead.rows[0].cells) : [];
+    var sorted = null;  // [column, "ascending" | "descending"]
+    var chosen = entries.map(function (entry) {  // per entry, per choice facet: the options it has
+      return (entry.getAttribute("data-f") || "").split(",").map(function (part) {
+        var has = {};
+        if (part) { part.split(".").forEach(function (i) { has[i] = true; }); }
+        return has;
+      });
+    });
+    var texts = null;
+    function folded(entry, attribute) { return fold(entry.getAttribute(attribute) || ""); }
+    selects.forEach(function (select) {
+      Array.prototype.forEach.call(select.options, function (o) { o.setAttribute("data-label", o.textContent); });
+    });
+
+    // does entry k pass every filter but the choice facet `except`?
+    function passes(k, except) {
+      for (var i = 0; i < selects.length; i++) {
+        var at = selects[i].selectedIndex - 1;
+        if (i !== except && at >= 0 && !chosen[k][i][at]) { return false; }
+      }
+      for (i = 0; i < textFields.length; i++) {
+        var wanted = words(textFields[i].value), have = folded(entries[k], "data-t" + textFields[i].getAttribute("data-text"));
+        if (!wanted.every(function (w) { return have.indexOf(w) >= 0; })) { return false; }
+      }
+      var asked = words(wordsField.value);
+      if (asked.length) {
+        if (!texts) { texts = entries.map(function (e) { return fold(e.textContent); }); }
+        if (!asked.every(function (w) { return texts[k].indexOf(w) >= 0; })) { return false; }
+      }
+      return true;
+    }
+    function update() {
+      var shown = 0, filtering = false;
+      selects.forEach(function (s) { if (s.selectedIndex > 0) { filtering = true; } });
+      textFields.concat([wordsField]).forEach(function (f) { if (words(f.value).length) { filtering = true; } });
+      entries.forEach(function (entry, k) {
+        var on = passes(k, -1);
+        entry.hidden = !on;
+        if (on) { shown++; }
+      });
+      count.textContent = filtering ? shown + " of " + entries.length : entries.length + " in all";
+      scope.querySelectorAll("section.letter").forEach(function (letter) {  // a kind's names under their letters
+        letter.hidden = !letter.querySelector(".entity:not([hidden])");
+      });
+      selects.forEach(function (select, i) {  // how many each value would show, with the other filters kept
+        var tally = [];
+        for (var o = 0; o < select.options.length; o++) { tally.push(0); }
+        entries.forEach(function (entry, k) {
+          if (!passes(k, i)) { return; }
+          tally[0]++;
+          Object.keys(chosen[k][i]).forEach(function (at) { tally[+at + 1]++; });
+        });
+        Array.prototype.forEach.call(select.options, function (option, o) {
+          option.textContent = option.getAttribute("data-label") + " (" + tally[o] + ")";
+        });
+      });
+    }
+    function save() {
+      var url = new URL(location.href);
+      selects.concat(textFields, [wordsField]).forEach(function (f) {
+        if (f.value.trim()) { url.searchParams.set(f.name, f.value.trim()); } else { url.searchParams.delete(f.name); }
+      });
+      if (sorted) {
+        var field = heads[sorted[0]].getAttribute("data-field");
+        url.searchParams.set("sort", (sorted[1] === "descending" ? "-" : "") + field);
+      } else {
+        url.searchParams.delete("sort");
+      }
+      try { history.replaceState(history.state, "", url.href); } catch (err) { /* some browsers refuse on file:// */ }
+    }
+    var original = table ? Array.prototype.slice.call(table.tBodies) : [];
+    var order = null;  // the same as a choice in the form: on a phone the headers are out of sight
+    function sortBy(column, direction) {
+      heads.forEach(function (th) { th.removeAttribute("aria-sort"); });
+      if (column < 0) {  // as listed
+        sorted = null;
+        if (order) { order.value = ""; }
+        original.forEach(function (body) { table.appendChild(body); });
+        return;
+      }
+      heads[column].setAttribute("aria-sort", direction);
+      sorted = [column, direction];
+      if (order) { order.value = (direction === "descending" ? "-" : "") + heads[column].getAttribute("data-field"); }
+      var numeric = heads[column].getAttribute("data-sort") === "number";
+      var keyed = original.map(function (body, i) {
+        var cell = body.rows[0].cells[column], key = null;
+        if (numeric) {  // the number apart (3^ is 3.5), else the one the text starts with ("6 yrs")
+          var number = parseFloat(cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent);
+          key = isNaN(number) ? null : number;
+        } else {
+          key = cell.textContent.trim() || null;
+        }
+        return { body: body, i: i, key: key };
+      });
+      var sign = direction === "ascending" ? 1 : -1;
+      keyed.sort(function (a, b) {  // entries without a value last, either way
+        if (a.key === null || b.key === null) { return (a.key === null) - (b.key === null) || a.i - b.i; }
+        var by = numeric ? a.key - b.key : a.key.localeCompare(b.key, "en", { sensitivity: "base", numeric: true });
+        return sign * by || a.i - b.i;
+      });
+      keyed.forEach(function (k) { table.appendChild(k.body); });
+    }
+    if (heads.some(function (th) { return th.getAttribute("data-sort"); })) {
+      var holder = document.createElement("p"), label = document.createElement("label");
+      holder.className = "facet";
+      order = document.createElement("select");
+      label.appendChild(document.createTextNode("Sort "));
+      label.appendChild(order);
+      holder.appendChild(label);
+      form.querySelector(".facet-list").appendChild(holder);
+      order.appendChild(new Option("as listed", ""));
+      heads.forEach(function (th) {
+        var how = th.getAttribute("data-sort"), name = th.textContent.trim();
+        if (!how) { return; }
+        var field = th.getAttribute("data-field"), numeric = how === "number";
+        order.appendChild(new Option(name + (numeric ? ", lowest first" : ", A to Z"), field));
+        order.appendChild(new Option(name + (numeric ? ", highest first" : ", Z to A"), "-" + field));
+      });
+      order.addEventListener("change", function (event) {
+        event.stopPropagation();
+        var field = order.value.replace(/^-/, "");
+        var column = heads.findIndex(function (th) { return th.getAttribute("data-field") === field; });
+        sortBy(order.value ? column : -1, order.value.charAt(0) === "-" ? "descending" : "ascending");
+        save();
+      });
+    }
+    heads.forEach(function (th, column) {
+      if (!th.getAttribute("data-sort")) { return; }
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "sort";
+      while (th.firstChild) { button.appendChild(th.firstChild); }
+      th.appendChild(button);
+      button.addEventListener("click", function () {
+        sortBy(column, th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending");
+        save();
+      });
+    });
+
+    // the query string: what it asks for, and a note on what it asks that the list cannot do
+    var params = new URL(location.href).searchParams, notes = [], known = { q: true, sort: true };
+    selects.concat(textFields, [wordsField]).forEach(function (f) { known[f.name] = true; });
+    params.forEach(function (value, key) {
+      if (!known[key]) { notes.push("“" + key + "” is not a filter of this list: ignored."); }
+    });
+    selects.forEach(function (select) {
+      var value = params.get(select.name);
+      if (!value) { return; }
+      var found = Array.prototype.findIndex.call(select.options, function (o, i) { return i > 0 && o.value === value; });
+      if (found > 0) {
+        select.selectedIndex = found;
+      } else {
+        var label = select.parentNode.firstChild.textContent.trim();
+        notes.push("No entry here has " + label.toLowerCase() + " “" + value + "”: that filter is ignored.");
+      }
+    });
+    textFields.concat([wordsField]).forEach(function (f) { f.value = params.get(f.name) || ""; });
+    var sort = params.get("sort");
+    if (sort) {
+      var direction = sort.charAt(0) === "-" ? "descending" : "ascending", field = sort.replace(/^-/, "");
+      var column = heads.findIndex(function (th) { return th.getAttribute("data-sort") && th.getAttribute("data-field") === field; });
+      if (column >= 0) { sortBy(column, direction); } else { notes.push("This list cannot sort by “" + field + "”: ignored."); }
+    }
+    if (notes.length) { note.textContent = notes.join(" "); note.hidden = false; }
+    // the choices fold away when there are none, and on a phone until asked for (or the URL chose some)
+    var more = form.querySelector("details.facet-more");
+    if (!more.querySelector(".facet")) {
+      more.remove();
+    } else if (window.matchMedia("(max-width: 40rem)").matches) {
+      more.open = sorted !== null || selects.concat(textFields).some(function (f) { return f.value; });
+    }
+
+    form.hidden = false;
+    form.addEventListener("submit", function (event) { event.preventDefault(); });
+    form.addEventListener("input", function () { update(); save(); });
+    form.addEventListener("change", function () { update(); save(); });
+    form.addEventListener("reset", function () {
+      setTimeout(function () { note.hidden = true; if (table) { sortBy(-1, ""); } update(); save(); }, 0);
+    });
+    update();
   });
 
   // ---------------------------------------------------------------- roll buttons (seeded or not)
