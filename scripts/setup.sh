@@ -10,3 +10,11 @@ if [ "${1:-}" = "test" ]; then
   extras="[test]"
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --editable ".${extras}"
+# The browser tests' JavaScript tools (axe-core), pinned by tests/node/package-lock.json.
+if [ "${1:-}" = "test" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    npm ci --prefix tests/node --no-audit --no-fund --silent
+  else
+    echo "note: npm is not installed; the browser tests that run axe-core will be skipped" >&2
+  fi
+fi
