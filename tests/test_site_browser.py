@@ -461,3 +461,67 @@ def test_tapping_a_link_on_a_phone_previews_it_first(browser: Any, rules_site: P
     preview.locator("a.pv-open").tap()
     tab.wait_for_url("**/burning_wheel/skill.*.html#alchemy")
     context.close()
+
+
+# ---------------------------------------------------------------- accessibility (issue 24): axe-core, no script, print
+
+AXE = ROOT / "tests" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+# One page of every type, and what to do there first: the search open, a lifepath's graph open.
+PAGE_TYPES = {
+    "index": ("index.html", None),
+    "ruleset": ("burning_wheel/index.html", None),
+    "kind list": ("burning_wheel/skill.1.html", None),
+    "fields": ("burning_wheel/kinds.html", None),
+    "entity": ("burning_wheel/setting.court.html#court_sorcerer", "#court_sorcerer details.graph summary"),
+    "table": ("riddle_of_steel/table.html", None),
+    "odds": ("riddle_of_steel/mechanic.html", None),
+    "graphs": ("burning_wheel/stock.human.html", None),
+    "search open": ("index.html?q=sorcery", "#rd-results [role=option]"),
+    "search page": ("search.html?q=sorcery", "#rd-page-results li"),
+    "language": ("language.html", None),
+    "changes": ("fenmark/changes.html", None),
+}
+
+
+def axe_findings(tab: Any, only: list[str] | None = None) -> list[tuple[str, str, int, list[str]]]:
+    """axe-core's findings on the page as it is now: (rule, impact, nodes, first targets). Every rule, the
+    2.2 target-size rule (24 px) switched on (axe leaves it off by default), or `only` these."""
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed (scripts/setup.sh test runs npm ci in tests/node)")
+    tab.add_script_tag(path=str(AXE))
+    options = {"runOnly": only} if only else {"rules": {"target-size": {"enabled": True}}}
+    found = tab.evaluate(
+        """async (options) => {
+        const result = await axe.run(document, options);
+        return result.violations.map(v => [v.id, v.impact, v.nodes.length,
+                                           v.nodes.slice(0, 3).map(n => n.target.join(" "))]);
+    }""",
+        options,
+    )
+    return [(rule, impact, count, targets) for rule, impact, count, targets in found]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_serious_on_any_page_type(browser: Any, rules_site: Path, scheme: str) -> None:
+    """Every rule in the light scheme; in the dark one only contrast changes, so only contrast is checked."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    serious = {}
+    for name, (where, first) in PAGE_TYPES.items():
+        tab.goto(url(rules_site, where.split("?")[0]) + ("?" + where.split("?")[1] if "?" in where else ""))
+        if first and first.endswith("summary"):
+            tab.locator(first).click()
+            tab.locator(first.replace("summary", "svg")).wait_for()
+        elif first:
+            tab.locator(first).first.wait_for()
+        checked = axe_findings(tab, None if scheme == "light" else ["color-contrast"])
+        found = [f for f in checked if f[1] in ("critical", "serious")]
+        if found:
+            serious[name] = found
+    context.close()
+    report = [f"{page}: {rule} ({impact}, {count} nodes) e.g. {targets}" for page, found in serious.items()
+              for rule, impact, count, targets in found]
+    assert report == [], "\n".join(report)
+    assert errors == []
