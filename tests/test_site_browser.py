@@ -521,7 +521,176 @@ def test_axe_finds_nothing_serious_on_any_page_type(browser: Any, rules_site: Pa
         if found:
             serious[name] = found
     context.close()
-    report = [f"{page}: {rule} ({impact}, {count} nodes) e.g. {targets}" for page, found in serious.items()
-              for rule, impact, count, targets in found]
+    report = [
+        f"{page}: {rule} ({impact}, {count} nodes) e.g. {targets}"
+        for page, found in serious.items()
+        for rule, impact, count, targets in found
+    ]
     assert report == [], "\n".join(report)
     assert errors == []
+
+
+def _phone(browser: Any, **options: Any) -> tuple[Any, Any]:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, **options)
+    return context, context.new_page()
+
+
+def test_the_open_search_fits_a_phone(browser: Any, rules_site: Path) -> None:
+    context, tab = _phone(browser)
+    tab.goto(url(rules_site, "burning_wheel/setting.court.html") + "?q=sorcery")
+    options = tab.locator("#rd-results [role=option]")
+    options.first.wait_for()
+    assert options.count() > 5
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    right = tab.locator("#rd-results").evaluate("e => e.getBoundingClientRect().right")
+    context.close()
+    assert width <= 390
+    assert right <= 390
+
+
+def test_a_search_option_is_followed_by_enter_and_by_a_tap(page: Any, rules_site: Path) -> None:
+    """The options hold no links (axe: nested-interactive): Enter and a click still open the entry, and the
+    last option opens every result."""
+    page.goto(url(rules_site, "index.html") + "?q=sorcery")
+    options = page.locator("#rd-results [role=option]")
+    options.first.wait_for()
+    assert page.locator("#rd-results a").count() == 0
+    box = page.locator("#rd-search")
+    box.press("ArrowUp")  # from the top, up wraps round to the last option: every result
+    assert box.get_attribute("aria-activedescendant") == "rd-option-more"
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=sorcery")
+    page.goto(url(rules_site, "index.html") + "?q=sorcery")
+    page.locator("#rd-results [role=option] .r-name", has_text=re.compile("^Sorcery$")).first.click()
+    page.wait_for_url("**/burning_wheel/skill.*.html#sorcery")
+
+
+def test_graphs_are_lists_on_a_phone(browser: Any, rules_site: Path) -> None:
+    context, tab = _phone(browser)
+    tab.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    leads = tab.locator("section.leads")
+    assert leads.locator("svg.graph").is_hidden()
+    items = leads.locator("ul.graph-list > li")
+    assert items.count() == 10  # every setting of Men, each with where it leads
+    city = items.filter(has=tab.locator("a", has_text=re.compile("^City Dweller Setting$"))).first
+    assert "leads to" in city.inner_text() and city.locator("a").count() >= 5
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    tab.goto(url(rules_site, "burning_wheel/setting.court.html#court_sorcerer"))
+    tab.locator("#court_sorcerer details.graph summary").tap()
+    listed = tab.locator("#court_sorcerer details.graph ul.graph-list")
+    listed.wait_for()
+    assert tab.locator("#court_sorcerer details.graph svg").is_hidden()
+    text = listed.inner_text()
+    assert "Leads to: Noble Court Subsetting, Outcast Subsetting (Men), City Dweller Setting" in text
+    assert "Named in its requirements: Arcane Devotee, Rogue Wizard, Sorcerer" in text
+    widths = [width, tab.evaluate("document.documentElement.scrollWidth")]
+    context.close()
+    assert max(widths) <= 390
+
+
+def test_without_javascript_no_control_is_shown_that_does_nothing(browser: Any, rules_site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    tab = context.new_page()
+    shown = {}
+    for name, (where, _) in PAGE_TYPES.items():
+        tab.goto(url(rules_site, where.split("?")[0].split("#")[0]))
+        controls = tab.evaluate(
+            """() => [...document.querySelectorAll(
+                   'button, input, select, textarea, [role=combobox], details.graph, p.roll, p.filter, p.pool-pick')]
+                 .filter(e => e.getClientRects().length > 0)
+                 .map(e => e.outerHTML.slice(0, 60))"""
+        )
+        if controls:
+            shown[name] = controls
+    # what works without a script stays: the pools' odds all shown, every entry linked from the contents
+    tab.goto(url(rules_site, "riddle_of_steel/mechanic.html"))
+    pools = tab.locator(".pool:visible").count()
+    notice = tab.locator("noscript p.noscript").count()
+    context.close()
+    assert shown == {}
+    assert pools > 1 and notice == 1
+
+
+def test_the_leads_graph_is_links_for_the_keyboard_and_screen_readers(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    graph = page.locator("section.leads svg.graph")
+    # a screen reader sees a group of links, not an image hiding them
+    assert graph.get_attribute("role") == "group"
+    named = page.get_by_role("group", name="Leads between the settings of Men")
+    assert named.get_by_role("link").count() == 10
+    named.get_by_role("link", name="City Dweller Setting").focus()
+    assert page.evaluate("document.activeElement.closest('svg') !== null")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/burning_wheel/setting.city.html")
+    page.go_back()
+    page.locator("section.leads h2").click()
+    tabbed = []
+    for _ in range(40):  # Tab walks through the boxes
+        page.keyboard.press("Tab")
+        tabbed.append(
+            page.evaluate("document.activeElement.closest('svg.graph') ? document.activeElement.textContent : null")
+        )
+    assert len({t for t in tabbed if t}) == 10
+
+
+def test_the_leads_graph_is_layered_and_its_labels_are_whole(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    svg = page.locator("section.leads svg.graph")
+    boxes = svg.locator("a.node").evaluate_all(
+        """nodes => nodes.map(a => {
+            const r = a.querySelector('rect').getBBox(), t = a.querySelector('text').getBBox();
+            return { name: a.textContent, x: r.x, y: r.y, w: r.width, h: r.height,
+                     inside: t.x >= r.x && t.x + t.width <= r.x + r.width && t.y >= r.y && t.y + t.height <= r.y + r.height };
+        })"""
+    )
+    assert len(boxes) == 10
+    assert [b["name"] for b in boxes if not b["inside"]] == []  # no label cut or spilling out of its box
+    assert not any("…" in b["name"] for b in boxes)
+    columns = sorted({round(b["x"] + b["w"] / 2) for b in boxes})
+    assert 3 <= len(columns) <= 8  # in layers
+    for a in boxes:  # no two boxes overlap
+        for b in boxes:
+            if a is not b:
+                assert (
+                    a["x"] + a["w"] <= b["x"]
+                    or b["x"] + b["w"] <= a["x"]
+                    or a["y"] + a["h"] <= b["y"]
+                    or b["y"] + b["h"] <= a["y"]
+                )
+
+
+def test_print_keeps_sources_and_graphs_and_notes_no_larger_than_entries(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.noble.html"))
+    page.emulate_media(media="print")
+    sources = page.locator("tbody.entity .source")
+    assert sources.count() >= 10
+    assert all(sources.nth(i).is_visible() for i in range(sources.count()))
+    assert sources.first.inner_text().startswith("Source:")
+    sizes = page.evaluate(
+        """() => {
+        const size = e => parseFloat(getComputedStyle(e).fontSize);
+        return [...document.querySelectorAll('tbody.entity')].flatMap(entry => {
+            const text = entry.querySelector('tr.body td');
+            return [...entry.querySelectorAll('.note, .source')].map(n => [n.className, size(n), size(text)]);
+        });
+    }"""
+    )
+    assert any(kind == "note" for kind, _, _ in sizes)
+    assert [s for s in sizes if s[1] > s[2]] == []  # a note or a source prints no larger than its entry
+    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    page.emulate_media(media="print")
+    graph = page.locator("section.leads svg.graph")
+    assert graph.is_visible()
+    box = graph.bounding_box()
+    page_width = page.evaluate("document.documentElement.clientWidth")
+    assert box is not None and box["width"] <= page_width
+    assert page.locator("section.leads .graph-list").is_visible()  # every lead, in words
+
+
+def test_the_leads_graph_is_the_same_at_every_build(
+    tmp_path: Path, rules_build: tuple[Path, tuple[CompiledRuleset, ...]]
+) -> None:
+    site, _ = rules_build
+    again, _ = _build(tmp_path / "gen", ROOT / "rules" / "burning_wheel")
+    for name in ("stock.human.html", "stock.dwarf.html"):
+        assert (again / "burning_wheel" / name).read_bytes() == (site / "burning_wheel" / name).read_bytes()
