@@ -178,11 +178,17 @@
     var entry = ix.raw.e[e], kind = ix.raw.k[entry[1]], ruleset = ix.raw.r[kind[0]];
     return [kind[2], entry[4], ruleset[1]].filter(Boolean).join(" · ");
   }
-  function resultItem(ix, e, tag, described) {
+  // In the search box's listbox an option holds no link (a link inside an option is a control inside a
+  // control): the option carries its address, and Enter or a click follows it.
+  function resultItem(ix, e, tag, described, option) {
     var item = document.createElement(tag);
-    var link = document.createElement("a");
-    link.href = entryUrl(ix, e);
-    link.tabIndex = -1;
+    var link = document.createElement(option ? "span" : "a");
+    if (option) {
+      link.className = "r-link";
+      item.setAttribute("data-href", entryUrl(ix, e));
+    } else {
+      link.href = entryUrl(ix, e);
+    }
     var name = document.createElement("span");
     name.className = "r-name";
     name.textContent = ix.raw.e[e][0];
@@ -238,22 +244,26 @@
       var result = search(ix, query);
       list.textContent = "";
       result.hits.slice(0, LIMIT).forEach(function (e, k) {
-        var item = resultItem(ix, e, "li", result.described[e]);
+        var item = resultItem(ix, e, "li", result.described[e], true);
         item.id = "rd-option-" + k;
         item.setAttribute("role", "option");
         item.setAttribute("aria-selected", "false");
         list.appendChild(item);
       });
-      var note = document.createElement("li");
+      var note = document.createElement("li");  // an option too: a listbox holds options only
       note.className = "r-note";
-      note.setAttribute("role", "presentation");
+      note.id = "rd-option-more";
+      note.setAttribute("role", "option");
+      note.setAttribute("aria-selected", "false");
       if (!result.hits.length) {
         note.textContent = "Nothing found";
+        note.setAttribute("aria-disabled", "true");
       } else {
         var more = result.hits.length > LIMIT ? "Showing " + LIMIT + " of " + result.hits.length + ". " : "";
-        var link = document.createElement("a");
-        link.href = ROOT + "search.html?q=" + encodeURIComponent(query.trim());
+        var link = document.createElement("span");
+        link.className = "r-all";
         link.textContent = "All results";
+        note.setAttribute("data-href", ROOT + "search.html?q=" + encodeURIComponent(query.trim()));
         note.textContent = (result.partial ? "No entry has every word; closest matches. " : "") + more;
         note.appendChild(link);
       }
@@ -271,12 +281,12 @@
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       if (list.hidden) { show(); return; }
-      setActive(active + (event.key === "ArrowDown" ? 1 : -1));
+      setActive(event.key === "ArrowDown" ? active + 1 : Math.max(active, 0) - 1);  // up from none: the last
     } else if (event.key === "Enter") {
       event.preventDefault();
-      var options = list.querySelectorAll("[role=option] a");
-      if (active >= 0 && options[active]) {
-        location.href = options[active].href;
+      var options = list.querySelectorAll("[role=option]");
+      if (active >= 0 && options[active] && options[active].hasAttribute("data-href")) {
+        location.href = options[active].getAttribute("data-href");
       } else if (input.value.trim()) {
         location.href = ROOT + "search.html?q=" + encodeURIComponent(input.value.trim());
       }
@@ -287,8 +297,8 @@
   });
   list.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep focus for clicks
   list.addEventListener("click", function (event) {
-    var item = event.target.closest("[role=option]");
-    if (item) { location.href = item.querySelector("a").href; }
+    var item = event.target.closest("[role=option][data-href]");
+    if (item) { location.href = item.getAttribute("data-href"); }
   });
   document.addEventListener("click", function (event) {
     if (!event.target.closest(".search")) { close(); }
@@ -318,7 +328,6 @@
         result.hits.slice(0, 500).forEach(function (e) {
           pageResults.appendChild(resultItem(ix, e, "li", result.described[e]));
         });
-        pageResults.querySelectorAll("a").forEach(function (a) { a.removeAttribute("tabindex"); });
         pageStatus.textContent = result.hits.length
           ? result.hits.length + " results" + (result.partial ? " (no entry has every word; closest matches)" : "")
           : "Nothing found.";
@@ -471,7 +480,7 @@
     });
     var width = x - 70 + PAD, height = tallest * (BOX + GAP) + 2 * PAD;
     var svg = svgElement("svg", { "class": "graph", viewBox: "0 0 " + width + " " + height, width: width,
-      height: height, role: "img" });
+      height: height, role: "group" });
     svg.setAttribute("aria-label", "Where " + nodes[entry[0]][0] + " can come from and lead to");
     var marker = "rd-arrow-lp-" + key;
     var defs = svgElement("defs", {});
@@ -504,6 +513,28 @@
     });
     return svg;
   }
+  // ---- accessible, phone, print, graphs (a11y) ----
+  // The same as a list, shown instead of the drawing on a narrow screen.
+  function graphList(data, entry) {
+    var nodes = data.nodes, list = document.createElement("ul");
+    list.className = "graph-list";
+    [["Comes from", entry[1].map(function (f) { return f[0]; })], ["Named in its requirements", entry[2]],
+     ["Leads to", entry[3]]].forEach(function (group) {
+      if (!group[1].length) { return; }
+      var item = document.createElement("li");
+      item.appendChild(document.createTextNode(group[0] + ": "));
+      group[1].forEach(function (at, i) {
+        if (i) { item.appendChild(document.createTextNode(", ")); }
+        var link = document.createElement("a");
+        link.href = new URL(nodes[at][1], ROOT + thisPage).href;
+        link.textContent = nodes[at][0];
+        item.appendChild(link);
+      });
+      list.appendChild(item);
+    });
+    return list;
+  }
+  // ---- end of a11y ----
   Array.prototype.forEach.call(document.querySelectorAll("details.graph"), function (box) {
     box.hidden = false;
     box.addEventListener("toggle", function () {
@@ -512,9 +543,10 @@
         var data = drawings[thisPage], id = box.closest(".entity").id;
         if (!data || !data.graphs[id] || box.querySelector("svg")) { return; }
         var holder = document.createElement("div");
-        holder.className = "scroll";
+        holder.className = "scroll graph-drawing";
         holder.appendChild(drawGraph(data, data.graphs[id], id));
         box.appendChild(holder);
+        box.appendChild(graphList(data, data.graphs[id]));
       });
     });
   });
