@@ -639,8 +639,9 @@ def test_the_leads_graph_is_layered_and_its_labels_are_whole(page: Any, rules_si
     boxes = svg.locator("a.node").evaluate_all(
         """nodes => nodes.map(a => {
             const r = a.querySelector('rect').getBBox(), t = a.querySelector('text').getBBox();
-            return { name: a.textContent, x: r.x, y: r.y, w: r.width, h: r.height,
-                     inside: t.x >= r.x && t.x + t.width <= r.x + r.width && t.y >= r.y && t.y + t.height <= r.y + r.height };
+            const inside = t.x >= r.x && t.x + t.width <= r.x + r.width
+                && t.y >= r.y && t.y + t.height <= r.y + r.height;
+            return { name: a.textContent, x: r.x, y: r.y, w: r.width, h: r.height, inside: inside };
         })"""
     )
     assert len(boxes) == 10

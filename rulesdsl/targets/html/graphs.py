@@ -22,8 +22,8 @@ CHAR = 7.2  # estimated width of a character at the graphs' font size (12px), ge
 LINE_H = 15.0  # one line of a label
 BOX_PAD_Y = 6.0
 PAD = 10.0
-WRAP = 24  # characters on a label's line before it wraps (a longer word stays whole)
-GAP_X = 70.0  # between columns
+WRAP = 20  # characters on a label's line before it wraps (a longer word stays whole)
+GAP_X = 56.0  # between columns
 GAP_Y = 14.0  # between boxes in a column
 DUMMY_H = 8.0  # the room an edge passing through a column takes
 SWEEPS = 12
@@ -345,7 +345,7 @@ def _svg(key: str, title: str, nodes: list[Node], drawing: Layout, description: 
 
 def _list(nodes: list[Node], edges: list[Edge], drawing: Layout) -> str:
     """The same leads as a list (shown on a narrow screen instead of the drawing): each node, in the
-    drawing's column order, and where it leads."""
+    drawing's column order, and where it leads, most often first."""
     by_key = {n.key: n for n in nodes}
     order = {k: i for i, k in enumerate(k for column in drawing.layers for k in column if k in by_key)}
     leads: dict[str, list[tuple[str, int]]] = {}
@@ -355,7 +355,7 @@ def _list(nodes: list[Node], edges: list[Edge], drawing: Layout) -> str:
     items = []
     for key in sorted(by_key, key=order.__getitem__):
         node = by_key[key]
-        targets = sorted(leads.get(key, []), key=lambda t: order[t[0]])
+        targets = sorted(leads.get(key, []), key=lambda t: (-t[1], order[t[0]]))  # most often first
         if not targets and node.css == "outside":
             continue  # a setting of another stock is listed where a member leads to it
         where = ", ".join(

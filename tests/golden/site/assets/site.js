@@ -281,7 +281,7 @@
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       if (list.hidden) { show(); return; }
-      setActive(active + (event.key === "ArrowDown" ? 1 : -1));
+      setActive(event.key === "ArrowDown" ? active + 1 : Math.max(active, 0) - 1);  // up from none: the last
     } else if (event.key === "Enter") {
       event.preventDefault();
       var options = list.querySelectorAll("[role=option]");
