@@ -633,17 +633,30 @@ def test_the_leads_graph_is_links_for_the_keyboard_and_screen_readers(page: Any,
     assert len({t for t in tabbed if t}) == 10
 
 
-def test_the_leads_graph_is_layered_and_its_labels_are_whole(page: Any, rules_site: Path) -> None:
-    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
-    svg = page.locator("section.leads svg.graph")
-    boxes = svg.locator("a.node").evaluate_all(
-        """nodes => nodes.map(a => {
+WHOLE_LABELS = """nodes => nodes.map(a => {
             const r = a.querySelector('rect').getBBox(), t = a.querySelector('text').getBBox();
             const inside = t.x >= r.x && t.x + t.width <= r.x + r.width
                 && t.y >= r.y && t.y + t.height <= r.y + r.height;
-            return { name: a.textContent, x: r.x, y: r.y, w: r.width, h: r.height, inside: inside };
+            const name = a.querySelector('text').textContent;
+            return { name: name, x: r.x, y: r.y, w: r.width, h: r.height, inside: inside };
         })"""
-    )
+
+
+def test_a_lifepaths_graph_shows_whole_names(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.soldier.html"))
+    page.locator("details.graph summary").first.click()
+    svg = page.locator("details.graph svg.graph").first
+    svg.wait_for()
+    boxes = svg.locator("a.node").evaluate_all(WHOLE_LABELS)
+    assert any(len(b["name"]) > 20 for b in boxes)  # some wrap
+    assert [b["name"] for b in boxes if not b["inside"] or "…" in b["name"]] == []
+    assert "Professional Soldier Subsetting" in [b["name"] for b in boxes]  # 31 characters: once cut
+
+
+def test_the_leads_graph_is_layered_and_its_labels_are_whole(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    svg = page.locator("section.leads svg.graph")
+    boxes = svg.locator("a.node").evaluate_all(WHOLE_LABELS)
     assert len(boxes) == 10
     assert [b["name"] for b in boxes if not b["inside"]] == []  # no label cut or spilling out of its box
     assert not any("…" in b["name"] for b in boxes)

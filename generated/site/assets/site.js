@@ -458,27 +458,46 @@
     Object.keys(attributes).forEach(function (k) { element.setAttribute(k, attributes[k]); });
     return element;
   }
-  function short(label) { return label.length <= 30 ? label : label.slice(0, 29) + "…"; }
+  // A label's lines (as graphs.py wraps them): words joined while they fit in 20 characters; nothing is cut.
+  function wrapLabel(label) {
+    var lines = [];
+    label.split(/\s+/).filter(Boolean).forEach(function (word) {
+      var last = lines.length - 1;
+      if (last >= 0 && lines[last].length + 1 + word.length <= 20) { lines[last] += " " + word; } else { lines.push(word); }
+    });
+    return lines.length ? lines : [""];
+  }
+  function labelWidth(lines) {
+    return Math.max.apply(null, lines.map(function (l) { return l.length; })) * 7.2 + 20;
+  }
   function drawGraph(data, entry, key) {
-    var nodes = data.nodes, BOX = 26, GAP = 10, CHAR = 7, PAD = 10;
+    var nodes = data.nodes, GAP = 10, PAD = 10;
     var columns = [
       entry[1].map(function (f) { return { at: f[0], css: "from", weight: f[1] }; })
         .concat(entry[2].map(function (r) { return { at: r, css: "required", weight: 1 }; })),
       [{ at: entry[0], css: "self", weight: 1 }],
       entry[3].map(function (t) { return { at: t, css: "to", weight: 1 }; })
     ];
-    var tallest = Math.max.apply(null, columns.map(function (c) { return c.length; }));
+    var LINE = 15;
+    columns.forEach(function (column) {
+      column.forEach(function (n) { n.lines = wrapLabel(nodes[n.at][0]); n.h = n.lines.length * LINE + 12; });
+    });
+    function extent(column) {
+      return column.reduce(function (sum, n) { return sum + n.h; }, 0) + GAP * Math.max(column.length - 1, 0);
+    }
+    var tallest = Math.max.apply(null, columns.map(extent));
     var x = PAD, placed = [];
     columns.forEach(function (column) {
-      var widest = Math.max.apply(null, column.map(function (n) { return short(nodes[n.at][0]).length * CHAR + 2 * PAD; }));
-      var offset = (tallest - column.length) * (BOX + GAP) / 2;
-      placed.push(column.map(function (n, i) {
-        return { n: n, x: x + widest / 2, y: PAD + BOX / 2 + offset + i * (BOX + GAP),
-                 w: short(nodes[n.at][0]).length * CHAR + 2 * PAD };
+      var widest = Math.max.apply(null, column.map(function (n) { return labelWidth(n.lines); }));
+      var y = PAD + (tallest - extent(column)) / 2;
+      placed.push(column.map(function (n) {
+        var p = { n: n, x: x + widest / 2, y: y + n.h / 2, w: labelWidth(n.lines), h: n.h };
+        y += n.h + GAP;
+        return p;
       }));
       x += widest + 70;
     });
-    var width = x - 70 + PAD, height = tallest * (BOX + GAP) + 2 * PAD;
+    var width = x - 70 + PAD, height = tallest + 2 * PAD;
     var svg = svgElement("svg", { "class": "graph", viewBox: "0 0 " + width + " " + height, width: width,
       height: height, role: "group" });
     svg.setAttribute("aria-label", "Where " + nodes[entry[0]][0] + " can come from and lead to");
@@ -504,9 +523,14 @@
         title.textContent = nodes[p.n.at][0] + { from: " (a lifepath there can lead here)",
           required: " (named in its requirements)", self: "", to: " (it leads there)" }[p.n.css];
         link.appendChild(title);
-        link.appendChild(svgElement("rect", { x: p.x - p.w / 2, y: p.y - BOX / 2, width: p.w, height: BOX, rx: 5 }));
-        var text = svgElement("text", { x: p.x, y: p.y + 4, "text-anchor": "middle" });
-        text.textContent = short(nodes[p.n.at][0]);
+        link.appendChild(svgElement("rect", { x: p.x - p.w / 2, y: p.y - p.h / 2, width: p.w, height: p.h, rx: 5 }));
+        var text = svgElement("text", { "text-anchor": "middle" });
+        p.n.lines.forEach(function (words, i) {
+          if (i) { text.appendChild(document.createTextNode(" ")); }
+          var row = svgElement("tspan", { x: p.x, y: p.y - (p.n.lines.length - 1) * LINE / 2 + 4 + i * LINE });
+          row.textContent = words;
+          text.appendChild(row);
+        });
         link.appendChild(text);
         svg.appendChild(link);
       });
