@@ -10,11 +10,12 @@ if [ "${1:-}" = "test" ]; then
   extras="[test]"
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --editable ".${extras}"
+# Test-only JavaScript tools, pinned by tests/node/package-lock.json: TypeScript (checks rules.js's runtime,
+# tests/test_javascript.py) and axe-core (tests/test_site_browser.py).
 if [ "${1:-}" = "test" ]; then
-  # TypeScript, which checks the JavaScript runtime of rules.js (tests/test_javascript.py); needs npm
-  if command -v npm > /dev/null; then
-    (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
+  if command -v npm >/dev/null 2>&1; then
+    npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
   else
-    echo "npm not found: tests/test_javascript.py will skip its TypeScript check" >&2
+    echo "note: npm is not installed; the TypeScript check and the axe-core browser tests will be skipped" >&2
   fi
 fi

@@ -17,6 +17,7 @@ import pytest
 from rulesdsl.compile.jsonform import schema_of
 from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths
 from rulesdsl.targets.build import render_all
+from rulesdsl.targets.html import graphs
 from rulesdsl.targets.html import site as html
 from rulesdsl.targets.html.markdown import markdown
 from rulesdsl.targets.html.search import DESCRIPTION, NAME, OTHER, SearchIndex, fold, words
@@ -389,6 +390,53 @@ def test_stock_page_draws_the_leads_between_its_settings(site: dict[str, str]) -
     nodes = re.findall(r'<a href="([^"]+)" class="node', svg.group(0))
     assert sorted(nodes) == ["setting.city.html", "setting.village.html"]
     assert "Cité Ünïcode leads to Village; Village leads to Cité Ünïcode" in svg.group(0)
+
+
+def _graph(names: str, pairs: str) -> tuple[list[graphs.Node], list[graphs.Edge]]:
+    nodes = [graphs.Node(n, n.upper(), f"{n}.html") for n in names.split()]
+    edges = [graphs.Edge(a, b, 1, f"{a} to {b}") for a, _, b in (p.partition(">") for p in pairs.split())]
+    return nodes, edges
+
+
+def test_leads_are_layered_along_their_direction_and_cycles_are_broken() -> None:
+    nodes, edges = _graph("d c b a", "a>b b>c c>d d>a a>c")  # a cycle, listed backwards
+    drawing = graphs.layout(nodes, edges)
+    column = {key: i for i, layer in enumerate(drawing.layers) for key in layer if key in "abcd"}
+    assert column == {"a": 0, "b": 1, "c": 2, "d": 3}  # one edge of the cycle turned back (d>a), the rest on
+    backwards = [(line.edge.source, line.edge.target) for line in drawing.lines if line.back]
+    assert backwards == [("d", "a")]
+    passing = [line for line in drawing.lines if line.edge.source == "a" and line.edge.target == "c"]
+    assert len(passing[0].via) == 1  # a>c passes column 1 through a placeholder point
+
+
+def test_barycentric_ordering_removes_crossings_and_is_deterministic() -> None:
+    # two sources listed in an order that crosses every edge: a1 leads to the second target, a2 to the first
+    nodes, edges = _graph("a1 a2 b2 b1 c1 c2", "a1>b1 a2>b2 b1>c1 b2>c2 a1>b1")
+    first = graphs.layout(nodes, edges)
+    assert first.crossings == 0
+    assert graphs.layout(nodes, edges) == first
+    svg = graphs.layered("k", "T", nodes, edges, "")
+    assert svg == graphs.layered("k", "T", nodes, edges, "")
+
+
+def test_a_dense_graph_draws_each_nodes_main_leads_and_lists_them_all() -> None:
+    names = "a b c d e"
+    nodes = [graphs.Node(n, f"Setting {n}", f"{n}.html") for n in names.split()]
+    edges = [graphs.Edge(a, b, 1 + (ord(b) - ord(a)) % 5, "") for a, b in itertools.permutations(names.split(), 2)]
+    shown = graphs.main_leads(nodes, edges)
+    assert len(shown) == graphs.MOST * len(nodes)
+    assert all(e.weight >= 2 for e in shown)  # the lightest lead of each is left out of the drawing
+    page = str(graphs.layered("k", "T", nodes, edges, ""))
+    listed = re.search(r'<ul class="graph-list">(.*?)</ul>', page, re.S)
+    assert listed is not None and listed.group(1).count("<a ") == len(nodes) + len(edges)
+    assert f"({len(shown)} of {len(edges)})" in page
+
+
+def test_a_long_label_wraps_and_is_never_cut() -> None:
+    label = "Professional Soldier Subsetting of the Northern Marches"
+    assert graphs.wrap(label) == ["Professional Soldier", "Subsetting of the", "Northern Marches"]
+    page = str(graphs.layered("k", "T", [graphs.Node("x", label, "x.html")], [], ""))
+    assert "…" not in page and ">Northern Marches</tspan>" in page
 
 
 def test_kinds_page_shows_every_kinds_fields_and_links_its_schema(site: dict[str, str], mini: Compilation) -> None:

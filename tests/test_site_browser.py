@@ -672,3 +672,250 @@ def test_a_filter_hides_rows_on_a_phone_too(browser: Any, rules_site: Path) -> N
     tab.locator("form.facets summary").tap()
     assert tab.locator("form.facets select[name=element]").is_visible()
     context.close()
+
+
+# ---------------------------------------------------------------- accessibility (issue 24): axe-core, no script, print
+
+AXE = ROOT / "tests" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+# One page of every type, and what to do there first: the search open, a lifepath's graph open.
+PAGE_TYPES = {
+    "index": ("index.html", None),
+    "ruleset": ("burning_wheel/index.html", None),
+    "kind list": ("burning_wheel/skill.1.html", None),
+    "fields": ("burning_wheel/kinds.html", None),
+    "entity": ("burning_wheel/setting.court.html#court_sorcerer", "#court_sorcerer details.graph summary"),
+    "table": ("riddle_of_steel/table.html", None),
+    "odds": ("riddle_of_steel/mechanic.html", None),
+    "graphs": ("burning_wheel/stock.human.html", None),
+    "search open": ("index.html?q=sorcery", "#rd-results [role=option]"),
+    "search page": ("search.html?q=sorcery", "#rd-page-results li"),
+    "language": ("language.html", None),
+    "changes": ("fenmark/changes.html", None),
+}
+
+
+def axe_findings(tab: Any, only: list[str] | None = None) -> list[tuple[str, str, int, list[str]]]:
+    """axe-core's findings on the page as it is now: (rule, impact, nodes, first targets). Every rule, the
+    2.2 target-size rule (24 px) switched on (axe leaves it off by default), or `only` these."""
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed (scripts/setup.sh test runs npm ci in tests/node)")
+    tab.add_script_tag(path=str(AXE))
+    options = {"runOnly": only} if only else {"rules": {"target-size": {"enabled": True}}}
+    found = tab.evaluate(
+        """async (options) => {
+        const result = await axe.run(document, options);
+        return result.violations.map(v => [v.id, v.impact, v.nodes.length,
+                                           v.nodes.slice(0, 3).map(n => n.target.join(" "))]);
+    }""",
+        options,
+    )
+    return [(rule, impact, count, targets) for rule, impact, count, targets in found]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_serious_on_any_page_type(browser: Any, rules_site: Path, scheme: str) -> None:
+    """Every rule in the light scheme; in the dark one only contrast changes, so only contrast is checked."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    serious = {}
+    for name, (where, first) in PAGE_TYPES.items():
+        tab.goto(url(rules_site, where.split("?")[0]) + ("?" + where.split("?")[1] if "?" in where else ""))
+        if first and first.endswith("summary"):
+            tab.locator(first).click()
+            tab.locator(first.replace("summary", "svg")).wait_for()
+        elif first:
+            tab.locator(first).first.wait_for()
+        checked = axe_findings(tab, None if scheme == "light" else ["color-contrast"])
+        found = [f for f in checked if f[1] in ("critical", "serious")]
+        if found:
+            serious[name] = found
+    context.close()
+    report = [
+        f"{page}: {rule} ({impact}, {count} nodes) e.g. {targets}"
+        for page, found in serious.items()
+        for rule, impact, count, targets in found
+    ]
+    assert report == [], "\n".join(report)
+    assert errors == []
+
+
+def _phone(browser: Any, **options: Any) -> tuple[Any, Any]:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, **options)
+    return context, context.new_page()
+
+
+def test_the_open_search_fits_a_phone(browser: Any, rules_site: Path) -> None:
+    context, tab = _phone(browser)
+    tab.goto(url(rules_site, "burning_wheel/setting.court.html") + "?q=sorcery")
+    options = tab.locator("#rd-results [role=option]")
+    options.first.wait_for()
+    assert options.count() > 5
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    right = tab.locator("#rd-results").evaluate("e => e.getBoundingClientRect().right")
+    context.close()
+    assert width <= 390
+    assert right <= 390
+
+
+def test_a_search_option_is_followed_by_enter_and_by_a_tap(page: Any, rules_site: Path) -> None:
+    """The options hold no links (axe: nested-interactive): Enter and a click still open the entry, and the
+    last option opens every result."""
+    page.goto(url(rules_site, "index.html") + "?q=sorcery")
+    options = page.locator("#rd-results [role=option]")
+    options.first.wait_for()
+    assert page.locator("#rd-results a").count() == 0
+    box = page.locator("#rd-search")
+    box.press("ArrowUp")  # from the top, up wraps round to the last option: every result
+    assert box.get_attribute("aria-activedescendant") == "rd-option-more"
+    box.press("Enter")
+    page.wait_for_url("**/search.html?q=sorcery")
+    page.goto(url(rules_site, "index.html") + "?q=sorcery")
+    page.locator("#rd-results [role=option] .r-name", has_text=re.compile("^Sorcery$")).first.click()
+    page.wait_for_url("**/burning_wheel/skill.*.html#sorcery")
+
+
+def test_graphs_are_lists_on_a_phone(browser: Any, rules_site: Path) -> None:
+    context, tab = _phone(browser)
+    tab.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    leads = tab.locator("section.leads")
+    assert leads.locator("svg.graph").is_hidden()
+    items = leads.locator("ul.graph-list > li")
+    assert items.count() == 10  # every setting of Men, each with where it leads
+    city = items.filter(has=tab.locator("a", has_text=re.compile("^City Dweller Setting$"))).first
+    assert "leads to" in city.inner_text() and city.locator("a").count() >= 5
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    tab.goto(url(rules_site, "burning_wheel/setting.court.html#court_sorcerer"))
+    tab.locator("#court_sorcerer details.graph summary").tap()
+    listed = tab.locator("#court_sorcerer details.graph ul.graph-list")
+    listed.wait_for()
+    assert tab.locator("#court_sorcerer details.graph svg").is_hidden()
+    text = listed.inner_text()
+    assert "Leads to: Noble Court Subsetting, Outcast Subsetting (Men), City Dweller Setting" in text
+    assert "Named in its requirements: Arcane Devotee, Rogue Wizard, Sorcerer" in text
+    widths = [width, tab.evaluate("document.documentElement.scrollWidth")]
+    context.close()
+    assert max(widths) <= 390
+
+
+def test_without_javascript_no_control_is_shown_that_does_nothing(browser: Any, rules_site: Path) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    tab = context.new_page()
+    shown = {}
+    for name, (where, _) in PAGE_TYPES.items():
+        tab.goto(url(rules_site, where.split("?")[0].split("#")[0]))
+        controls = tab.evaluate(
+            """() => [...document.querySelectorAll(
+                   'button, input, select, textarea, [role=combobox], details.graph, p.roll, p.filter, p.pool-pick')]
+                 .filter(e => e.getClientRects().length > 0)
+                 .map(e => e.outerHTML.slice(0, 60))"""
+        )
+        if controls:
+            shown[name] = controls
+    # what works without a script stays: the pools' odds all shown, every entry linked from the contents
+    tab.goto(url(rules_site, "riddle_of_steel/mechanic.html"))
+    pools = tab.locator(".pool:visible").count()
+    notice = tab.locator("noscript p.noscript").count()
+    context.close()
+    assert shown == {}
+    assert pools > 1 and notice == 1
+
+
+def test_the_leads_graph_is_links_for_the_keyboard_and_screen_readers(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    graph = page.locator("section.leads svg.graph")
+    # a screen reader sees a group of links, not an image hiding them
+    assert graph.get_attribute("role") == "group"
+    named = page.get_by_role("group", name="Leads between the settings of Men")
+    assert named.get_by_role("link").count() == 10
+    named.get_by_role("link", name="City Dweller Setting").focus()
+    assert page.evaluate("document.activeElement.closest('svg') !== null")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/burning_wheel/setting.city.html")
+    page.go_back()
+    page.locator("section.leads h2").click()
+    tabbed = []
+    for _ in range(40):  # Tab walks through the boxes
+        page.keyboard.press("Tab")
+        tabbed.append(
+            page.evaluate("document.activeElement.closest('svg.graph') ? document.activeElement.textContent : null")
+        )
+    assert len({t for t in tabbed if t}) == 10
+
+
+WHOLE_LABELS = """nodes => nodes.map(a => {
+            const r = a.querySelector('rect').getBBox(), t = a.querySelector('text').getBBox();
+            const inside = t.x >= r.x && t.x + t.width <= r.x + r.width
+                && t.y >= r.y && t.y + t.height <= r.y + r.height;
+            const name = a.querySelector('text').textContent;
+            return { name: name, x: r.x, y: r.y, w: r.width, h: r.height, inside: inside };
+        })"""
+
+
+def test_a_lifepaths_graph_shows_whole_names(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.soldier.html"))
+    page.locator("details.graph summary").first.click()
+    svg = page.locator("details.graph svg.graph").first
+    svg.wait_for()
+    boxes = svg.locator("a.node").evaluate_all(WHOLE_LABELS)
+    assert any(len(b["name"]) > 20 for b in boxes)  # some wrap
+    assert [b["name"] for b in boxes if not b["inside"] or "…" in b["name"]] == []
+    assert "Professional Soldier Subsetting" in [b["name"] for b in boxes]  # 31 characters: once cut
+
+
+def test_the_leads_graph_is_layered_and_its_labels_are_whole(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    svg = page.locator("section.leads svg.graph")
+    boxes = svg.locator("a.node").evaluate_all(WHOLE_LABELS)
+    assert len(boxes) == 10
+    assert [b["name"] for b in boxes if not b["inside"]] == []  # no label cut or spilling out of its box
+    assert not any("…" in b["name"] for b in boxes)
+    columns = sorted({round(b["x"] + b["w"] / 2) for b in boxes})
+    assert 3 <= len(columns) <= 8  # in layers
+    for a in boxes:  # no two boxes overlap
+        for b in boxes:
+            if a is not b:
+                assert (
+                    a["x"] + a["w"] <= b["x"]
+                    or b["x"] + b["w"] <= a["x"]
+                    or a["y"] + a["h"] <= b["y"]
+                    or b["y"] + b["h"] <= a["y"]
+                )
+
+
+def test_print_keeps_sources_and_graphs_and_notes_no_larger_than_entries(page: Any, rules_site: Path) -> None:
+    page.goto(url(rules_site, "burning_wheel/setting.noble.html"))
+    page.emulate_media(media="print")
+    sources = page.locator("tbody.entity .source")
+    assert sources.count() >= 10
+    assert all(sources.nth(i).is_visible() for i in range(sources.count()))
+    assert sources.first.inner_text().startswith("Source:")
+    sizes = page.evaluate(
+        """() => {
+        const size = e => parseFloat(getComputedStyle(e).fontSize);
+        return [...document.querySelectorAll('tbody.entity')].flatMap(entry => {
+            const text = entry.querySelector('tr.body td');
+            return [...entry.querySelectorAll('.note, .source')].map(n => [n.className, size(n), size(text)]);
+        });
+    }"""
+    )
+    assert any(kind == "note" for kind, _, _ in sizes)
+    assert [s for s in sizes if s[1] > s[2]] == []  # a note or a source prints no larger than its entry
+    page.goto(url(rules_site, "burning_wheel/stock.human.html"))
+    page.emulate_media(media="print")
+    graph = page.locator("section.leads svg.graph")
+    assert graph.is_visible()
+    box = graph.bounding_box()
+    page_width = page.evaluate("document.documentElement.clientWidth")
+    assert box is not None and box["width"] <= page_width
+    assert page.locator("section.leads .graph-list").is_visible()  # every lead, in words
+
+
+def test_the_leads_graph_is_the_same_at_every_build(
+    tmp_path: Path, rules_build: tuple[Path, tuple[CompiledRuleset, ...]]
+) -> None:
+    site, _ = rules_build
+    again, _ = _build(tmp_path / "gen", ROOT / "rules" / "burning_wheel")
+    for name in ("stock.human.html", "stock.dwarf.html"):
+        assert (again / "burning_wheel" / name).read_bytes() == (site / "burning_wheel" / name).read_bytes()

@@ -894,7 +894,7 @@ class RulesetSite:
         description = "; ".join(
             f"{self.values.label(kind, a)} leads to {self.values.label(kind, b)}" for (a, b) in counts if a != b
         )
-        return graphs.ring(parent_id, title, nodes, edges, description)
+        return graphs.layered(parent_id, title, nodes, edges, description)
 
     # ------------------------------------------------------------ listings
 

@@ -219,11 +219,17 @@
     var also = (ix.also[e] || []).map(function (r) { return ix.raw.r[r][1]; });  // the kind heads its group
     return [entry[4], ruleset[1], also.length ? "also in " + also.join(", ") : ""].filter(Boolean).join(" · ");
   }
-  function resultItem(ix, e, tag, described, matched) {
+  // In the search box's listbox an option holds no link (a link inside an option is a control inside a
+  // control): the option carries its address, and Enter or a click follows it.
+  function resultItem(ix, e, tag, described, matched, option) {
     var item = document.createElement(tag);
-    var link = document.createElement("a");
-    link.href = entryUrl(ix, e);
-    link.tabIndex = -1;
+    var link = document.createElement(option ? "span" : "a");
+    if (option) {
+      link.className = "r-link";
+      item.setAttribute("data-href", entryUrl(ix, e));
+    } else {
+      link.href = entryUrl(ix, e);
+    }
     var name = document.createElement("span");
     name.className = "r-name";
     name.textContent = ix.raw.e[e][0];
@@ -308,7 +314,7 @@
         head.textContent = group[0];
         members.appendChild(head);
         group[1].forEach(function (e) {
-          var item = resultItem(ix, e, "li", result.described[e], result.matched[e]);
+          var item = resultItem(ix, e, "li", result.described[e], result.matched[e], true);
           item.id = "rd-option-" + k++;
           item.setAttribute("role", "option");
           item.setAttribute("aria-selected", "false");
@@ -317,17 +323,21 @@
         box.appendChild(members);
         list.appendChild(box);
       });
-      var note = document.createElement("li");
+      var note = document.createElement("li");  // an option too: a listbox holds options only
       note.className = "r-note";
-      note.setAttribute("role", "presentation");
+      note.id = "rd-option-more";
+      note.setAttribute("role", "option");
+      note.setAttribute("aria-selected", "false");
       if (!result.hits.length) {
         note.textContent = "Nothing found";
+        note.setAttribute("aria-disabled", "true");
       } else {
         var more = result.hits.length > LIMIT ? "Showing " + LIMIT + " of " + result.hits.length + ". " : "";
-        var link = document.createElement("a");
-        link.href = ROOT + "search.html?q=" + encodeURIComponent(query.trim()) +
-          (scope >= 0 ? "&in=" + encodeURIComponent(ix.raw.r[scope][0]) : "");
+        var link = document.createElement("span");
+        link.className = "r-all";
         link.textContent = "All results";
+        note.setAttribute("data-href", ROOT + "search.html?q=" + encodeURIComponent(query.trim()) +
+          (scope >= 0 ? "&in=" + encodeURIComponent(ix.raw.r[scope][0]) : ""));
         note.textContent = (result.partial ? "No entry has every word; closest matches. " : "") + more;
         note.appendChild(link);
       }
@@ -345,13 +355,13 @@
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       if (list.hidden) { show(); return; }
-      setActive(active + (event.key === "ArrowDown" ? 1 : -1));
+      setActive(event.key === "ArrowDown" ? active + 1 : Math.max(active, 0) - 1);  // up from none: the last
     } else if (event.key === "Enter") {
       event.preventDefault();
-      var options = list.querySelectorAll("[role=option] a");
+      var options = list.querySelectorAll("[role=option]");
       var exact = last && last.query === input.value ? exactly(last.ix, last.hits, input.value) : -1;
-      if (active >= 0 && options[active]) {
-        location.href = options[active].href;
+      if (active >= 0 && options[active] && options[active].hasAttribute("data-href")) {
+        location.href = options[active].getAttribute("data-href");
       } else if (exact >= 0) {  // the exact name of an entry: open it
         location.href = entryUrl(last.ix, exact);
       } else if (input.value.trim()) {
@@ -375,8 +385,8 @@
   }
   list.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep focus for clicks
   list.addEventListener("click", function (event) {
-    var item = event.target.closest("[role=option]");
-    if (item) { location.href = item.querySelector("a").href; }
+    var item = event.target.closest("[role=option][data-href]");
+    if (item) { location.href = item.getAttribute("data-href"); }
   });
   document.addEventListener("click", function (event) {
     if (!event.target.closest(".search")) { close(); }
@@ -762,29 +772,48 @@
     Object.keys(attributes).forEach(function (k) { element.setAttribute(k, attributes[k]); });
     return element;
   }
-  function short(label) { return label.length <= 30 ? label : label.slice(0, 29) + "…"; }
+  // A label's lines (as graphs.py wraps them): words joined while they fit in 20 characters; nothing is cut.
+  function wrapLabel(label) {
+    var lines = [];
+    label.split(/\s+/).filter(Boolean).forEach(function (word) {
+      var last = lines.length - 1;
+      if (last >= 0 && lines[last].length + 1 + word.length <= 20) { lines[last] += " " + word; } else { lines.push(word); }
+    });
+    return lines.length ? lines : [""];
+  }
+  function labelWidth(lines) {
+    return Math.max.apply(null, lines.map(function (l) { return l.length; })) * 7.2 + 20;
+  }
   function drawGraph(data, entry, key) {
-    var nodes = data.nodes, BOX = 26, GAP = 10, CHAR = 7, PAD = 10;
+    var nodes = data.nodes, GAP = 10, PAD = 10;
     var columns = [
       entry[1].map(function (f) { return { at: f[0], css: "from", weight: f[1] }; })
         .concat(entry[2].map(function (r) { return { at: r, css: "required", weight: 1 }; })),
       [{ at: entry[0], css: "self", weight: 1 }],
       entry[3].map(function (t) { return { at: t, css: "to", weight: 1 }; })
     ];
-    var tallest = Math.max.apply(null, columns.map(function (c) { return c.length; }));
+    var LINE = 15;
+    columns.forEach(function (column) {
+      column.forEach(function (n) { n.lines = wrapLabel(nodes[n.at][0]); n.h = n.lines.length * LINE + 12; });
+    });
+    function extent(column) {
+      return column.reduce(function (sum, n) { return sum + n.h; }, 0) + GAP * Math.max(column.length - 1, 0);
+    }
+    var tallest = Math.max.apply(null, columns.map(extent));
     var x = PAD, placed = [];
     columns.forEach(function (column) {
-      var widest = Math.max.apply(null, column.map(function (n) { return short(nodes[n.at][0]).length * CHAR + 2 * PAD; }));
-      var offset = (tallest - column.length) * (BOX + GAP) / 2;
-      placed.push(column.map(function (n, i) {
-        return { n: n, x: x + widest / 2, y: PAD + BOX / 2 + offset + i * (BOX + GAP),
-                 w: short(nodes[n.at][0]).length * CHAR + 2 * PAD };
+      var widest = Math.max.apply(null, column.map(function (n) { return labelWidth(n.lines); }));
+      var y = PAD + (tallest - extent(column)) / 2;
+      placed.push(column.map(function (n) {
+        var p = { n: n, x: x + widest / 2, y: y + n.h / 2, w: labelWidth(n.lines), h: n.h };
+        y += n.h + GAP;
+        return p;
       }));
       x += widest + 70;
     });
-    var width = x - 70 + PAD, height = tallest * (BOX + GAP) + 2 * PAD;
+    var width = x - 70 + PAD, height = tallest + 2 * PAD;
     var svg = svgElement("svg", { "class": "graph", viewBox: "0 0 " + width + " " + height, width: width,
-      height: height, role: "img" });
+      height: height, role: "group" });
     svg.setAttribute("aria-label", "Where " + nodes[entry[0]][0] + " can come from and lead to");
     var marker = "rd-arrow-lp-" + key;
     var defs = svgElement("defs", {});
@@ -808,15 +837,42 @@
         title.textContent = nodes[p.n.at][0] + { from: " (a lifepath there can lead here)",
           required: " (named in its requirements)", self: "", to: " (it leads there)" }[p.n.css];
         link.appendChild(title);
-        link.appendChild(svgElement("rect", { x: p.x - p.w / 2, y: p.y - BOX / 2, width: p.w, height: BOX, rx: 5 }));
-        var text = svgElement("text", { x: p.x, y: p.y + 4, "text-anchor": "middle" });
-        text.textContent = short(nodes[p.n.at][0]);
+        link.appendChild(svgElement("rect", { x: p.x - p.w / 2, y: p.y - p.h / 2, width: p.w, height: p.h, rx: 5 }));
+        var text = svgElement("text", { "text-anchor": "middle" });
+        p.n.lines.forEach(function (words, i) {
+          if (i) { text.appendChild(document.createTextNode(" ")); }
+          var row = svgElement("tspan", { x: p.x, y: p.y - (p.n.lines.length - 1) * LINE / 2 + 4 + i * LINE });
+          row.textContent = words;
+          text.appendChild(row);
+        });
         link.appendChild(text);
         svg.appendChild(link);
       });
     });
     return svg;
   }
+  // ---- accessible, phone, print, graphs (a11y) ----
+  // The same as a list, shown instead of the drawing on a narrow screen.
+  function graphList(data, entry) {
+    var nodes = data.nodes, list = document.createElement("ul");
+    list.className = "graph-list";
+    [["Comes from", entry[1].map(function (f) { return f[0]; })], ["Named in its requirements", entry[2]],
+     ["Leads to", entry[3]]].forEach(function (group) {
+      if (!group[1].length) { return; }
+      var item = document.createElement("li");
+      item.appendChild(document.createTextNode(group[0] + ": "));
+      group[1].forEach(function (at, i) {
+        if (i) { item.appendChild(document.createTextNode(", ")); }
+        var link = document.createElement("a");
+        link.href = new URL(nodes[at][1], ROOT + thisPage).href;
+        link.textContent = nodes[at][0];
+        item.appendChild(link);
+      });
+      list.appendChild(item);
+    });
+    return list;
+  }
+  // ---- end of a11y ----
   Array.prototype.forEach.call(document.querySelectorAll("details.graph"), function (box) {
     box.hidden = false;
     box.addEventListener("toggle", function () {
@@ -825,9 +881,10 @@
         var data = drawings[thisPage], id = box.closest(".entity").id;
         if (!data || !data.graphs[id] || box.querySelector("svg")) { return; }
         var holder = document.createElement("div");
-        holder.className = "scroll";
+        holder.className = "scroll graph-drawing";
         holder.appendChild(drawGraph(data, data.graphs[id], id));
         box.appendChild(holder);
+        box.appendChild(graphList(data, data.graphs[id]));
       });
     });
   });
