@@ -376,7 +376,8 @@ def test_formulas_link_only_the_names_they_resolve(compile_rules: Callable[..., 
         '<a href="formula.html#half">Half</a>(<var>level</var>) + '
         'reach of <a href="weapon.html#sword">Sword</a></dd>'
     ) in pages["demo/formula.html"]
-    assert '<td data-label="Ob" data-sort="">level + 2</td>' in pages["demo/trick.html"]  # quoted text, without its quotes
+    # quoted text, without its quotes
+    assert '<td data-label="Ob" data-sort="">level + 2</td>' in pages["demo/trick.html"]
 
 
 def test_uncertain_readings_are_shown(site: dict[str, str]) -> None:
