@@ -53,8 +53,8 @@ print(demo.doubled(skill=3, any=1), demo.caller(trait=2), demo.aimed(by=2, tagge
 
 def test_the_reference_shows_such_a_parameter_as_a_parameter(keyword_package: tuple[Path, dict[str, str]]) -> None:
     page = keyword_package[1]["site/demo/formula.html"]
-    assert "<dd>&#34;skill&#34; * 2 + &#34;any&#34;</dd>" in page  # text, not a link
-    assert '<a href="formula.html#doubled">doubled</a>(&#34;trait&#34;, 1)' in page
+    assert "<dd><var>skill</var> × 2 + <var>any</var></dd>" in page  # parameters, not links
+    assert '<a href="formula.html#doubled">Doubled</a>(<var>trait</var>, 1)' in page
 
 
 def test_a_quoted_name_that_is_no_parameter_is_still_text(tmp_path: Path) -> None:
@@ -116,7 +116,7 @@ def test_a_bracketed_count_keeps_drops_and_explodes(tmp_path: Path) -> None:
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text(text, encoding="utf-8")
     assert "return _rt.dice(n, 6, 'kh3')" in files["demo/formulas.py"]
-    assert "<dd>(n)d6kh3</dd>" in files["site/demo/formula.html"]
+    assert "<dd><var>n</var>d6kh3</dd>" in files["site/demo/formula.html"]
     code = """
 import random
 from fractions import Fraction

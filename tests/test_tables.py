@@ -206,18 +206,20 @@ def test_the_reference_links_keys_and_shows_odds_per_value(files: dict[str, str]
     page = next(
         text
         for name, text in files.items()
-        if name.startswith("site/") and "Encounters" in text and "bog lights" in text
+        if name.startswith("site/") and name.endswith(".html") and "Encounters" in text and "bog lights" in text
     )
     assert 'href="' in page and "Rolled for a given Region" in page
     assert "60%" in page and "40%" in page and "100%" in page  # wolves, a hermit; bog lights: per region
     wounds = next(
         text
         for name, text in files.items()
-        if name.startswith("site/") and "Starting wounds" in text and "Hill Elf" in text
+        if name.startswith("site/") and name.endswith(".html") and "Starting wounds" in text and "Hill Elf" in text
     )
     assert ">Hill Elf</a>" in wounds  # the key links to the species
     weather = next(
-        text for name, text in files.items() if name.startswith("site/") and "Weather" in text and "fog" in text
+        text
+        for name, text in files.items()
+        if name.startswith("site/") and name.endswith(".html") and "Weather" in text and "fog" in text
     )
     assert "otherwise" in weather and "50% (1/2)" in weather
 

@@ -700,7 +700,8 @@ class RulesetSite:
         file = entity.file or entity.pos.file
         written = next((name for name, _ in self.ruleset.sources if file == name or file.endswith("/" + name)), None)
         where = f"{written or file.rsplit('/', 1)[-1]}:{entity.pos.line}"
-        text = json.dumps(jsonform.document(entity), ensure_ascii=False, indent=1)
+        # on one line (the browser wraps it): indented, it was 40% of a list page's bytes, which players load too
+        text = json.dumps(jsonform.document(entity), ensure_ascii=False, separators=(", ", ": "))
         shown = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # text of a <pre>
         return Markup(
             '<details class="authors"><summary>For authors</summary><p>Id <code>{}:{}</code>, written in '

@@ -1,1 +1,1 @@
-window.rulesdslPreviews("burning_wheel/stock.human.html", {"":"<p class=\"pv-kind\">Stocks<\/p><p class=\"pv-name\">Men<\/p><dl class=\"facts\"><div><dt>Stat pools<\/dt><dd><a href=\"table.1.html#human_stat_pools\">Men: Stat Pools by Age<\/a><\/dd><\/div><\/dl>"});
+window.rulesdslPreviews("burning_wheel/stock.human.html", {"":"<p class=\"pv-kind\">Stocks<\/p><p class=\"pv-name\">Men<\/p><dl class=\"facts\"><div><dt>Stat pools<\/dt><dd><a href=\"table.html#human_stat_pools\">Men: Stat Pools by Age<\/a><\/dd><\/div><\/dl>"});
