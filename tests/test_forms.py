@@ -53,7 +53,7 @@ print(demo.doubled(skill=3, any=1), demo.caller(trait=2), demo.aimed(by=2, tagge
 
 def test_the_reference_shows_such_a_parameter_as_a_parameter(keyword_package: tuple[Path, dict[str, str]]) -> None:
     page = keyword_package[1]["site/demo/formula.html"]
-    assert "<dd><var>skill</var> × 2 + <var>any</var></dd>" in page  # parameters, not links
+    assert "<dd><var>skill</var> \u00d7 2 + <var>any</var></dd>" in page  # parameters, not links
     assert '<a href="formula.html#doubled">Doubled</a>(<var>trait</var>, 1)' in page
 
 

@@ -4,7 +4,6 @@ a new setting and a kind of its own; homebrews extend declared kinds too; `rules
 from __future__ import annotations
 
 import re
-
 import shutil
 from collections.abc import Callable
 from pathlib import Path

@@ -102,7 +102,7 @@ def test_the_package_is_lint_and_type_clean(package: Path, tool: str) -> None:
 
 def test_the_reference_shows_the_steps_and_links_the_entities(package: Path) -> None:
     page = (package / "site" / "demo" / "formula.html").read_text(encoding="utf-8")
-    assert '<span class="step">let <var>through</var> = max(0, <var>raw</var> − <var>sp</var>)</span>' in page
+    assert '<span class="step">let <var>through</var> = max(0, <var>raw</var> \u2212 <var>sp</var>)</span>' in page
     assert "<var>raw</var>, <var>where</var> (a location), <var>sp</var>, <var>resistant</var> (yes or no)" in page
     assert '<a href="location.html#leg">L. Leg</a>' in page  # an entity by name, linked
     assert '<a href="location.html#head">Head</a>' in page
