@@ -113,6 +113,7 @@ formula magnitude { params: a  formula: abs(min(a, 1.5)) + abs(if(a > 1, a, a / 
 kind weapon "Weapons" { reach: int }
 weapon sword "Sword" { reach: 1 }
 formula reach_test { params: a  formula: if(9 = weapon[sword].reach, a, 2) }
+formula decided_if { params: a  formula: 3 != -(if(0.25 <= 5, 5, a)) }
 attribute str "Strength" { group: physical }
 attribute brawn "Brawn" { group: derived  formula: str + 1 }
 attribute might "Might" { group: derived  formula: brawn * 2 }
@@ -142,11 +143,18 @@ def test_typed_formulas_build_import_and_compute(tmp_path: Path) -> None:
         "print(t.lookup('half').x.evaluate(a=3), t.lookup('tn').x.evaluate(atn=7))\n"
         "print(demo.SPELLS['bolt'].damage.evaluate(slot=3), demo.SPELLS['bolt'].tags)\n"
         "print(demo.constant(a=4), demo.constant_dice(a=2), demo.magnitude(a=-3), demo.reach_test(a=5))\n"
-        "print(demo.derive_attributes({'body': 7, 'str': 3})['might'])\n",
+        "print(demo.derive_attributes({'body': 7, 'str': 3})['might'], demo.decided_if(a=1))\n",
         out,
     )
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.splitlines() == ["True True 3/2 2d6 + 1", "6", "9/2 8", "2d6 + 2 None", "2 1d3 + 2 9/2 2", "8"]
+    assert ran.stdout.splitlines() == [
+        "True True 3/2 2d6 + 1",
+        "6",
+        "9/2 8",
+        "2d6 + 2 None",
+        "2 1d3 + 2 9/2 2",
+        "8 True",
+    ]
 
 
 def test_typed_formulas_pass_mypy_strict(tmp_path: Path) -> None:

@@ -168,6 +168,30 @@ def constant(expr: ir.Expr) -> Fraction | None:
             if op == "/":
                 return None if b == 0 else a / b
             return a + b if op == "+" else a - b if op == "-" else a * b
+        case ir.If(condition, then, otherwise):
+            holds = decided(condition)
+            return None if holds is None else constant(then if holds else otherwise)
+        case _:
+            return None
+
+
+_DECIDE = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "=": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
+
+
+def decided(expr: ir.Expr) -> bool | None:
+    """Whether a condition of numbers alone holds (`0.25 <= 5`), or None: `if(0.25 <= 5, 5, t[x])` is 5, and
+    a comparison with it is decided too (type checkers refuse to compare two literals)."""
+    match expr:
+        case ir.Compare(op, left, right) if op in _DECIDE:
+            a, b = constant(left), constant(right)
+            return None if a is None or b is None else bool(_DECIDE[op](a, b))
         case _:
             return None
 

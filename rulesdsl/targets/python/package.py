@@ -8,8 +8,7 @@ lifepaths. Every literal goes through `py()`, so no text from the sources can be
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -50,14 +49,6 @@ RUNTIME_DIR = RUNTIME
 _RUNTIME_FUNCTIONS = {"floor": "floor", "ceil": "ceil", "round": "round_half_up"}  # abs, min, max: Python's
 
 
-_COMPARE: dict[str, Callable[[Fraction, Fraction], bool]] = {
-    "=": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
 _MIXED = {"min": "least", "max": "greatest", "abs": "absolute"}
 
 
@@ -416,9 +407,9 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
         case ir.Neg(operand):
             return f"-{sub(operand)}"
         case ir.Compare(op, left, right):
-            a, b = ft.constant(left), ft.constant(right)
-            if a is not None and b is not None:  # `2 = 5`: decided here (checkers refuse to compare two literals)
-                return str(_COMPARE[op](a, b))
+            holds = ft.decided(expr)
+            if holds is not None:  # `2 = 5`: decided here (checkers refuse to compare two literals)
+                return str(holds)
             return f"({sub(left)} {'==' if op == '=' else op} {sub(right)})"
         case ir.Logic(op, items):
             # `a or b` is a truth value, never one of the numbers (Python's `or` would give the number)
