@@ -381,3 +381,74 @@ def test_compiling_again_and_again_grows_no_cache(tmp_path: Path, monkeypatch: p
     for _ in range(200):
         compile_paths([folder])
     assert cache_sizes() == before
+
+
+def _homebrew(tmp_path: Path) -> tuple[Path, Path]:
+    """A base ruleset with a warning in it, and a homebrew extending it found through `bases`."""
+    base = tmp_path / "rules" / "base"
+    base.mkdir(parents=True)
+    (base / "ruleset.rules").write_text('ruleset base { title: "Base"  version: "1" }\n')
+    (base / "a.rules").write_text("trait Brave { type: die }\ntrait Bold { type: die }\n")
+    brew = tmp_path / "brew"
+    brew.mkdir()
+    (brew / "ruleset.rules").write_text('ruleset brew { title: "Brew"  version: "1"  extends: base }\n')
+    (brew / "b.rules").write_text("trait Calm { type: dei }\n")  # E210
+    return base, brew
+
+
+def test_a_check_of_unchanged_files_is_answered_from_the_cache_with_the_same_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", str(tmp_path / "cache"))
+    base, brew = _homebrew(tmp_path)
+    bases = [tmp_path / "rules"]
+    full = compile_paths([brew], bases=bases)
+    first = compile_paths([brew], bases=bases, diagnostics_only=True)
+    assert first.diagnostics == full.diagnostics and [d.code for d in first.diagnostics] == ["E210"]
+    assert first.summary == full.summary == (("base", 2), ("brew", 3))
+
+    def no_checking(*args: object, **kwargs: object) -> None:
+        raise AssertionError("lowered or checked again although no file changed")
+
+    monkeypatch.setattr("rulesdsl.compile.pipeline._compile", no_checking)
+    again = compile_paths([brew], bases=bases, diagnostics_only=True)
+    assert again.rulesets == ()
+    assert (again.diagnostics, again.summary, again.sources) == (first.diagnostics, first.summary, first.sources)
+    with pytest.raises(AssertionError, match="checked again"):  # a full compilation is never answered so
+        compile_paths([brew], bases=bases)
+    # an edit anywhere, in the base included, and the check is made again
+    (base / "a.rules").write_text("trait Brave { type: die }\n")
+    with pytest.raises(AssertionError, match="checked again"):
+        compile_paths([brew], bases=bases, diagnostics_only=True)
+    monkeypatch.undo()
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", str(tmp_path / "cache"))
+    assert compile_paths([brew], bases=bases, diagnostics_only=True).summary == (("base", 1), ("brew", 2))
+    (brew / "b.rules").write_text("trait Calm { type: die }\n")
+    fixed = compile_paths([brew], bases=bases, diagnostics_only=True)
+    assert fixed.ok and fixed.summary == (("base", 1), ("brew", 2))
+
+
+def test_the_cli_check_says_the_same_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rulesdsl.tools.cli import main
+
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    _homebrew(tmp_path)
+    said = []
+    for _ in range(2):
+        codes = main(["check", "brew", "--color", "never"]), main(["check", "rules/base"])
+        said.append((codes, capsys.readouterr()))
+    assert said[0] == said[1]
+    (codes, first) = said[0]
+    assert codes == (1, 0)
+    assert "brew/b.rules:1:20" in first.err and "ok (base: 2 entities)" in first.out
+
+
+def test_open_buffers_never_use_the_checked_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", str(tmp_path / "cache"))
+    base, _ = _homebrew(tmp_path)
+    assert compile_paths([base], diagnostics_only=True).ok
+    edited = {(base / "a.rules").resolve(): "trait Brave { type: dei }\n"}
+    assert [d.code for d in compile_paths([base], overlay=edited, diagnostics_only=True).diagnostics] == ["E210"]

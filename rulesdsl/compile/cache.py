@@ -5,7 +5,9 @@ Where: the user's cache folder (`RULESDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/rule
 its outline (the statements that are not entities: kind declarations, patches, removals, the manifest)
 with its syntax diagnostics, keyed by the sha256 of the file's text and display path; and its lowered
 entities (the IR, as plain data) with their lowering and schema diagnostics, keyed also by the kinds
-they were read by. Both keys cover the compiler (every module of rulesdsl, the grammar, the prelude and
+they were read by. A `check` adds one entry for the whole run: its diagnostics and summary, keyed by every
+file it read (path and hash) and the rulesets they make, so a check of unchanged files reads and hashes
+them and no more. Every key covers the compiler (every module of rulesdsl, the grammar, the prelude and
 the schemas), so a stale entry is never even looked at.
 
 What it trusts, and why that is safe:
@@ -87,6 +89,7 @@ CACHED_CLASSES: tuple[type, ...] = (
     *_dataclasses(fieldtypes),
 )
 Lowered = tuple[list[ir.Entity], list[Diagnostic]]
+Checked = tuple[list[Diagnostic], tuple[tuple[str, int], ...]]
 
 
 @cache
@@ -111,6 +114,12 @@ def compiler_digest() -> str:
 def _key(shown: str, text: str, kinds: str | None = None) -> str:
     what = "" if kinds is None else f"lowered by {kinds}\0"
     return hashlib.sha256(f"{compiler_digest()}\0{what}{shown}\0{text}".encode()).hexdigest()
+
+
+def checked_key(inputs: str) -> str:
+    """The key of a whole check's result: `inputs` names every file read (display path and sha256 of its
+    text), the rulesets they make and where bases were looked for; the compiler digest covers the rest."""
+    return hashlib.sha256(f"{compiler_digest()}\0checked\0{inputs}".encode()).hexdigest()
 
 
 def _header(key: str) -> bytes:
@@ -203,6 +212,24 @@ class ParseCache:
 
     def save_lowered(self, shown: str, text: str, kinds: str, lowered: Lowered) -> None:
         self._save(_key(shown, text, kinds), (shown, kinds, tuple(lowered[0]), tuple(lowered[1])))
+
+    def load_checked(self, key: str) -> Checked | None:
+        """What a `check` of exactly these inputs found (see `checked_key`): its diagnostics after reading,
+        and each compiled ruleset's id and number of entities."""
+        value = self._load(key)
+        if not (type(value) is tuple and len(value) == 3 and value[0] == "checked"):
+            return None
+        _, diagnostics, summary = value
+        if type(diagnostics) is not tuple or not all(type(d) is Diagnostic for d in diagnostics):
+            return None
+        if type(summary) is not tuple or not all(
+            type(s) is tuple and len(s) == 2 and type(s[0]) is str and type(s[1]) is int for s in summary
+        ):
+            return None
+        return list(diagnostics), summary
+
+    def save_checked(self, key: str, checked: Checked) -> None:
+        self._save(key, ("checked", tuple(checked[0]), checked[1]))
 
     def _load(self, key: str) -> object:
         if self.entries is None or key + SUFFIX not in self._entries():

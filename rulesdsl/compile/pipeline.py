@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rulesdsl.compile import ir, merge
-from rulesdsl.compile.cache import ParseCache, cache_folder
+from rulesdsl.compile.cache import ParseCache, cache_folder, checked_key
 from rulesdsl.compile.checks import schema, semantic, uses
 from rulesdsl.compile.jsonform import document
 from rulesdsl.compile.kinds import CORE_KINDS, PRELUDE_PATH, Kind
@@ -70,6 +70,9 @@ class Compilation:
     rulesets: tuple[CompiledRuleset, ...]
     diagnostics: tuple[Diagnostic, ...]
     sources: dict[str, str]  # display path -> text, for showing source lines
+    # (ruleset id, number of entities) of each compiled ruleset, also when a `diagnostics_only` compilation
+    # was answered from the cache and `rulesets` is empty
+    summary: tuple[tuple[str, int], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -186,6 +189,7 @@ class _Inputs:
 
     overlay: Overlay  # open buffers: read instead of the disk
     bases: tuple[Path, ...]  # folders to look for extended rulesets in (besides beside the extending one)
+    diagnostics_only: bool = False  # see compile_paths
 
 
 def compile_paths(
@@ -194,14 +198,19 @@ def compile_paths(
     overlay: Overlay | None = None,
     bases: Sequence[Path] | None = None,
     memo: Memo | None = None,
+    diagnostics_only: bool = False,
 ) -> Compilation:
     """Check the rulesets under `paths`, and the rulesets they extend (found beside them, or in the folders
     `bases`: by default `rules/` in the working folder and `RULESDSL_PATH`), each as one ruleset, bases first.
 
     `overlay` holds open buffers (a file's real path -> its text): they are read instead of the disk, and an
     overlaid file not on disk is part of its ruleset. `memo` keeps what each file derived for the next
-    compilation in this process (see compile/memo.py)."""
-    inputs = _Inputs(overlay or {}, tuple(default_bases() if bases is None else bases))
+    compilation in this process (see compile/memo.py).
+
+    `diagnostics_only` (what `rulesdsl check` needs): when the on-disk cache holds the result of a check of
+    exactly these files with this compiler, it gives that result's diagnostics and summary without lowering
+    or checking anything, and `rulesets` is empty."""
+    inputs = _Inputs(overlay or {}, tuple(default_bases() if bases is None else bases), diagnostics_only)
     # Compiling makes about a hundred objects per entity and no cycles, and with a large ruleset in memory
     # every collection would walk all of it (1.3x cold, 2.9x warm).
     with gc_paused():
@@ -257,6 +266,14 @@ def _compile_paths(paths: Sequence[Path], inputs: _Inputs, memo: Memo | None) ->
             if base not in parsed:
                 found_base = _find_base(base, ruleset.files.root, inputs)
                 queue += [(f, False) for f in found_base if f.root not in roots]
+    # Everything read is known now; a check of these very inputs may have been done before (a warm check
+    # with nothing changed then reads and hashes the files, and no more).
+    run_key = _run_key(parsed, inputs) if inputs.diagnostics_only and not inputs.overlay else None
+    found_before = disk.load_checked(run_key) if run_key is not None else None
+    if found_before is not None:
+        diagnostics += found_before[0]
+        return Compilation((), tuple(deduplicate(diagnostics)), sources, found_before[1])
+    read_diagnostics = len(diagnostics)
     compiled: dict[str, CompiledRuleset] = {}
     for ruleset_id in _bases_first(parsed, diagnostics, inputs.bases):
         result, more = _compile(parsed[ruleset_id], compiled, parse_cache)
@@ -265,7 +282,22 @@ def _compile_paths(paths: Sequence[Path], inputs: _Inputs, memo: Memo | None) ->
             compiled[ruleset_id] = result
     for ruleset in parsed.values():  # a ruleset left out (its bases missing or in a circle) is still checked
         diagnostics += _parse_rest(ruleset.statements)
-    return Compilation(tuple(compiled[i] for i in sorted(compiled)), tuple(deduplicate(diagnostics)), sources)
+    rulesets = tuple(compiled[i] for i in sorted(compiled))
+    summary = tuple((r.id, sum(len(group) for group in r.entities.values())) for r in rulesets)
+    if run_key is not None:
+        disk.save_checked(run_key, (diagnostics[read_diagnostics:], summary))
+    return Compilation(rulesets, tuple(deduplicate(diagnostics)), sources, summary)
+
+
+def _run_key(parsed: Mapping[str, _Parsed], inputs: _Inputs) -> str:
+    """What a whole check depends on besides the compiler: every file of every ruleset read (display path
+    and hash), which rulesets were asked for, what each extends, and where bases are looked for."""
+    lines = [f"base {os.path.abspath(b)}" for b in inputs.bases]
+    for ruleset_id in sorted(parsed):
+        ruleset = parsed[ruleset_id]
+        lines.append(f"ruleset {ruleset_id} {ruleset.selected} {' '.join(ruleset.extends)}")
+        lines += [f"file {s.shown} {digest}" for s, (_, digest) in zip(ruleset.statements, ruleset.hashes, strict=True)]
+    return checked_key("\n".join(lines))
 
 
 def default_bases() -> list[Path]:

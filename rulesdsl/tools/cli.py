@@ -197,16 +197,15 @@ def _run(args: argparse.Namespace) -> int:
         from rulesdsl.compile.pipeline import compile_paths  # imported here so --help and --version stay fast
 
         stage("checking")
-        compilation = compile_paths(paths)
+        # check says only what it found: a check of unchanged files is answered from the cache
+        compilation = compile_paths(paths, diagnostics_only=args.command == "check")
     if _report(args, compilation):
         return EXIT_DIAGNOSTICS
-    if not compilation.rulesets:
+    if not compilation.summary:
         raise UsageError("no ruleset found (a ruleset is a folder with a ruleset.rules)")
     if args.command == "check":
         if args.format == "text":
-            counts = ", ".join(
-                f"{r.id}: {sum(len(d) for d in r.entities.values())} entities" for r in compilation.rulesets
-            )
+            counts = ", ".join(f"{ruleset}: {count} entities" for ruleset, count in compilation.summary)
             print(f"ok ({counts})")
         return EXIT_OK
     if args.command == "export":
