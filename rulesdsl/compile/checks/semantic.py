@@ -584,6 +584,10 @@ def _default_check_mechanics(
                         "E329",
                         f"{named.id} is {_a(named.fields.get('style'))} mechanic, not a check",
                         node.pos,
+                        f"a check rolls with a mechanic of style check: name one, as in check of {checks[0]}"
+                        if checks
+                        else f"a check rolls with a mechanic of style check: give {named.id} style: check, "
+                        "or declare one and name it (check of NAME)",
                         about=(named.id,),
                     )
                 )
