@@ -267,3 +267,24 @@ def test_an_edit_reparses_and_relowers_only_that_file(tmp_path: Path, monkeypatc
     monkeypatch.setenv("RULESDSL_CACHE_DIR", "off")
     (tmp_path / "rules/burning_wheel/human/peasant.rules").write_text(overlay[peasant], encoding="utf-8")
     same(warm, compile_paths([Path("rules/burning_wheel")]))
+
+
+def test_an_analysis_leaves_nothing_for_the_cyclic_collector(tmp_path: Path) -> None:
+    """The language server freezes what an analysis leaves and collects only every so often: anything of an
+    analysis held in a reference cycle would stay until then (a recursive closure over every parsed file
+    made the server's peak memory grow by 45% over 1,000 edits of rules/)."""
+    import gc
+
+    editor = Editor(tmp_path, Memo())
+    editor.in_memory()
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        editor.apply((0, "type", 3, 1))
+        editor.in_memory()
+        gc.collect()
+        left = [o for o in gc.garbage if type(o).__module__.startswith("rulesdsl") or isinstance(o, Path)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []

@@ -389,6 +389,9 @@ def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic], b
 
     for ruleset_id in sorted(parsed):
         visit(ruleset_id, ())
+    # `visit` refers to itself, a cycle holding every parsed file until the cyclic collector runs, which a
+    # long-running process (the language server freezes what an analysis leaves) does only now and then
+    del visit
     return order
 
 
