@@ -336,63 +336,71 @@ def _manifest_id(path: Path, overlay: Overlay) -> str | None:
 def _bases_first(parsed: Mapping[str, _Parsed], diagnostics: list[Diagnostic], bases: Sequence[Path]) -> list[str]:
     """Ruleset ids with every base before the rulesets extending it; missing bases and circles reported,
     and a ruleset left out because a base of its cannot be compiled says so."""
-    order: list[str] = []
-    done: dict[str, bool] = {}  # visited: whether it can be compiled (one on or over a circle cannot)
-    circled: set[str] = set()  # on a circle: reported there once, not again as over one
+    # A walk with its state in an object, not a recursive closure: a closure that refers to itself is a cycle
+    # holding every parsed file until the cyclic collector runs, which a long-running process (the language
+    # server freezes what an analysis leaves) does only now and then.
+    walk = _BasesFirst(parsed, diagnostics, bases)
+    for ruleset_id in sorted(parsed):
+        walk.visit(ruleset_id, ())
+    return walk.order
 
-    def extends_pos(ruleset_id: str) -> Position:
-        manifest = parsed[ruleset_id].manifest
+
+@dataclass
+class _BasesFirst:
+    parsed: Mapping[str, _Parsed]
+    diagnostics: list[Diagnostic]
+    bases: Sequence[Path]
+    order: list[str] = field(default_factory=list)
+    done: dict[str, bool] = field(default_factory=dict)  # visited: whether it can be compiled (not on or over a circle)
+    circled: set[str] = field(default_factory=set)  # on a circle: reported there once, not again as over one
+
+    def extends_pos(self, ruleset_id: str) -> Position:
+        manifest = self.parsed[ruleset_id].manifest
         assert manifest is not None
         return manifest.position("extends")
 
-    def visit(ruleset_id: str, chain: tuple[str, ...]) -> bool:
-        if ruleset_id in done:
-            return done[ruleset_id]
+    def visit(self, ruleset_id: str, chain: tuple[str, ...]) -> bool:
+        if ruleset_id in self.done:
+            return self.done[ruleset_id]
         if ruleset_id in chain:
             circle = [*chain[chain.index(ruleset_id) :], ruleset_id]
-            circled.update(circle)
+            self.circled.update(circle)
             message = (
                 f"the ruleset {ruleset_id} extends itself"
                 if len(circle) == 2
                 else "rulesets extend each other in a circle: " + " -> ".join(circle)
             )
-            diagnostics.append(error("E503", message, extends_pos(chain[-1])))
+            self.diagnostics.append(error("E503", message, self.extends_pos(chain[-1])))
             return False
         ok = True
-        for base in parsed[ruleset_id].extends:
-            if base not in parsed:
-                places = ", ".join(display_path(p) for p in search_path(parsed[ruleset_id].files.root, bases))
-                diagnostics.append(
+        for base in self.parsed[ruleset_id].extends:
+            if base not in self.parsed:
+                root = self.parsed[ruleset_id].files.root
+                places = ", ".join(display_path(p) for p in search_path(root, self.bases))
+                self.diagnostics.append(
                     error(
                         "E502",
                         f"no ruleset '{base}' to extend",
-                        extends_pos(ruleset_id),
+                        self.extends_pos(ruleset_id),
                         f"looked in {places}; put it beside this one, or add its folder to RULESDSL_PATH",
                     )
                 )
                 ok = False
-            elif not visit(base, (*chain, ruleset_id)):
+            elif not self.visit(base, (*chain, ruleset_id)):
                 ok = False
-                if ruleset_id not in circled:
-                    diagnostics.append(
+                if ruleset_id not in self.circled:
+                    self.diagnostics.append(
                         error(
                             "E503",
                             f"{ruleset_id} extends {base}, which cannot be compiled (see its errors)",
-                            extends_pos(ruleset_id),
+                            self.extends_pos(ruleset_id),
                             f"fix {base}'s extends first",
                         )
                     )
-        done[ruleset_id] = ok
+        self.done[ruleset_id] = ok
         if ok:
-            order.append(ruleset_id)
+            self.order.append(ruleset_id)
         return ok
-
-    for ruleset_id in sorted(parsed):
-        visit(ruleset_id, ())
-    # `visit` refers to itself, a cycle holding every parsed file until the cyclic collector runs, which a
-    # long-running process (the language server freezes what an analysis leaves) does only now and then
-    del visit
-    return order
 
 
 def _parse(
