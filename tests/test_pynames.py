@@ -225,6 +225,8 @@ entity: demo.names.Name = demo.names.NAMES_["lookup"]
 assert (x, looked, one, two, three, named, burnt, keyword, pool) == (5, 7, 1, 2, 3, 1, 2, 3, 1)
 assert chained == "high" and 1 <= total <= 6 + 3 and entity is demo.names.lookup
 assert demo.TABLES["names"] is demo.tables.names and demo.FORMULAS["names"] is demo.formulas.names
+# at the top level, beside the module `names`, the formula is renamed by the one rule
+assert demo.names_ is demo.formulas.names and demo.formulas_(a=0) == 2 and demo.derive_attributes_(a=0) == 3
 print("ok")
 """
 
