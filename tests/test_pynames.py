@@ -138,7 +138,10 @@ EVERY_NAME = sorted(
     - {"", "id", "name"}
 )
 
-KINDS = ("fraction", "literal", "any", "callable", "typed_dict", "i_d", "registry", "name", "tuple")
+KINDS = (
+    *("fraction", "literal", "any", "callable", "typed_dict", "i_d", "registry", "name", "tuple"),
+    *("derive_attribute", "unmet_requirement"),  # their modules named like the package's top-level functions
+)
 # Every name a formula too, those of the kinds' modules included (`names` beside the kind `name`).
 FORMULAS = EVERY_NAME
 

@@ -89,9 +89,14 @@ def kind_class(kind: str) -> str:
     return python_name(class_name(kind), PACKAGE_NAMES)
 
 
+# The package's top-level functions and modules a kind's namespace module stands beside (formulas give way
+# to the modules; these do not: `derive_attribute` is the kind of the module `derive_attributes_`).
+TOP_LEVEL = frozenset({"runtime", "derive_attributes", "burn", "requirement_met", "unmet_requirements"})
+
+
 def kind_module(kind: str) -> str:
     """A kind's public namespace module: its entities by typed name, its registry and classes."""
-    return python_name(plural(kind), frozenset())
+    return python_name(plural(kind), TOP_LEVEL)
 
 
 def private_module(module: str) -> str:
