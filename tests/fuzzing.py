@@ -255,9 +255,10 @@ def build_and_import(folder: Path, out: Path) -> list[str]:
 # every table rolls (with each modifier its roll may take, and along its chains) and every row is found
 # again by its keys; every formula evaluates on random arguments of its parameters' types and gives a
 # value of its declared return type; derived attributes derive; every field of every entity that computes
-# (formulas, checks, dice, requirements) is computed; every requirement judges; random paths burn.
+# (formulas, checks, dice, requirements) is computed; every requirement judges; random paths burn; every
+# entity is its typed name in its kind's module (`package.tables.<id>`).
 DRIVER = r'''
-import dataclasses, importlib, inspect, itertools, random, sys
+import dataclasses, importlib, inspect, itertools, keyword, random, sys, types
 from fractions import Fraction
 
 seed, packages = int(sys.argv[1]), sys.argv[2:]
@@ -385,6 +386,15 @@ def exercise(name):
             kind = "".join("_" + c.lower() if c.isupper() else c for c in type(entity).__name__).lstrip("_")
             names.setdefault(kind, {})[entity_id] = getattr(entity, "name", entity_id)
     held = {k: set(v) for k, v in names.items()}
+    modules = [getattr(package, n) for n in package.__all__ if isinstance(getattr(package, n), types.ModuleType)]
+    for module in modules:
+        if module is rt:
+            continue
+        registry = [getattr(module, n) for n in module.__all__ if n in registries][0]
+        for entity_id, entity in registry.items():
+            typed = entity_id + "_" if keyword.iskeyword(entity_id) else entity_id
+            assert getattr(module, typed) is entity, (module.__name__, entity_id)
+    assert {m.__name__.rpartition(".")[2] for m in modules} >= {"tables", "formulas", "mechanics", "attributes"}
     for table_id, table in package.TABLES.items():
         for row in table:
             keys = [key_value(k, rng) for k in row.keys]

@@ -48,7 +48,7 @@ print(demo.doubled(skill=3, any=1), demo.caller(trait=2), demo.aimed(by=2, tagge
     result = run_python(code, out)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["7", "5", "5", "0"]
-    assert "def doubled(*, skill: int, any: int) -> int:" in files["demo/formulas.py"]
+    assert "def doubled(*, skill: int, any: int) -> int:" in files["demo/_formulas.py"]
 
 
 def test_the_reference_shows_such_a_parameter_as_a_parameter(keyword_package: tuple[Path, dict[str, str]]) -> None:
@@ -88,7 +88,7 @@ def test_a_typed_parameter_named_like_a_word_of_the_language(tmp_path: Path) -> 
     for name, text in files.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text(text, encoding="utf-8")
-    assert "def struck(*, raw: int, by: str, skill: bool) -> int:" in files["demo/formulas.py"]
+    assert "def struck(*, raw: int, by: str, skill: bool) -> int:" in files["demo/_formulas.py"]
     result_ = run_python("import demo\nprint(demo.struck(raw=7, by='arm', skill=True), demo.blow(in_='head'))", out)
     assert result_.returncode == 0, result_.stderr
     assert result_.stdout.split() == ["4", "37"]
@@ -115,7 +115,7 @@ def test_a_bracketed_count_keeps_drops_and_explodes(tmp_path: Path) -> None:
     for name, text in files.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text(text, encoding="utf-8")
-    assert "return _rt.dice(n, 6, 'kh3')" in files["demo/formulas.py"]
+    assert "return _rt.dice(n, 6, 'kh3')" in files["demo/_formulas.py"]
     assert "<dd><var>n</var>d6kh3</dd>" in files["site/demo/formula.html"]
     code = """
 import random

@@ -110,4 +110,4 @@ def test_a_one_file_edit_changes_only_the_files_it_affects(tmp_path: Path, monke
     edited.write_text(edited.read_text(encoding="utf-8").replace("resources: 4", "resources: 99", 1), "utf-8")
     after = render_all(compile_paths([Path("rules")]).rulesets)
     changed = {name for name in after if before.get(name) != after[name] and not name.startswith("site/")}
-    assert changed == {"burning_wheel/lifepaths.py", "burning_wheel/_manifest.py", "fenmark/lifepaths.py"}
+    assert changed == {"burning_wheel/_lifepaths.py", "burning_wheel/_manifest.py", "fenmark/_lifepaths.py"}

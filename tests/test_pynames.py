@@ -83,7 +83,7 @@ def test_hostile_field_docs_build_a_package_that_imports(built: Callable[[str], 
     ran = run_python("import demo\nprint(demo.WIDGETS['w'].f0)", out)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "1"
-    widgets = (out / "demo" / "widgets.py").read_text(encoding="utf-8")
+    widgets = (out / "demo" / "_widgets.py").read_text(encoding="utf-8")
     docs = [eval(line.strip()) for line in widgets.splitlines() if line.startswith('    """')]
     assert [d for d in docs if d in HOSTILE_TEXTS] == HOSTILE_TEXTS
 
@@ -138,8 +138,12 @@ EVERY_NAME = sorted(
     - {"", "id", "name"}
 )
 
-KINDS = ("fraction", "literal", "any", "callable", "typed_dict", "i_d", "registry", "name", "tuple")
-FORMULAS = [n for n in EVERY_NAME if n not in {kind_module(k) for k in KINDS}]
+KINDS = (
+    *("fraction", "literal", "any", "callable", "typed_dict", "i_d", "registry", "name", "tuple"),
+    *("derive_attribute", "unmet_requirement"),  # their modules named like the package's top-level functions
+)
+# Every name a formula too, those of the kinds' modules included (`names` beside the kind `name`).
+FORMULAS = EVERY_NAME
 
 
 def every_name_everywhere() -> str:
@@ -151,8 +155,7 @@ def every_name_everywhere() -> str:
         text += f'kind {kind} "K" {{ x: int? }}\n{kind} e_{kind} {{ x: 1 }}\n'
     columns, cells = ", ".join(EVERY_NAME), ", ".join("1" for _ in EVERY_NAME)
     for n in EVERY_NAME:
-        if n in FORMULAS:  # a formula named like a kind's module is E305 (the python_names golden case)
-            text += f"formula {n} {{ params: {n}, p_{n}  formula: {n} + p_{n} }}\n"
+        text += f"formula {n} {{ params: {n}, p_{n}  formula: {n} + p_{n} }}\n"
         text += f'mechanic {n} "M" {{ style: total  die: 1d6 }}\n'
         text += f"table {n} {{ columns: {columns}\n  1 -> {cells}\n}}\n"
     return text
@@ -162,13 +165,17 @@ def test_every_reserved_name_in_every_place_builds_a_clean_package(built: Callab
     out = built(every_name_everywhere())
     params = {n: param_name(n, None) for n in FORMULAS}
     code = f"""
-import demo
+import demo, keyword
 params = {params!r}
 assert sorted(demo.FORMULAS) == sorted(params) and sorted(demo.MECHANICS) == sorted(demo.TABLES) == {EVERY_NAME!r}
 for n, param in params.items():
     assert demo.FORMULAS[n](**{{param: 1, "p_" + n: 2}}) == 3, n
 for n in {EVERY_NAME!r}:
     assert demo.TABLES[n].lookup(1) == demo.TABLES[n].rows[0].value and demo.MECHANICS[n].name == "M"
+    # each is its typed name as written in its kind's module, whatever the package calls things itself
+    typed = n + "_" if keyword.iskeyword(n) else n
+    assert getattr(demo.tables, typed) is demo.TABLES[n] and getattr(demo.mechanics, typed) is demo.MECHANICS[n]
+    assert getattr(demo.formulas, typed) is demo.FORMULAS[n], n
 print("ok")
 """
     ran = run_python(code, out)
@@ -176,3 +183,76 @@ print("ok")
     for tool in ("ruff", "mypy"):
         result = subprocess.run(quality_command(tool, "demo"), cwd=out, capture_output=True, text=True, check=False)
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+# Ids named like what the package has itself (its registries, modules, helpers, the runtime's methods).
+OWN_NAMES = """
+table names { columns: x(int)
+  1 -> 5
+}
+table tables { roll: 1d6  columns: lookup(int), roll
+  1-6 -> 2, "high"
+}
+table lookup { columns: names(int)
+  1 -> 7
+}
+mechanic registry "Registry" { style: total  die: 1d6 }
+mechanic mechanics "Mechanics" { style: pool  die: 1d10 }
+formula names { params: a  formula: a + 1 }
+formula formulas { params: a  formula: a + 2 }
+formula derive_attributes { params: a  formula: a + 3 }
+kind name "Names" { x: int? }
+name lookup { x: 1 }
+name burn { x: 2 }
+name class { x: 3 }
+"""
+
+TYPED_CONSUMER = """
+import random
+
+import demo
+
+row = demo.tables.names.lookup(1)
+x: int = row.x
+chained: str = demo.tables.tables.roll(random.Random(1)).row.roll
+looked: int = demo.tables.lookup.lookup(1).names
+one: int = demo.formulas.names(a=0)
+two: int = demo.formulas.formulas(a=0)
+three: int = demo.formulas.derive_attributes(a=0)
+total: int = demo.mechanics.registry.total([3])
+pool = demo.mechanics.mechanics.judge([10, 1], 6).successes
+named: int | None = demo.names.lookup.x
+burnt: int | None = demo.names.burn.x
+keyword: int | None = demo.names.class_.x
+entity: demo.names.Name = demo.names.NAMES_["lookup"]
+assert (x, looked, one, two, three, named, burnt, keyword, pool) == (5, 7, 1, 2, 3, 1, 2, 3, 1)
+assert chained == "high" and 1 <= total <= 6 + 3 and entity is demo.names.lookup
+assert demo.TABLES["names"] is demo.tables.names and demo.FORMULAS["names"] is demo.formulas.names
+# at the top level, beside the module `names`, the formula is renamed by the one rule
+assert demo.names_ is demo.formulas.names and demo.formulas_(a=0) == 2 and demo.derive_attributes_(a=0) == 3
+print("ok")
+"""
+
+
+def test_ids_named_like_the_packages_own_names_are_typed_names_as_written(
+    built: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """No id is refused or renamed for a name the package uses itself: `names`, `tables`, `lookup`,
+    `formulas`, `derive_attributes`, a formula `names` beside the kind `name` (E305 before) are each their
+    kind module's typed name, and mypy --strict follows them (a misspelt column is an error)."""
+    out = built(OWN_NAMES)
+    ran = run_python(TYPED_CONSUMER, out)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "ok"
+
+    def mypy(code: str) -> subprocess.CompletedProcess[str]:
+        (out / "consumer.py").write_text(code, encoding="utf-8")
+        command = quality_command("mypy", "consumer.py")
+        return subprocess.run(command, cwd=out, capture_output=True, text=True, check=False)
+
+    checked = mypy(TYPED_CONSUMER)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    checked = mypy(TYPED_CONSUMER.replace("row.x", "row.y").replace(".roll(random", ".rol(random"))
+    assert checked.returncode == 1
+    assert '"NamesRow" has no attribute "y"' in checked.stdout
+    assert 'has no attribute "rol"' in checked.stdout

@@ -86,7 +86,7 @@ except ValueError as problem:
 
 
 def test_the_function_is_typed_and_checks_its_ids(package: Path) -> None:
-    text = (package / "demo" / "formulas.py").read_text(encoding="utf-8")
+    text = (package / "demo" / "_formulas.py").read_text(encoding="utf-8")
     assert "def damage_taken(*, raw: int, where: str, sp: int, resistant: bool) -> int:" in text
     assert '_rt.known_id("location", "where", where, _LOCATION_IDS)' in text
     assert "    through = max(0, raw - sp)\n    taken = " in text
@@ -114,7 +114,7 @@ def test_steps_compute_in_order_and_may_be_fractions(compile_rules: Compile) -> 
     )
     assert result.ok, [d.message for d in result.diagnostics]
     files = render_all(result.rulesets)
-    assert "def f(*, a: int) -> Fraction:" in files["demo/formulas.py"]
+    assert "def f(*, a: int) -> Fraction:" in files["demo/_formulas.py"]
 
 
 def test_a_ref_parameter_cannot_be_computed_with(compile_rules: Compile) -> None:
@@ -164,7 +164,7 @@ def test_abbreviations_are_references_in_any_case(compile_rules: Compile) -> Non
         "initiative",
     ]
     files = render_all(result.rulesets)
-    assert "def initiative(*, WS: int, Ag: int) -> int:" in files["demo/attributes.py"]
+    assert "def initiative(*, WS: int, Ag: int) -> int:" in files["demo/_attributes.py"]
 
 
 def test_an_abbreviation_is_letters_and_digits(compile_rules: Compile) -> None:

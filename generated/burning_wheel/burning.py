@@ -4,11 +4,11 @@
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from ._lifepaths import LIFEPATHS
 from ._runtime import lifepaths as _lp
-from .lifepaths import LIFEPATHS
-from .settings import SETTINGS
-from .stocks import STOCKS
-from .tables import TABLES
+from ._settings import SETTINGS
+from ._stocks import STOCKS
+from ._tables import TABLES
 
 CATALOG = _lp.Catalog(LIFEPATHS)
 

@@ -38,9 +38,11 @@ BODY_NAMES = frozenset({"min", "max", "abs", "_rt", "_tables", "_formulas", "Fra
 CLASS_NAMES = frozenset(
     {"str", "int", "bool", "tuple", "Fraction", "Literal", "_rt", "_formulas", "_mechanics", "_tables"}
 )
-# The package's own modules: a declared kind's module must not be one of them.
+# The package's own modules: a declared kind's module must not be one of them. Each kind has a public
+# namespace module (`tables`) and a private one that defines it (`_tables`).
+CORE_MODULES = ("attributes", "formulas", "mechanics", "tables")
 MODULES = frozenset(
-    {"tables", "formulas", "attributes", "mechanics", "burning", "_runtime", "_manifest", "__main__", "__init__"}
+    {*CORE_MODULES, *(f"_{m}" for m in CORE_MODULES), "burning", "_runtime", "_manifest", "__main__", "__init__"}
 )
 
 
@@ -58,9 +60,19 @@ def identifier(name: str) -> str:
     return python_name(name, CLASS_NAMES)
 
 
-def function_name(entity_id: str) -> str:
-    """What a formula or derived attribute is called in the package."""
-    return python_name(entity_id, PACKAGE_NAMES)
+def function_name(entity_id: str, modules: frozenset[str] = frozenset()) -> str:
+    """What a formula or derived attribute is called in the package's top level and its private modules;
+    `modules`: the kinds' namespace modules beside it there (a formula `spells` beside the kind `spell` is
+    `spells_`). Its typed name, as written, is `formulas.<member_name>`."""
+    return python_name(entity_id, PACKAGE_NAMES | modules)
+
+
+def member_name(entity_id: str) -> str:
+    """An entity's typed name in its kind's namespace module (`tables.humanoid_hit_location`): the id as
+    written, a hard keyword aside (`class_`). Nothing else there is named like an id (ids are lower case
+    and never begin or end with '_'; the namespace's other names are upper case, classes, or private), so
+    no id is renamed or refused for a name the package uses itself."""
+    return python_name(entity_id, frozenset())
 
 
 def constant_name(table_id: str) -> str:
@@ -77,8 +89,19 @@ def kind_class(kind: str) -> str:
     return python_name(class_name(kind), PACKAGE_NAMES)
 
 
+# The package's top-level functions and modules a kind's namespace module stands beside (formulas give way
+# to the modules; these do not: `derive_attribute` is the kind of the module `derive_attributes_`).
+TOP_LEVEL = frozenset({"runtime", "derive_attributes", "burn", "requirement_met", "unmet_requirements"})
+
+
 def kind_module(kind: str) -> str:
-    return python_name(plural(kind), frozenset())
+    """A kind's public namespace module: its entities by typed name, its registry and classes."""
+    return python_name(plural(kind), TOP_LEVEL)
+
+
+def private_module(module: str) -> str:
+    """The private module that defines what a namespace module (`tables`, `lifepaths`) shows."""
+    return "_" + module.rstrip("_")
 
 
 def registry_name(kind: str) -> str:

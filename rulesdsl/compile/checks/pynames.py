@@ -20,7 +20,6 @@ from rulesdsl.compile.python_names import (
     kind_module,
     param_name,
     registry_name,
-    row_class,
 )
 from rulesdsl.diagnostics import Diagnostic, error
 from rulesdsl.syntax.tree import Position
@@ -90,30 +89,17 @@ def check_python_names(entities: Entities, kinds: Mapping[str, Kind]) -> list[Di
     diagnostics += _unique(
         ((registry_name(k.name), k.name, k.pos or _NOWHERE) for k in used_kinds), "kind", "E305", registry_name
     )
-    # Formulas and derived attributes are functions in the package's namespace, beside its submodules.
-    modules = [(kind_module(k.name), k.name, k.pos or _NOWHERE) for k in used_kinds if k.name not in CORE_KINDS]
+    # Formulas and derived attributes are functions of the package's top level; one named like a kind's
+    # module there is renamed (`spells_`), and its typed name (`formulas.spells`) is as written.
     functions = [
         (function_name(e.id), e.id, e.id_pos)
         for kind in ("formula", "attribute")
         for e in entities.get(kind, {}).values()
         if isinstance(e.fields.get("formula"), ir.Formula)
     ]
-    for name, written, pos in functions:
-        clash = next((kind for module, kind, _ in modules if module == name), None)
-        if clash is not None:
-            free = _free(written, function_name, (n for n, _, _ in [*functions, *modules]))
-            diagnostics.append(
-                error(
-                    "E305",
-                    f"the formula '{written}' would be '{name}' in Python, the module of the kind '{clash}'",
-                    pos,
-                    f"give it another id, such as '{free}'",
-                )
-            )
     diagnostics += _unique(functions, "formula", "E305", function_name)
     tables = list(entities.get("table", {}).values())
     diagnostics += _unique(((constant_name(e.id), e.id, e.id_pos) for e in tables), "table", "E305", constant_name)
-    diagnostics += _unique(((row_class(e.id), e.id, e.id_pos) for e in tables), "table", "E305", row_class)
     mechanics = list(entities.get("mechanic", {}).values())
     diagnostics += _unique(
         ((constant_name(e.id), e.id, e.id_pos) for e in mechanics), "mechanic", "E305", constant_name

@@ -28,13 +28,16 @@ from rulesdsl.compile.mechanics import highest_mechanic, under_mechanic
 from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.compile.python_names import (
     CLASS_NAMES,
+    CORE_MODULES,
     PACKAGE_NAMES,
     constant_name,
     function_name,
     identifier,
     kind_class,
     kind_module,
+    member_name,
     param_name,
+    private_module,
     python_name,
     registry_name,
     row_class,
@@ -94,6 +97,15 @@ def needing(need: Need, code: str) -> str:
 def rt(name: str) -> str:
     """A name of the runtime (`_rt.Dice`)."""
     return needing(Need.RUNTIME, f"_rt.{name}")
+
+
+# The kinds' namespace modules of the package being written: its top-level functions are not named like them.
+_MODULES: ContextVar[frozenset[str]] = ContextVar("modules", default=frozenset())
+
+
+def _function(entity_id: str) -> str:
+    """What a formula or derived attribute is called in the package being written (`function_name`)."""
+    return function_name(entity_id, _MODULES.get())
 
 
 def _via(prefix: str) -> str:
@@ -434,7 +446,7 @@ def _code(expr: ir.Expr, names: Names, typing: ft.Typing) -> str:
         case ir.FormulaCall(formula, args):
             params = names.env.callees[formula.target].params
             keywords = ", ".join(f"{param_name(p, None)}={_bare(sub(a))}" for p, a in zip(params, args, strict=True))
-            return f"{_via(names.calls)}{function_name(formula.target)}({keywords})"
+            return f"{_via(names.calls)}{_function(formula.target)}({keywords})"
         case ir.ParamField(param, name, _, kind):
             assert kind is not None, "the semantic checks give every parameter's field its kind"
             return f"{field_table(kind, name)}[{names.params[slug(param)]}]"
@@ -748,15 +760,15 @@ def _attributes(ruleset: CompiledRuleset, env: ft.Env) -> list[AttributeFunction
         functions.append(
             AttributeFunction(
                 id=attr_id,
-                name=function_name(attr_id),
+                name=_function(attr_id),
                 title=entity.name,
                 text=formula.text,
                 params=[(inputs[u], py_type((derived.variables.get(u, ft.INT),))) for u in uses[attr_id]],
                 # a derived input is the local its function's result went into (`_str_` for `str`)
-                args=[(inputs[u], f"_{function_name(u)}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
+                args=[(inputs[u], f"_{_function(u)}" if u in uses else f"values[{py(u)}]") for u in uses[attr_id]],
                 body=_bare(code),
                 returns=returns,
-                calls=sorted({function_name(n.formula.target) for n in nodes if isinstance(n, ir.FormulaCall)}),
+                calls=sorted({_function(n.formula.target) for n in nodes if isinstance(n, ir.FormulaCall)}),
                 uses_tables=any(isinstance(n, ir.Lookup) for n in nodes),
             )
         )
@@ -830,7 +842,7 @@ def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> tuple[list[FormulaFuncti
         built.append(
             FormulaFunction(
                 id=formula_id,
-                name=function_name(formula_id),
+                name=_function(formula_id),
                 title=entity.name,
                 text=shown,
                 params=[(param, annotations.get(key, "int")) for key, param in params.items()],
@@ -928,7 +940,14 @@ def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[TableCode]:
     tables = ruleset.entities.get("table", {})
     names = Names({}, env, lookups="", calls="_formulas.")
     result: list[TableCode] = []
+    row_classes: set[str] = set()
     for table_id, entity in tables.items():
+        # two ids may make one class name (`a_1b`, `a1b`): the later one is numbered, never refused
+        row_name, n = row_class(table_id), 1
+        while row_name in row_classes:
+            n += 1
+            row_name = f"{row_class(table_id)}{n}"
+        row_classes.add(row_name)
         columns_value = entity.fields.get("columns", ())
         columns = [c for c in columns_value if isinstance(c, ir.Column)] if isinstance(columns_value, tuple) else []
         fields = []
@@ -954,7 +973,7 @@ def _tables(ruleset: CompiledRuleset, env: ft.Env) -> list[TableCode]:
                 name=entity.name,
                 source=table_source if isinstance(table_source, str) else None,
                 constant=constant_name(table_id),
-                row_class=row_class(table_id),
+                row_class=row_name,
                 columns=fields,
                 rows=rows,
                 otherwise=otherwise,
@@ -1092,7 +1111,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> It
             fraction=Need.FRACTION in needs,
             literal=Need.LITERAL in needs,
             runtime=Need.RUNTIME in needs,
-            modules=[n.value[1:] for n in (Need.FORMULAS, Need.MECHANICS, Need.TABLES) if n in needs],
+            modules=[n.value for n in (Need.FORMULAS, Need.MECHANICS, Need.TABLES) if n in needs],
             doc=doc_line(kind.title),
         )
 
@@ -1113,6 +1132,88 @@ class AttributeKind:
 
 
 @dataclass(frozen=True, slots=True)
+class Namespace:
+    """A kind's public module (namespace.py.j2): each entity by its typed name, beside the registry and the
+    classes its private module defines. Every other name there has a capital letter or begins with '_', and
+    ids have neither, so no id is renamed or refused for a name the package uses itself."""
+
+    module: str  # `tables`
+    private: str  # `_tables`, which defines them
+    doc: str
+    registry: str
+    names: list[str]  # the private module's public names it shows too (registry, classes, constants)
+    members: list[tuple[str, str]]  # typed name, the code reaching the entity in the private module
+
+    @property
+    def exports(self) -> list[str]:
+        return _isort([*self.names, *(name for name, _ in self.members)])
+
+    @property
+    def import_line(self) -> str:
+        return import_line(self.private, self.names)
+
+
+def _namespace(
+    module: str, what: str, title: str, registry: str, names: Iterable[str], members: list[tuple[str, str]]
+) -> Namespace:
+    typed = {name for name, _ in members}
+    shown = [n for n in dict.fromkeys([registry, *names]) if n not in typed]  # a mangled old name the id took
+    example = f": `{module}.{members[0][0]}`" if members else ""
+    doc = doc_line(f"{what} of {title}, each by its id{example}; {registry} holds them all by id.")
+    return Namespace(module, private_module(module), doc, registry, shown, members)
+
+
+def _namespaces(
+    ruleset: CompiledRuleset,
+    tables: list[TableCode],
+    mechanics: list[MechanicCode],
+    formulas: list[FormulaFunction],
+    attribute_exports: list[str],
+    formula_exports: list[str],
+    kinds: list[KindModule],
+) -> list[Namespace]:
+    """Every kind's namespace module, the built-in kinds' included (always there, maybe empty)."""
+    title = ruleset.title
+    via = {m: private_module(m) for m in CORE_MODULES}
+    attributes = [
+        (member_name(a), f"{via['attributes']}.ATTRIBUTES[{py(a)}]") for a in ruleset.entities.get("attribute", {})
+    ]
+    result = [
+        _namespace("attributes", "Attributes", title, "ATTRIBUTES", attribute_exports, attributes),
+        _namespace(
+            "formulas",
+            "Formulas",
+            title,
+            "FORMULAS",
+            formula_exports,
+            [(member_name(f.id), f"{via['formulas']}.{f.name}") for f in formulas],
+        ),
+        _namespace(
+            "mechanics",
+            "Dice mechanics",
+            title,
+            "MECHANICS",
+            [m.constant for m in mechanics],
+            [(member_name(m.id), f"{via['mechanics']}.{m.constant}") for m in mechanics],
+        ),
+        _namespace(
+            "tables",
+            "Tables",
+            title,
+            "TABLES",
+            [name for tbl in tables for name in (tbl.constant, tbl.row_class)],
+            [(member_name(tbl.id), f"{via['tables']}.{tbl.constant}") for tbl in tables],
+        ),
+    ]
+    for k in kinds:
+        private = private_module(k.module)
+        entities = [(member_name(e), f"{private}.{k.registry}[{py(e)}]") for e, _ in k.entities]
+        names = [k.class_name, *(r.class_name for r in k.records)]
+        result.append(_namespace(k.module, k.kind.title, title, k.registry, names, entities))
+    return result
+
+
+@dataclass(frozen=True, slots=True)
 class Package:
     """What the package's templates (templates/python/) are written from."""
 
@@ -1130,6 +1231,7 @@ class Package:
     with_lifepaths: bool
     labels: dict[str, dict[str, str]]
     imports: list[str]  # the package's own modules, as __init__ imports them
+    namespaces: list[Namespace]  # each kind's public module
     attribute_exports: list[str]
     formula_exports: list[str]
     package_exports: list[str]
@@ -1145,6 +1247,15 @@ class Package:
 
 def render(ruleset: CompiledRuleset) -> dict[str, str]:
     """Every file of the package, by path relative to the package folder."""
+    modules = frozenset(kind_module(k) for k in ruleset.kinds if k not in CORE_KINDS)
+    token = _MODULES.set(modules)
+    try:
+        return _render(ruleset)
+    finally:
+        _MODULES.reset(token)
+
+
+def _render(ruleset: CompiledRuleset) -> dict[str, str]:
     env = environment()
     head = header(ruleset)
     formula_env = environment_of(ruleset.entities)
@@ -1164,8 +1275,11 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
     formula_exports = _isort(["FORMULAS", *(f.name for f in formulas)])
     kind_exports = [(k.module, _isort([k.registry, k.class_name, *(r.class_name for r in k.records)])) for k in kinds]
     burning_exports = ["burn", "requirement_met", "unmet_requirements"] if with_lifepaths else []
+    mechanics = _mechanics(ruleset)
+    namespaces = _namespaces(ruleset, tables, mechanics, formulas, attribute_exports, formula_exports, kinds)
     package_exports = _isort(
         [
+            *(n.module for n in namespaces),
             *attribute_exports,
             *formula_exports,
             *(name for _, exported in kind_exports for name in exported),
@@ -1181,18 +1295,19 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         ]
     )
     imports = [
-        import_line("attributes", attribute_exports),
+        import_line("_attributes", attribute_exports),
         *([import_line("burning", burning_exports)] if with_lifepaths else []),
-        import_line("formulas", formula_exports),
-        *(import_line(module, exported) for module, exported in kind_exports),
-        import_line("mechanics", ["MECHANICS"]),
-        import_line("tables", ["TABLES"]),
+        import_line("_formulas", formula_exports),
+        *(import_line(private_module(module), exported) for module, exported in kind_exports),
+        import_line("_manifest", ["SOURCE_SHA256"]),
+        import_line("_mechanics", ["MECHANICS"]),
+        "from ._runtime import core as runtime",
+        import_line("_tables", ["TABLES"]),
     ]
     attribute_entities = [
         entity_code(attribute_kind, e, replace(cell_names, calls=""))
         for e in ruleset.entities.get("attribute", {}).values()
     ]
-    mechanics = _mechanics(ruleset)
     called = sorted({c for f in functions for c in f.calls})
     context = Package(
         formulas_type=typed_dict("_Formulas", [(f.id, f"Callable[..., {f.returns}]") for f in formulas]),
@@ -1211,7 +1326,11 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         ),
         with_lifepaths=with_lifepaths,
         labels=labels(ruleset),
-        imports=sorted(imports, key=lambda line: natural(line.split()[1])),
+        imports=[
+            import_line("", [n.module for n in namespaces]),  # the namespaces, for `witcher.tables.x`
+            *sorted(imports, key=lambda line: natural(line.split()[1])),
+        ],
+        namespaces=namespaces,
         attribute_exports=attribute_exports,
         formula_exports=formula_exports,
         package_exports=package_exports,
@@ -1221,16 +1340,22 @@ def render(ruleset: CompiledRuleset) -> dict[str, str]:
         formulas_runtime=Need.RUNTIME in formula_needs,
         table_formulas=any(tbl.formulas for tbl in tables),
         table_calls=any(tbl.calls for tbl in tables),
-        attribute_calls=import_line("formulas", called) if called else "",
+        attribute_calls=import_line("_formulas", called) if called else "",
         attribute_tables=any(f.uses_tables for f in functions),
     )
     files = {"py.typed": ""}
-    for name in ("__init__", "__main__", "formulas", "mechanics", "tables", "attributes"):
+    for name in ("__init__", "__main__"):
         files[f"{name}.py"] = env.get_template(f"python/{name}.py.j2").render(template_context(context))
+    for name in CORE_MODULES:  # each defined in its private module, shown by its namespace
+        files[f"{private_module(name)}.py"] = env.get_template(f"python/{name}.py.j2").render(template_context(context))
     if with_lifepaths:
         files["burning.py"] = env.get_template("python/burning.py.j2").render(template_context(context))
     for kind in kinds:
-        files[f"{kind.module}.py"] = env.get_template("python/kind.py.j2").render(template_context(context), k=kind)
+        text = env.get_template("python/kind.py.j2").render(template_context(context), k=kind)
+        files[f"{private_module(kind.module)}.py"] = text
+    for namespace in namespaces:
+        text = env.get_template("python/namespace.py.j2").render(template_context(context), n=namespace)
+        files[f"{namespace.module}.py"] = text
     files.update(_runtime_files(with_lifepaths, head))
     files["_manifest.py"] = manifest(ruleset)
     for kind_name in (*CORE_KINDS[1:], *(k.kind.name for k in kinds)):
