@@ -28,6 +28,7 @@ from rulesdsl.compile.lower import requirement_nodes
 from rulesdsl.compile.mechanics import records, under_bands
 from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, suggest, warning
 from rulesdsl.language import fieldtypes as t
+from rulesdsl.language.distributions import is_distribution_name
 from rulesdsl.language.names import slug
 from rulesdsl.runtime.core import RollBand, UnderMechanic
 from rulesdsl.syntax.tree import Position
@@ -109,6 +110,17 @@ def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
                 f"the ruleset id '{ruleset_id}' cannot be a Python package name",
                 pos,
                 f"choose another id, e.g. '{ruleset_id}_rules'",
+            )
+        ]
+    # An id is a slug, so this is only the name with no letter or digit at all (`_`); tests/test_wheels.py
+    # holds every other slug to be a distribution name already in its normal form.
+    if not is_distribution_name(ruleset_id):
+        return [
+            error(
+                "E304",
+                f"the ruleset id '{ruleset_id}' cannot name a Python distribution (a wheel)",
+                pos,
+                "a ruleset id begins and ends with a letter or a digit, e.g. 'marsh_folk'",
             )
         ]
     return []
