@@ -526,6 +526,7 @@ def _compile(
         )
     with _stage("semantic"):
         resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
+        more += semantic.check_license(manifest)
         dangling, explained = uses.check_uses(resolved.entities, merged.gone, kinds)
         # a formula naming an attribute the homebrew took away is reported at the change (E507), not again here
         more = [d for d in more if not (d.code == "E321" and d.pos in explained)] + dangling

@@ -29,7 +29,7 @@ def _number(digits: str | None) -> str:
 
 def normal_version(text: str) -> str | None:
     """The normal form of a PEP 440 version (`1.0.0-beta.2` -> `1.0.0b2`), None when it is not one."""
-    found = _VERSION.match(text)
+    found = _VERSION.fullmatch(text)  # not match: `$` would let a line break after the version through
     if found is None:
         return None
     epoch, release, pre, pre_n, post_dash, post, post_n, dev, dev_n, local = found.groups()
@@ -56,3 +56,60 @@ def is_distribution_name(name: str) -> bool:
         and name[-1:].isalnum()
         and all(char.isalnum() or char in "._-" for char in name)
     )
+
+
+_OPERATORS = ("AND", "OR")
+_DEEPEST = 32
+
+
+def _idstring(text: str) -> bool:
+    return bool(text) and text.isascii() and all(char.isalnum() or char in "-." for char in text)
+
+
+def _license(token: str) -> bool:
+    """A licence id (`MIT`, `GPL-2.0+`) or reference (`LicenseRef-house`, `DocumentRef-a:LicenseRef-b`)."""
+    document, colon, reference = token.rpartition(":")
+    if colon and not (document.startswith("DocumentRef-") and _idstring(document.removeprefix("DocumentRef-"))):
+        return False
+    if reference.startswith("LicenseRef-"):
+        return _idstring(reference.removeprefix("LicenseRef-"))
+    return not colon and token not in ("WITH", *_OPERATORS) and _idstring(token.removesuffix("+"))
+
+
+def is_license_expression(text: str) -> bool:
+    """Whether `text` is an SPDX licence expression by its syntax (SPDX 2.3, annex D; what PEP 639's
+    License-Expression holds): `CC-BY-4.0`, `MIT OR Apache-2.0`, `(MIT AND CC-BY-4.0) OR LicenseRef-mine`,
+    `GPL-3.0-or-later WITH Classpath-exception-2.0`. Whether each id is on the SPDX list is not checked.
+    At most _DEEPEST parentheses (no licence needs more, and the parser recurses into each)."""
+    tokens = text.replace("(", " ( ").replace(")", " ) ").split()
+    at = 0
+    if text.count("(") > _DEEPEST:
+        return False
+
+    def expression() -> bool:  # term (AND|OR term)*
+        nonlocal at
+        if not term():
+            return False
+        while at < len(tokens) and tokens[at] in _OPERATORS:
+            at += 1
+            if not term():
+                return False
+        return True
+
+    def term() -> bool:  # "(" expression ")" | licence [WITH exception]
+        nonlocal at
+        if at < len(tokens) and tokens[at] == "(":
+            at += 1
+            if not expression() or at >= len(tokens) or tokens[at] != ")":
+                return False
+            at += 1
+            return True
+        if at >= len(tokens) or not _license(tokens[at]):
+            return False
+        at += 1
+        if at < len(tokens) and tokens[at] == "WITH":
+            at += 2
+            return at <= len(tokens) and _idstring(tokens[at - 1])
+        return True
+
+    return expression() and at == len(tokens)

@@ -28,7 +28,7 @@ from rulesdsl.compile.lower import requirement_nodes
 from rulesdsl.compile.mechanics import records, under_bands
 from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, suggest, warning
 from rulesdsl.language import fieldtypes as t
-from rulesdsl.language.distributions import is_distribution_name
+from rulesdsl.language.distributions import is_distribution_name, is_license_expression
 from rulesdsl.language.names import slug
 from rulesdsl.runtime.core import RollBand, UnderMechanic
 from rulesdsl.syntax.tree import Position
@@ -124,6 +124,22 @@ def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
             )
         ]
     return []
+
+
+def check_license(manifest: ir.Entity) -> list[Diagnostic]:
+    """A manifest's `license` is an SPDX expression, as its wheel's License-Expression must be (PEP 639)."""
+    license = manifest.fields.get("license")
+    if not isinstance(license, str) or is_license_expression(license):
+        return []
+    return [
+        error(
+            "E307",
+            f"the licence '{license}' is not an SPDX licence expression",
+            manifest.position("license"),
+            "name it by its SPDX id (CC-BY-4.0, CC-BY-SA-4.0, MIT), join several with AND or OR, "
+            "or call a licence of your own LicenseRef-NAME",
+        )
+    ]
 
 
 # ---------------------------------------------------------------- references
