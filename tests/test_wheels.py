@@ -158,7 +158,7 @@ def test_the_manifest_s_licence_and_version_reach_the_wheel_and_the_docstring(
     )
     code, out, err = cli("build", "rules", "--out", "out", "--wheel-dir", "wheels")
     assert code == 0, err
-    assert "wrote 1 wheels to wheels (0 unchanged)" in out
+    assert "wrote 1 wheel to wheels (0 unchanged)" in out
     docstring = (tmp_path / "out" / "marsh" / "__init__.py").read_text(encoding="utf-8")
     assert "Licence: CC-BY-4.0 OR MIT (the rules' own" in docstring
     wheel = tmp_path / "wheels" / "marsh-1.0.0b2-py3-none-any.whl"  # the normal form of 1.0.0-beta.2

@@ -324,7 +324,8 @@ def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], star
     else:
         print(f"{out} is up to date ({len(files)} files); nothing written")
     if args.wheel_dir is not None:
-        print(f"wrote {wheels_written} wheels to {args.wheel_dir} ({len(wheels) - wheels_written} unchanged)")
+        wheel_s = "wheel" if wheels_written == 1 else "wheels"
+        print(f"wrote {wheels_written} {wheel_s} to {args.wheel_dir} ({len(wheels) - wheels_written} unchanged)")
     if "site/index.html" in files:
         print(f"reference: {out / 'site' / 'index.html'}")
     return EXIT_OK
