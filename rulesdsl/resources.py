@@ -20,3 +20,4 @@ DOCS = _shipped("docs")
 PRELUDE = PACKAGE / "language" / "prelude.rules"
 SCHEMAS = PACKAGE / "compile" / "schemas"
 RUNTIME = PACKAGE / "runtime"
+LICENSE = _shipped("LICENSE")  # rulesdsl's: a generated package carries it beside the runtime it copies

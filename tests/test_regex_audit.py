@@ -38,6 +38,7 @@ LISTED: dict[tuple[str, str, str], tuple[str, str]] = {
     ("targets/html/values.py", "PLACEHOLDER", "compile"): (OTHER, "link placeholders in rendered HTML"),
     ("tools/lsp.py", "_TAG", "compile"): (OTHER, "HTML tags dropped from a hover's rendered value"),
     ("runtime/core.py", "_NON_WORD", "compile"): (OTHER, "slug: a name to its id"),
+    ("language/distributions.py", "_VERSION", "compile"): (OTHER, "a PEP 440 version (a lowered `version` value)"),
 }
 
 # Over .rules text, outside the scanner: being replaced. The LSP work removes lsp.py's, the TARGETS work

@@ -17,6 +17,7 @@ from typing import Any, assert_never
 from rulesdsl.compile import ir
 from rulesdsl.compile.kinds import FieldDecl, Kind, record_fields, record_required
 from rulesdsl.language import fieldtypes as t
+from rulesdsl.language.distributions import VERSION_PATTERN
 from rulesdsl.language.names import slug
 from rulesdsl.resources import SCHEMAS
 
@@ -297,7 +298,7 @@ def type_schema(field_type: t.FieldType) -> dict[str, Any]:
         case t.AbbreviationType():
             return {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]*$"}
         case t.VersionType():
-            return {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)*([a-z0-9.+-]*)$"}
+            return {"type": "string", "pattern": VERSION_PATTERN}
         case t.YearsType():
             return {"type": "integer", "minimum": 0, "maximum": 1000}
         case t.PointsType():

@@ -48,6 +48,7 @@ class CompiledRuleset:
     origin: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, id) -> ruleset that declared it
     changes: Changes = field(default_factory=Changes)  # what it adds to, patches in and removes from its bases
     layer: Layer | None = field(default=None, compare=False, repr=False)  # what rulesets extending it start from
+    license: str | None = None  # its manifest's: the licence of the rules and of the packages made from them
 
     @property
     def digest(self) -> str:
@@ -568,6 +569,7 @@ def _compile(
         )
     with _stage("semantic"):
         resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
+        more += semantic.check_license(manifest)
         dangling, explained = uses.check_uses(resolved.entities, merged.gone, kinds)
         # a formula naming an attribute the homebrew took away is reported at the change (E507), not again here
         more = [d for d in more if not (d.code == "E321" and d.pos in explained)] + dangling
@@ -575,6 +577,7 @@ def _compile(
     diagnostics += _at_the_change(more, bases, [*removals, *patches], merged.changes, ruleset)
     title = manifest.fields.get("title")
     version = manifest.fields.get("version")
+    license = manifest.fields.get("license")
     layer = merge.Layer(
         manifest.id,
         tuple(merged.entities),
@@ -595,6 +598,7 @@ def _compile(
         dict(merged.origin),
         merged.changes,
         layer,
+        license if isinstance(license, str) else None,
     )
     return result, diagnostics
 

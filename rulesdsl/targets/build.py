@@ -37,6 +37,7 @@ from rulesdsl.syntax.source import display_path, ruleset_root
 from rulesdsl.targets.html import site as html
 from rulesdsl.targets.javascript import module as javascript
 from rulesdsl.targets.python import package as python
+from rulesdsl.targets.python.wheel import build_wheel
 
 if sys.platform != "win32":
     import fcntl
@@ -410,3 +411,64 @@ def write_output(out: Path, files: Mapping[str, str], notify: Callable[[str], No
         where = f" ({display_path(Path(exc.filename))})" if exc.filename else ""
         raise OutputError(f"cannot write {display_path(out)}: {exc.strerror or exc}{where}") from exc
     return len(data) - len(same)
+
+
+# ---------------------------------------------------------------- wheels (--wheel-dir)
+
+
+def render_wheels(rulesets: tuple[CompiledRuleset, ...], files: Mapping[str, str]) -> dict[str, bytes]:
+    """A wheel per ruleset, by file name, from the packages render_all made (`files`)."""
+    wheels: dict[str, bytes] = {}
+    for ruleset in rulesets:
+        prefix = f"{ruleset.id}/"
+        package = {name.removeprefix(prefix): text for name, text in files.items() if name.startswith(prefix)}
+        name, data = build_wheel(ruleset, package)
+        wheels[name] = data
+    return dict(sorted(wheels.items()))
+
+
+def check_wheel_dir(folder: Path, out: Path) -> None:
+    """Refuse, before any work, a --wheel-dir that is a file, cannot be written, or lies inside --out (the next
+    build would replace it with the output tree)."""
+    where = _absolute(folder)
+    if Path(os.path.realpath(where)).is_relative_to(os.path.realpath(out)):
+        raise OutputError(
+            f"--wheel-dir {display_path(folder)} is inside --out {display_path(out)}, which every build replaces"
+        )
+    if not os.path.lexists(where):
+        _check_parent(where)  # created by the build, and nothing above it
+        return
+    if not where.is_dir():
+        raise OutputError(f"--wheel-dir {display_path(folder)} is a file, not a folder")
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write wheels to {display_path(folder)}: the folder is not writable")
+
+
+def write_wheels(folder: Path, wheels: Mapping[str, bytes]) -> int:
+    """Put the wheels in `folder` (made if missing); returns how many were written. A wheel whose bytes are
+    already there is left alone. Every changed wheel is written to a temporary file first and only then are
+    they renamed into place, each in one step: a failed write leaves each wheel old or new, never half."""
+    where = _absolute(folder)
+    staged: list[tuple[str, str]] = []
+    try:
+        where.mkdir(exist_ok=True)
+        umask = os.umask(0)
+        os.umask(umask)
+        for name, data in wheels.items():
+            with suppress(OSError):
+                if (where / name).read_bytes() == data:
+                    continue
+            fd, temporary = tempfile.mkstemp(dir=where, prefix=f".{name}.", suffix=".tmp")
+            staged.append((temporary, name))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.chmod(temporary, 0o666 & ~umask)
+        for temporary, name in staged:
+            os.replace(temporary, where / name)
+    except OSError as exc:
+        raise OutputError(f"cannot write wheels to {display_path(folder)}: {exc.strerror or exc}") from exc
+    finally:
+        for temporary, _ in staged:
+            with suppress(OSError):
+                os.unlink(temporary)  # only those not renamed: a failed write leaves no temporary file
+    return len(staged)

@@ -76,6 +76,12 @@ def _parser() -> argparse.ArgumentParser:
     build = add("build", "check the rules and write the Python packages and the HTML reference")
     build.add_argument("--out", type=Path, default=Path("generated"), help="output folder (default: generated/)")
     build.add_argument("--check", action="store_true", help="write nothing; exit 1 when the output on disk is stale")
+    build.add_argument(
+        "--wheel-dir",
+        type=Path,
+        metavar="DIR",
+        help="also write a wheel per ruleset (witcher-0.1.0-py3-none-any.whl) here",
+    )
     add(
         "export",
         "print the validated documents as one JSON object (--format yaml: as YAML; --format json: diagnostics "
@@ -190,6 +196,7 @@ def _run(args: argparse.Namespace) -> int:
 
         try:
             check_out(args.out, paths, writing=not args.check)
+            _check_wheel_dir(args)
         except OutputError as exc:
             raise UsageError(str(exc)) from None
     started = time.monotonic()
@@ -281,6 +288,16 @@ def _progress(command: str, started: float) -> Iterator[Stage]:
             sys.stderr.flush()
 
 
+def _check_wheel_dir(args: argparse.Namespace) -> None:
+    from rulesdsl.targets.build import check_wheel_dir
+
+    if args.wheel_dir is None:
+        return
+    if args.check:
+        raise UsageError("--wheel-dir writes wheels, and build --check writes nothing: give one or the other")
+    check_wheel_dir(args.wheel_dir, args.out)
+
+
 def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], started: float) -> int:
     from rulesdsl.targets.build import OutputError, recover_output, render_all, stale_files, write_output
 
@@ -293,8 +310,10 @@ def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], star
                 recover_output(out)  # a build killed mid-swap must not make the output look missing
                 stale = stale_files(out, files)
             else:
+                wheels = _wheels(args, rulesets, files)  # in memory before anything is written
                 stage("writing")
                 written = write_output(out, files, notify=lambda message: print(message, file=sys.stderr))
+                wheels_written = _write_wheels(args.wheel_dir, wheels)
     except OutputError as exc:
         raise UsageError(str(exc)) from None
     if args.check:
@@ -303,9 +322,24 @@ def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], star
         print(f"wrote {written} files to {out} ({len(files) - written} unchanged)")
     else:
         print(f"{out} is up to date ({len(files)} files); nothing written")
+    if args.wheel_dir is not None:
+        wheel_s = "wheel" if wheels_written == 1 else "wheels"
+        print(f"wrote {wheels_written} {wheel_s} to {args.wheel_dir} ({len(wheels) - wheels_written} unchanged)")
     if "site/index.html" in files:
         print(f"reference: {out / 'site' / 'index.html'}")
     return EXIT_OK
+
+
+def _wheels(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], files: dict[str, str]) -> dict[str, bytes]:
+    from rulesdsl.targets.build import render_wheels
+
+    return {} if args.wheel_dir is None else render_wheels(rulesets, files)
+
+
+def _write_wheels(folder: Path | None, wheels: dict[str, bytes]) -> int:
+    from rulesdsl.targets.build import write_wheels
+
+    return 0 if folder is None else write_wheels(folder, wheels)
 
 
 def _report_stale(out: Path, stale: list[str], total: int) -> int:

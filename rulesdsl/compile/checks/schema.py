@@ -18,6 +18,7 @@ from rulesdsl.compile.ir import Entity
 from rulesdsl.compile.jsonform import document, schema_of
 from rulesdsl.compile.kinds import Kind
 from rulesdsl.diagnostics import Diagnostic, error, naming_hint, suggest
+from rulesdsl.language.distributions import VERSION_PATTERN
 from rulesdsl.syntax.tree import Position
 
 if TYPE_CHECKING:  # jsonschema (and what it imports) is loaded only to explain a failure
@@ -146,6 +147,8 @@ def _pattern_hint(pattern: str) -> str | None:
         return "ids are snake_case: lower-case letters, digits and '_'"
     if pattern.startswith("^[A-Za-z]"):
         return "abbreviations are letters and digits, in any case (AGL, Ag)"
+    if pattern == VERSION_PATTERN:
+        return "a version as Python packages number them (PEP 440), e.g. 0.1.0, 1.0.0-beta.2, 2.0rc1 or 2.1.post1"
     return None
 
 

@@ -28,6 +28,7 @@ from rulesdsl.compile.lower import requirement_nodes
 from rulesdsl.compile.mechanics import records, under_bands
 from rulesdsl.diagnostics import Diagnostic, Suggestions, did_you_mean, error, naming_hint, suggest, warning
 from rulesdsl.language import fieldtypes as t
+from rulesdsl.language.distributions import is_distribution_name, is_license_expression
 from rulesdsl.language.names import slug
 from rulesdsl.runtime.core import RollBand, UnderMechanic
 from rulesdsl.syntax.tree import Position
@@ -111,7 +112,34 @@ def _check_package_name(ruleset_id: str, pos: Position) -> list[Diagnostic]:
                 f"choose another id, e.g. '{ruleset_id}_rules'",
             )
         ]
+    # An id is a slug, so this is only the name with no letter or digit at all (`_`); tests/test_wheels.py
+    # holds every other slug to be a distribution name already in its normal form.
+    if not is_distribution_name(ruleset_id):
+        return [
+            error(
+                "E304",
+                f"the ruleset id '{ruleset_id}' cannot name a Python distribution (a wheel)",
+                pos,
+                "a ruleset id begins and ends with a letter or a digit, e.g. 'marsh_folk'",
+            )
+        ]
     return []
+
+
+def check_license(manifest: ir.Entity) -> list[Diagnostic]:
+    """A manifest's `license` is an SPDX expression, as its wheel's License-Expression must be (PEP 639)."""
+    license = manifest.fields.get("license")
+    if not isinstance(license, str) or is_license_expression(license):
+        return []
+    return [
+        error(
+            "E307",
+            f"the licence '{license}' is not an SPDX licence expression",
+            manifest.position("license"),
+            "name it by its SPDX id (CC-BY-4.0, CC-BY-SA-4.0, MIT), join several with AND or OR, "
+            "or call a licence of your own LicenseRef-NAME",
+        )
+    ]
 
 
 # ---------------------------------------------------------------- references

@@ -44,7 +44,7 @@ from rulesdsl.compile.python_names import (
 )
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
-from rulesdsl.resources import RUNTIME
+from rulesdsl.resources import LICENSE, RUNTIME
 from rulesdsl.targets.labels import labels
 from rulesdsl.targets.templating import doc_line, environment, natural, py, template_context
 
@@ -1122,6 +1122,8 @@ def _runtime_files(with_lifepaths: bool, header_text: str) -> dict[str, str]:
     for name in ("__init__", "odds", "core", *(["lifepaths"] if with_lifepaths else [])):
         text = (RUNTIME_DIR / f"{name}.py").read_text(encoding="utf-8")
         files[f"_runtime/{name}.py"] = header_text + "\n" + text
+    # The runtime is rulesdsl's MIT-licensed code, copied: the licence asks for its notice to go with it.
+    files["_runtime/LICENSE"] = LICENSE.read_text(encoding="utf-8")
     return files
 
 
