@@ -167,6 +167,49 @@ def test_rename_an_entity_across_files(client: LspClient, workspace: Path, tmp_p
     assert "herding" in {ref.id for option in farmer.options for ref in option}  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(
+    ("kind", "name", "where", "new"),
+    [
+        ("skill", "Etiquette", "fen_nobility.rules", "Court Manners"),
+        ("skill", "Sorcery", "changes.rules", "Dark Arts"),  # named by a patch, and in a lifepath
+        ("spell", "Arcane Kindness", "changes.rules", "Kindly Arcana"),  # named by a removal
+    ],
+)
+def test_rename_reaches_the_rulesets_that_extend_it(
+    client: LspClient, workspace: Path, tmp_path: Path, kind: str, name: str, where: str, new: str
+) -> None:
+    """Issue 22: renaming a Burning Wheel entity left Fenmark (which extends it) naming the old one."""
+    relative = Path("rules/burning_wheel/spells.rules" if kind == "spell" else SKILLS)
+    uri, text = open_file(client, workspace, relative)
+    try:
+        edit = client.request(
+            "textDocument/rename", {**doc(uri, at(text, f'{kind} "{name}"', len(kind) + 3)), "newName": new}
+        )
+        changes = edit["changes"]
+        fenmark = (workspace / "rules" / "fenmark").resolve()
+        assert uri_of(fenmark / where) in changes
+        copy = tmp_path / "rules"
+        shutil.copytree(workspace / "rules", copy)
+        for changed_uri, edits in changes.items():
+            assert len({json.dumps(e["range"], sort_keys=True) for e in edits}) == len(edits)  # each place once
+            path = copy / Path(changed_uri.removeprefix("file://")).relative_to((workspace / "rules").resolve())
+            path.write_text(apply(path.read_text(encoding="utf-8"), edits), encoding="utf-8")
+        compilation = compile_paths([copy / "fenmark"])
+        assert compilation.ok, [d.message for d in compilation.diagnostics][:3]
+        renamed = {r.id: r for r in compilation.rulesets}
+        new_id, old_id = new.lower().replace(" ", "_"), name.lower().replace(" ", "_")
+        assert old_id not in renamed["burning_wheel"].entities[kind]
+        assert new_id in renamed["burning_wheel"].entities[kind]
+        changed = (copy / "fenmark" / where).read_text(encoding="utf-8")
+        assert name not in changed and new in changed
+        if kind == "spell":  # removed in Fenmark, under its new name
+            assert new_id not in renamed["fenmark"].entities[kind]
+        else:
+            assert new_id in renamed["fenmark"].entities[kind]
+    finally:
+        close_text(client, uri)
+
+
 def apply(text: str, edits: list[dict[str, Any]]) -> str:
     lines = text.split("\n")
     offsets = [0]

@@ -17,7 +17,7 @@ import gc
 import html
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, assert_never, cast
@@ -47,7 +47,7 @@ from rulesdsl.language.fieldtypes import RequirementType, referenced_kinds
 from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.parse import ran_on_hint
-from rulesdsl.syntax.source import MANIFEST, SUFFIX, is_source, ruleset_root
+from rulesdsl.syntax.source import MANIFEST, SUFFIX, discover, is_source, ruleset_root
 from rulesdsl.syntax.written import quote
 from rulesdsl.tools.fmt import NotFormatted, format_text, written_name
 from rulesdsl.tools.locate import (
@@ -249,6 +249,18 @@ class Analyser:
         snapshot = self._snapshot(root, texts, compilation, mapping)
         self.snapshots[root] = snapshot
         return snapshot
+
+    def others(self, root: Path, folders: Iterable[Path]) -> list[Snapshot]:
+        """The other rulesets of the workspace, analysed: those under its folders and where bases are looked
+        for, and (when no folder holds the ruleset from above, as when the editor opened the ruleset's own
+        folder) those beside it, where a homebrew that extends it usually is."""
+        root = root.resolve()
+        folders = [f.resolve() for f in folders]
+        if not any(root.is_relative_to(f) and root != f for f in folders):
+            folders.append(root.parent)
+        found, _ = discover([f for f in dict.fromkeys([*folders, *self.bases]) if f.is_dir()], self.open)
+        analysed = (self.analyse(r.root / MANIFEST) for r in found if r.root.resolve() != root)
+        return [snapshot for snapshot in analysed if snapshot is not None]
 
     def _snapshot(
         self, root: Path, texts: dict[Path, str], compilation: Compilation, mapping: dict[str, Path]
@@ -597,9 +609,13 @@ def _broken_symbol(found: Statement, text: str) -> lsp.DocumentSymbol:
     return lsp.DocumentSymbol(label, symbol_kind, to_range(found.span, text), to_range(selection, text), detail=detail)
 
 
-def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str) -> lsp.WorkspaceEdit | None:
+def rename(
+    snapshot: Snapshot, path: Path, line: int, column: int, new_name: str, others: Iterable[Snapshot] = ()
+) -> lsp.WorkspaceEdit | None:
     """Give an entity a new name: its header and every reference that names it by name (or by the id
-    the old name made) are rewritten, in every file; references by explicit id or alias still hold."""
+    the old name made) are rewritten, in every file of its ruleset and of `others` (the workspace's other
+    rulesets: those that extend its ruleset hold it too, and name it in their references, patches and
+    removals); references by explicit id or alias still hold."""
     target = _target_here(snapshot, path, line, column)
     if target is None or not new_name.strip():
         return None
@@ -612,18 +628,48 @@ def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str
     explicit_id = header is not None and header.id is not None and header.name is not None
     if not explicit_id:
         old.add(entity.id)
-    changes: dict[str, list[lsp.TextEdit]] = {}
+    edits: dict[tuple[str, int, int, int, int], lsp.TextEdit] = {}  # one edit per place, however many rulesets see it
+
+    def edit(where: Path, pos: m.Position, new_text: str, text: str) -> None:
+        key = (uri_of(where), pos.line, pos.column, pos.end_line, pos.end_column)
+        edits.setdefault(key, lsp.TextEdit(to_range(pos, text), new_text))
+
     if header is not None:
         written = header.name or header.id
         assert written is not None
         new_text = quote(new_name) if header.name is not None else written_name(new_name)
-        changes.setdefault(uri_of(file), []).append(lsp.TextEdit(to_range(written.pos, snapshot.texts[file]), new_text))
-    for where, other in snapshot.targets():
-        if (other.kind, other.id) != (target.kind, target.id) or other.defining or slug(other.text) not in old:
-            continue
-        edit = lsp.TextEdit(to_range(other.pos, snapshot.texts.get(where, "")), written_name(new_name))
-        changes.setdefault(uri_of(where), []).append(edit)
+        edit(file, written.pos, new_text, snapshot.texts[file])
+    for seen in (snapshot, *others):
+        if file not in seen.mapping.values():
+            continue  # a ruleset that does not build on the entity's
+        same = seen.entity(target.kind, target.id)
+        if same is not None and (seen.real(same.file) != file or same.id_pos != entity.id_pos):
+            continue  # its own entity of that id
+        named = seen.targets() if same is not None else iter(())  # a ruleset that removed it names it there only
+        for where, other in (*named, *_change_targets(seen)):
+            if (other.kind, other.id) != (target.kind, target.id) or other.defining or slug(other.text) not in old:
+                continue
+            edit(where, other.pos, written_name(new_name), seen.texts.get(where, ""))
+    changes: dict[str, list[lsp.TextEdit]] = {}
+    for (uri, *_), found in sorted(edits.items()):
+        changes.setdefault(uri, []).append(found)
     return lsp.WorkspaceEdit(changes=changes)
+
+
+def _change_targets(snapshot: Snapshot) -> Iterator[tuple[Path, Target]]:
+    """What the ruleset's patches and removals name (`patch skill Sorcery`): read from the statements."""
+    if snapshot.ruleset is None:
+        return
+    changes = snapshot.ruleset.changes
+    for change in (*changes.patched, *changes.removed):
+        file = snapshot.real(change.pos.file) if change.pos is not None else None
+        if file is None or change.pos is None:
+            continue
+        found = statement_at(parsed(file, snapshot.texts.get(file, "")), change.pos.line, change.pos.column)
+        if found is not None and isinstance(found.node, m.Patch | m.Removal):
+            named = found.node.target
+            text = named.value if isinstance(named, m.String) else named.text
+            yield file, Target(change.kind, change.id, named.pos, text, False)
 
 
 def _header_of(snapshot: Snapshot, entity: ir.Entity, file: Path) -> m.Block | None:
@@ -1074,7 +1120,12 @@ def make_server() -> RulesServer:
         path, snapshot, line, column = located(params)
         if snapshot is None:
             return None
-        return ls.safely(lambda: rename(snapshot, path, line, column, params.new_name))
+        folders = [path_of(f.uri) for f in ls.workspace.folders.values()]
+        if ls.workspace.root_path:
+            folders.append(Path(ls.workspace.root_path))
+        return ls.safely(
+            lambda: rename(snapshot, path, line, column, params.new_name, ls.analyser.others(snapshot.root, folders))
+        )
 
     @feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
     def act(ls: RulesServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
