@@ -114,7 +114,8 @@ def test_completion_offers_fields_per_kind_and_names_of_the_declared_kind(client
     labels = {i["label"] for i in items}
     assert {"Farming", "Animal Husbandry", "Sword"} <= labels
     assert "Hoarding" not in labels  # a trait, not a skill
-    assert {i["insertText"] for i in items if i["label"] == "Animal Husbandry"} == {'"Animal Husbandry"'}
+    assert {i["textEdit"]["newText"] for i in items if i["label"] == "Animal Husbandry"} == {'"Animal Husbandry"'}
+    assert not [i for i in items if "insertText" in i]  # a client that inserts it at its own word start doubles
     blank = at(edited, "skills: 3 pts: \n  \n", len("skills: 3 pts: \n  "))
     fields = {i["label"] for i in client.request("textDocument/completion", doc(uri, blank))["items"]}
     assert {"skills", "traits", "resources", "leads", "requires", "source"} <= fields
@@ -516,6 +517,51 @@ def test_completion_after_a_typed_quote_inserts_the_name_once_quoted(
         edited = apply(text, [husbandry["textEdit"]])
         assert '  skills: 3 pts: "Animal Husbandry"\n' in edited
         assert "time" not in {i["label"] for i in items}
+    finally:
+        close_text(client, uri)
+
+
+HEAD = 'lifepath "Tester Q" {\n  time: 3 yrs  resources: 1  setting: peasant\n'
+QUOTED_LAYOUTS = {  # what is typed, | the cursor -> the line once the completion is taken
+    "partial words": (HEAD + '  skills: 3 pts: "Animal Hus|\n}\n', '  skills: 3 pts: "Animal Husbandry"'),
+    "closed, cursor inside": (HEAD + '  skills: 3 pts: "Anim|al Hu"\n}\n', '  skills: 3 pts: "Animal Husbandry"'),
+    "after a comma": (HEAD + '  skills: 3 pts: Farming, "Anim|\n}\n', '  skills: 3 pts: Farming, "Animal Husbandry"'),
+    "after or": (HEAD + '  skills: 3 pts: Farming or "Anim|"\n}\n', '  skills: 3 pts: Farming or "Animal Husbandry"'),
+    "continued line": (HEAD + '  skills: 3 pts: Farming,\n    "Anim|\n}\n', '    "Animal Husbandry"'),
+    "one-line block": (
+        'lifepath "Tester Q" { time: 3 yrs  setting: peasant  skills: 3 pts: "Anim| }\n',
+        'lifepath "Tester Q" { time: 3 yrs  setting: peasant  skills: 3 pts: "Animal Husbandry" }',
+    ),
+    "one-line, closed": (
+        'lifepath "Tester Q" { time: 3 yrs  setting: peasant  traits: 1 pt: "Hoa|" }\n',
+        'lifepath "Tester Q" { time: 3 yrs  setting: peasant  traits: 1 pt: "Hoarding" }',
+    ),
+    "requirement": (HEAD + '  requires: "Born Pea|" or Farmer\n}\n', '  requires: "Born Peasant" or Farmer'),
+    "trait requirement": (HEAD + '  requires: trait "Hoa|\n}\n', '  requires: trait "Hoarding"'),
+    "patch header": ('patch lifepath "Born Pea|" { resources: 3 }\n', 'patch lifepath "Born Peasant" { resources: 3 }'),
+    "no quote typed": (HEAD + "  skills: 3 pts: Anim|\n}\n", '  skills: 3 pts: "Animal Husbandry"'),
+    "words, no quote": (HEAD + "  skills: 3 pts: Animal Hus|\n}\n", '  skills: 3 pts: "Animal Husbandry"'),
+}
+
+
+@pytest.mark.parametrize(("typed", "line"), list(QUOTED_LAYOUTS.values()), ids=list(QUOTED_LAYOUTS))
+def test_completion_never_doubles_what_was_typed(client: LspClient, workspace: Path, typed: str, line: str) -> None:
+    """Issue 22: the completion's textEdit replaces the quote and the partial name, whatever the layout; there
+    is no insertText, which a client (Neovim's omnifunc) would insert after the quote at its own word's start."""
+    text = typed.replace("|", "")
+    uri = open_text(client, workspace, SCRATCH, text)
+    try:
+        label = line.split('"')[-2]
+        items = client.request("textDocument/completion", doc(uri, at(typed, "|")))["items"]
+        [item] = [i for i in items if i["label"] == label]
+        assert "insertText" not in item
+        edited = apply(text, [item["textEdit"]])
+        row = at(typed, "|")["line"]
+        assert edited.split("\n")[row] == line
+        assert (
+            edited.split("\n")[:row] + edited.split("\n")[row + 1 :]
+            == text.split("\n")[:row] + text.split("\n")[row + 1 :]
+        )
     finally:
         close_text(client, uri)
 

@@ -18,7 +18,7 @@ import html
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, assert_never, cast
 from urllib.parse import unquote, urlparse
@@ -386,18 +386,49 @@ def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[
             place.word is None or place.word[0] not in KEYS
         )
         first_keys = _in_row(snapshot, source, place, Cell(True, 0), where) if row_start else []
-        return first_keys + [
-            lsp.CompletionItem(
-                label=f.name,
-                kind=lsp.CompletionItemKind.Field,
-                detail=f"{kind.name} field" + ("" if f.optional else " (required)"),
-                documentation=f.doc,
-                insert_text=f"{f.name}: ",
-                text_edit=lsp.TextEdit(where, f.name if place.word and place.word[0] in KEYS else f"{f.name}: "),
-            )
-            for f in kind.fields.values()
-        ]
+        return (
+            first_keys
+            + _spaced_names(snapshot, source, place, kind, text)
+            + [
+                lsp.CompletionItem(
+                    label=f.name,
+                    kind=lsp.CompletionItemKind.Field,
+                    detail=f"{kind.name} field" + ("" if f.optional else " (required)"),
+                    documentation=f.doc,
+                    text_edit=lsp.TextEdit(where, f.name if place.word and place.word[0] in KEYS else f"{f.name}: "),
+                )
+                for f in kind.fields.values()
+            ]
+        )
     return _entities(snapshot, wanted, place, where)
+
+
+def _spaced_names(
+    snapshot: Snapshot, source: m.SourceFile, place: Place, kind: Kind, text: str
+) -> list[lsp.CompletionItem]:
+    """`skills: 3 pts: Animal Hus`: a name with spaces typed without its quotes reads as a name and then a
+    field's key. The names of the field's kinds that begin with those words replace all of them, quoted."""
+    word = place.word
+    statement = place.statement
+    if word is None or word[0] != "NAME" or statement is None:
+        return []
+    toks = lenient_tokens(source.text)[statement.first : statement.end]
+    at = toks.index(word) if word in toks else -1
+    first = at
+    while first > 0 and toks[first - 1][0] == "NAME" and toks[first - 1][2] == word[2]:
+        if _end_of(toks[first - 1]) + 1 != toks[first][3]:
+            break  # names one space apart only: `Animal Hus`
+        first -= 1
+    if first in (at, -1):
+        return []
+    typed = " ".join(t[1] for t in toks[first:at]) + " " + place.typed
+    where = lsp.Range(to_position(word[2], toks[first][3], text), to_position(word[2], word[3] + len(word[1]), text))
+    wanted = _wanted(snapshot, replace(place, key_position=False), kind)
+    return [
+        item
+        for item in _entities(snapshot, wanted, replace(place, quoted=False), where)
+        if item.label.lower().startswith(typed.lower())
+    ]
 
 
 def _entities(snapshot: Snapshot, wanted: list[str], place: Place, where: lsp.Range) -> list[lsp.CompletionItem]:
@@ -414,7 +445,6 @@ def _entities(snapshot: Snapshot, wanted: list[str], place: Place, where: lsp.Ra
                     label=entity.name,
                     kind=lsp.CompletionItemKind.Reference,
                     detail=f"{target} {entity.id}",
-                    insert_text=written,
                     filter_text='"' + entity.name if place.quoted else entity.name,
                     text_edit=lsp.TextEdit(where, written),
                 )
@@ -476,7 +506,6 @@ def _in_row(
             label=name,
             kind=lsp.CompletionItemKind.Value,
             detail="key" if cell.keys else "cell",
-            insert_text=quote(name) if place.quoted else written,
             filter_text='"' + name if place.quoted else name,
             text_edit=lsp.TextEdit(where, quote(name) if place.quoted else written),
         )
