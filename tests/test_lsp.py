@@ -513,7 +513,7 @@ def test_completion_after_a_typed_quote_inserts_the_name_once_quoted(
     try:
         where = at(text, '"Anim', len('"Anim'))
         items = client.request("textDocument/completion", doc(uri, where))["items"]
-        [husbandry] = [i for i in items if i["label"] == "Animal Husbandry"]
+        [husbandry] = [i for i in items if i["label"] == '"Animal Husbandry"']  # as it is written after a quote
         edited = apply(text, [husbandry["textEdit"]])
         assert '  skills: 3 pts: "Animal Husbandry"\n' in edited
         assert "time" not in {i["label"] for i in items}
@@ -546,15 +546,16 @@ QUOTED_LAYOUTS = {  # what is typed, | the cursor -> the line once the completio
 
 @pytest.mark.parametrize(("typed", "line"), list(QUOTED_LAYOUTS.values()), ids=list(QUOTED_LAYOUTS))
 def test_completion_never_doubles_what_was_typed(client: LspClient, workspace: Path, typed: str, line: str) -> None:
-    """Issue 22: the completion's textEdit replaces the quote and the partial name, whatever the layout; there
-    is no insertText, which a client (Neovim's omnifunc) would insert after the quote at its own word's start."""
+    """Issue 22: the completion's textEdit replaces the quote and the partial name, whatever the layout, and
+    leaves a quote the editor closed; no insertText (a client would insert it after the quote, at its own
+    word's start) and no filterText (Neovim 0.7's omnifunc then starts where the edit starts)."""
     text = typed.replace("|", "")
     uri = open_text(client, workspace, SCRATCH, text)
     try:
-        label = line.split('"')[-2]
+        name = line.split('"')[-2]
         items = client.request("textDocument/completion", doc(uri, at(typed, "|")))["items"]
-        [item] = [i for i in items if i["label"] == label]
-        assert "insertText" not in item
+        [item] = [i for i in items if i["label"].strip('"') == name]
+        assert "insertText" not in item and "filterText" not in item
         edited = apply(text, [item["textEdit"]])
         row = at(typed, "|")["line"]
         assert edited.split("\n")[row] == line
@@ -804,8 +805,8 @@ def test_completion_in_a_table_row(client: LspClient, workspace: Path) -> None:
         edited = TABLE.replace("V, 1 -> ", 'V, 1 -> Sword, "')
         change(client, uri, edited, 2)
         notes = client.request("textDocument/completion", doc(uri, at(edited, 'Sword, "', len('Sword, "'))))["items"]
-        assert {i["label"] for i in notes} == {"Good one", "plain"}
-        [plain] = [i for i in notes if i["label"] == "plain"]
+        assert {i["label"] for i in notes} == {'"Good one"', '"plain"'}
+        [plain] = [i for i in notes if i["label"] == '"plain"']
         assert apply(edited, [plain["textEdit"]]).count('Sword, "plain"') == 1
         edited = TABLE.replace("V, 1 -> ", "V, 1 -> Sword, plain, ")
         change(client, uri, edited, 3)

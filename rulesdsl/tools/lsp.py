@@ -336,13 +336,16 @@ def _kind_of(snapshot: Snapshot, statement: Statement) -> Kind | None:
 
 def _typed_range(place: Place, line: int, column: int, text: str) -> lsp.Range:
     """What a completion replaces: the word (a key's name, a whole string) the cursor is in; an
-    unterminated string up to the cursor; nothing, at the cursor."""
+    unterminated string up to the cursor; a closed one the cursor is in up to its closing quote (which
+    stays); nothing, at the cursor."""
     start = end = column
     word = place.word
     if word is not None:
         start = word[3]
         if word[0] in KEYS:
             end = start + len(key_name(word))
+        elif word[0] == "STRING" and place.quoted:
+            end = start + len(word[1]) - 1  # up to the string's closing quote, which stays
         elif word[0] != OPEN_STRING:
             end = start + len(word[1])
     return lsp.Range(to_position(line, start, text), to_position(line, end, text))
@@ -438,18 +441,30 @@ def _entities(snapshot: Snapshot, wanted: list[str], place: Place, where: lsp.Ra
         for entity in sorted(
             (snapshot.ruleset.entities.get(target, {}) if snapshot.ruleset else {}).values(), key=lambda e: e.name
         ):
-            # after a typed quote the name goes inside that string (quoted again, never twice)
-            written = quote(entity.name) if place.quoted else written_name(entity.name)
             items.append(
                 lsp.CompletionItem(
-                    label=entity.name,
+                    label=_label(entity.name, place),
                     kind=lsp.CompletionItemKind.Reference,
                     detail=f"{target} {entity.id}",
-                    filter_text='"' + entity.name if place.quoted else entity.name,
-                    text_edit=lsp.TextEdit(where, written),
+                    text_edit=lsp.TextEdit(where, _written(entity.name, place) or written_name(entity.name)),
                 )
             )
     return items
+
+
+# After a typed quote, a name is written inside that string, its quote never doubled. The label is the name
+# as quoted then, and there is no filterText: a client filters what is typed from the edit's start (the quote)
+# by it, and Neovim 0.7's omnifunc starts the completion where the edit does only for items without one.
+def _label(name: str, place: Place) -> str:
+    return quote(name) if place.quoted else name
+
+
+def _written(name: str, place: Place) -> str | None:
+    """The name written over a typed quote and what follows it up to the cursor's string's end: the string
+    closed, unless the editor has already closed it (the edit stops before that quote). None: no quote typed."""
+    if not place.quoted:
+        return None
+    return quote(name)[:-1] if place.word is not None and place.word[0] == "STRING" else quote(name)
 
 
 def _in_header(
@@ -503,11 +518,10 @@ def _in_row(
                 names.setdefault(tok[1], tok[1][1:-1] if tok[0] == "STRING" else tok[1])
     return [
         lsp.CompletionItem(
-            label=name,
+            label=_label(name, place),
             kind=lsp.CompletionItemKind.Value,
             detail="key" if cell.keys else "cell",
-            filter_text='"' + name if place.quoted else name,
-            text_edit=lsp.TextEdit(where, quote(name) if place.quoted else written),
+            text_edit=lsp.TextEdit(where, _written(name, place) or written),
         )
         for written, name in sorted(names.items(), key=lambda item: item[1])
     ]
