@@ -1,5 +1,6 @@
-"""The editor support shipped in editors/: a TextMate grammar that cannot drift from the language, and
-a VS Code extension whose files fit together."""
+"""The editor support shipped in editors/: a TextMate grammar and a Vim syntax file that cannot drift from
+the language, a Vim runtime folder that Vim and Neovim load, and a VS Code extension whose files fit
+together."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -18,6 +20,7 @@ from .conftest import ROOT
 
 EDITORS = ROOT / "editors"
 VSCODE = EDITORS / "vscode"
+VIM = EDITORS / "vim"
 
 
 def generator() -> ModuleType:
@@ -88,3 +91,103 @@ def test_the_extension_script_parses() -> None:
     assert node is not None
     result = subprocess.run([node, "--check", str(VSCODE / "extension.js")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_committed_vim_syntax_is_what_the_language_generates() -> None:
+    committed = (VIM / "syntax" / "rules.vim").read_text(encoding="utf-8")
+    assert committed == generator().render_vim(), "run: python editors/make_grammar.py"
+
+
+def test_every_word_of_the_grammar_is_highlighted_in_vim() -> None:
+    words = generator().grammar_words(GRAMMAR_PATH.read_text(encoding="utf-8"))
+    syntax = (VIM / "syntax" / "rules.vim").read_text(encoding="utf-8")
+    for word in words:
+        assert re.search(rf"[(|]{word}\\[|)]", syntax), word
+
+
+SAMPLE = """\
+# a comment
+lifepath farmer "Farmer" {
+  time: 8 yrs  resources: 3  born: yes
+  skills: 4 pts: Farming, "Animal Husbandry"
+  requires: any lifepath tagged peasant or not age > 40
+  note: "say \\"hi\\" # not a comment"  # said
+}
+patch skill Sorcery { tools: yes }
+kind career "Careers" { ranks: ref table  max_terms: int = 7 }
+table t { roll: 2d6  columns: a, b(int)
+  2 -> "x", floor(3 / 2) @ "p. 1"
+}
+"""
+
+# what a word of SAMPLE is highlighted as (its first character's syntax group)
+GROUPS = {
+    "# a comment": "rulesComment",
+    "lifepath farmer": "rulesHeader",
+    'farmer "Farmer"': "rulesEntityId",
+    '"Farmer"': "rulesString",
+    "time:": "rulesField",
+    "yes\n": "rulesConstant",
+    "4 pts:": "rulesPoints",
+    '"Animal': "rulesString",
+    "any ": "rulesOperatorWord",
+    "tagged": "rulesOperatorWord",
+    "40": "rulesNumber",
+    '\\"hi': "rulesEscape",
+    "# not a comment": "rulesString",
+    "# said": "rulesComment",
+    "patch": "rulesDeclaration",
+    "skill Sorcery": "rulesDeclared",
+    "table  max": "rulesKindRef",
+    "int =": "rulesFieldType",
+    "2d6": "rulesDice",
+    "->": "rulesArrow",
+    "floor": "rulesFunction",
+    "@": "rulesSource",
+}
+
+
+def syntax_groups(editor: str, folder: Path) -> list[str]:
+    """Open SAMPLE in `editor` (no user configuration, editors/vim on the runtimepath) and say its filetype,
+    comment format, last error, and the syntax group of each GROUPS word."""
+    sample, out, script = folder / "sample.rules", folder / "out.txt", folder / "probe.vim"
+    sample.write_text(SAMPLE, encoding="utf-8")
+    places = []
+    for needle in GROUPS:
+        index = SAMPLE.index(needle)
+        places.append(f"[{SAMPLE.count(chr(10), 0, index) + 1}, {index - SAMPLE.rfind(chr(10), 0, index)}]")
+    script.write_text(
+        "\n".join(
+            [
+                f"set runtimepath^={VIM}",
+                "filetype plugin on",
+                "syntax on",
+                f"edit {sample}",
+                "let out = [&filetype, &commentstring, v:errmsg]",
+                f"for [l, c] in [{', '.join(places)}]",
+                "  call add(out, synIDattr(synID(l, c, 1), 'name'))",
+                "endfor",
+                f"call writefile(out, '{out}')",
+                "qa!",
+            ]
+        ),
+        encoding="utf-8",
+    )
+    command = {
+        "nvim": ["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-n", "-S", str(script)],
+        "vim": ["vim", "-Es", "-u", "NONE", "-i", "NONE", "-N", "-n", "-S", str(script)],
+    }[editor]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=folder)
+    assert result.returncode == 0 and not result.stderr.strip(), result.stderr
+    return out.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+@pytest.mark.parametrize("editor", ["nvim", "vim"])
+def test_vim_and_neovim_load_the_syntax_file_and_highlight(editor: str, tmp_path: Path) -> None:
+    """Issue 22: no highlighting in Neovim. editors/vim (ftdetect, ftplugin, syntax) loads without an error
+    in Debian's Vim and Neovim (0.7), whichever is installed; *.rules is detected (not Snort's 'hog')."""
+    if shutil.which(editor) is None:
+        pytest.skip(f"{editor} is not installed")
+    filetype, commentstring, error, *groups = syntax_groups(editor, tmp_path)
+    assert (filetype, commentstring, error) == ("rules", "# %s", "")
+    assert dict(zip(GROUPS, groups, strict=True)) == GROUPS
