@@ -159,7 +159,8 @@ def render_vim() -> str:
         r'syntax match rulesArrow "->"',
         r'syntax match rulesSource "@"',
         '" KIND [id] ["Name"] {',
-        r'syntax match rulesHeader "^\s*\zs\h\w*\ze\%(\s\+\h[[:alnum:]_-]*\)\=\s*[\"{]" nextgroup=rulesEntityId skipwhite',
+        r'syntax match rulesHeader "^\s*\zs\h\w*\ze\%(\s\+\h[[:alnum:]_-]*\)\=\s*[\"{]"'
+        " nextgroup=rulesEntityId skipwhite",
         r'syntax match rulesEntityId "\h[[:alnum:]_-]*\ze\s*[\"{]" contained',
         f'syntax match rulesDeclaration "^\\s*\\%({_vim_words(declaration_words)}\\s\\+\\)\\+" nextgroup=rulesDeclared',
         r'syntax match rulesDeclared "\h\w*" contained',
