@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from types import ModuleType
 
@@ -191,3 +194,55 @@ def test_vim_and_neovim_load_the_syntax_file_and_highlight(editor: str, tmp_path
     filetype, commentstring, error, *groups = syntax_groups(editor, tmp_path)
     assert (filetype, commentstring, error) == ("rules", "# %s", "")
     assert dict(zip(GROUPS, groups, strict=True)) == GROUPS
+
+
+def readme_block(marker: str) -> str:
+    """The fenced block of the README that follows `<!-- marker: ... -->`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(rf"<!-- {marker}:[^\n]*-->\n\s*```\w*\n(.*?)\n\s*```", readme, re.S)
+    assert found is not None, marker
+    return textwrap.dedent(found.group(1))
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="nvim is not installed")
+def test_the_readmes_neovim_setup_works_in_the_installed_neovim(tmp_path: Path) -> None:
+    """Issue 22: the README asked for Neovim 0.10 (vim.lsp.start, vim.fs.root); Debian ships 0.7. Its
+    set-up, as written, starts the server in the installed Neovim, which then answers: go to definition
+    lands on the skill, and the buffer is highlighted as rules."""
+    folder = tmp_path / "rules" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "ruleset.rules").write_text('ruleset demo { title: "Demo"  version: "0.1.0" }\n', encoding="utf-8")
+    (folder / "skills.rules").write_text("skill Fishing { root: perception  type: peasant }\n", encoding="utf-8")
+    lifepath = 'lifepath "Eel Catcher" { time: 5 yrs  resources: 6  skills: 5 pts: Fishing }\n'
+    (folder / "catch.rules").write_text(lifepath, encoding="utf-8")
+    init = tmp_path / "init.lua"
+    init.write_text(f'vim.opt.runtimepath:append("{VIM}")\n' + readme_block("neovim-setup") + "\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    probe = tmp_path / "probe.lua"
+    probe.write_text(
+        f"""
+vim.cmd("edit {folder / "catch.rules"}")
+local ready = vim.wait(30000, function()
+  local clients = vim.lsp.buf_get_clients(0)
+  return next(clients) ~= nil and select(2, next(clients)).initialized
+end, 100)
+local answers = vim.lsp.buf_request_sync(0, "textDocument/definition", {{
+  textDocument = {{ uri = vim.uri_from_bufnr(0) }}, position = {{ line = 0, character = {lifepath.index("Fishing") + 2} }},
+}}, 30000) or {{}}
+local target = ""
+for _, answer in pairs(answers) do
+  local result = answer.result and (answer.result[1] or answer.result)
+  if result and result.uri then target = result.uri .. ":" .. result.range.start.line end
+end
+vim.fn.writefile({{ tostring(ready), vim.bo.filetype, vim.bo.omnifunc, target, vim.v.errmsg }}, "{out}")
+vim.cmd("qa!")
+""",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    command = ["nvim", "--headless", "-u", str(init), "-i", "NONE", "-n", "-c", f"luafile {probe}"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert result.returncode == 0 and not result.stderr.strip(), result.stderr
+    ready, filetype, omnifunc, target, error = out.read_text(encoding="utf-8").split("\n")[:5]
+    assert (ready, filetype, omnifunc, error) == ("true", "rules", "v:lua.vim.lsp.omnifunc", "")
+    assert target == (folder / "skills.rules").resolve().as_uri() + ":0"

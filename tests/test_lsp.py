@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -544,11 +545,37 @@ QUOTED_LAYOUTS = {  # what is typed, | the cursor -> the line once the completio
 }
 
 
-@pytest.mark.parametrize(("typed", "line"), list(QUOTED_LAYOUTS.values()), ids=list(QUOTED_LAYOUTS))
-def test_completion_never_doubles_what_was_typed(client: LspClient, workspace: Path, typed: str, line: str) -> None:
+# Neovim 0.7's omnifunc (runtime/lua/vim/lsp.lua) cannot replace what follows the cursor, and keeps only items
+# whose text begins with what is typed from their start: these layouts it cannot complete as the edit says.
+NOT_IN_NEOVIM_07 = {"closed, cursor inside", "no quote typed", "words, no quote"}
+
+
+def neovim_07(line: str, cursor: int, row: int, items: list[dict[str, Any]], label: str) -> str | None:
+    """The line once Neovim 0.7's omnifunc has completed `label` there (None: it does not offer it). Its
+    start is the items' common textEdit start, counting only those without filterText (adjust_start_col),
+    else the start of the keyword before the cursor; it keeps the items whose text begins with what lies
+    between that start and the cursor, and puts the chosen one's text there."""
+    starts = {
+        i["textEdit"]["range"]["start"]["character"]
+        for i in items
+        if "filterText" not in i and "textEdit" in i and i["textEdit"]["range"]["start"]["line"] == row
+    }
+    keyword = re.search(r"[0-9A-Za-z_\u00c0-\u00ff]*$", line[:cursor])
+    assert keyword is not None
+    start = starts.pop() if len(starts) == 1 else keyword.start()
+    for item in items:
+        word = item.get("textEdit", {}).get("newText") or item.get("insertText") or item["label"]
+        if item["label"] == label and word.startswith(line[start:cursor]):
+            return line[:start] + word + line[cursor:]
+    return None
+
+
+@pytest.mark.parametrize("layout", list(QUOTED_LAYOUTS))
+def test_completion_never_doubles_what_was_typed(client: LspClient, workspace: Path, layout: str) -> None:
     """Issue 22: the completion's textEdit replaces the quote and the partial name, whatever the layout, and
     leaves a quote the editor closed; no insertText (a client would insert it after the quote, at its own
     word's start) and no filterText (Neovim 0.7's omnifunc then starts where the edit starts)."""
+    typed, line = QUOTED_LAYOUTS[layout]
     text = typed.replace("|", "")
     uri = open_text(client, workspace, SCRATCH, text)
     try:
@@ -557,8 +584,10 @@ def test_completion_never_doubles_what_was_typed(client: LspClient, workspace: P
         [item] = [i for i in items if i["label"].strip('"') == name]
         assert "insertText" not in item and "filterText" not in item
         edited = apply(text, [item["textEdit"]])
-        row = at(typed, "|")["line"]
+        row, cursor = at(typed, "|")["line"], at(typed, "|")["character"]
         assert edited.split("\n")[row] == line
+        if layout not in NOT_IN_NEOVIM_07:
+            assert neovim_07(text.split("\n")[row], cursor, row, items, item["label"]) == line
         assert (
             edited.split("\n")[:row] + edited.split("\n")[row + 1 :]
             == text.split("\n")[:row] + text.split("\n")[row + 1 :]
