@@ -227,7 +227,8 @@ local ready = vim.wait(30000, function()
   return next(clients) ~= nil and select(2, next(clients)).initialized
 end, 100)
 local answers = vim.lsp.buf_request_sync(0, "textDocument/definition", {{
-  textDocument = {{ uri = vim.uri_from_bufnr(0) }}, position = {{ line = 0, character = {lifepath.index("Fishing") + 2} }},
+  textDocument = {{ uri = vim.uri_from_bufnr(0) }},
+  position = {{ line = 0, character = {lifepath.index("Fishing") + 2} }},
 }}, 30000) or {{}}
 local target = ""
 for _, answer in pairs(answers) do
