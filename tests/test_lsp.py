@@ -630,7 +630,7 @@ def test_broken_buffers_answer_from_their_own_block(client: LspClient, workspace
     uri = open_text(client, workspace, SCRATCH, BROKEN)
     try:
         in_string = labels_at(client, uri, BROKEN, '"Farm', len('"Farm'))
-        assert "Farming" in in_string and "root" not in in_string
+        assert '"Farming"' in in_string and "root" not in in_string  # labelled as written after the quote
         next_block = labels_at(client, uri, BROKEN, "wise   }", len("wise "))
         assert {"root", "tools"} <= next_block and not {"time", "skills", "Farming"} & next_block
         unclosed_at_the_end = labels_at(client, uri, BROKEN, "Hoar\n", len("Hoar"))
