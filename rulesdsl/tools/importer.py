@@ -521,13 +521,6 @@ class Block:
         return self.fields[line - 1] if 0 < line <= len(self.fields) else None
 
 
-def block_text(kind: Kind, record: Any) -> str:
-    block = record_block(kind, record)
-    if block.problems:
-        raise Unmappable("; ".join(block.problems))
-    return block.text()
-
-
 def record_block(kind: Kind, record: Any) -> Block:
     """A record as a block of `kind`; a record that is not one at all raises Unmappable."""
     if not isinstance(record, Mapping):
