@@ -525,6 +525,7 @@ def test_completion_after_a_typed_quote_inserts_the_name_once_quoted(
 HEAD = 'lifepath "Tester Q" {\n  time: 3 yrs  resources: 1  setting: peasant\n'
 QUOTED_LAYOUTS = {  # what is typed, | the cursor -> the line once the completion is taken
     "partial words": (HEAD + '  skills: 3 pts: "Animal Hus|\n}\n', '  skills: 3 pts: "Animal Husbandry"'),
+    "a quote the editor closed": (HEAD + '  skills: 3 pts: "|"\n}\n', '  skills: 3 pts: "Animal Husbandry"'),
     "closed, cursor inside": (HEAD + '  skills: 3 pts: "Anim|al Hu"\n}\n', '  skills: 3 pts: "Animal Husbandry"'),
     "after a comma": (HEAD + '  skills: 3 pts: Farming, "Anim|\n}\n', '  skills: 3 pts: Farming, "Animal Husbandry"'),
     "after or": (HEAD + '  skills: 3 pts: Farming or "Anim|"\n}\n', '  skills: 3 pts: Farming or "Animal Husbandry"'),
