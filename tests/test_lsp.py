@@ -175,18 +175,19 @@ def test_rename_an_entity_across_files(client: LspClient, workspace: Path, tmp_p
         ("skill", "Etiquette", "fen_nobility.rules", "Court Manners"),
         ("skill", "Sorcery", "changes.rules", "Dark Arts"),  # named by a patch, and in a lifepath
         ("spell", "Arcane Kindness", "changes.rules", "Kindly Arcana"),  # named by a removal
+        ("skill", "Etiquette", "fen_nobility.rules", "Manners"),  # renamed where Fenmark names it
     ],
 )
 def test_rename_reaches_the_rulesets_that_extend_it(
     client: LspClient, workspace: Path, tmp_path: Path, kind: str, name: str, where: str, new: str
 ) -> None:
     """Issue 22: renaming a Burning Wheel entity left Fenmark (which extends it) naming the old one."""
+    from_fenmark = new == "Manners"
     relative = Path("rules/burning_wheel/spells.rules" if kind == "spell" else SKILLS)
-    uri, text = open_file(client, workspace, relative)
+    uri, text = open_file(client, workspace, Path("rules/fenmark") / where if from_fenmark else relative)
     try:
-        edit = client.request(
-            "textDocument/rename", {**doc(uri, at(text, f'{kind} "{name}"', len(kind) + 3)), "newName": new}
-        )
+        position = at(text, name, 2) if from_fenmark else at(text, f'{kind} "{name}"', len(kind) + 3)
+        edit = client.request("textDocument/rename", {**doc(uri, position), "newName": new})
         changes = edit["changes"]
         fenmark = (workspace / "rules" / "fenmark").resolve()
         assert uri_of(fenmark / where) in changes
