@@ -182,3 +182,87 @@ def test_a_file_nested_too_deeply_is_refused(cli: Cli, tmp_path: Path) -> None:
         source.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
         code, _, err = cli("import", str(source), "--kind", "skill")
         assert code == 1 and f"{source}: it is nested too deeply" in err, err
+
+
+GADGETS = """\
+kind gadget "Gadgets" {
+  works: bool
+  mode: one of true, false, maybe?
+  label: text?
+  rev: version?
+  code: word?
+  weight: number?
+}
+"""
+
+NATURAL = """\
+- name: Fishing
+  root: Perception
+  type: peasant
+  tools: yes
+- name: Trapping
+  root: [Perception, Agility]
+  type: 12
+  tools: No
+- name: Lamplighting
+  root: will
+  type: on
+  tools: on
+"""
+
+
+def test_yaml_as_people_write_it_imports_by_the_fields_type(cli: Cli, tmp_path: Path) -> None:
+    """Issue 22: `tools: yes` failed with "True is not a name". An unquoted yes, on, 12 or 1.10 means what
+    the field's declared type makes of it: an option or word as written, a boolean or a number as read."""
+    source = tmp_path / "skills.yaml"
+    source.write_text(NATURAL, encoding="utf-8")
+    out = tmp_path / "r" / "skills.rules"
+    folder = write_ruleset(tmp_path / "r", {})
+    code, _, err = cli("import", str(source), "--kind", "skill", "--out", str(out))
+    assert code == 0, err
+    text = out.read_text(encoding="utf-8")
+    assert 'skill "Fishing" {\n  root: Perception\n  type: peasant\n  tools: yes\n}' in text
+    assert '  type: "12"\n  tools: no\n' in text  # a number where a word goes; `No`, the option no
+    assert "  type: on\n  tools: yes\n" in text  # a word as written; for tools, on is the option yes
+    code, exported, err = cli("export", str(folder))
+    assert code == 0, err
+    skills = json.loads(exported)["rulesets"]["demo"]["skill"]
+    assert [skills[s]["tools"] for s in ("fishing", "trapping", "lamplighting")] == ["yes", "no", "yes"]
+    assert skills["lamplighting"]["type"] == "on"
+
+    write_ruleset(tmp_path / "g", {"kinds.rules": GADGETS})
+    gadgets = tmp_path / "gadgets.yaml"
+    gadgets.write_text(
+        "- {name: Lamp, works: on, mode: yes, label: 1.10, rev: 1.10, code: 0x1F, weight: 1.50}\n"
+        "- {name: Clock, works: no, mode: maybe, label: 1:30, code: yes}\n",
+        encoding="utf-8",
+    )
+    code, text, err = cli("import", str(gadgets), "--kind", "gadget", "--ruleset", str(tmp_path / "g"))
+    assert code == 0, err
+    assert 'works: yes\n  mode: true\n  label: "1.10"\n  rev: "1.10"\n  code: "0x1F"\n  weight: 1.5\n' in text
+    assert 'works: no\n  mode: maybe\n  label: "1:30"\n  code: "yes"\n' in text  # YAML 1.1 reads 1:30 as 90
+    as_json = tmp_path / "gadgets.json"
+    as_json.write_text('[{"name": "Lamp", "works": true, "mode": false, "rev": 1.10, "label": 2}]', encoding="utf-8")
+    code, text, err = cli("import", str(as_json), "--kind", "gadget", "--ruleset", str(tmp_path / "g"))
+    assert code == 0, err
+    assert 'works: yes\n  mode: false\n  label: "2"\n  rev: "1.10"\n' in text
+
+
+def test_every_field_that_cannot_be_mapped_is_named_and_nothing_is_written(cli: Cli, tmp_path: Path) -> None:
+    source = tmp_path / "skills.yaml"
+    source.write_text(
+        NATURAL
+        + "- {name: Odd, root: [will, 3], type: [a, b], tools: maybe}\n"
+        + "- {name: Costly, root: will, type: x, open_cost: 40}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "skills.rules"
+    code, _, err = cli("import", str(source), "--kind", "skill", "--out", str(out))
+    assert code == 1, err
+    problems = [line for line in err.splitlines() if line.startswith("rulesdsl import: ")]
+    assert problems[0] == "rulesdsl import: record 3: field 'type': ['a', 'b'] is not a name"
+    assert problems[1].startswith("rulesdsl import: record 3: field 'root': ")  # the compiler's, by its line
+    assert any(p.startswith("rulesdsl import: record 3: field 'tools': ") and "expendable" in p for p in problems)
+    assert any(p.startswith("rulesdsl import: record 4: field 'open_cost': ") and "10" in p for p in problems)
+    assert not [p for p in problems if "record 0" in p or "record 1" in p or "record 2" in p]
+    assert err.endswith("nothing written\n") and not out.exists() and list(tmp_path.iterdir()) == [source]

@@ -4,7 +4,12 @@ Each record becomes one block of the given kind; each value is written by the ty
 (the one source of truth), read either as plain data (`actions: 10`, `element: [anima, heart]`) or in the
 form `rulesdsl export` gives it (`{"text": "1d10", ...}`, requirement trees, table rows), so an export
 comes back as the same rules. Every block is then read back by the compiler (parse, lowering, schema):
-a record that cannot be mapped is reported with its index, and then nothing is written at all.
+a record that cannot be mapped is reported with its index and field, and then nothing is written at all.
+
+YAML as people write it: an unquoted `yes`, `on`, `12` or `1.10` is loaded as a `Spelt` string that also
+knows what YAML 1.1 reads it as (True, 12, 1.1). The field's declared type decides which one counts: a
+field whose values are words (`one of yes, no, expendable`, `word`, `ref`, `text`, `version`) takes it as
+written, any other (`bool`, `int`, a requirement) as the value.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from rulesdsl.compile.kinds import Kind, record_fields
 from rulesdsl.diagnostics import Diagnostic, render_json
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
+from rulesdsl.language.words import TRUTH_WORDS
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.written import quote
 from rulesdsl.tools.fmt import NotFormatted, format_text, written_name
@@ -40,9 +46,33 @@ class Unmappable(ValueError):
         return Unmappable(self.message, part + self.path)
 
 
-# What YAML 1.1 (PyYAML) reads as a boolean when unquoted, by the boolean: a word field or key given one of
-# them arrives as True or False, and only an option spelt like it says which word was meant.
-_YAML_BOOLEANS = {True: ("yes", "y", "true", "on"), False: ("no", "n", "false", "off")}
+class Spelt(str):
+    """An unquoted YAML scalar (or a JSON number) the loader read as a boolean or a number: the text as
+    written, and `value`, what it was read as. Which one a record means is up to the field's type."""
+
+    value: bool | int | float
+
+    def __new__(cls, text: str, value: bool | int | float) -> Spelt:
+        spelt = super().__new__(cls, text)
+        spelt.value = value
+        return spelt
+
+
+def _plain(value: Any) -> Any:
+    """`value` as YAML 1.1 reads it, every `Spelt` inside it replaced by its value: for the field types
+    that read numbers and booleans (and the export's forms of requirements, formulas and rows)."""
+    if isinstance(value, Spelt):
+        return value.value
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, Mapping):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    return value
+
+
+# What YAML 1.1 (PyYAML) reads as a boolean when unquoted, by the boolean: an option spelt like one of them
+# is the one meant when the file's own spelling is not an option (`tools: Yes`, `tools: on`).
+_YAML_BOOLEANS = {True: ("yes", "true", "on"), False: ("no", "false", "off")}
 
 
 def _not_a_name(value: Any, what: str = "a name") -> Unmappable:
@@ -54,10 +84,21 @@ def _not_a_name(value: Any, what: str = "a name") -> Unmappable:
     return Unmappable(f"{value!r} is not {what}{hint}")
 
 
-def _option_for(value: bool, options: tuple[str, ...]) -> str | None:
-    """The one option spelt like the boolean YAML read (`one of yes, no, partial` given `yes`: True)."""
-    spelt = [o for o in options if o.lower() in _YAML_BOOLEANS[value]]
+def _option_for(value: Any, options: tuple[str, ...]) -> str | None:
+    """The option a scalar names: the one spelt as written, else (a boolean) the one option spelt like a
+    boolean of that truth (`one of yes, no, partial` given `on` or JSON's `true`)."""
+    if isinstance(value, str) and value in options:
+        return str(value)
+    truth = value.value if isinstance(value, Spelt) else value
+    if not isinstance(truth, bool):
+        return None
+    spelt = [o for o in options if o.lower() in _YAML_BOOLEANS[truth]]
     return spelt[0] if len(spelt) == 1 else None
+
+
+def _option_text(option: str) -> str:
+    """An option as the rules write it: `tools: yes` bare (lowering reads a truth word as the option)."""
+    return option if option in TRUTH_WORDS else written_name(option)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +115,7 @@ def load_records(path: Path, kind: str) -> list[Any]:
     ruleset's records of `kind`). PyYAML's safe loader only: a data file never constructs objects."""
     text = path.read_text(encoding="utf-8")
     try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else _load_yaml(text)
+        data = _load_json(text) if path.suffix.lower() == ".json" else _load_yaml(text)
     except RecursionError:
         raise Unmappable("it is nested too deeply") from None
     if isinstance(data, Mapping) and isinstance(data.get("rulesets"), Mapping):
@@ -96,9 +137,15 @@ MAX_EXPANDED_VALUES = 2_000_000
 MAX_EXPANDED_BYTES = 64 << 20  # of the scalars' text
 
 
+def _load_json(text: str) -> Any:
+    """JSON, its numbers kept as written (`1.10` is a version to a text field, 1.1 to a number field)."""
+    return json.loads(text, parse_int=lambda s: Spelt(s, int(s)), parse_float=lambda s: Spelt(s, float(s)))
+
+
 def _load_yaml(text: str) -> Any:
     """PyYAML's safe loader, refusing (Unmappable) a document that expands past the limits above: the
-    composed node graph is walked with a budget before anything is constructed."""
+    composed node graph is walked with a budget before anything is constructed. An unquoted boolean or
+    number is loaded as a `Spelt`: what it reads as, and how it was written."""
     import yaml
 
     class BoundedLoader(yaml.SafeLoader):
@@ -106,6 +153,17 @@ def _load_yaml(text: str) -> Any:
             _check_expansion(node)
             return super().construct_document(node)
 
+    for tag, read in (
+        ("bool", yaml.SafeLoader.construct_yaml_bool),
+        ("int", yaml.SafeLoader.construct_yaml_int),
+        ("float", yaml.SafeLoader.construct_yaml_float),
+    ):
+
+        def spelt(loader: yaml.SafeLoader, node: yaml.ScalarNode, read: Any = read) -> Any:
+            value = read(loader, node)
+            return Spelt(node.value, value) if node.style is None else value
+
+        BoundedLoader.add_constructor(f"tag:yaml.org,2002:{tag}", spelt)
     return yaml.load(text, Loader=BoundedLoader)  # a SafeLoader: constructs no objects
 
 
@@ -292,11 +350,21 @@ def _columns(value: Any) -> str:
     return ", ".join(written)
 
 
+# The field types whose values are written words: a scalar YAML or JSON read as a boolean or a number is
+# taken as it was written. A bare boolean (JSON's, or from a caller's own YAML loader) has lost how it was
+# spelt, so only an option spelt like it is taken.
+_AS_WRITTEN = (t.TextType, t.MarkdownType, t.VersionType, t.EnumType, t.WordType, t.AbbreviationType, t.RefType)
+
+
 def value_text(field_type: t.FieldType, value: Any) -> str:
     """`value` written as a value of `field_type`."""
+    if isinstance(field_type, _AS_WRITTEN) and isinstance(value, Spelt):
+        value = str(value) if _option_for(value, getattr(field_type, "options", ())) is None else value
+    elif not isinstance(field_type, t.ListType | t.MapType | t.RecordType):  # those read their items by type
+        value = _plain(value)
     if value is None:
         return "none"
-    if isinstance(value, Mapping) and value == {"unknown": True}:
+    if isinstance(value, Mapping) and len(value) == 1 and _plain(value) == {"unknown": True}:
         return "unknown"
     match field_type:
         case t.IntType() | t.NumberType():
@@ -319,9 +387,11 @@ def value_text(field_type: t.FieldType, value: Any) -> str:
             return _range(value)
         case t.MultiplierType():
             return _ratio(value)
-        case t.EnumType(options) if isinstance(value, bool) and _option_for(value, options) is not None:
-            return written_name(str(_option_for(value, options)))
-        case t.EnumType() | t.WordType() | t.AbbreviationType() | t.RefType():
+        case t.EnumType(options):
+            if isinstance(value, list | Mapping) or (isinstance(value, bool) and _option_for(value, options) is None):
+                raise _not_a_name(value)
+            return _option_text(_option_for(value, options) or str(value))
+        case t.WordType() | t.AbbreviationType() | t.RefType():
             if isinstance(value, list | Mapping | bool):
                 raise _not_a_name(value)
             return written_name(str(value))
@@ -375,9 +445,9 @@ def value_text(field_type: t.FieldType, value: Any) -> str:
 
 def _map_key(key: Any, key_type: t.FieldType) -> Any:
     """A map's key as the rules write it: a boolean YAML read is the option spelt like it, if one is."""
-    if isinstance(key, bool) and isinstance(key_type, t.EnumType):
-        return _option_for(key, key_type.options) or key
-    return key
+    if isinstance(key_type, t.EnumType):
+        return _option_for(key, key_type.options) or _plain(key)
+    return str(key) if isinstance(key, Spelt) and isinstance(key_type, _AS_WRITTEN) else _plain(key)
 
 
 def _braced(value: Any, what: str, types: Mapping[str, t.FieldType]) -> str:
@@ -401,6 +471,7 @@ def _steps(field_type: t.FieldType, value: Any) -> list[str]:
     """A formula's steps (export's `steps`, each a name and a formula) as `let` lines, written before it."""
     if not isinstance(field_type, t.FormulaType) or not isinstance(value, Mapping) or not value.get("steps"):
         return []
+    value = _plain(value)
     if not isinstance(value["steps"], list):
         raise Unmappable(f"{value['steps']!r} is not a list of steps")
     lines = []
@@ -434,7 +505,24 @@ def _cell(value: Any) -> str:
     return quote(str(value))
 
 
-def block_text(kind: Kind, record: Any) -> str:
+@dataclass(slots=True)
+class Block:
+    """A record written as a block: its lines, the field each line writes (None: the header, a row), and
+    what could not be written, field by field."""
+
+    lines: list[str]
+    fields: list[str | None]
+    problems: list[str]
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n}\n"
+
+    def field_at(self, line: int) -> str | None:
+        return self.fields[line - 1] if 0 < line <= len(self.fields) else None
+
+
+def record_block(kind: Kind, record: Any) -> Block:
+    """A record as a block of `kind`; a record that is not one at all raises Unmappable."""
     if not isinstance(record, Mapping):
         raise Unmappable(f"a record is a mapping of fields, not {type(record).__name__}")
     if record.get("kind") not in (None, kind.name):
@@ -442,6 +530,9 @@ def block_text(kind: Kind, record: Any) -> str:
     name, id_ = record.get("name"), record.get("id")
     if not name and not id_:
         raise Unmappable("it has neither a name nor an id")
+    for meta, value in (("name", name), ("id", id_)):
+        if isinstance(value, list | Mapping):
+            raise Unmappable(f"field '{meta}': {value!r} is not a name")
     header = [kind.name]
     if id_ and (not name or slug(str(name)) != id_):
         if slug(str(id_)) != str(id_):
@@ -452,25 +543,33 @@ def block_text(kind: Kind, record: Any) -> str:
     unknown = [k for k in record if k not in kind.fields and k not in _META]
     if unknown:
         raise Unmappable(f"{kind.name} has no field {', '.join(repr(k) for k in unknown)}")
-    lines = [" ".join(header) + " {"]
+    block = Block([" ".join(header) + " {"], [None], [])
     for decl in kind.fields.values():
         if decl.name in record:
             try:
-                lines += _steps(decl.type, record[decl.name])
-                lines.append(f"  {decl.name}: {value_text(decl.type, record[decl.name])}")
+                steps = _steps(decl.type, record[decl.name])
+                line = f"  {decl.name}: {value_text(decl.type, record[decl.name])}"
             except Unmappable as exc:
-                raise Unmappable(f"field '{decl.name}{exc.path}': {exc.message}") from None
+                block.problems.append(f"field '{decl.name}{exc.path}': {exc.message}")
+                continue
             except (TypeError, KeyError, ValueError) as exc:
-                raise Unmappable(f"field '{decl.name}': {exc}") from None
-    for row in record.get("rows") or []:
+                block.problems.append(f"field '{decl.name}': {exc}")
+                continue
+            except RecursionError:
+                block.problems.append(f"field '{decl.name}': it is nested too deeply")
+                continue
+            block.lines += [*steps, line]
+            block.fields += [decl.name] * (len(steps) + 1)
+    for row in _plain(record.get("rows")) or []:
         if not isinstance(row, Mapping) or not row.get("cells") or not isinstance(row.get("keys"), list):
             raise Unmappable(f"{row!r} is not a row (keys and cells)")
         keys = ", ".join(_key(k) for k in row["keys"]) or "otherwise"  # no keys: the row for every other cell
         line = keys + " -> " + ", ".join(_cell(c) for c in row["cells"])
         if row.get("source"):
             line += " @ " + quote(str(row["source"]))
-        lines.append("  " + line)
-    return "\n".join(lines) + "\n}\n"
+        block.lines.append("  " + line)
+        block.fields.append(None)
+    return block
 
 
 def _checked(kind: Kind, text: str) -> list[Diagnostic]:
@@ -499,15 +598,21 @@ def _convert(records: list[Any], kind: Kind) -> tuple[str, list[Problem]]:
     blocks, problems = [], []
     for index, record in enumerate(records):
         try:
-            text = block_text(kind, record)
+            block = record_block(kind, record)
         except Unmappable as exc:
             problems.append(Problem(index, str(exc)))
             continue
+        problems += [Problem(index, problem) for problem in block.problems]
+        text = block.text()
         found = _checked(kind, text)
-        if found:
-            problems += [Problem(index, f"{d.message} [{d.code}]" + (f" ({d.hint})" if d.hint else "")) for d in found]
-            continue
-        blocks.append(text)
+        for d in found:
+            field = block.field_at(d.pos.line) if d.pos is not None else None
+            if block.problems and field is None:  # a field left out above may be what it misses
+                continue
+            where = f"field '{field}': " if field is not None else ""
+            problems.append(Problem(index, where + f"{d.message} [{d.code}]" + (f" ({d.hint})" if d.hint else "")))
+        if not found and not block.problems:
+            blocks.append(text)
     if not records:
         problems.append(Problem(None, "the file holds no records"))
     text = "\n".join(blocks)

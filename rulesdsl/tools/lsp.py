@@ -17,8 +17,8 @@ import gc
 import html
 import re
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, assert_never, cast
 from urllib.parse import unquote, urlparse
@@ -47,7 +47,7 @@ from rulesdsl.language.fieldtypes import RequirementType, referenced_kinds
 from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.parse import ran_on_hint
-from rulesdsl.syntax.source import MANIFEST, SUFFIX, is_source, ruleset_root
+from rulesdsl.syntax.source import MANIFEST, SUFFIX, discover, is_source, ruleset_root
 from rulesdsl.syntax.written import quote
 from rulesdsl.tools.fmt import NotFormatted, format_text, written_name
 from rulesdsl.tools.locate import (
@@ -250,6 +250,18 @@ class Analyser:
         self.snapshots[root] = snapshot
         return snapshot
 
+    def others(self, root: Path, folders: Iterable[Path]) -> list[Snapshot]:
+        """The other rulesets of the workspace, analysed: those under its folders and where bases are looked
+        for, and (when no folder holds the ruleset from above, as when the editor opened the ruleset's own
+        folder) those beside it, where a homebrew that extends it usually is."""
+        root = root.resolve()
+        folders = [f.resolve() for f in folders]
+        if not any(root.is_relative_to(f) and root != f for f in folders):
+            folders.append(root.parent)
+        found, _ = discover([f for f in dict.fromkeys([*folders, *self.bases]) if f.is_dir()], self.open)
+        analysed = (self.analyse(r.root / MANIFEST) for r in found if r.root.resolve() != root)
+        return [snapshot for snapshot in analysed if snapshot is not None]
+
     def _snapshot(
         self, root: Path, texts: dict[Path, str], compilation: Compilation, mapping: dict[str, Path]
     ) -> Snapshot:
@@ -324,13 +336,16 @@ def _kind_of(snapshot: Snapshot, statement: Statement) -> Kind | None:
 
 def _typed_range(place: Place, line: int, column: int, text: str) -> lsp.Range:
     """What a completion replaces: the word (a key's name, a whole string) the cursor is in; an
-    unterminated string up to the cursor; nothing, at the cursor."""
+    unterminated string up to the cursor; a closed one the cursor is in up to its closing quote (which
+    stays); nothing, at the cursor."""
     start = end = column
     word = place.word
     if word is not None:
         start = word[3]
         if word[0] in KEYS:
             end = start + len(key_name(word))
+        elif word[0] == "STRING" and place.quoted:
+            end = start + len(word[1]) - 1  # up to the string's closing quote, which stays
         elif word[0] != OPEN_STRING:
             end = start + len(word[1])
     return lsp.Range(to_position(line, start, text), to_position(line, end, text))
@@ -374,18 +389,49 @@ def completions(snapshot: Snapshot, path: Path, line: int, column: int) -> list[
             place.word is None or place.word[0] not in KEYS
         )
         first_keys = _in_row(snapshot, source, place, Cell(True, 0), where) if row_start else []
-        return first_keys + [
-            lsp.CompletionItem(
-                label=f.name,
-                kind=lsp.CompletionItemKind.Field,
-                detail=f"{kind.name} field" + ("" if f.optional else " (required)"),
-                documentation=f.doc,
-                insert_text=f"{f.name}: ",
-                text_edit=lsp.TextEdit(where, f.name if place.word and place.word[0] in KEYS else f"{f.name}: "),
-            )
-            for f in kind.fields.values()
-        ]
+        return (
+            first_keys
+            + _spaced_names(snapshot, source, place, kind, text)
+            + [
+                lsp.CompletionItem(
+                    label=f.name,
+                    kind=lsp.CompletionItemKind.Field,
+                    detail=f"{kind.name} field" + ("" if f.optional else " (required)"),
+                    documentation=f.doc,
+                    text_edit=lsp.TextEdit(where, f.name if place.word and place.word[0] in KEYS else f"{f.name}: "),
+                )
+                for f in kind.fields.values()
+            ]
+        )
     return _entities(snapshot, wanted, place, where)
+
+
+def _spaced_names(
+    snapshot: Snapshot, source: m.SourceFile, place: Place, kind: Kind, text: str
+) -> list[lsp.CompletionItem]:
+    """`skills: 3 pts: Animal Hus`: a name with spaces typed without its quotes reads as a name and then a
+    field's key. The names of the field's kinds that begin with those words replace all of them, quoted."""
+    word = place.word
+    statement = place.statement
+    if word is None or word[0] != "NAME" or statement is None:
+        return []
+    toks = lenient_tokens(source.text)[statement.first : statement.end]
+    at = toks.index(word) if word in toks else -1
+    first = at
+    while first > 0 and toks[first - 1][0] == "NAME" and toks[first - 1][2] == word[2]:
+        if _end_of(toks[first - 1]) + 1 != toks[first][3]:
+            break  # names one space apart only: `Animal Hus`
+        first -= 1
+    if first in (at, -1):
+        return []
+    typed = " ".join(t[1] for t in toks[first:at]) + " " + place.typed
+    where = lsp.Range(to_position(word[2], toks[first][3], text), to_position(word[2], word[3] + len(word[1]), text))
+    wanted = _wanted(snapshot, replace(place, key_position=False), kind)
+    return [
+        item
+        for item in _entities(snapshot, wanted, replace(place, quoted=False), where)
+        if item.label.lower().startswith(typed.lower())
+    ]
 
 
 def _entities(snapshot: Snapshot, wanted: list[str], place: Place, where: lsp.Range) -> list[lsp.CompletionItem]:
@@ -395,19 +441,30 @@ def _entities(snapshot: Snapshot, wanted: list[str], place: Place, where: lsp.Ra
         for entity in sorted(
             (snapshot.ruleset.entities.get(target, {}) if snapshot.ruleset else {}).values(), key=lambda e: e.name
         ):
-            # after a typed quote the name goes inside that string (quoted again, never twice)
-            written = quote(entity.name) if place.quoted else written_name(entity.name)
             items.append(
                 lsp.CompletionItem(
-                    label=entity.name,
+                    label=_label(entity.name, place),
                     kind=lsp.CompletionItemKind.Reference,
                     detail=f"{target} {entity.id}",
-                    insert_text=written,
-                    filter_text='"' + entity.name if place.quoted else entity.name,
-                    text_edit=lsp.TextEdit(where, written),
+                    text_edit=lsp.TextEdit(where, _written(entity.name, place) or written_name(entity.name)),
                 )
             )
     return items
+
+
+# After a typed quote, a name is written inside that string, its quote never doubled. The label is the name
+# as quoted then, and there is no filterText: a client filters what is typed from the edit's start (the quote)
+# by it, and Neovim 0.7's omnifunc starts the completion where the edit does only for items without one.
+def _label(name: str, place: Place) -> str:
+    return quote(name) if place.quoted else name
+
+
+def _written(name: str, place: Place) -> str | None:
+    """The name written over a typed quote and what follows it up to the cursor's string's end: the string
+    closed, unless the editor has already closed it (the edit stops before that quote). None: no quote typed."""
+    if not place.quoted:
+        return None
+    return quote(name)[:-1] if place.word is not None and place.word[0] == "STRING" else quote(name)
 
 
 def _in_header(
@@ -461,12 +518,10 @@ def _in_row(
                 names.setdefault(tok[1], tok[1][1:-1] if tok[0] == "STRING" else tok[1])
     return [
         lsp.CompletionItem(
-            label=name,
+            label=_label(name, place),
             kind=lsp.CompletionItemKind.Value,
             detail="key" if cell.keys else "cell",
-            insert_text=quote(name) if place.quoted else written,
-            filter_text='"' + name if place.quoted else name,
-            text_edit=lsp.TextEdit(where, quote(name) if place.quoted else written),
+            text_edit=lsp.TextEdit(where, _written(name, place) or written),
         )
         for written, name in sorted(names.items(), key=lambda item: item[1])
     ]
@@ -597,9 +652,13 @@ def _broken_symbol(found: Statement, text: str) -> lsp.DocumentSymbol:
     return lsp.DocumentSymbol(label, symbol_kind, to_range(found.span, text), to_range(selection, text), detail=detail)
 
 
-def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str) -> lsp.WorkspaceEdit | None:
+def rename(
+    snapshot: Snapshot, path: Path, line: int, column: int, new_name: str, others: Iterable[Snapshot] = ()
+) -> lsp.WorkspaceEdit | None:
     """Give an entity a new name: its header and every reference that names it by name (or by the id
-    the old name made) are rewritten, in every file; references by explicit id or alias still hold."""
+    the old name made) are rewritten, in every file of its ruleset and of `others` (the workspace's other
+    rulesets: those that extend its ruleset hold it too, and name it in their references, patches and
+    removals); references by explicit id or alias still hold."""
     target = _target_here(snapshot, path, line, column)
     if target is None or not new_name.strip():
         return None
@@ -612,18 +671,48 @@ def rename(snapshot: Snapshot, path: Path, line: int, column: int, new_name: str
     explicit_id = header is not None and header.id is not None and header.name is not None
     if not explicit_id:
         old.add(entity.id)
-    changes: dict[str, list[lsp.TextEdit]] = {}
+    edits: dict[tuple[str, int, int, int, int], lsp.TextEdit] = {}  # one edit per place, however many rulesets see it
+
+    def edit(where: Path, pos: m.Position, new_text: str, text: str) -> None:
+        key = (uri_of(where), pos.line, pos.column, pos.end_line, pos.end_column)
+        edits.setdefault(key, lsp.TextEdit(to_range(pos, text), new_text))
+
     if header is not None:
         written = header.name or header.id
         assert written is not None
         new_text = quote(new_name) if header.name is not None else written_name(new_name)
-        changes.setdefault(uri_of(file), []).append(lsp.TextEdit(to_range(written.pos, snapshot.texts[file]), new_text))
-    for where, other in snapshot.targets():
-        if (other.kind, other.id) != (target.kind, target.id) or other.defining or slug(other.text) not in old:
-            continue
-        edit = lsp.TextEdit(to_range(other.pos, snapshot.texts.get(where, "")), written_name(new_name))
-        changes.setdefault(uri_of(where), []).append(edit)
+        edit(file, written.pos, new_text, snapshot.texts[file])
+    for seen in (snapshot, *others):
+        if file not in seen.mapping.values():
+            continue  # a ruleset that does not build on the entity's
+        same = seen.entity(target.kind, target.id)
+        if same is not None and (seen.real(same.file) != file or same.id_pos != entity.id_pos):
+            continue  # its own entity of that id
+        named = seen.targets() if same is not None else iter(())  # a ruleset that removed it names it there only
+        for where, other in (*named, *_change_targets(seen)):
+            if (other.kind, other.id) != (target.kind, target.id) or other.defining or slug(other.text) not in old:
+                continue
+            edit(where, other.pos, written_name(new_name), seen.texts.get(where, ""))
+    changes: dict[str, list[lsp.TextEdit]] = {}
+    for (uri, *_), found in sorted(edits.items()):
+        changes.setdefault(uri, []).append(found)
     return lsp.WorkspaceEdit(changes=changes)
+
+
+def _change_targets(snapshot: Snapshot) -> Iterator[tuple[Path, Target]]:
+    """What the ruleset's patches and removals name (`patch skill Sorcery`): read from the statements."""
+    if snapshot.ruleset is None:
+        return
+    changes = snapshot.ruleset.changes
+    for change in (*changes.patched, *changes.removed):
+        file = snapshot.real(change.pos.file) if change.pos is not None else None
+        if file is None or change.pos is None:
+            continue
+        found = statement_at(parsed(file, snapshot.texts.get(file, "")), change.pos.line, change.pos.column)
+        if found is not None and isinstance(found.node, m.Patch | m.Removal):
+            named = found.node.target
+            text = named.value if isinstance(named, m.String) else named.text
+            yield file, Target(change.kind, change.id, named.pos, text, False)
 
 
 def _header_of(snapshot: Snapshot, entity: ir.Entity, file: Path) -> m.Block | None:
@@ -1074,7 +1163,12 @@ def make_server() -> RulesServer:
         path, snapshot, line, column = located(params)
         if snapshot is None:
             return None
-        return ls.safely(lambda: rename(snapshot, path, line, column, params.new_name))
+        folders = [path_of(f.uri) for f in ls.workspace.folders.values()]
+        if ls.workspace.root_path:
+            folders.append(Path(ls.workspace.root_path))
+        return ls.safely(
+            lambda: rename(snapshot, path, line, column, params.new_name, ls.analyser.others(snapshot.root, folders))
+        )
 
     @feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
     def act(ls: RulesServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
