@@ -153,6 +153,27 @@ table lookup_only "Lookup" {
 """
 
 
+# Common traits that are also a lifepath's traits, or that a requirement names: the character has them
+# from birth (they are in neither rulesets of rules/, so rules.js is held to it here)
+KIN = """
+stock kin "Kin" { common_traits: Stubborn, Tough  stat_pools: kin_pools }
+setting hall "Hall" { stock: kin }
+lifepath "Born Kin" { born: yes  time: 10 yrs  resources: 2  leads: hall  traits: 1 pt: Stubborn, Loud }
+lifepath "Guard" { time: 5 yrs  resources: 3  traits: 2 pts: Tough  requires: trait Tough }
+lifepath "Herald" { time: 4 yrs  resources: 3  traits: 1 pt: Loud, Wise  requires: trait Loud }
+lifepath "Elder" { time: 20 yrs  resources: 1  traits: 1 pt: Wise  requires: age > 30 }
+trait Stubborn { type: character }
+trait Tough { type: die  cost: 2 }
+trait Loud { type: character }
+trait Wise { type: call_on }
+table kin_pools "Kin pools" {
+  columns: mental(int), physical(int)
+  1-20  -> 5, 10
+  21-40 -> 6, 11
+}
+"""
+
+
 @dataclass
 class Built:
     ruleset: CompiledRuleset
@@ -197,6 +218,8 @@ def everything(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Built]
         built += _built(_compiled(*sorted((ROOT / "tests" / "examples").iterdir())), out, "jsexamples")
         source = write_ruleset(out / "src" / "algebra", {"algebra.rules": ALGEBRA})
         built += _built(_compiled(source.parent), out, "jsalgebra")
+        source = write_ruleset(out / "kin" / "demo", {"kin.rules": KIN})
+        built += _built(_compiled(source.parent), out, "jskin")
         for example in CHECKED:
             source = write_ruleset(out / f"doc{example.line}" / "demo", {"example.rules": example.text})
             built += _built(_compiled(source.parent), out, f"jsdoc{example.line}")
@@ -685,6 +708,22 @@ def test_burns_and_requirements_are_the_same(everything: list[Built], tmp_path: 
         missing = sorted(wanted - set(classes))
         assert not missing, (built.ruleset.id, missing, sorted(classes.items()))
         compare(built, cases, tmp_path)
+
+
+def test_common_traits_are_had_from_birth_in_both(everything: list[Built], tmp_path: Path) -> None:
+    """Born Kin's first trait and Guard's only one are Kin common traits: Loud is required instead, and
+    Guard requires nothing more (its points are free); Guard's `trait Tough` holds."""
+    kin = next(b for b in everything if b.script.name.startswith("jskin"))
+    sheet = kin.package.burn(["Born Kin", "Guard", "Herald", "Elder"])
+    assert sheet.legal, sheet.violations
+    assert (sheet.common_traits, sheet.required_traits, sheet.trait_points) == (
+        ("stubborn", "tough"),
+        ("loud", "wise"),
+        5,
+    )
+    paths = [["born_kin"], ["born_kin", "guard"], ["born_kin", "herald", "elder"], ["born_kin", "elder"]]
+    cases = [({"op": "burn", "path": path, "options": {}}, kin.package.burn(path).to_json()) for path in paths]
+    assert compare(kin, cases, tmp_path) == len(paths)
 
 
 def test_the_typescript_check_passes() -> None:
