@@ -1,7 +1,8 @@
 """rules.js against the Python package: the same rulesets, the same questions, the same JSON.
 
 Every ruleset of rules/, of tests/examples/, of the complete examples of docs/language.md, a ruleset of
-dice algebra, tables and formulas (ALGEBRA) and random rulesets of tests/generate.py is built both ways;
+dice algebra, tables and formulas (ALGEBRA), a lifepath ruleset whose common traits are lifepath traits too
+(KIN) and random rulesets of tests/generate.py is built both ways;
 Node answers through tests/node/differential.mjs and the Python package answers here, Hypothesis choosing
 the formulas' arguments and the lifepath paths. Every table's chances (at every modifier and given key),
 every dice field's distribution, every formula and formula cell on random arguments, every mechanic's odds,
