@@ -157,6 +157,30 @@ def test_a_required_skill_that_is_a_choice_is_the_players_never_a_guess(bw: Modu
     assert not bw.burn(ARTISAN[:3], picks=["coppersmith"]).legal
 
 
+DWARVEN_COMMON = (
+    "accustomed_to_the_dark",
+    "bearded",
+    "greed",
+    "oathsworn",
+    "shaped_from_earth_and_stone",
+    "stout",
+    "tough",
+)
+
+
+def test_the_stocks_common_traits_are_on_the_sheet(bw: ModuleType) -> None:
+    """Issue 21: a Dwarf's sheet names the seven Dwarven common traits (p. 118) beside Carter's Patient; they
+    are free, so the trait points are the lifepaths' alone (Born Clansman 1, Carter 1)."""
+    carter = bw.burn(["Born Clansman", "Carter"])
+    assert carter.legal, carter.violations
+    assert carter.common_traits == DWARVEN_COMMON and carter.required_traits == ("patient",)
+    assert carter.trait_points == 2
+    assert bw.burn(["Citadel Born", "elf_wilderlands_huntsman"]).common_traits == tuple(bw.STOCKS["elf"].common_traits)
+    assert len(bw.burn(["Born Chattel", "Ravager"]).common_traits) == 6  # Orcs
+    assert bw.burn(["Born Peasant", "Farmer"]).common_traits == ()  # Men have none (p. 161)
+    assert bw.burn(["Farmer"]).common_traits == ()  # an illegal path still names its stock's
+
+
 def test_unknown_and_ambiguous_names_are_lookup_errors(bw: ModuleType) -> None:
     with pytest.raises(LookupError, match="no lifepath named 'Farmr'"):
         bw.burn(["Born Peasant", "Farmr"])
@@ -171,6 +195,14 @@ def test_command_line_sheet() -> None:
     assert result.returncode == 0, result.stderr
     assert "Age:            16" in result.stdout
     assert "Legal path." in result.stdout
+    assert "Common traits:  none\n" in result.stdout
+    dwarf = subprocess.run([*command[:4], "Born Clansman", "Carter"], capture_output=True, text=True, env=env)
+    assert dwarf.returncode == 0, dwarf.stderr
+    assert "Required traits: Patient\n" in dwarf.stdout
+    assert (
+        "Common traits:  Accustomed to the Dark, Bearded, Greed, Oathsworn, Shaped from Earth and Stone, Stout, "
+        "Tough\n" in dwarf.stdout
+    )
     bad = subprocess.run([*command[:4], "Farmer"], capture_output=True, text=True, check=False, env=env)
     assert bad.returncode == 1 and "Not a legal path:" in bad.stdout
     unknown = subprocess.run([*command[:4], "Nobody"], capture_output=True, text=True, check=False, env=env)

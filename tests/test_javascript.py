@@ -1,12 +1,16 @@
 """rules.js against the Python package: the same rulesets, the same questions, the same JSON.
 
 Every ruleset of rules/, of tests/examples/, of the complete examples of docs/language.md, a ruleset of
-dice algebra, tables and formulas (ALGEBRA) and random rulesets of tests/generate.py is built both ways;
+dice algebra, tables and formulas (ALGEBRA), a lifepath ruleset whose common traits are lifepath traits too
+(KIN) and random rulesets of tests/generate.py is built both ways;
 Node answers through tests/node/differential.mjs and the Python package answers here, Hypothesis choosing
 the formulas' arguments and the lifepath paths. Every table's chances (at every modifier and given key),
 every dice field's distribution, every formula and formula cell on random arguments, every mechanic's odds,
 the derived attributes, and at least 1,000 random burns (legal and illegal) with their requirement
-verdicts per lifepath ruleset (100 for the small ones) must give identical JSON (or both an error).
+verdicts per lifepath ruleset (100 for the small ones) must give identical JSON (or both an error). The
+burns are counted to exercise the age-dependent rules: every condition on the age, the age on entry and the
+number of lifepaths met and broken, ages on both ends of a stat pools row and past the table, long paths
+and lifepaths taken a third time or more.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -149,6 +154,27 @@ table lookup_only "Lookup" {
 """
 
 
+# Common traits that are also a lifepath's traits, or that a requirement names: the character has them
+# from birth (they are in neither rulesets of rules/, so rules.js is held to it here)
+KIN = """
+stock kin "Kin" { common_traits: Stubborn, Tough  stat_pools: kin_pools }
+setting hall "Hall" { stock: kin }
+lifepath "Born Kin" { born: yes  time: 10 yrs  resources: 2  leads: hall  traits: 1 pt: Stubborn, Loud }
+lifepath "Guard" { time: 5 yrs  resources: 3  traits: 2 pts: Tough  requires: trait Tough }
+lifepath "Herald" { time: 4 yrs  resources: 3  traits: 1 pt: Loud, Wise  requires: trait Loud }
+lifepath "Elder" { time: 20 yrs  resources: 1  traits: 1 pt: Wise  requires: age > 30 }
+trait Stubborn { type: character }
+trait Tough { type: die  cost: 2 }
+trait Loud { type: character }
+trait Wise { type: call_on }
+table kin_pools "Kin pools" {
+  columns: mental(int), physical(int)
+  1-20  -> 5, 10
+  21-40 -> 6, 11
+}
+"""
+
+
 @dataclass
 class Built:
     ruleset: CompiledRuleset
@@ -193,6 +219,8 @@ def everything(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Built]
         built += _built(_compiled(*sorted((ROOT / "tests" / "examples").iterdir())), out, "jsexamples")
         source = write_ruleset(out / "src" / "algebra", {"algebra.rules": ALGEBRA})
         built += _built(_compiled(source.parent), out, "jsalgebra")
+        source = write_ruleset(out / "kin" / "demo", {"kin.rules": KIN})
+        built += _built(_compiled(source.parent), out, "jskin")
         for example in CHECKED:
             source = write_ruleset(out / f"doc{example.line}" / "demo", {"example.rules": example.text})
             built += _built(_compiled(source.parent), out, f"jsdoc{example.line}")
@@ -489,23 +517,83 @@ def test_derived_attributes_are_the_same(everything: list[Built], tmp_path: Path
     assert asked >= 50
 
 
+AGE_SUBJECTS = ("age", "age_at_entry", "lifepaths")  # the facts a path's years and length decide
+SHAPES = ("wander", "aged", "long")  # how a path is drawn: see paths()
+
+
+def _age_conditions(requirement: Any) -> Iterator[Any]:
+    """The conditions on a path's years or length inside a requirement (the package's runtime nodes)."""
+    if requirement is None:
+        return
+    if type(requirement).__name__ == "Condition" and requirement.subject in AGE_SUBJECTS:
+        yield requirement
+    for inner in (*getattr(requirement, "items", ()), getattr(requirement, "item", None)):
+        yield from _age_conditions(inner)
+
+
+def _aged(lifepath: Any) -> bool:
+    return any(any(_age_conditions(r)) for r in (lifepath.requires, lifepath.restrictions))
+
+
+def _either_count(built: Built, path: list[str]) -> int:
+    """How many `+1 M/P` a path earns (burn asks a choice for each): the runtime's own repeat factors say
+    which times earn its stat; a `-1 M/P` (Born Slave) asks none."""
+    runtime = importlib.import_module(f"{built.package.__name__}._runtime.lifepaths")
+    lifepaths = built.package.LIFEPATHS
+    return sum(
+        max(0, lifepaths[lp].stat.either)
+        for i, lp in enumerate(path)
+        if lifepaths[lp].stat is not None
+        and runtime._repeat_factors(built.package.TABLES, path[: i + 1].count(lp)).get("stat", 1)
+    )
+
+
 @st.composite
 def paths(draw: st.DrawFn, built: Built) -> dict[str, Any]:
     """A path of lifepaths that mostly follows the rules (a born lifepath, then ones its settings lead to)
-    and often does not, with options: +1 M/P choices, a gender, traits held, picks among alternatives."""
+    and often does not, with options: +1 M/P choices, a gender, traits held, picks among alternatives.
+
+    Its shape is one of SHAPES: `wander` follows leads for up to seven lifepaths; `aged` ends on a lifepath
+    whose requirement names the age, the age on entering it or the number of lifepaths, after up to a dozen
+    lifepaths of its setting that require nothing (so the condition is met on some paths, broken on others,
+    and the path is often legal); `long` takes 8 to 17 lifepaths, repeating some (the 3rd and 4th+ rows of
+    `lifepath_repeats`), for ages across, and past, the stocks' stat pool tables."""
     lifepaths = built.package.LIFEPATHS
     ids = sorted(lifepaths)
     born = [i for i in ids if lifepaths[i].born] or ids
     by_setting: dict[str, list[str]] = {}
+    calm: dict[str, list[str]] = {}  # setting -> its lifepaths that are not born and require nothing
     for i in ids:
-        by_setting.setdefault(lifepaths[i].setting, []).append(i)
-    path = [draw(st.sampled_from(born if draw(st.integers(0, 9)) else ids))]
-    for _ in range(draw(st.integers(0, 6))):
-        last = lifepaths[path[-1]]
-        reachable = [i for s in (last.setting, *last.leads) for i in by_setting.get(s, [])] or ids
-        path.append(draw(st.sampled_from(reachable if draw(st.integers(0, 7)) else ids)))
+        lp = lifepaths[i]
+        by_setting.setdefault(lp.setting, []).append(i)
+        if not lp.born and lp.requires is None and lp.restrictions is None:
+            calm.setdefault(lp.setting, []).append(i)
+    aged = [i for i in ids if _aged(lifepaths[i])]
+    shape = draw(st.sampled_from(SHAPES if aged else SHAPES[::2]))
+    if shape == "wander":
+        path = [draw(st.sampled_from(born if draw(st.integers(0, 9)) else ids))]
+        for _ in range(draw(st.integers(0, 6))):
+            last = lifepaths[path[-1]]
+            reachable = [i for s in (last.setting, *last.leads) for i in by_setting.get(s, [])] or ids
+            path.append(draw(st.sampled_from(reachable if draw(st.integers(0, 7)) else ids)))
+    else:
+        target = draw(st.sampled_from(aged)) if shape == "aged" else None
+        home = lifepaths[target].setting if target is not None else None
+        homeborn = [i for i in born if lifepaths[i].setting == home]
+        path = [draw(st.sampled_from(homeborn or born))]
+        low, high = (0, 12) if shape == "aged" else (7, 16)
+        for _ in range(draw(st.integers(low, high))):
+            last = lifepaths[path[-1]]
+            settings_ = [home] if home in calm else [last.setting, *last.leads]
+            nearby = [i for s in settings_ for i in calm.get(s, [])]
+            again = not last.born and draw(st.integers(0, 3)) == 0
+            path.append(path[-1] if again or not nearby else draw(st.sampled_from(nearby)))
+        path += [target] if target is not None else []
     options: dict[str, Any] = {}
-    if draw(st.booleans()):
+    if shape != "wander" and draw(st.integers(0, 3)):  # as many +1 M/P choices as the path has, mostly
+        count = _either_count(built, path)
+        options["either"] = draw(st.lists(st.sampled_from(["M", "P"]), min_size=count, max_size=count))
+    elif draw(st.booleans()):
         options["either"] = draw(st.lists(st.sampled_from(["M", "P", "m", "x"]), max_size=3))
     if draw(st.integers(0, 3)) == 0:
         options["gender"] = draw(st.sampled_from(["female", "male", "Female"]))
@@ -527,15 +615,48 @@ def paths(draw: st.DrawFn, built: Built) -> dict[str, Any]:
         options["traits"] = draw(st.lists(st.sampled_from(traits), max_size=2)) if traits else []
     if draw(st.integers(0, 9)) == 0:
         path.append("no such lifepath")
-    return {"path": path, "options": options}
+    return {"path": path, "options": options, "shape": shape}
 
 
-def _burn_cases(built: Built, case: dict[str, Any]) -> list[Case]:
-    """The burn of a path, and whether its last lifepath may follow the others (with its reasons)."""
+def _classes(built: Built, path: list[str], sheet: Any) -> set[str]:
+    """The age-dependent rules a legal or illegal burn exercised: each age condition met or broken (by its
+    subject), an age on the first or last year of a stat pools row or past the table, a long path, a
+    lifepath taken a third time or more."""
     package = built.package
-    cases: list[Case] = [
-        ({"op": "burn", **case}, python_answer(lambda: package.burn(case["path"], **case["options"]).to_json()))
-    ]
+    runtime = importlib.import_module(f"{package.__name__}._runtime.lifepaths")
+    found = {"legal" if sheet.legal else "illegal", "long path" if len(path) >= 8 else "short path"}
+    found |= {"3rd time or more" for i, lp in enumerate(path) if path[: i + 1].count(lp) >= 3}
+    for i, lp in enumerate(path):
+        facts = runtime.lifepath_path(package.burning.CATALOG, lp, path[:i], age=sheet.age, lifepaths=len(path))
+        for requirement in (package.LIFEPATHS[lp].requires, package.LIFEPATHS[lp].restrictions):
+            for condition in _age_conditions(requirement):
+                met = condition.judge(facts)
+                found.add(f"{condition.subject} {'met' if met else 'broken'}")
+                if met and sheet.legal:
+                    found.add("an age condition met on a legal path")
+                if not met and not sheet.legal:
+                    found.add("an age condition broken on an illegal path")
+    pools = package.STOCKS[sheet.stock].stat_pools if sheet.stock in package.STOCKS else None
+    if pools in package.TABLES:
+        keys = [row.keys[0] for row in package.TABLES[pools].rows]
+        found |= {"first year of a pools row" for key in keys[1:] if key.low == sheet.age}
+        found |= {"last year of a pools row" for key in keys if key.high == sheet.age}
+        found |= {"past the pools table" for key in keys[-1:] if key.high is not None and sheet.age > key.high}
+    return found
+
+
+def _burn_cases(built: Built, case: dict[str, Any], classes: Counter[str]) -> list[Case]:
+    """The burn of a path, and whether its last lifepath may follow the others (with its reasons); counts
+    into `classes` the path's shape and which age-dependent rules it exercised (see _classes)."""
+    package = built.package
+    sheets = []
+
+    def burnt() -> str:
+        sheets.append(package.burn(case["path"], **case["options"]))
+        return str(sheets[-1].to_json())
+
+    cases: list[Case] = [({"op": "burn", "path": case["path"], "options": case["options"]}, python_answer(burnt))]
+    classes.update({case["shape"]}.union(*(_classes(built, case["path"], sheet) for sheet in sheets)))
     *previous, last = case["path"]
     if all(p in package.LIFEPATHS for p in case["path"]):
         met = {k: v for k, v in case["options"].items() if k in ("traits", "gender")}
@@ -549,18 +670,61 @@ def _burn_cases(built: Built, case: dict[str, Any]) -> list[Case]:
     return cases
 
 
+# What the burns of a book ruleset (Burning Wheel, Fenmark) must exercise, besides each subject of its age
+# conditions met and broken
+BOOK_CLASSES = {
+    "legal",
+    "illegal",
+    "long path",
+    "3rd time or more",
+    "first year of a pools row",
+    "last year of a pools row",
+    "past the pools table",
+    "an age condition met on a legal path",
+    "an age condition broken on an illegal path",
+}
+
+
 def test_burns_and_requirements_are_the_same(everything: list[Built], tmp_path: Path) -> None:
     lifepath_rulesets = [b for b in everything if b.ruleset.entities.get("lifepath")]
     assert {"burning_wheel", "fenmark"} <= {b.ruleset.id for b in lifepath_rulesets}
     for built in lifepath_rulesets:
         book = built.ruleset.id in ("burning_wheel", "fenmark")
-        cases = collect(paths(built), BURNS if book else 100, partial(_burn_cases, built))
+        classes: Counter[str] = Counter()
+        cases = collect(paths(built), BURNS if book else 100, partial(_burn_cases, built, classes=classes))
         burns = [expected for q, expected in cases if q["op"] == "burn"]
         legal = sum('"violations":[]' in expected for expected in burns)
         assert len(burns) >= 50, built.ruleset.id
+        subjects = {
+            condition.subject
+            for lp in built.package.LIFEPATHS.values()
+            for requirement in (lp.requires, lp.restrictions)
+            for condition in _age_conditions(requirement)
+        }
+        wanted = {shape for shape in SHAPES if shape != "aged" or subjects}
         if book:
             assert len(burns) >= BURNS and 0 < legal < len(burns), (built.ruleset.id, legal)
+            wanted |= BOOK_CLASSES | {f"{subject} {how}" for subject in subjects for how in ("met", "broken")}
+            assert {"age", "age_at_entry", "lifepaths"} <= subjects, subjects
+        missing = sorted(wanted - set(classes))
+        assert not missing, (built.ruleset.id, missing, sorted(classes.items()))
         compare(built, cases, tmp_path)
+
+
+def test_common_traits_are_had_from_birth_in_both(everything: list[Built], tmp_path: Path) -> None:
+    """Born Kin's first trait and Guard's only one are Kin common traits: Loud is required instead, and
+    Guard requires nothing more (its points are free); Guard's `trait Tough` holds."""
+    kin = next(b for b in everything if b.script.name.startswith("jskin"))
+    sheet = kin.package.burn(["Born Kin", "Guard", "Herald", "Elder"])
+    assert sheet.legal, sheet.violations
+    assert (sheet.common_traits, sheet.required_traits, sheet.trait_points) == (
+        ("stubborn", "tough"),
+        ("loud", "wise"),
+        5,
+    )
+    paths = [["born_kin"], ["born_kin", "guard"], ["born_kin", "herald", "elder"], ["born_kin", "elder"]]
+    cases = [({"op": "burn", "path": path, "options": {}}, kin.package.burn(path).to_json()) for path in paths]
+    assert compare(kin, cases, tmp_path) == len(paths)
 
 
 def test_the_typescript_check_passes() -> None:

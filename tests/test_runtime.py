@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -240,6 +241,7 @@ class Place:
 @dataclass(frozen=True, slots=True)
 class Folk:
     stat_pools: str | None
+    common_traits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,13 +304,13 @@ REPEATS = rt.Table(
 )
 
 
-def burn(path: list[str], **options: object) -> lp.Sheet:
+def burn(path: list[str], common: tuple[str, ...] = (), **options: object) -> lp.Sheet:
     catalog = lp.Catalog(LIFEPATHS)
     tables = {"pools": POOLS, "lifepath_repeats": REPEATS}
     return lp.burn(
         catalog,
         {"village": Place("folk"), "city": Place("folk")},
-        {"folk": Folk("pools")},
+        {"folk": Folk("pools", common)},
         tables,
         NAMES,
         path,
@@ -384,3 +386,21 @@ def test_burning_adds_up_a_path_and_names_what_it_breaks() -> None:
     assert burn([]).violations[0] == "a character needs at least a born lifepath"
     moved = burn(["born", "elder", "guard"])
     assert "Elder has no lead to the City, so Guard cannot follow it" in moved.violations
+
+
+def test_the_stocks_common_traits_are_on_the_sheet_free_and_had_from_birth() -> None:
+    plain = burn(["born", "smith"], either=["M"])
+    assert plain.common_traits == () and "Common traits:  none" in plain.text(NAMES)
+    sheet = burn(["born", "smith"], common=("stout", "tough", "brave"), either=["M"])
+    assert sheet.common_traits == ("stout", "tough", "brave")  # the stock's order
+    assert "Common traits:  stout, tough, brave\n" in sheet.text(NAMES)
+    keys = list(json.loads(sheet.to_json()))
+    assert keys[keys.index("required_traits") + 1] == "common_traits"
+    # Born's only trait, tough, is common: already had, so nothing more is required of Born (the book's rule
+    # for a trait the character has), and it costs no trait points: they stay Born's 1 and Smith's 1
+    assert sheet.required_traits == ("burly",) and plain.required_traits == ("tough", "burly")
+    assert sheet.trait_points == plain.trait_points == 2
+    # A requirement naming a common trait holds: Guard needs Smith or the brave trait
+    broken = "Guard (lifepath 3) requires: (Smith or the brave trait) and not Born just before"
+    assert broken in burn(["born", "elder", "guard"]).violations
+    assert broken not in burn(["born", "elder", "guard"], common=("brave",)).violations

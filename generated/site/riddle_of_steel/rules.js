@@ -1686,13 +1686,13 @@ function factorOf(factor, name) {
   return factor[name] ?? ONE;
 }
 
-/** @typedef {{lifepaths: string[], stock: string | null, age: number, mental_pool: number | null, physical_pool: number | null, mental_bonus: number, physical_bonus: number, lifepath_skill_points: number, general_skill_points: number, required_skills: string[], trait_points: number, required_traits: string[], resource_points: number, violations: string[], undecided: string[]}} Sheet */
+/** @typedef {{lifepaths: string[], stock: string | null, age: number, mental_pool: number | null, physical_pool: number | null, mental_bonus: number, physical_bonus: number, lifepath_skill_points: number, general_skill_points: number, required_skills: string[], trait_points: number, required_traits: string[], common_traits: string[], resource_points: number, violations: string[], undecided: string[]}} Sheet */
 /** @typedef {{either?: readonly string[], gender?: string | null, traits?: readonly string[], held?: Record<string, readonly string[]>, picks?: readonly string[]}} BurnOptions */
 
 /**
  * Burn a character from lifepath ids (born lifepath first): the sheet is a plain frozen object whose
  * `JSON.stringify` is the Python sheet's `to_json()`.
- * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings @param {Record<string, {stat_pools: string | null}>} stocks
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings @param {Record<string, {common_traits: readonly string[], stat_pools: string | null}>} stocks
  * @param {Record<string, Table<any>>} tables @param {Names} names @param {readonly string[]} lifepaths @param {BurnOptions} [options]
  * @returns {Readonly<Sheet>}
  */
@@ -1716,12 +1716,15 @@ export function burnCharacter(catalog, settings, stocks, tables, names, lifepath
   const factors = path.map((_, i) => repeatFactors(tables, timesAt(i)));
   let age = path.reduce((a, lp, i) => a + whole(Fraction.of(lp.time).mul(factorOf(factors[i], "years")).floor()), 0);
   for (let i = 1; i < path.length; i++) if (path[i - 1].setting !== path[i].setting) age++;
+  const stock = path.length && Object.hasOwn(settings, path[0].setting) ? settings[path[0].setting].stock : null;
+  // The stock's common traits are the character's from birth: requirements naming a trait see them
+  const common = stock !== null && Object.hasOwn(stocks, stock) ? [...stocks[stock].common_traits] : [];
+  const had = [...traits, ...common];
   path.forEach((lp, i) => {
-    const facts = new PathFacts(catalog, lp.id, lifepaths.slice(0, i), { traits, age, lifepaths: path.length, gender: options.gender ?? null, held: options.held });
+    const facts = new PathFacts(catalog, lp.id, lifepaths.slice(0, i), { traits: had, age, lifepaths: path.length, gender: options.gender ?? null, held: options.held });
     violations.push(...reasons(lp, facts, names, false).map((r) => `${label(lp)} (lifepath ${i + 1}) ${r}`));
     undecided.push(...reasons(lp, facts, names, null).map((r) => `${label(lp)} (lifepath ${i + 1}) ${r}`));
   });
-  const stock = path.length && Object.hasOwn(settings, path[0].setting) ? settings[path[0].setting].stock : null;
   /** @type {number | null} */ let mentalPool = null;
   /** @type {number | null} */ let physicalPool = null;
   const poolsTable = stock !== null && Object.hasOwn(stocks, stock) ? stocks[stock].stat_pools : null;
@@ -1744,7 +1747,7 @@ export function burnCharacter(catalog, settings, stocks, tables, names, lifepath
   /** @type {Set<string>} */ const used = new Set();
   /** @typedef {{kind: string, owned: Set<string>, required: string[], open: Set<string>}} Required */
   /** @type {Required} */ const skillEntries = { kind: "skill", owned: new Set(), required: [], open: new Set() };
-  /** @type {Required} */ const traitEntries = { kind: "trait", owned: new Set(traits), required: [], open: new Set() };
+  /** @type {Required} */ const traitEntries = { kind: "trait", owned: new Set(had), required: [], open: new Set() }; // a trait already had: the next is required
   /** @param {Required} required @param {{options: readonly (readonly string[])[]} | null} lpChoices */
   const next = (required, lpChoices) => {
     for (const options_ of optionsOf(lpChoices)) {
@@ -1820,6 +1823,7 @@ export function burnCharacter(catalog, settings, stocks, tables, names, lifepath
     required_skills: skillEntries.required,
     trait_points: traitPoints,
     required_traits: traitEntries.required,
+    common_traits: common,
     resource_points: resources,
     violations,
     undecided,

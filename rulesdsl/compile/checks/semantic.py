@@ -942,6 +942,12 @@ LIFEPATH_FIELDS: dict[str, tuple[type, ...]] = {
     "restrictions": (t.RequirementType,),
     "tags": (t.ListType,),
 }
+# The other kinds' fields burning reads (the stock of the born lifepath's setting, its pools and common traits)
+BURNING_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "lifepath": LIFEPATH_FIELDS,
+    "setting": {"stock": (t.RefType,)},
+    "stock": {"common_traits": (t.ListType,), "stat_pools": (t.RefType,)},
+}
 
 
 # What burning reads that cannot be left `none` (it has no "no value" to burn with); `unknown` is refused
@@ -954,7 +960,7 @@ def _burning_values(lifepaths: Mapping[str, ir.Entity], stocks: Mapping[str, ir.
     burn with it, so it is said here rather than at run time."""
     diagnostics = []
     read = [(lp, name) for lp in lifepaths.values() for name in LIFEPATH_FIELDS]
-    read += [(stock, name) for stock in stocks.values() for name in ("common_traits", "stat_pools")]
+    read += [(stock, name) for stock in stocks.values() for name in BURNING_FIELDS["stock"]]
     for entity, name in read:
         value = entity.fields.get(name)
         if isinstance(value, ir.Unknown) or (isinstance(value, ir.NoneValue) and name in _NEVER_NONE):
@@ -977,21 +983,23 @@ def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
     if not lifepaths:
         return []
     diagnostics = []
-    kind = kinds["lifepath"]
-    wrong = [
-        name
-        for name, allowed in LIFEPATH_FIELDS.items()
-        if name not in kind.fields or not isinstance(kind.fields[name].type, allowed)
-    ]
-    if wrong:
-        diagnostics.append(
-            error(
-                "E341",
-                f"burning characters reads these lifepath fields, missing or of another type here: {', '.join(wrong)}",
-                kind.pos or next(iter(lifepaths.values())).pos,
-                "keep the built-in lifepath fields (with their types) when overriding the kind",
+    for kind_name, read in BURNING_FIELDS.items():
+        kind = kinds[kind_name]
+        wrong = [
+            name
+            for name, allowed in read.items()
+            if name not in kind.fields or not isinstance(kind.fields[name].type, allowed)
+        ]
+        if wrong:
+            diagnostics.append(
+                error(
+                    "E341",
+                    f"burning characters reads these {kind_name} fields, missing or of another type here: "
+                    + ", ".join(wrong),
+                    kind.pos or next(iter(lifepaths.values())).pos,
+                    f"keep the built-in {kind_name} fields (with their types) when overriding the kind",
+                )
             )
-        )
     diagnostics += _burning_values(lifepaths, entities.get("stock", {}))
     tables = entities.get("table", {})
     for stock in entities.get("stock", {}).values():

@@ -70,6 +70,8 @@ class Setting(Protocol):
 
 class Stock(Protocol):
     @property
+    def common_traits(self) -> tuple[str, ...]: ...
+    @property
     def stat_pools(self) -> str | None: ...
 
 
@@ -209,7 +211,11 @@ class Sheet:
     """The totals of a burnt character, every rule the path breaks (empty when it is legal) and, in
     `undecided`, every requirement that depends on a fact not given (gender, say) and every required skill
     or trait that is a choice the player has not picked (it is then in neither `required_*` tuple). Every
-    field is a number, an id or a tuple in path order: the same path and arguments give an equal sheet."""
+    field is a number, an id or a tuple in path order: the same path and arguments give an equal sheet.
+
+    `common_traits` are the stock's, in the stock's order: free (no trait points) and the character's from
+    birth, so a lifepath whose first trait is one of them requires its next trait instead (as for any trait
+    the character already has); a trait is never in both tuples."""
 
     lifepaths: tuple[str, ...]
     stock: str | None
@@ -223,6 +229,7 @@ class Sheet:
     required_skills: tuple[str, ...]
     trait_points: int
     required_traits: tuple[str, ...]
+    common_traits: tuple[str, ...]
     resource_points: int
     violations: tuple[str, ...]
     undecided: tuple[str, ...] = ()
@@ -260,6 +267,7 @@ class Sheet:
             f"Required skills: {named('skill', self.required_skills)}",
             f"Trait points:   {self.trait_points}",
             f"Required traits: {named('trait', self.required_traits)}",
+            f"Common traits:  {named('trait', self.common_traits)}",
             f"Resources:      {self.resource_points} rp",
         ]
         if self.violations:
@@ -415,13 +423,16 @@ def burn(
     factors = [_repeat_factors(tables, lifepaths[: i + 1].count(lp.id)) for i, lp in enumerate(path)]
     years = sum(math.floor(lp.time * f.get("years", Fraction(1))) for lp, f in zip(path, factors, strict=True))
     age = years + sum(1 for a, b in itertools.pairwise(path) if a.setting != b.setting)
+    stock = settings[path[0].setting].stock if path and path[0].setting in settings else None
+    # The stock's common traits are the character's from birth: requirements naming a trait see them
+    common = tuple(stocks[stock].common_traits) if stock is not None and stock in stocks else ()
+    had = (*traits, *common)
     for i, lp in enumerate(path):
         facts = lifepath_path(
-            catalog, lp.id, lifepaths[:i], traits=traits, age=age, lifepaths=len(path), gender=gender, held=held
+            catalog, lp.id, lifepaths[:i], traits=had, age=age, lifepaths=len(path), gender=gender, held=held
         )
         violations += [f"{label(lp)} (lifepath {i + 1}) {r}" for r in reasons(lp, facts, names, False)]
         undecided += [f"{label(lp)} (lifepath {i + 1}) {r}" for r in reasons(lp, facts, names, None)]
-    stock = settings[path[0].setting].stock if path and path[0].setting in settings else None
     mental_pool: int | None = None
     physical_pool: int | None = None
     pools_table = stocks[stock].stat_pools if stock is not None and stock in stocks else None
@@ -436,7 +447,7 @@ def burn(
     choices = list(either)
     chosen = _Picks.of(picks, catalog)
     skill_entries = _Required("skill", set())
-    trait_entries = _Required("trait", set(traits))
+    trait_entries = _Required("trait", set(had))  # a trait already had: the next is required
 
     def settle(required: _Required, entry: tuple[str, ...], where: str) -> None:
         open_, broken = required.settle(entry, chosen, names, where)
@@ -490,6 +501,7 @@ def burn(
         required_skills=tuple(skill_entries.required),
         trait_points=trait_points,
         required_traits=tuple(trait_entries.required),
+        common_traits=common,
         resource_points=resources,
         violations=tuple(violations),
         undecided=tuple(undecided),
