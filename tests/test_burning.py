@@ -216,3 +216,13 @@ def test_command_line_sheet() -> None:
     assert "Legal path.\n" in picked.stdout
     both = [*cripple, "--pick", "lame", "--pick", "missing_limb"]
     assert subprocess.run(both, capture_output=True, text=True, check=False, env=env).returncode == 1
+
+
+def test_born_slave_takes_one_from_the_pool_the_player_chooses(bw: ModuleType) -> None:
+    """Born Slave's stat is -1 M/P: a choice, as +1 M/P is (it was silently ignored: no choice, nothing taken)."""
+    mental = bw.burn(["born_slave"], either=["M"])
+    physical = bw.burn(["born_slave"], either=["p"])
+    assert (mental.mental_bonus, mental.physical_bonus) == (-1, 0)
+    assert (physical.mental_bonus, physical.physical_bonus) == (0, -1)
+    assert not mental.violations and not physical.violations
+    assert "choose M or P for the -1 M/P of Born Slave (lifepath 1)" in bw.burn(["born_slave"], either=[]).violations

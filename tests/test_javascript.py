@@ -536,12 +536,12 @@ def _aged(lifepath: Any) -> bool:
 
 
 def _either_count(built: Built, path: list[str]) -> int:
-    """How many `+1 M/P` a path earns (burn asks a choice for each): the runtime's own repeat factors say
-    which times earn its stat; a `-1 M/P` (Born Slave) asks none."""
+    """How many `+1 M/P` or `-1 M/P` a path earns (burn asks a choice for each): the runtime's own repeat
+    factors say which times earn its stat."""
     runtime = importlib.import_module(f"{built.package.__name__}._runtime.lifepaths")
     lifepaths = built.package.LIFEPATHS
     return sum(
-        max(0, lifepaths[lp].stat.either)
+        abs(lifepaths[lp].stat.either)
         for i, lp in enumerate(path)
         if lifepaths[lp].stat is not None
         and runtime._repeat_factors(built.package.TABLES, path[: i + 1].count(lp)).get("stat", 1)

@@ -1785,11 +1785,12 @@ export function burnCharacter(catalog, settings, stocks, tables, names, lifepath
     if (!factorOf(factor, "stat").isZero()) {
       mentalBonus += stat.mental;
       physicalBonus += stat.physical;
-      for (let k = 0; k < stat.either; k++) {
+      const step = stat.either > 0 ? 1 : -1; // a `-1 M/P` (Born Slave) takes one from the pool chosen
+      for (let k = 0; k < Math.abs(stat.either); k++) {
         const choice = choices.length ? /** @type {string} */ (choices.shift()).toUpperCase() : null;
-        if (choice === "M") mentalBonus += 1;
-        else if (choice === "P") physicalBonus += 1;
-        else violations.push(`choose M or P for the +1 M/P of ${label(lp)} (lifepath ${i + 1})`);
+        if (choice === "M") mentalBonus += step;
+        else if (choice === "P") physicalBonus += step;
+        else violations.push(`choose M or P for the ${step > 0 ? "+" : "-"}1 M/P of ${label(lp)} (lifepath ${i + 1})`);
       }
     }
     skillPoints += earned("skill_points", lp.skills ? lp.skills.points : 0);
@@ -1804,7 +1805,7 @@ export function burnCharacter(catalog, settings, stocks, tables, names, lifepath
     if (trait !== null && hasPoints && !factorOf(factor, "trait_points").isZero()) settle(traitEntries, trait, where);
     else if (trait === null && times > 1 && optionsOf(lp.traits).length && !factorOf(factor, "trait_points").isZero()) traitPoints -= 1;
   });
-  if (choices.length) violations.push(`${choices.length} stat choice(s) left over: the path has fewer +1 M/P bonuses`);
+  if (choices.length) violations.push(`${choices.length} stat choice(s) left over: the path has fewer M/P bonuses`);
   for (const [given, id] of picks) {
     if (used.has(id)) continue;
     const shown = ["skill", "trait"].map((k) => names[k]?.[id]).find((n) => n !== undefined) ?? `'${given}'`;

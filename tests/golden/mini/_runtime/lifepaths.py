@@ -398,7 +398,7 @@ def burn(
     held: Mapping[str, Iterable[str]] | None = None,
     picks: Sequence[str] = (),
 ) -> Sheet:
-    """Burn a character from lifepath ids (born lifepath first). `either` places each `+1 M/P`, in order;
+    """Burn a character from lifepath ids (born lifepath first). `either` places each `+1 M/P` (and `-1 M/P`), in order;
     `held` is what the character holds of other kinds, for requirements that name them; `picks` are the
     options the player took where a required skill or trait is an alternative (`Lame or "Missing Limb"`).
     An alternative with no pick is undecided (never guessed), with two picks or more it is a violation,
@@ -464,14 +464,16 @@ def burn(
         if factor.get("stat", Fraction(1)):
             mental_bonus += stat.mental
             physical_bonus += stat.physical
-            for _ in range(stat.either):
+            step = 1 if stat.either > 0 else -1  # a `-1 M/P` (Born Slave) takes one from the pool chosen
+            for _ in range(abs(stat.either)):
                 choice = choices.pop(0).upper() if choices else None
                 if choice == "M":
-                    mental_bonus += 1
+                    mental_bonus += step
                 elif choice == "P":
-                    physical_bonus += 1
+                    physical_bonus += step
                 else:
-                    violations.append(f"choose M or P for the +1 M/P of {label(lp)} (lifepath {i + 1})")
+                    bonus = f"{'+' if step > 0 else '-'}1 M/P"
+                    violations.append(f"choose M or P for the {bonus} of {label(lp)} (lifepath {i + 1})")
         skill_points += earned("skill_points", lp.skills.points if lp.skills else 0)
         general += earned("general_points", lp.general or 0)
         trait_points += earned("trait_points", lp.traits.points if lp.traits else 0)
@@ -486,7 +488,7 @@ def burn(
         elif trait is None and times > 1 and _choices(lp.traits) and factor.get("trait_points", Fraction(1)):
             trait_points -= 1  # taken again with no further trait to require: one point fewer
     if choices:
-        violations.append(f"{len(choices)} stat choice(s) left over: the path has fewer +1 M/P bonuses")
+        violations.append(f"{len(choices)} stat choice(s) left over: the path has fewer M/P bonuses")
     violations += chosen.unused(names)
     return Sheet(
         lifepaths=tuple(lifepaths),
