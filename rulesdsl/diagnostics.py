@@ -291,6 +291,34 @@ def render_json(diagnostics: Sequence[Diagnostic]) -> str:
     return json.dumps({"diagnostics": items}, indent=2, ensure_ascii=False) + "\n"
 
 
+def _github_data(text: str) -> str:
+    """Text as a workflow command's message carries it (GitHub's `escapeData`)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    """Text as a workflow command's property carries it (`escapeProperty`: also `:` and `,`)."""
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(diagnostics: Sequence[Diagnostic]) -> str:
+    """GitHub Actions workflow commands, one line each: `::error file=F,line=L,col=C,endLine=..,endColumn=..,
+    title=CODE::message`, the notes and hint on lines of their own in the message (a pull request shows each
+    on the line it is about). https://docs.github.com/actions/reference/workflow-commands-for-github-actions"""
+    out: list[str] = []
+    for d in diagnostics:
+        where: list[tuple[str, object]] = []
+        if d.pos is not None:
+            p = d.pos
+            where = [("file", p.file), ("line", p.line), ("col", p.column)]
+            if (p.end_line, p.end_column) > (p.line, p.column):
+                where += [("endLine", p.end_line), ("endColumn", p.end_column)]
+        properties = ",".join(f"{name}={_github_property(str(value))}" for name, value in [*where, ("title", d.code)])
+        message = "\n".join([d.message, *(f"note: {n}" for n in d.notes), *([f"hint: {d.hint}"] if d.hint else [])])
+        out.append(f"::{d.severity} {properties}::{_github_data(message)}\n")
+    return "".join(out)
+
+
 def summary(diagnostics: Sequence[Diagnostic]) -> str:
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors

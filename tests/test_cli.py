@@ -65,8 +65,8 @@ def test_export_shape(cli: Cli) -> None:
     code, out, _ = cli("export", str(FIXTURES / "mini"))
     assert code == 0
     data = json.loads(out)
-    assert list(data) == ["rulesets"]
-    assert sorted(data["rulesets"]["mini"]) == [
+    assert list(data) == ["compiler", "format", "rulesets"]
+    assert sorted(data["rulesets"]["mini"]["entities"]) == [
         "attribute",
         "formula",
         "lifepath",
@@ -78,7 +78,8 @@ def test_export_shape(cli: Cli) -> None:
         "table",
         "trait",
     ]
-    assert data["rulesets"]["mini"]["lifepath"]["farmer"]["skills"]["items"] == ["farming", "quote_and_back"]
+    lifepaths = data["rulesets"]["mini"]["entities"]["lifepath"]
+    assert lifepaths["farmer"]["skills"]["items"] == ["farming", "quote_and_back"]
 
 
 def test_default_path_is_rules(cli: Cli, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

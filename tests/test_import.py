@@ -16,7 +16,7 @@ Cli = Callable[..., tuple[int, str, str]]
 
 
 def kind_declarations(folder: Path) -> str:
-    """The ruleset's own kind declarations, as written (an export holds entities, not kinds)."""
+    """The ruleset's own kind declarations, as written (import writes entities; the export's kinds are data)."""
     found = []
     for path in sorted(folder.rglob("*.rules")):
         found += re.findall(r"^(?:override )?kind .*?^\}\n", path.read_text(encoding="utf-8"), re.M | re.S)
@@ -34,7 +34,7 @@ def test_witcher_round_trips_through_yaml(cli: Cli, tmp_path: Path) -> None:
     folder.mkdir(parents=True)
     (folder / "ruleset.rules").write_text((witcher / "ruleset.rules").read_text())
     (folder / "kinds.rules").write_text(kind_declarations(witcher))
-    kinds = sorted(data["rulesets"]["witcher"])
+    kinds = sorted(data["rulesets"]["witcher"]["entities"])
     assert {"formula", "mechanic", "table"} <= set(kinds)
     for kind in kinds:
         out = folder / f"{kind}.rules"
@@ -226,7 +226,7 @@ def test_yaml_as_people_write_it_imports_by_the_fields_type(cli: Cli, tmp_path: 
     assert "  type: on\n  tools: yes\n" in text  # a word as written; for tools, on is the option yes
     code, exported, err = cli("export", str(folder))
     assert code == 0, err
-    skills = json.loads(exported)["rulesets"]["demo"]["skill"]
+    skills = json.loads(exported)["rulesets"]["demo"]["entities"]["skill"]
     assert [skills[s]["tools"] for s in ("fishing", "trapping", "lamplighting")] == ["yes", "no", "yes"]
     assert skills["lamplighting"]["type"] == "on"
 

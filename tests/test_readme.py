@@ -154,3 +154,35 @@ def test_every_python_example_passes_mypy_strict(tour: Path) -> None:
         quality_command("mypy", "misspelt.py"), cwd=folder, capture_output=True, text=True, check=False, env=env
     )
     assert '"HumanoidHitLocationRow" has no attribute "locaton"' in result.stdout
+
+
+def test_the_ci_workflow_and_hooks_work_as_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The workflow's rulesdsl steps annotate the tour's misspelling as the README shows; its pre-commit
+    snippet names the hooks the repository offers."""
+    import shlex
+
+    import yaml
+
+    from rulesdsl.tools.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for name, text in tour_files().items():
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
+        Path(name).write_text(text.replace("5 pts: Fishing,", "5 pts: Fishng,") + "\n", encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(# (\S+)\n.*?)```", README, flags=re.S)
+    found = {name: yaml.safe_load(text) for text, name in blocks}
+    workflow = found[".github/workflows/rules.yml"]
+    steps = [step["run"] for job in workflow["jobs"].values() for step in job["steps"] if "run" in step]
+    runs = [shlex.split(step)[1:] for step in steps if step.startswith("rulesdsl ")]
+    assert [args[0] for args in runs] == ["check", "fmt"]
+    capsys.readouterr()
+    assert main(runs[0]) == 1
+    shown = re.search(r"```\n(::error .*?\n)```", README, flags=re.S)
+    assert shown is not None and capsys.readouterr().out == shown.group(1)
+    assert main(runs[1]) == 1  # the tour wrote its files by hand
+    assert main(["fmt", "homebrew"]) == 0 and main(runs[1]) == 0
+    offered = {hook["id"] for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    config = found[".pre-commit-config.yaml"]
+    assert {hook["id"] for repo in config["repos"] for hook in repo["hooks"]} == offered

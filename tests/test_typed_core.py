@@ -245,7 +245,7 @@ def test_export_is_the_serialised_ir(tmp_path: Path, cli: Callable[..., tuple[in
     folder = write_ruleset(tmp_path / "rules" / "demo", {"a.rules": FORMULA_CELLS})
     code, out, _ = cli("export", str(folder))
     assert code == 0
-    mechanic = json.loads(out)["rulesets"]["demo"]["mechanic"]["three_dice"]
+    mechanic = json.loads(out)["rulesets"]["demo"]["entities"]["mechanic"]["three_dice"]
     assert mechanic["die"] == {"text": "3d6 + 2", "terms": [{"count": 3, "sides": 6}], "modifier": 2}
 
 

@@ -386,8 +386,15 @@ def schema_file(kind: Kind) -> str:
     return json.dumps(schema_of(kind), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def schema_of(kind: Kind) -> dict[str, Any]:
-    """A kind's JSON Schema, self-contained (the shared definitions are bundled in)."""
+def kind_schema_id(kind: str, ruleset: str | None = None) -> str:
+    """The `$id` of a kind's schema: of the kind alone (what a package ships), or of the kind as one ruleset
+    declares it (the export's, where a homebrew's `override kind` and its base's must not share an id)."""
+    return f"urn:rulesdsl:kind:{kind}" if ruleset is None else f"urn:rulesdsl:ruleset:{ruleset}:kind:{kind}"
+
+
+def schema_of(kind: Kind, ruleset: str | None = None) -> dict[str, Any]:
+    """A kind's JSON Schema, self-contained (the shared definitions are bundled in); `ruleset`: see
+    `kind_schema_id`."""
     properties: dict[str, Any] = {
         "kind": {"const": kind.name},
         "id": _def("id"),
@@ -398,7 +405,7 @@ def schema_of(kind: Kind) -> dict[str, Any]:
         properties["rows"] = {"type": "array", "minItems": 1, "items": _def("row")}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"urn:rulesdsl:kind:{kind.name}",
+        "$id": kind_schema_id(kind.name, ruleset),
         "title": kind.title,
         "type": "object",
         "properties": properties,

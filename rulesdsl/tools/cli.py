@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from rulesdsl import __version__
-from rulesdsl.diagnostics import Diagnostic, render_json, render_text, summary, use_color
+from rulesdsl.diagnostics import Diagnostic, render_github, render_json, render_text, summary, use_color
 from rulesdsl.tools.common import (
     EXIT_DIAGNOSTICS,
     EXIT_INTERNAL,
@@ -72,8 +72,9 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--strict", action="store_true", help="fail on warnings too")
         return sub
 
-    add("check", "check the rules and report every problem")
-    build = add("build", "check the rules and write the Python packages and the HTML reference")
+    ci = ("text", "json", "github")  # github: workflow commands, annotations on a pull request
+    add("check", "check the rules and report every problem", formats=ci)
+    build = add("build", "check the rules and write the Python packages and the HTML reference", formats=ci)
     build.add_argument("--out", type=Path, default=Path("generated"), help="output folder (default: generated/)")
     build.add_argument("--check", action="store_true", help="write nothing; exit 1 when the output on disk is stale")
     build.add_argument(
@@ -82,12 +83,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="also write a wheel per ruleset (witcher-0.1.0-py3-none-any.whl) here",
     )
-    add(
+    export = add(
         "export",
-        "print the validated documents as one JSON object (--format yaml: as YAML; --format json: diagnostics "
-        "as JSON on standard error)",
+        "print the rulesets (kinds and validated entities) as one JSON object, see docs/export.md (--format "
+        "yaml: as YAML; --format json: diagnostics as JSON on standard error)",
         formats=("text", "json", "yaml"),
     )
+    export.add_argument("--schema", action="store_true", help="print the JSON Schema of the export instead")
     fmt = add("fmt", "rewrite .rules files in the canonical layout, keeping every comment")
     fmt.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is not formatted")
     serve = add("serve", "build the reference, serve it on localhost and rebuild it on every save")
@@ -211,12 +213,12 @@ def _run(args: argparse.Namespace) -> int:
     if not compilation.summary:
         raise UsageError("no ruleset found (a ruleset is a folder with a ruleset.rules)")
     if args.command == "check":
-        if args.format == "text":
+        if args.format != "json":
             counts = ", ".join(f"{ruleset}: {count} entities" for ruleset, count in compilation.summary)
             print(f"ok ({counts})")
         return EXIT_OK
     if args.command == "export":
-        _export(args.format, compilation.rulesets)
+        _export(args.format, compilation.rulesets, schema=args.schema)
         return EXIT_OK
     return _build(args, compilation.rulesets, started)
 
@@ -232,16 +234,22 @@ def _report(args: argparse.Namespace, compilation: Compilation) -> bool:
                 sys.stderr.write(render_json(diagnostics))
         else:
             sys.stdout.write(render_json(diagnostics))
+        return failed
+    if args.format == "github":  # every one: an annotation each, on the line it is about
+        sys.stdout.write(render_github(diagnostics))
     elif diagnostics:
         color = use_color(sys.stderr, args.color)
         limit = args.max_errors or None
         sys.stderr.write(render_text(diagnostics, compilation.sources, color=color, max_errors=limit))
+    if diagnostics:
         sys.stderr.write(summary(diagnostics) + (" (--strict: warnings fail)" if args.strict else "") + "\n")
     return failed
 
 
-def _export(form: str, rulesets: tuple[CompiledRuleset, ...]) -> None:
-    export = {"rulesets": {r.id: r.documents() for r in rulesets}}
+def _export(form: str, rulesets: tuple[CompiledRuleset, ...], *, schema: bool) -> None:
+    from rulesdsl.compile.export import envelope, envelope_schema
+
+    export = envelope_schema(rulesets) if schema else envelope(rulesets)
     if form == "yaml":
         import yaml
 

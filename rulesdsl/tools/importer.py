@@ -111,8 +111,8 @@ class Problem:
 
 
 def load_records(path: Path, kind: str) -> list[Any]:
-    """The records in a file: a list, a mapping of id -> record, or `rulesdsl export`'s output (every
-    ruleset's records of `kind`). PyYAML's safe loader only: a data file never constructs objects."""
+    """The records in a file: a list, a mapping of id -> record, or `rulesdsl export`'s output, of now or
+    before 0.5 (every ruleset's records of `kind`). PyYAML's safe loader only: a data file never constructs objects."""
     text = path.read_text(encoding="utf-8")
     try:
         data = _load_json(text) if path.suffix.lower() == ".json" else _load_yaml(text)
@@ -122,7 +122,10 @@ def load_records(path: Path, kind: str) -> list[Any]:
         found: list[Any] = []
         for ruleset in data["rulesets"].values():
             if isinstance(ruleset, Mapping):
-                found += list((ruleset.get(kind) or {}).values())
+                # the envelope (docs/export.md) holds a ruleset's entities under `entities`; before 0.5 the
+                # ruleset was its entities
+                entities = ruleset.get("entities") if "format" in data else ruleset
+                found += list(((entities or {}).get(kind) or {}).values())
         return found
     if isinstance(data, Mapping):
         return [{"id": key, **value} if isinstance(value, Mapping) else value for key, value in data.items()]
