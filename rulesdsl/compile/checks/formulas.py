@@ -270,7 +270,8 @@ class _Namer:
         decl = declared.fields.get(node.field)
         if decl is None:
             close = suggest(node.field, list(declared.fields))
-            self.report(error("E330", f"a {kind} has no field '{node.field}'", node.pos, naming_hint(close), close))
+            hint = naming_hint(close) or number_fields_hint(declared)
+            self.report(error("E330", f"a {kind} has no field '{node.field}'", node.pos, hint, close))
             return node
         values: list[tuple[str, int | Fraction]] = []
         for entity_id, entity in sorted(self.entities.get(kind, {}).items()):
@@ -284,7 +285,7 @@ class _Namer:
             if isinstance(value, bool) or not isinstance(value, int | Fraction):
                 shown = t.type_text(decl.type)
                 message = f"'{node.field}' of a {kind} is {shown}, not a number to compute with"
-                self.report(error("E330", message, node.pos))
+                self.report(error("E330", message, node.pos, number_fields_hint(declared)))
                 return node
             values.append((entity_id, value))
         return replace(node, kind=kind, ids=tuple(i for i, _ in values), numbers=tuple(v for _, v in values))
@@ -697,6 +698,14 @@ def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
         message = f"{site.where}this formula makes {made}, and {wanted} belongs here"
         diagnostics.append(error("E327", message, site.formula.pos, hint))
     return diagnostics
+
+
+def number_fields_hint(kind: Kind) -> str:
+    """E330's hint: the fields of a kind a formula can compute with (`weapon[dagger].weight`)."""
+    numbers = [d.name for d in kind.fields.values() if isinstance(d.type, t.IntType | t.NumberType | t.MultiplierType)]
+    if numbers:
+        return f"a formula computes with a {kind.name}'s number fields: {', '.join(numbers)}"
+    return f"a {kind.name} has no number field to compute with: declare one, such as weight: int"
 
 
 def unknown_kind(node: ir.FieldOf, kinds: Mapping[str, Kind], pos: Position) -> Diagnostic:
