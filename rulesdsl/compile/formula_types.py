@@ -537,7 +537,12 @@ def _dice_scaled(op: str, left: ir.Expr, right: ir.Expr, first: str, second: str
     """A roll times a whole number (`3d6 * 5`, either way round), or divided by one, rounded down (`1d6 / 2`)."""
     if first == DICE and second == DICE:
         problems.append(
-            Problem("E327", right.pos, f"a roll cannot be {_VERB[op]} a roll", f"{_VERB[op].split()[0]} it by a number")
+            Problem(
+                "E327",
+                right.pos,
+                f"a roll cannot be {_VERB[op]} a roll",
+                f"{'multiply' if op == '*' else 'divide'} it by a whole number",
+            )
         )
         return DICE
     if op == "/" and second == DICE:

@@ -26,7 +26,7 @@ from rulesdsl.language.names import slug
 from rulesdsl.language.words import NONE_WORDS, TRUTH_WORDS
 from rulesdsl.runtime import odds as rt_odds
 from rulesdsl.syntax import tree as m
-from rulesdsl.syntax.written import FUNCTIONS, expr_text, expr_text_names
+from rulesdsl.syntax.written import FUNCTIONS, expr_text, expr_text_names, quote
 
 Path = tuple[str | int, ...]
 
@@ -576,7 +576,7 @@ class _Reader:
                     raise LoweringError(
                         f"{self.about(path)} has no key '{key.text}': its keys are " + ", ".join(options),
                         key.pos,
-                        did_you_mean(key.text, options),
+                        did_you_mean(key.text, options) or f"write one of them, or add {key.text} to the options",
                         self.code,
                     )
                 return found
@@ -1216,6 +1216,11 @@ def roll_of(value: m.Value) -> ir.Roll:
             raise LoweringError("a table rolled on several dice takes no modifier and no d66", value.pos)
         dice = tuple(d for p in parts for d in p.dice)
         return ir.Roll(dice, None, False, named + ", ".join(d.text for d in dice), value.pos, given)
+    if isinstance(value, m.Name | m.String):  # a key alone: the dice are missing
+        name = value.text if isinstance(value, m.Name) else quote(value.value)
+        raise _fail(
+            _DICE_EXAMPLES, value, f"a roll is dice (roll: 1d10); a key given to it comes first: roll: {name}, 1d10"
+        )
     if isinstance(value, m.Dice) and value.count == 1 and value.sides == 66:
         d66 = ir.Dice((ir.DiceTerm(1, 6), ir.DiceTerm(1, 6)), 0, "d66", value.pos)
         return ir.Roll((d66,), None, True, "d66", value.pos)

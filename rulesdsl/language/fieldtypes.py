@@ -456,7 +456,7 @@ def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str |
                 return f"is too long ({len(value):,} characters, at most {limit:,})", hint
         case EnumType(options) if isinstance(value, str) and value not in options:
             return "must be one of: " + ", ".join(options), naming_hint(suggestions_for(field_type, value)) or (
-                f"'{value}' is none of them: write one, such as {options[0]}"
+                f"'{value}' is not among them: write one as it is listed, such as {options[0]}"
             )
         case ListType(_, low, high) if isinstance(value, tuple):
             if len(value) < low:

@@ -251,7 +251,11 @@ class _Namer:
             known = sorted({*self.names, *self.by_name})
             declared = f"{self.declare}{', '.join((*self.names, node.name))}" if self.declare else None
             close = suggest(node.name, known)
-            hint = naming_hint(close) or declared
+            hint = (
+                naming_hint(close)
+                or declared
+                or f"declare it: attribute {slug(node.name)} {{ abbr: {node.name}  group: ... }}"
+            )
             message = f"formula names '{node.name}', which is no {what}"
             self.diagnostics.append(error("E321", message, node.pos, hint, close))
         return node

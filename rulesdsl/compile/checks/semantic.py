@@ -907,7 +907,7 @@ def _check_requirements(entities: Entities) -> list[Diagnostic]:
                             "W332",
                             "a born lifepath is always first, so its requirement can never hold",
                             entity.position("requires"),
-                            "remove requires, or born: yes if the lifepath is not the first",
+                            "remove its requires, or its born: yes if it is not a first lifepath",
                         )
                     )
     return diagnostics
