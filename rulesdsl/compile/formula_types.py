@@ -219,6 +219,9 @@ def _exploding(dice: ir.Dice) -> bool:
     return any(t.explode for t in dice.terms) or any(_exploding(part.dice) for part in dice.parts)
 
 
+_EXPLODING_HINT = "add an exploding roll, multiply it or bound it"
+
+
 def _explodes(node: ir.Expr, opens: set[int], env: Env, problems: list[Problem]) -> bool:
     """Whether `node` may be an exploding roll, whose totals have no end: such a roll cannot be turned over,
     taken away or divided (the package could not say its odds), which is said here, not when it runs."""
@@ -232,11 +235,11 @@ def _explodes(node: ir.Expr, opens: set[int], env: Env, problems: list[Problem])
             return callee is not None and callee.explodes
         case ir.Neg(operand) | ir.BinOp("-", _, operand) if id(operand) in opens:
             why = "an exploding roll has no highest total: it cannot be taken away"
-            problems.append(Problem("E327", operand.pos, why))
+            problems.append(Problem("E327", operand.pos, why, _EXPLODING_HINT))
             return True
         case ir.BinOp("/", operand, _) if id(operand) in opens:
             why = "an exploding roll has no highest total: it cannot be divided"
-            problems.append(Problem("E327", operand.pos, why))
+            problems.append(Problem("E327", operand.pos, why, _EXPLODING_HINT))
             return True
         case ir.If(_, then, otherwise):
             return id(then) in opens or id(otherwise) in opens

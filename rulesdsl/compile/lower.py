@@ -130,6 +130,7 @@ def _key_example(key_type: t.FieldType) -> str:
     return example or "land"
 
 
+_SPLIT_HINT = "split it into smaller formulas"
 _ROWS_HINT = "move the rows into a table of their own: table NAME { roll: 1d6  columns: x  1-3 -> a ... }"
 _BRACED_ENTRIES = 'a name and then a string are a default and its doc: write text entries in braces, = { home: "Keep" }'
 
@@ -657,7 +658,9 @@ class _Reader:
             raise LoweringError(
                 f"a roll on a table {value.count:,} times; a cell rolls 1 to {MAX_REPEAT} times",
                 value.pos,
-                "write none for no roll" if value.count == 0 else None,
+                "write none for no roll"
+                if value.count == 0
+                else f"roll 1 to {MAX_REPEAT} times: {MAX_REPEAT} x {expr_text(value.table)}",
             )
         return ir.Rolls(value.count, self.ref("table", value.table), value.pos)
 
@@ -682,7 +685,9 @@ class _Reader:
                 raise LoweringError(
                     f"this choice asks for {asked} of {len(options)} option{'s' * (len(options) != 1)}",
                     item.pos,
-                    f"offer more, or ask for 1 to {len(options)}" if options else None,
+                    f"offer more, or ask for 1 to {len(options)}"
+                    if options
+                    else f"list what it offers: {max(item.count, 1)} of (A, B)",
                     "E364",
                 )
             picks.append(ir.Pick(item.count, options, item.pos))
@@ -715,7 +720,11 @@ class _Reader:
                 return ir.DiceOf(self.expr(count), ir.Num(sides, value.pos), value.pos, suffix)
             case m.Call("dice", args):
                 if len(args) != 2:
-                    raise LoweringError("dice() takes 2 arguments: dice(count, sides)", value.pos)
+                    raise LoweringError(
+                        "dice() takes 2 arguments: dice(count, sides)",
+                        value.pos,
+                        "write dice(AGL, 6): AGL dice of 6 sides",
+                    )
                 return ir.DiceOf(self.expr(args[0]), self.expr(args[1]), value.pos)
             case m.Binary(op, left, right):
                 return ir.BinOp(op, self.expr(left), self.expr(right), value.pos)
@@ -738,7 +747,9 @@ class _Reader:
                 return ir.Lookup(self.ref("table", target), self.expr(index), value.pos)
             case m.Call("if", args):
                 if len(args) != 3:
-                    raise LoweringError("if() takes 3 arguments: if(condition, then, otherwise)", value.pos)
+                    raise LoweringError(
+                        "if() takes 3 arguments: if(condition, then, otherwise)", value.pos, "write if(AGL > 3, 2, 1)"
+                    )
                 condition, then, otherwise = (self.expr(a) for a in args)
                 return ir.If(condition, then, otherwise, value.pos)
             case m.Call(function, args) if function not in FUNCTIONS:
@@ -748,7 +759,11 @@ class _Reader:
             case m.Call(function, args):
                 arity = FUNCTIONS[function]
                 if arity is not None and len(args) != arity:
-                    raise LoweringError(f"{function}() takes {arity} argument{'s' * (arity != 1)}", value.pos)
+                    raise LoweringError(
+                        f"{function}() takes {arity} argument{'s' * (arity != 1)}",
+                        value.pos,
+                        f"write {function}({', '.join('xyz'[:arity])})",
+                    )
                 if arity is None and len(args) < 2:
                     raise LoweringError(
                         f"{function}() takes two or more arguments",
@@ -794,7 +809,11 @@ class _Reader:
                 self.subject(subject, value)
                 if subject == "gender":
                     if op not in ("=", "!="):
-                        raise LoweringError("gender can only be compared with = or !=", value.pos)
+                        raise LoweringError(
+                            "gender can only be compared with = or !=",
+                            value.pos,
+                            "write gender = female, or gender != male",
+                        )
                     if not isinstance(right, m.Name | m.String):
                         raise _fail("a name", right)
                     return ir.Condition(subject, op, slug(self.text(right)), value.pos)
@@ -819,7 +838,7 @@ class _Reader:
 
     def count_of(self, count: int, selector: m.SelectLifepaths | m.SelectListed, pos: m.Position) -> ir.CountOf:
         if count < 1:
-            raise LoweringError("count at least 1 lifepath", pos)
+            raise LoweringError("count at least 1 lifepath", pos, "ask for 1 or more, as in 1 of lifepaths")
         if isinstance(selector, m.SelectListed):
             return ir.CountOf(count, None, None, tuple(self.ref("lifepath", r) for r in selector.refs), pos)
         setting: ir.Ref | None = None
@@ -928,7 +947,7 @@ class _Reader:
                         "keys: " + ", ".join(k.name for k in keys) if keys else "declare them: keys: zone, level(int)",
                     )
                 if max(depth(v) for v in row.keys) > MAX_DEPTH:
-                    raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
+                    raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos, _SPLIT_HINT)
                 row_keys = []
                 for j, key in enumerate(row.keys):
                     self.positions[_path((*path, "keys", j))] = key.pos
@@ -951,7 +970,7 @@ class _Reader:
                 "columns: " + ", ".join(c.name for c in columns),
             )
         if row.cells and max(depth(v) for v in row.cells) > MAX_DEPTH:
-            raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
+            raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos, _SPLIT_HINT)
         plain = ir.Column("", t.TextType(), row.pos)
         return tuple(
             self.cell(cell, columns[j] if columns else plain, (*path, "cells", j)) for j, cell in enumerate(row.cells)
@@ -1213,7 +1232,11 @@ def roll_of(value: m.Value) -> ir.Roll:
             return replace(alone, given=given, text=named + alone.text, pos=value.pos)
         parts = [roll_of(item) for item in rest]
         if any(p.modifier is not None or p.tens_units for p in parts):
-            raise LoweringError("a table rolled on several dice takes no modifier and no d66", value.pos)
+            raise LoweringError(
+                "a table rolled on several dice takes no modifier and no d66",
+                value.pos,
+                "roll each die plainly (roll: 1d10, 1d10), or roll one with its modifier (roll: 1d10 + 0..2)",
+            )
         dice = tuple(d for p in parts for d in p.dice)
         return ir.Roll(dice, None, False, named + ", ".join(d.text for d in dice), value.pos, given)
     if isinstance(value, m.Name | m.String):  # a key alone: the dice are missing
@@ -1229,7 +1252,11 @@ def roll_of(value: m.Value) -> ir.Roll:
         low, high = value.low.right, value.high
         if isinstance(low, m.Integer) and isinstance(high, m.Integer):
             if low.value > high.value:
-                raise LoweringError(f"the modifiers {low.value}..{high.value} run backwards", value.pos)
+                raise LoweringError(
+                    f"the modifiers {low.value}..{high.value} run backwards",
+                    value.pos,
+                    f"write {high.value}..{low.value}",
+                )
             inner = roll_of(value.low.left)
             modifier = ir.Range(low.value, high.value, value.pos)
             return ir.Roll(inner.dice, modifier, inner.tens_units, expr_text(value), value.pos)
@@ -1300,7 +1327,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
                     "E204",
                     f"'{fld.key}' nests more than {MAX_DEPTH} levels deep",
                     fld.key_pos,
-                    "split it into smaller formulas",
+                    _SPLIT_HINT,
                 )
             )
             continue
@@ -1380,7 +1407,8 @@ def _steps(kind: str, written: list[m.Field], values: dict[str, ir.Value], reade
             continue
         taken[name] = f"the step at line {fld.key_pos.line}"
         if depth(fld.value) > MAX_DEPTH:
-            diagnostics.append(error("E204", f"step '{fld.key}' nests more than {MAX_DEPTH} levels deep", fld.key_pos))
+            message = f"step '{fld.key}' nests more than {MAX_DEPTH} levels deep"
+            diagnostics.append(error("E204", message, fld.key_pos, "split it into several steps"))
             continue
         try:
             steps.append(ir.Step(fld.key, reader.formula(fld.value), fld.key_pos))

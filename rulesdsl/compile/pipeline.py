@@ -736,7 +736,8 @@ def _at_the_change(
         if d.code in _GRAPH_WARNINGS:
             if changes:
                 note = f"about {shows.file}:{shows.line}; it holds in the ruleset this one extends"
-                d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint="check this change")
+                hint = f"undo this change, or: {d.hint}" if d.hint else "undo this change"
+                d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint=hint)
         elif d.severity == "error":
             change = _named_change(d, made)
             if change is not None and change.pos is not None:

@@ -705,7 +705,9 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
         for name in rerolls:
             face = entity.fields[name]
             if isinstance(face, int) and die.single_die and not 1 <= face <= die.terms[0].sides:
-                diagnostics.append(error("E328", f"{name} {face} is not a face of {die.text}", entity.position(name)))
+                message = f"{name} {face} is not a face of {die.text}"
+                hint = f"write a face from 1 to {die.terms[0].sides}"
+                diagnostics.append(error("E328", message, entity.position(name), hint))
     return diagnostics
 
 
