@@ -887,7 +887,7 @@ class _Reader:
             key is None and isinstance(value, m.Name | m.String)
         ):
             return ir.NameKey(self.text(value), value.pos)
-        if key is not None and isinstance(value, m.Name | m.String):
+        if key is not None and isinstance(key.type, t.IntType | t.NumberType) and isinstance(value, m.Name | m.String):
             raise _fail(
                 "a number or a range (3, 2-4, 1..10, >9, 10+)",
                 value,
@@ -1076,7 +1076,8 @@ def dice_term(node: m.Dice) -> ir.DiceTerm:
         raise LoweringError(
             f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2",
             node.pos,
-            f"roll {count}d2 or more sides; a number that never varies is written alone: {count if sides else 0}",
+            f"a die has 2 sides or more (like {count}d6); a number that never varies is written alone: "
+            f"{count if sides else 0}",
         )
     if sides > MAX_SIDES:
         raise LoweringError(
