@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths, prelude
 from rulesdsl.diagnostics import render_json, render_text, summary
 
 from .conftest import write_ruleset
@@ -132,6 +132,18 @@ def test_the_golden_reader_sees_a_missing_hint() -> None:
     )
     assert with_hint[0] == "E303" and with_hint[1][-1] == "  hint: did you mean 'Y'?"
     assert without == ("E003", ["error: cannot read a.rules: not a regular file [E003]", "  note: a note is no hint"])
+
+
+def test_a_missing_field_is_hinted_with_a_value_it_could_have(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty block of every built-in kind: each field it needs is named with how to write it."""
+    monkeypatch.chdir(tmp_path)
+    kinds = sorted(k for k in prelude() if k != "ruleset")
+    write_ruleset(tmp_path / "rules" / "demo", {"a.rules": "".join(f"{kind} blank_{kind} {{ }}\n" for kind in kinds)})
+    missing = [d for d in compile_paths([Path("rules")]).diagnostics if "needs a '" in d.message]
+    assert len(missing) >= len(kinds)  # every kind needs a field or more (a mechanic its style and die, ...)
+    for d in missing:
+        field = d.message.split("'")[1]
+        assert d.hint is not None and d.hint.startswith(f"add {field}") and "..." not in d.hint, d
 
 
 def test_json_diagnostics_carry_positions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

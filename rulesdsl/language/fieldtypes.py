@@ -305,10 +305,28 @@ def example_text(field_type: FieldType) -> str | None:
             return "1 yrs"
         case PointsType():
             return "1 pts"
-        case ChoicesType() | OfferType():
-            return "1 pts: NAME" if isinstance(field_type, ChoicesType) else "NAME"
-        case FormulaType() | ObstacleType():
+        case ChoicesType():
+            return "1 pts: NAME"
+        case OfferType():
+            return "NAME"
+        case FormulaType() | ObstacleType() | ActionsType():
             return "1"
+        case RangeType():
+            return "1..10"
+        case MultiplierType():
+            return "x2"
+        case VersionType():
+            return '"0.1.0"'
+        case AbbreviationType():
+            return "ABBR"
+        case StatBonusType():
+            return "+1 P"
+        case RequirementType():
+            return "NAME"
+        case ColumnsType(params):
+            return "x, where(ref KIND)" if params else "name, value(int)"
+        case RecordType(fields):
+            return "{ " + "  ".join(f"{f.name}: ..." for f in fields[:2]) + " }"
         case _:
             return None
 

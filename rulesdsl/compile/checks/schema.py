@@ -105,6 +105,8 @@ def describe(err: ValidationError, kind: Kind, field: str | None = None) -> tupl
         if not err.absolute_path:
             declared = kind.fields.get(field)
             example = t.example_text(declared.type) if declared is not None else None
+            if field == "rows":  # a table's rows are no declared field
+                return f"a {kind.name} needs a '{field}' field", "add rows, one a line: 1-3 -> NAME"
             shown = example or (f"... ({t.type_text(declared.type)})" if declared is not None else "...")
             return f"a {kind.name} needs a '{field}' field", f"add {field}: {shown}"
         return f"'{where}' needs '{field}'", f"add {field}: ..."
