@@ -45,6 +45,8 @@ def test_the_wrong_example_gives_the_code_and_the_right_one_does_not(
         diagnostics = compile_paths([folder]).diagnostics
         found = {d.code for d in diagnostics}
         assert (code in found) == expected, f"{name}: {sorted(found)}"
+        # every error and warning says how to fix it: the wrong example's, its own code's first
+        assert [f"{d.code}: {d.message}" for d in diagnostics if not d.hint] == []
         if not expected:  # the right example is right: it checks clean of every error, not only of this one
             assert [d.message for d in diagnostics if d.severity == "error"] == []
 

@@ -87,14 +87,27 @@ def test_the_schema_and_the_checker_agree_on_text_options_and_lengths() -> None:
 
 
 def test_the_words_of_a_problem() -> None:
-    assert t.constraint_problem(t.NumberType(F(0), F(1)), 50) == ("must be at most 1, not 50", None)
-    assert t.constraint_problem(t.NumberType(F(1, 2), None), F(1, 3)) == ("must be at least 0.5, not 1/3", None)
+    # each with a hint: the bounds, option, count or text to write instead
+    assert t.constraint_problem(t.NumberType(F(0), F(1)), 50) == ("must be at most 1, not 50", "write a number in 0..1")
+    assert t.constraint_problem(t.NumberType(F(1, 2), None), F(1, 3)) == (
+        "must be at least 0.5, not 1/3",
+        "write 0.5 or more",
+    )
+    assert t.constraint_problem(t.IntType(None, 5), 9) == ("must be at most 5, not 9", "write 5 or less")
     assert t.constraint_problem(t.EnumType(("one", "two")), "tow") == (
         "must be one of: one, two",
         "did you mean 'two'?",
     )
-    assert t.constraint_problem(t.ListType(t.IntType(), 1, 2), (1, 2, 3)) == ("holds 3 items, at most 2", None)
-    assert t.constraint_problem(t.TextType(), "") == ("must not be empty", None)
+    assert t.constraint_problem(t.EnumType(("small", "large")), "huge") == (
+        "must be one of: small, large",
+        "'huge' is not among them: write one as it is listed, such as small",
+    )
+    assert t.constraint_problem(t.ListType(t.IntType(), 1, 2), (1, 2, 3)) == (
+        "holds 3 items, at most 2",
+        "leave out 1 item",
+    )
+    assert t.constraint_problem(t.ListType(t.IntType(), 3, 4), (1,)) == ("needs at least 3 items, not 1", "add 2 items")
+    assert t.constraint_problem(t.TextType(), "") == ("must not be empty", "write the text between the quotes")
     assert t.constraint_problem(t.IntType(1, 5), "unknown") is None  # not its shape: not its business
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rulesdsl.compile.pipeline import compile_paths
+from rulesdsl.compile.pipeline import compile_paths, prelude
 from rulesdsl.diagnostics import render_json, render_text, summary
 
 from .conftest import write_ruleset
@@ -91,6 +91,59 @@ def test_every_code_has_a_golden_case_and_documentation() -> None:
     assert sorted(code for code in codes if f"[{code}]" not in golden) == []
     documented = (SOURCE.parent / "docs" / "diagnostics.md").read_text(encoding="utf-8")
     assert sorted(code for code in codes if f"| {code} " not in documented and f", {code} " not in documented) == []
+
+
+# A rendered diagnostic's first line: `file:line:col: severity: message [CODE]`, or without a position
+_HEADER = re.compile(r"^(?:\S.*?: )?(?:error|warning): .* \[([EW]\d{3})\]$")
+_SUMMARY = re.compile(r"^\d+ errors?, \d+ warnings?$")
+
+
+def rendered_diagnostics(text: str) -> list[tuple[str, list[str]]]:
+    """Each diagnostic of a rendered golden file: its code and its lines (header, source, caret, notes, hint)."""
+    found: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        header = _HEADER.match(line)
+        if header:
+            found.append((header.group(1), [line]))
+        elif found and not _SUMMARY.match(line):
+            found[-1][1].append(line)
+    return found
+
+
+def test_every_golden_error_and_warning_has_a_hint() -> None:
+    """The rule: every diagnostic says how to fix it, not only what is wrong."""
+    shown = [
+        (path, *d) for path in sorted(GOLDEN.rglob("*.txt")) for d in rendered_diagnostics(path.read_text("utf-8"))
+    ]
+    assert len(shown) > 300  # the goldens are read: every file's diagnostics, with and without a position
+    assert {code for _, code, _ in shown} >= {"E003", "E101", "E201", "E210", "W332"}
+    hintless = [
+        f"{path.relative_to(GOLDEN)}: {lines[0]}"
+        for path, _, lines in shown
+        if not any(line.startswith("  hint: ") and line[8:].strip() for line in lines[1:])
+    ]
+    assert hintless == []
+
+
+def test_the_golden_reader_sees_a_missing_hint() -> None:
+    with_hint, without = rendered_diagnostics(
+        "a.rules:1:1: error: no skill named 'X' [E303]\n 1 | x\n   | ^\n  hint: did you mean 'Y'?\n"
+        "error: cannot read a.rules: not a regular file [E003]\n  note: a note is no hint\n1 error, 0 warnings\n"
+    )
+    assert with_hint[0] == "E303" and with_hint[1][-1] == "  hint: did you mean 'Y'?"
+    assert without == ("E003", ["error: cannot read a.rules: not a regular file [E003]", "  note: a note is no hint"])
+
+
+def test_a_missing_field_is_hinted_with_a_value_it_could_have(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty block of every built-in kind: each field it needs is named with how to write it."""
+    monkeypatch.chdir(tmp_path)
+    kinds = sorted(k for k in prelude() if k != "ruleset")
+    write_ruleset(tmp_path / "rules" / "demo", {"a.rules": "".join(f"{kind} blank_{kind} {{ }}\n" for kind in kinds)})
+    missing = [d for d in compile_paths([Path("rules")]).diagnostics if "needs a '" in d.message]
+    assert len(missing) >= len(kinds)  # every kind needs a field or more (a mechanic its style and die, ...)
+    for d in missing:
+        field = d.message.split("'")[1]
+        assert d.hint is not None and d.hint.startswith(f"add {field}") and "..." not in d.hint, d
 
 
 def test_json_diagnostics_carry_positions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -212,9 +212,12 @@ def test_a_syntax_error_on_a_line_the_line_before_ran_onto_says_so(parser: Parse
     ("text", "hint"),
     [
         # `and` where only a name can stand is a name: the line ended, the error is the next line's own
-        ("lifepath x {\n  requires: and\n  years: )\n}\n", None),
+        ("lifepath x {\n  requires: and\n  years: )\n}\n", "it closes no '(': remove it, or add the '(' it closes"),
         # the word and the error on one line: nothing ran on
-        ('formula c "C" { params: skill formula: 1 }\n', None),
+        (
+            'formula c "C" { params: skill formula: 1 }\n',
+            "a ':' ends a field's name (name: value); the text before it is not one",
+        ),
         # a string not closed is a mistake of its own line, whatever the line before
         ('lifepath x {\n  params: skill\n  "unclosed\n}\n', 'close it with " (strings cannot span lines)'),
         # comments and blank lines between: the line still ran on (the parser passes over them)

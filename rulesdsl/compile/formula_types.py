@@ -100,6 +100,7 @@ class Table:
     returns: str | None
     column: str | None = None  # the column a lookup reads
     problem: str | None = None
+    hint: str | None = None  # how to make it one a formula can look up
     # The numbers its rows cover where they stop short and the table says nothing of what lies past them
     # (neither `clamp` nor `partial`); None at an end: open. A lookup must stay inside (E324).
     covers: Span = (None, None)
@@ -218,6 +219,9 @@ def _exploding(dice: ir.Dice) -> bool:
     return any(t.explode for t in dice.terms) or any(_exploding(part.dice) for part in dice.parts)
 
 
+_EXPLODING_HINT = "add an exploding roll, multiply it or bound it"
+
+
 def _explodes(node: ir.Expr, opens: set[int], env: Env, problems: list[Problem]) -> bool:
     """Whether `node` may be an exploding roll, whose totals have no end: such a roll cannot be turned over,
     taken away or divided (the package could not say its odds), which is said here, not when it runs."""
@@ -231,11 +235,11 @@ def _explodes(node: ir.Expr, opens: set[int], env: Env, problems: list[Problem])
             return callee is not None and callee.explodes
         case ir.Neg(operand) | ir.BinOp("-", _, operand) if id(operand) in opens:
             why = "an exploding roll has no highest total: it cannot be taken away"
-            problems.append(Problem("E327", operand.pos, why))
+            problems.append(Problem("E327", operand.pos, why, _EXPLODING_HINT))
             return True
         case ir.BinOp("/", operand, _) if id(operand) in opens:
             why = "an exploding roll has no highest total: it cannot be divided"
-            problems.append(Problem("E327", operand.pos, why))
+            problems.append(Problem("E327", operand.pos, why, _EXPLODING_HINT))
             return True
         case ir.If(_, then, otherwise):
             return id(then) in opens or id(otherwise) in opens
@@ -282,7 +286,7 @@ def _inside(node: ir.Lookup, index: Span, env: Env, problems: list[Problem]) -> 
             "open its first and last rows (`<=N`, `N+`), or say what the rules do there: `clamp: yes` (the "
             "first or last row) or `partial: yes` (no answer: the package raises PastRows)"
         )
-        problems.append(Problem("E324", node.pos, why))
+        problems.append(Problem("E324", node.pos, why, f"open the rows of '{node.table.id}', or give it clamp: yes"))
 
 
 def _span(node: ir.Expr, spans: Mapping[int, Span]) -> Span:
@@ -350,7 +354,8 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
         if not fits(given, wanted):
             what = what or ("a whole number" if wanted == INT else "a number")
             said = "dice" if given == DICE else f"a {'bool' if given == BOOL else 'number'}"
-            problems.append(Problem("E327", child.pos, f"this is {said}, where {what} belongs"))
+            fix = f"write {what} here, not dice" if given == DICE else f"write {what} here"
+            problems.append(Problem("E327", child.pos, f"this is {said}, where {what} belongs", fix))
         return given
 
     match node:
@@ -366,11 +371,20 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
         case ir.EntityArg(entity):
             return ref_type(entity.kind)
         case ir.Text():
-            problems.append(Problem("E327", node.pos, "quoted text has no value to compute with"))
+            problems.append(
+                Problem(
+                    "E327", node.pos, "quoted text has no value to compute with", "write a number, or a name unquoted"
+                )
+            )
             return NUMBER
         case ir.Caret():
             problems.append(
-                Problem("E327", node.pos, "a caret number (4^) is an obstacle to show, not a value to compute")
+                Problem(
+                    "E327",
+                    node.pos,
+                    "a caret number (4^) is an obstacle to show, not a value to compute",
+                    f"write the number alone: {node.value}",
+                )
             )
             return NUMBER
         case ir.DiceExpr():
@@ -385,7 +399,7 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             need(left, NUMBER)
             need(right, NUMBER)
             if constant(right) == 0:
-                problems.append(Problem("E327", right.pos, "this divides by zero"))
+                problems.append(Problem("E327", right.pos, "this divides by zero", "divide by a number that is not 0"))
             return FRACTION
         case ir.BinOp("+" | "-" as op, left, right) if DICE in (of(left), of(right)):
             return _dice_arithmetic(op, left, right, of(left), of(right), problems)
@@ -412,7 +426,14 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             if first.startswith(REF_PREFIX) or second.startswith(REF_PREFIX):
                 first, second = need(then, NUMBER), need(otherwise, NUMBER)
             if (first == DICE) != (second == DICE):
-                problems.append(Problem("E327", node.pos, "one branch is dice and the other a number"))
+                problems.append(
+                    Problem(
+                        "E327",
+                        node.pos,
+                        "one branch is dice and the other a number",
+                        "make both branches dice, or both numbers",
+                    )
+                )
             return DICE if DICE in (first, second) else _one_of(first, second)
         case ir.Call("min" | "max" | "floor" as function, args) if DICE in [of(a) for a in args]:
             rolls = [a for a in args if of(a) == DICE]
@@ -421,11 +442,21 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             for arg in args:
                 if arg not in rolls and not fits(of(arg), INT):
                     problems.append(
-                        Problem("E327", arg.pos, f"this is {SHOWN[of(arg)]}: a roll is bounded by whole numbers")
+                        Problem(
+                            "E327",
+                            arg.pos,
+                            f"this is {SHOWN[of(arg)]}: a roll is bounded by whole numbers",
+                            "round it: floor(...), ceil(...) or round(...)",
+                        )
                     )
             for extra in rolls[1:]:
                 problems.append(
-                    Problem("E327", extra.pos, f"{function}() bounds one roll by whole numbers, not two rolls")
+                    Problem(
+                        "E327",
+                        extra.pos,
+                        f"{function}() bounds one roll by whole numbers, not two rolls",
+                        f"bound each roll on its own: {function}(1, 1d6) + {function}(1, 1d8)",
+                    )
                 )
             return DICE
         case ir.Call(function, args):
@@ -441,7 +472,7 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
             if found is None:
                 return NUMBER  # an unresolved name: reported where it is resolved
             if found.problem is not None:
-                problems.append(Problem("E324", node.pos, found.problem, about=(table.id or "",)))
+                problems.append(Problem("E324", node.pos, found.problem, found.hint, about=(table.id or "",)))
             return found.returns or NUMBER
         case ir.FormulaCall(formula, args):
             callee = env.callees.get(formula.id or "")
@@ -456,7 +487,9 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
                             "E362",
                             arg.pos,
                             f"this is {shown(made)}, and {formula.id}() takes {shown(wanted)} as '{param}'",
-                            "round it: floor(...), ceil(...) or round(...)" if rounds else None,
+                            "round it: floor(...), ceil(...) or round(...)"
+                            if rounds
+                            else f"give '{param}' {shown(wanted)}, or declare its type in the params of {formula.id}",
                             about=(formula.id or "",),
                         )
                     )
@@ -478,6 +511,7 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
                         node.pos,
                         f"{formula.id}() takes {len(own)} argument{'s' * (len(own) != 1)} "
                         f"({', '.join(sorted(own))}), not {len(args)}",
+                        f"call it with {len(own)}: {formula.id}({', '.join(own)})",
                         about=(formula.id or "",),
                     )
                 )
@@ -492,7 +526,12 @@ def _dice_arithmetic(op: str, left: ir.Expr, right: ir.Expr, first: str, second:
         if kind not in (DICE, INT, BOOL):
             verb = "add" if op == "+" else "take away"
             problems.append(
-                Problem("E327", node.pos, f"this is {SHOWN[kind]}: dice {verb} only dice and whole numbers")
+                Problem(
+                    "E327",
+                    node.pos,
+                    f"this is {SHOWN[kind]}: dice {verb} only dice and whole numbers",
+                    "round it: floor(...), ceil(...) or round(...)",
+                )
             )
     return DICE
 
@@ -500,10 +539,17 @@ def _dice_arithmetic(op: str, left: ir.Expr, right: ir.Expr, first: str, second:
 def _dice_scaled(op: str, left: ir.Expr, right: ir.Expr, first: str, second: str, problems: list[Problem]) -> str:
     """A roll times a whole number (`3d6 * 5`, either way round), or divided by one, rounded down (`1d6 / 2`)."""
     if first == DICE and second == DICE:
-        problems.append(Problem("E327", right.pos, f"a roll cannot be {_VERB[op]} a roll"))
+        problems.append(
+            Problem(
+                "E327",
+                right.pos,
+                f"a roll cannot be {_VERB[op]} a roll",
+                f"{'multiply' if op == '*' else 'divide'} it by a whole number",
+            )
+        )
         return DICE
     if op == "/" and second == DICE:
-        problems.append(Problem("E327", right.pos, "nothing is divided by a roll"))
+        problems.append(Problem("E327", right.pos, "nothing is divided by a roll", "divide by a whole number"))
         return DICE
     number, kind = (right, second) if first == DICE else (left, first)
     if not fits(kind, INT):
@@ -516,7 +562,9 @@ def _dice_scaled(op: str, left: ir.Expr, right: ir.Expr, first: str, second: str
             )
         )
     elif op == "/" and (value := constant(number)) is not None and value < 1:
-        problems.append(Problem("E327", number.pos, f"a roll divided by {value}: divide by 1 or more"))
+        problems.append(
+            Problem("E327", number.pos, f"a roll divided by {value}: divide by 1 or more", "divide by a whole number")
+        )
     return DICE
 
 

@@ -8,11 +8,12 @@ generated package, the reference page and the docs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import cast
 
 from rulesdsl.compile.ir import Value
+from rulesdsl.diagnostics import Diagnostic, error, naming_hint, suggest
 from rulesdsl.language.fieldtypes import (
     FieldType,
     ListType,
@@ -30,6 +31,13 @@ PRELUDE_PATH = PRELUDE
 # Kinds the compiler itself gives meaning to (formulas, tables, dice): declared in the prelude like the
 # others, but a ruleset cannot replace them.
 CORE_KINDS = ("ruleset", "table", "attribute", "formula", "mechanic")
+
+
+def no_such_kind(named: str, kinds: Iterable[str], pos: Position | None) -> Diagnostic:
+    """E407: `ref NAME` naming no kind, in a kind's field or a table's key or column."""
+    close = suggest(named, kinds)
+    hint = naming_hint(close) or f'name a kind there is, or declare this one: kind {named} "{named}" {{ name: text }}'
+    return error("E407", f"'ref {named}' names no kind", pos, hint, close)
 
 
 @dataclass(frozen=True, slots=True)

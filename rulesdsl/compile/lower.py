@@ -26,7 +26,7 @@ from rulesdsl.language.names import slug
 from rulesdsl.language.words import NONE_WORDS, TRUTH_WORDS
 from rulesdsl.runtime import odds as rt_odds
 from rulesdsl.syntax import tree as m
-from rulesdsl.syntax.written import FUNCTIONS, expr_text, expr_text_names
+from rulesdsl.syntax.written import FUNCTIONS, expr_text, expr_text_names, quote
 
 Path = tuple[str | int, ...]
 
@@ -124,11 +124,27 @@ def describe(value: m.Value) -> str:
 
 
 # In a default a name and then a string are the default and the field's doc: a map's entry with text is braced.
+def _key_example(key_type: t.FieldType) -> str:
+    """A key a map of this key type could have, for hints; a word's example is the docs' (land 25)."""
+    example = t.example_text(key_type) if isinstance(key_type, t.EnumType | t.RefType) else None
+    return example or "land"
+
+
+_SPLIT_HINT = "split it into smaller formulas"
+_ROWS_HINT = "move the rows into a table of their own: table NAME { roll: 1d6  columns: x  1-3 -> a ... }"
 _BRACED_ENTRIES = 'a name and then a string are a default and its doc: write text entries in braces, = { home: "Keep" }'
 
 
 def _fail(expected: str, value: m.Value, hint: str | None = None) -> LoweringError:
-    return LoweringError(f"expected {expected}, got {describe(value)}", value.pos, hint)
+    """The value has the wrong shape (E201); without a hint of its own, the hint says what goes in its place."""
+    return LoweringError(f"expected {expected}, got {describe(value)}", value.pos, hint or _instead(expected, value))
+
+
+def _instead(expected: str, value: m.Value) -> str:
+    shown = expr_text(value, written=True)
+    if len(shown) > 40 or "\n" in shown:
+        return f"write {expected} here"
+    return f"in place of {shown}, write {expected}"
 
 
 def items_of(value: m.Value) -> tuple[m.Value, ...]:
@@ -210,7 +226,12 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
                 raise LoweringError(f"the range {lo}..{hi} runs backwards", written.pos, f"write {hi}..{lo}", "E402")
             if isinstance(simple, t.IntType):
                 if any(b is not None and b.denominator != 1 for b in (lo, hi)):
-                    raise LoweringError("an int's bounds are whole numbers", written.pos, code="E402")
+                    raise LoweringError(
+                        "an int's bounds are whole numbers",
+                        written.pos,
+                        "write int in 1..5, or number in 0.5..2",
+                        "E402",
+                    )
                 return t.IntType(None if lo is None else int(lo), None if hi is None else int(hi))
             if isinstance(simple, t.NumberType):
                 return t.NumberType(lo, hi)
@@ -221,7 +242,7 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             texts = [o.text if isinstance(o, m.Name) else o.value for o in options]
             if len(set(texts)) != len(texts):
                 repeated = next(x for x in texts if texts.count(x) > 1)
-                raise LoweringError(f"'{repeated}' is listed twice", written.pos, code="E402")
+                raise LoweringError(f"'{repeated}' is listed twice", written.pos, f"list '{repeated}' once", "E402")
             return t.EnumType(tuple(texts))
         case m.RefType(kind):
             return t.RefType(kind.text)
@@ -230,20 +251,40 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             if any(b is not None and (b.denominator != 1 or b < 0) for b in (lo, hi)) or (
                 lo is not None and hi is not None and lo > hi
             ):
-                raise LoweringError("a list's length is a range of whole numbers, like 1..2", written.pos, code="E402")
+                raise LoweringError(
+                    "a list's length is a range of whole numbers, like 1..2",
+                    written.pos,
+                    "write list in 1..2 of word (at least 1, at most 2 items)",
+                    "E402",
+                )
             inner = field_type(item)
             if isinstance(inner, t.ListType | t.ChoicesType | t.OfferType | t.ColumnsType):
-                raise LoweringError("lists hold single values, not lists", item.pos, code="E402")
+                raise LoweringError(
+                    "lists hold single values, not lists",
+                    item.pos,
+                    "group values in a record: list of record { ... }",
+                    "E402",
+                )
             return t.ListType(inner, 0 if lo is None else int(lo), None if hi is None else int(hi))
         case m.PointsType(item):
             inner = field_type(item)
             if not isinstance(inner, t.RefType):
-                raise LoweringError("points buy entities: write points of ref skill", item.pos, code="E402")
+                raise LoweringError(
+                    "points buy entities: write points of ref skill",
+                    item.pos,
+                    "name the kind they buy after ref",
+                    "E402",
+                )
             return t.ChoicesType(inner.kind)
         case m.OfferType(item):
             inner = field_type(item)
             if not isinstance(inner, t.RefType):
-                raise LoweringError("choices are of entities: write choices of ref talent", item.pos, code="E402")
+                raise LoweringError(
+                    "choices are of entities: write choices of ref talent",
+                    item.pos,
+                    f"in place of {t.type_text(inner)}, name the kind offered: choices of ref KIND",
+                    "E402",
+                )
             return t.OfferType(inner.kind)
         case m.CheckType(mechanic):
             return t.CheckType(mechanic.text if mechanic is not None else None)
@@ -258,12 +299,17 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
             texts = [n.text for n in names]
             if len(set(texts)) != len(texts):
                 repeated = next(x for x in texts if texts.count(x) > 1)
-                raise LoweringError(f"'{repeated}' is listed twice", written.pos, code="E402")
+                raise LoweringError(f"'{repeated}' is listed twice", written.pos, f"list '{repeated}' once", "E402")
             return t.FormulaType(tuple(slug(x) for x in texts))
         case m.MapType(value, key):
             inner = field_type(value)
             if isinstance(inner, t.ChoicesType | t.ColumnsType | t.MapType):
-                raise LoweringError("a map holds single values or lists of them", value.pos, code="E402")
+                raise LoweringError(
+                    "a map holds single values or lists of them",
+                    value.pos,
+                    "write map of int, or map of list of word",
+                    "E402",
+                )
             if key is None:
                 return t.MapType(inner)
             key_type = field_type(key)
@@ -286,7 +332,9 @@ def field_type(written: m.TypeExpr) -> t.FieldType:
 def _record_field(written: m.KindField, siblings: tuple[m.KindField, ...]) -> t.RecordField:
     """One field of a record type, read as a kind's field is (its type, default, `?` and doc)."""
     if next(f for f in siblings if f.key == written.key) is not written:
-        raise LoweringError(f"field '{written.key}' is declared twice", written.key_pos, code="E403")
+        raise LoweringError(
+            f"field '{written.key}' is declared twice", written.key_pos, f"declare '{written.key}' once", code="E403"
+        )
     declared = field_type(written.type)
     default = None
     if written.default is not None:
@@ -303,8 +351,10 @@ def declare_kind(decl: m.KindDecl, *, builtin: bool) -> tuple[Kind, list[Diagnos
     common = {f.name: f for f in COMMON_FIELDS}
     for written in decl.fields:
         if written.key in fields or written.key in ("kind", "id", "name", "rows"):
-            what = "declared twice" if written.key in fields else "reserved"
-            diagnostics.append(error("E403", f"field '{written.key}' is {what}", written.pos))
+            twice = written.key in fields
+            what = "declared twice" if twice else "reserved"
+            hint = f"declare '{written.key}' once: remove one of the two" if twice else "choose another name"
+            diagnostics.append(error("E403", f"field '{written.key}' is {what}", written.pos, hint))
             continue
         if written.key in common:
             diagnostics.append(
@@ -466,7 +516,9 @@ class _Reader:
                     self.code,
                 )
             if fld.key in given:
-                raise LoweringError(f"the record gives '{fld.key}' twice", fld.key_pos, code="E202")
+                raise LoweringError(
+                    f"the record gives '{fld.key}' twice", fld.key_pos, f"give '{fld.key}' once", code="E202"
+                )
             inner = (*path, fld.key)
             if isinstance(fld.value, m.Name) and fld.value.text in ("unknown", *NONE_WORDS):
                 given[fld.key] = _absent(fld.value, decl)
@@ -497,7 +549,7 @@ class _Reader:
                 case m.MapEntry(key, entry) | m.Holds(key, entry):  # `fly yes`: the grammar reads two names as Holds
                     pass
                 case _:
-                    hint = None
+                    hint = f"put a key before the value: {_key_example(key_type)} {expr_text(item, written=True)}"
                     if self.defaults and isinstance(item, m.Name):  # `= home "Keep"`: the default, then its doc
                         hint = _BRACED_ENTRIES
                     raise _fail("a map's entry: a name and its value (like land 25)", item, hint)
@@ -506,7 +558,9 @@ class _Reader:
             if spelt in seen:
                 first = seen[spelt].pos
                 raise LoweringError(
-                    f"{self.about(path)} gives '{key.text}' twice (first at line {first.line})", key.pos
+                    f"{self.about(path)} gives '{key.text}' twice (first at line {first.line})",
+                    key.pos,
+                    f"a map gives each key once: keep one '{key.text}' entry",
                 )
             seen[spelt] = key
             entries.append((read_key, self.read(value_type, entry, (*path, spelt))))
@@ -523,7 +577,7 @@ class _Reader:
                     raise LoweringError(
                         f"{self.about(path)} has no key '{key.text}': its keys are " + ", ".join(options),
                         key.pos,
-                        did_you_mean(key.text, options),
+                        did_you_mean(key.text, options) or f"write one of them, or add {key.text} to the options",
                         self.code,
                     )
                 return found
@@ -543,7 +597,7 @@ class _Reader:
     def integer(self, value: m.Value) -> int:
         if isinstance(value, m.Integer):
             return value.value
-        raise _fail("a whole number", value)
+        raise _fail("a whole number", value, _instead("a whole number (like 3)", value))
 
     def number(self, value: m.Value) -> int | Fraction:
         match value:
@@ -604,7 +658,9 @@ class _Reader:
             raise LoweringError(
                 f"a roll on a table {value.count:,} times; a cell rolls 1 to {MAX_REPEAT} times",
                 value.pos,
-                "write none for no roll" if value.count == 0 else None,
+                "write none for no roll"
+                if value.count == 0
+                else f"roll 1 to {MAX_REPEAT} times: {MAX_REPEAT} x {expr_text(value.table)}",
             )
         return ir.Rolls(value.count, self.ref("table", value.table), value.pos)
 
@@ -618,14 +674,20 @@ class _Reader:
                 fixed.append(self.ref(kind, item))
                 continue
             if not isinstance(item.selector, m.SelectListed):
-                raise _fail(f"a choice of {kind}s: 1 of (A, B)", item)
+                raise _fail(
+                    f"a choice of {kind}s: 1 of (A, B)",
+                    item,
+                    f"name the {kind}s to choose among in brackets: {item.count} of (A, B)",
+                )
             options = tuple(self.ref(kind, r) for r in item.selector.refs)
             if not 1 <= item.count <= len(options):
                 asked = "none" if item.count < 1 else f"{item.count}"
                 raise LoweringError(
                     f"this choice asks for {asked} of {len(options)} option{'s' * (len(options) != 1)}",
                     item.pos,
-                    f"offer more, or ask for 1 to {len(options)}" if options else None,
+                    f"offer more, or ask for 1 to {len(options)}"
+                    if options
+                    else f"list what it offers: {max(item.count, 1)} of (A, B)",
                     "E364",
                 )
             picks.append(ir.Pick(item.count, options, item.pos))
@@ -658,7 +720,11 @@ class _Reader:
                 return ir.DiceOf(self.expr(count), ir.Num(sides, value.pos), value.pos, suffix)
             case m.Call("dice", args):
                 if len(args) != 2:
-                    raise LoweringError("dice() takes 2 arguments: dice(count, sides)", value.pos)
+                    raise LoweringError(
+                        "dice() takes 2 arguments: dice(count, sides)",
+                        value.pos,
+                        "write dice(AGL, 6): AGL dice of 6 sides",
+                    )
                 return ir.DiceOf(self.expr(args[0]), self.expr(args[1]), value.pos)
             case m.Binary(op, left, right):
                 return ir.BinOp(op, self.expr(left), self.expr(right), value.pos)
@@ -681,7 +747,9 @@ class _Reader:
                 return ir.Lookup(self.ref("table", target), self.expr(index), value.pos)
             case m.Call("if", args):
                 if len(args) != 3:
-                    raise LoweringError("if() takes 3 arguments: if(condition, then, otherwise)", value.pos)
+                    raise LoweringError(
+                        "if() takes 3 arguments: if(condition, then, otherwise)", value.pos, "write if(AGL > 3, 2, 1)"
+                    )
                 condition, then, otherwise = (self.expr(a) for a in args)
                 return ir.If(condition, then, otherwise, value.pos)
             case m.Call(function, args) if function not in FUNCTIONS:
@@ -691,7 +759,11 @@ class _Reader:
             case m.Call(function, args):
                 arity = FUNCTIONS[function]
                 if arity is not None and len(args) != arity:
-                    raise LoweringError(f"{function}() takes {arity} argument{'s' * (arity != 1)}", value.pos)
+                    raise LoweringError(
+                        f"{function}() takes {arity} argument{'s' * (arity != 1)}",
+                        value.pos,
+                        f"write {function}({', '.join('xyz'[:arity])})",
+                    )
                 if arity is None and len(args) < 2:
                     raise LoweringError(
                         f"{function}() takes two or more arguments",
@@ -737,7 +809,11 @@ class _Reader:
                 self.subject(subject, value)
                 if subject == "gender":
                     if op not in ("=", "!="):
-                        raise LoweringError("gender can only be compared with = or !=", value.pos)
+                        raise LoweringError(
+                            "gender can only be compared with = or !=",
+                            value.pos,
+                            "write gender = female, or gender != male",
+                        )
                     if not isinstance(right, m.Name | m.String):
                         raise _fail("a name", right)
                     return ir.Condition(subject, op, slug(self.text(right)), value.pos)
@@ -762,7 +838,7 @@ class _Reader:
 
     def count_of(self, count: int, selector: m.SelectLifepaths | m.SelectListed, pos: m.Position) -> ir.CountOf:
         if count < 1:
-            raise LoweringError("count at least 1 lifepath", pos)
+            raise LoweringError("count at least 1 lifepath", pos, "ask for 1 or more, as in 1 of lifepaths")
         if isinstance(selector, m.SelectListed):
             return ir.CountOf(count, None, None, tuple(self.ref("lifepath", r) for r in selector.refs), pos)
         setting: ir.Ref | None = None
@@ -811,6 +887,12 @@ class _Reader:
             key is None and isinstance(value, m.Name | m.String)
         ):
             return ir.NameKey(self.text(value), value.pos)
+        if key is not None and isinstance(key.type, t.IntType | t.NumberType) and isinstance(value, m.Name | m.String):
+            raise _fail(
+                "a number or a range (3, 2-4, 1..10, >9, 10+)",
+                value,
+                f"the key '{key.name}' holds numbers: key the row by a number or a range, like 2 or 2-4",
+            )
         return range_of(value, allow_dash=True)
 
     def cell(self, value: m.Value, column: ir.Column, path: Path) -> ir.Cell:
@@ -865,7 +947,7 @@ class _Reader:
                         "keys: " + ", ".join(k.name for k in keys) if keys else "declare them: keys: zone, level(int)",
                     )
                 if max(depth(v) for v in row.keys) > MAX_DEPTH:
-                    raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
+                    raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos, _SPLIT_HINT)
                 row_keys = []
                 for j, key in enumerate(row.keys):
                     self.positions[_path((*path, "keys", j))] = key.pos
@@ -888,7 +970,7 @@ class _Reader:
                 "columns: " + ", ".join(c.name for c in columns),
             )
         if row.cells and max(depth(v) for v in row.cells) > MAX_DEPTH:
-            raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos)
+            raise LoweringError(f"this row nests more than {MAX_DEPTH} levels deep", row.pos, _SPLIT_HINT)
         plain = ir.Column("", t.TextType(), row.pos)
         return tuple(
             self.cell(cell, columns[j] if columns else plain, (*path, "cells", j)) for j, cell in enumerate(row.cells)
@@ -987,11 +1069,23 @@ def dice_term(node: m.Dice) -> ir.DiceTerm:
     count, sides, suffix = node.count, node.sides, node.suffix
     _explode_or_keep(suffix, sides, node.pos)
     if count < 1:
-        raise LoweringError(f"a roll of {count} dice; a roll has at least 1", node.pos)
+        raise LoweringError(
+            f"a roll of {count} dice; a roll has at least 1", node.pos, f"roll 1d{sides} or more; for no roll write 0"
+        )
     if sides < 2:
-        raise LoweringError(f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2", node.pos)
+        raise LoweringError(
+            f"a die of {sides} side{'s' * (sides != 1)}; a die has at least 2",
+            node.pos,
+            f"a die has 2 sides or more (like {count}d6); a number that never varies is written alone: "
+            f"{count if sides else 0}",
+        )
     if sides > MAX_SIDES:
-        raise LoweringError(f"a die of {sides:,} sides; a die has at most {MAX_SIDES:,}", node.pos, code="E206")
+        raise LoweringError(
+            f"a die of {sides:,} sides; a die has at most {MAX_SIDES:,}",
+            node.pos,
+            f"write a die of {MAX_SIDES:,} sides or fewer",
+            code="E206",
+        )
     if suffix == "!":
         return ir.DiceTerm(count, sides, explode=True)
     if not suffix:
@@ -1032,7 +1126,12 @@ def dice_of(value: m.Value) -> ir.Dice:
     `max(1, 1d8 + 2)` and dice taken away as parts; `0` alone is a roll that is always 0."""
     dice = _dice_of(value)
     if (count := dice.dice_count()) > MAX_DICE:
-        raise LoweringError(f"a roll of {count:,} dice; a roll has at most {MAX_DICE}", value.pos, code="E205")
+        raise LoweringError(
+            f"a roll of {count:,} dice; a roll has at most {MAX_DICE}",
+            value.pos,
+            f"roll at most {MAX_DICE} dice, all its terms together: {count - MAX_DICE:,} fewer",
+            code="E205",
+        )
     if not dice.plain:
         try:  # the exact odds, once: what the package and the reference will read must be computable
             _ = ir.runtime_dice(dice).minimum
@@ -1134,9 +1233,18 @@ def roll_of(value: m.Value) -> ir.Roll:
             return replace(alone, given=given, text=named + alone.text, pos=value.pos)
         parts = [roll_of(item) for item in rest]
         if any(p.modifier is not None or p.tens_units for p in parts):
-            raise LoweringError("a table rolled on several dice takes no modifier and no d66", value.pos)
+            raise LoweringError(
+                "a table rolled on several dice takes no modifier and no d66",
+                value.pos,
+                "roll each die plainly (roll: 1d10, 1d10), or roll one with its modifier (roll: 1d10 + 0..2)",
+            )
         dice = tuple(d for p in parts for d in p.dice)
         return ir.Roll(dice, None, False, named + ", ".join(d.text for d in dice), value.pos, given)
+    if isinstance(value, m.Name | m.String):  # a key alone: the dice are missing
+        name = value.text if isinstance(value, m.Name) else quote(value.value)
+        raise _fail(
+            _DICE_EXAMPLES, value, f"a roll is dice (roll: 1d10); a key given to it comes first: roll: {name}, 1d10"
+        )
     if isinstance(value, m.Dice) and value.count == 1 and value.sides == 66:
         d66 = ir.Dice((ir.DiceTerm(1, 6), ir.DiceTerm(1, 6)), 0, "d66", value.pos)
         return ir.Roll((d66,), None, True, "d66", value.pos)
@@ -1145,7 +1253,11 @@ def roll_of(value: m.Value) -> ir.Roll:
         low, high = value.low.right, value.high
         if isinstance(low, m.Integer) and isinstance(high, m.Integer):
             if low.value > high.value:
-                raise LoweringError(f"the modifiers {low.value}..{high.value} run backwards", value.pos)
+                raise LoweringError(
+                    f"the modifiers {low.value}..{high.value} run backwards",
+                    value.pos,
+                    f"write {high.value}..{low.value}",
+                )
             inner = roll_of(value.low.left)
             modifier = ir.Range(low.value, high.value, value.pos)
             return ir.Roll(inner.dice, modifier, inner.tens_units, expr_text(value), value.pos)
@@ -1199,7 +1311,12 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
         if fld.key in seen:
             first = seen[fld.key].key_pos
             diagnostics.append(
-                error("E202", f"field '{fld.key}' is given twice (first at line {first.line})", fld.key_pos)
+                error(
+                    "E202",
+                    f"field '{fld.key}' is given twice (first at line {first.line})",
+                    fld.key_pos,
+                    f"give '{fld.key}' once: remove one, or put both values in the first",
+                )
             )
             continue
         seen[fld.key] = fld
@@ -1211,7 +1328,7 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
                     "E204",
                     f"'{fld.key}' nests more than {MAX_DEPTH} levels deep",
                     fld.key_pos,
-                    "split it into smaller formulas",
+                    _SPLIT_HINT,
                 )
             )
             continue
@@ -1249,7 +1366,8 @@ def lower_block(block: m.Block, kind: Kind, *, file_defaults: Mapping[str, str])
             diagnostics += more
             reader.positions.setdefault(("rows",), block.rows[0].pos)
         else:
-            diagnostics.append(error("E203", f"a {block.kind} has no rows; rows belong in a table", block.rows[0].pos))
+            message = f"a {block.kind} has no rows; rows belong in a table"
+            diagnostics.append(error("E203", message, block.rows[0].pos, _ROWS_HINT))
     for field_name, target in _required_refs(kind):
         if field_name not in values:
             default = file_defaults.get(target)
@@ -1290,7 +1408,8 @@ def _steps(kind: str, written: list[m.Field], values: dict[str, ir.Value], reade
             continue
         taken[name] = f"the step at line {fld.key_pos.line}"
         if depth(fld.value) > MAX_DEPTH:
-            diagnostics.append(error("E204", f"step '{fld.key}' nests more than {MAX_DEPTH} levels deep", fld.key_pos))
+            message = f"step '{fld.key}' nests more than {MAX_DEPTH} levels deep"
+            diagnostics.append(error("E204", message, fld.key_pos, "split it into several steps"))
             continue
         try:
             steps.append(ir.Step(fld.key, reader.formula(fld.value), fld.key_pos))
@@ -1400,7 +1519,8 @@ def lower_patch(patch: m.Patch, kind: Kind, target: ir.Entity) -> tuple[ir.Entit
     rows = list(target.rows)
     if patch.rows:
         if not kind.has_rows:
-            diagnostics.append(error("E203", f"a {kind.name} has no rows; rows belong in a table", patch.rows[0].pos))
+            message = f"a {kind.name} has no rows; rows belong in a table"
+            diagnostics.append(error("E203", message, patch.rows[0].pos, _ROWS_HINT))
         else:
             keys = tuple(k for k in fields.get("keys", ()) if isinstance(k, ir.Column))  # type: ignore[union-attr]
             columns = tuple(c for c in fields.get("columns", ()) if isinstance(c, ir.Column))  # type: ignore[union-attr]

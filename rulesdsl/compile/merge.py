@@ -252,7 +252,8 @@ def _target(
     text = written.text if isinstance(written, m.Name) else written.value
     if kind_name.text not in kinds:
         close = suggest(kind_name.text, kinds)
-        diagnostics.append(error("E200", f"unknown kind '{kind_name.text}'", kind_name.pos, naming_hint(close), close))
+        hint = naming_hint(close) or "kinds: " + ", ".join(sorted(kinds))
+        diagnostics.append(error("E200", f"unknown kind '{kind_name.text}'", kind_name.pos, hint, close))
         return None
     index = EntityIndex(e for k, e in by_key.items() if k[0] == kind_name.text)
     found = index.find(text)
@@ -269,7 +270,6 @@ def _target(
         )
         return None
     close = suggest(text, index.candidates())
-    diagnostics.append(
-        error("E504", f"there is no {kind_name.text} '{text}' to change", written.pos, naming_hint(close), close)
-    )
+    hint = naming_hint(close) or f"name a {kind_name.text} of the ruleset it extends; a new one is a plain block"
+    diagnostics.append(error("E504", f"there is no {kind_name.text} '{text}' to change", written.pos, hint, close))
     return None

@@ -20,11 +20,11 @@ from rulesdsl.compile import ir, merge
 from rulesdsl.compile.cache import ParseCache, cache_folder, checked_key
 from rulesdsl.compile.checks import schema, semantic, uses
 from rulesdsl.compile.jsonform import document
-from rulesdsl.compile.kinds import CORE_KINDS, PRELUDE_PATH, Kind
+from rulesdsl.compile.kinds import CORE_KINDS, PRELUDE_PATH, Kind, no_such_kind
 from rulesdsl.compile.lower import declare_kind, lower_block
 from rulesdsl.compile.memo import Caches, Memo
 from rulesdsl.compile.merge import Changes, Layer
-from rulesdsl.diagnostics import Diagnostic, deduplicate, did_you_mean, error, naming_hint, suggest, warning
+from rulesdsl.diagnostics import Diagnostic, deduplicate, error, naming_hint, suggest, warning
 from rulesdsl.language.fieldtypes import referenced_kinds
 from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
@@ -155,8 +155,9 @@ def _parse_now(source: _File) -> list[Diagnostic]:
 def _misplaced_manifests(source: _File) -> list[Diagnostic]:
     if source.path.name == MANIFEST or source.outline is None:
         return []
+    hint = f"remove it (a ruleset's block is its {MANIFEST}), or move this file to a new folder as its {MANIFEST}"
     return [
-        error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos)
+        error("E004", f"a ruleset block belongs in {MANIFEST}", block.kind_pos, hint)
         for block in source.outline.blocks
         if isinstance(block, m.Block) and block.kind == "ruleset"
     ]
@@ -371,7 +372,12 @@ class _BasesFirst:
                 if len(circle) == 2
                 else "rulesets extend each other in a circle: " + " -> ".join(circle)
             )
-            self.diagnostics.append(error("E503", message, self.extends_pos(chain[-1])))
+            hint = (
+                f"remove {ruleset_id} from its own extends"
+                if len(circle) == 2
+                else f"one of them must not extend the other: remove {ruleset_id} from the extends of {chain[-1]}"
+            )
+            self.diagnostics.append(error("E503", message, self.extends_pos(chain[-1]), hint))
             return False
         ok = True
         for base in self.parsed[ruleset_id].extends:
@@ -449,7 +455,14 @@ def _parse(
             )
         return None, diagnostics
     if len(manifests) > 1:
-        diagnostics.append(error("E004", "a ruleset has exactly one 'ruleset' block", manifests[1].kind_pos))
+        diagnostics.append(
+            error(
+                "E004",
+                "a ruleset has exactly one 'ruleset' block",
+                manifests[1].kind_pos,
+                f"remove this one, or move it to the {MANIFEST} of a folder of its own to make a second ruleset",
+            )
+        )
     kind = prelude()["ruleset"]
     manifest, more = lower_block(manifests[0], kind, file_defaults={})
     diagnostics += more + schema.check(manifest, kind)
@@ -484,12 +497,22 @@ def declare_kinds(
         if name in declared:
             first = declared[name].pos
             diagnostics.append(
-                error("E404", f"the kind '{name}' is declared twice (first at line {first.line})", decl.name.pos)
+                error(
+                    "E404",
+                    f"the kind '{name}' is declared twice (first at line {first.line})",
+                    decl.name.pos,
+                    f"keep one: put every field of {name} in the declaration at line {first.line}",
+                )
             )
             continue
         if name in CORE_KINDS or name == "kind":
             diagnostics.append(
-                error("E404", f"'{name}' is part of the language and cannot be declared again", decl.name.pos)
+                error(
+                    "E404",
+                    f"'{name}' is part of the language and cannot be declared again",
+                    decl.name.pos,
+                    f"name your kind otherwise, such as my_{name}",
+                )
             )
             continue
         if slug(name) != name:
@@ -510,7 +533,8 @@ def declare_kinds(
         elif decl.override and not builtin:
             close = suggest(name, kinds)
             message = f"there is no built-in kind '{name}' to override"
-            diagnostics.append(error("E406", message, decl.kind_pos, naming_hint(close), close))
+            hint = naming_hint(close) or f"to declare a new kind, drop 'override': kind {name} ..."
+            diagnostics.append(error("E406", message, decl.kind_pos, hint, close))
         declared[name] = decl
         kind, more = declare_kind(decl, builtin=False)
         diagnostics += more
@@ -520,7 +544,7 @@ def declare_kinds(
             for target in referenced_kinds(decl_field.type):
                 if target not in kinds:
                     pos = decl_field.pos or kind.pos
-                    diagnostics.append(error("E407", f"'ref {target}' names no kind", pos, did_you_mean(target, kinds)))
+                    diagnostics.append(no_such_kind(target, kinds, pos))
     return dict(sorted(kinds.items())), diagnostics
 
 
@@ -727,7 +751,8 @@ def _at_the_change(
         if d.code in _GRAPH_WARNINGS:
             if changes:
                 note = f"about {shows.file}:{shows.line}; it holds in the ruleset this one extends"
-                d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint="check this change")
+                hint = f"undo this change, or: {d.hint}" if d.hint else "undo this change"
+                d = replace(d, pos=_culprit(d, changes).pos, notes=(*d.notes, note), hint=hint)
         elif d.severity == "error":
             change = _named_change(d, made)
             if change is not None and change.pos is not None:

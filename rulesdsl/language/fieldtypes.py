@@ -283,6 +283,54 @@ def _bound(low: int | Fraction | None, high: int | Fraction | None) -> str:
     return f" in {'' if low is None else low}..{'' if high is None else high}"
 
 
+def example_text(field_type: FieldType) -> str | None:
+    """A value of this type as it could be written, for hints (`add root: will`): a name as NAME where any
+    entity goes; None for the types with no short example (the hint then names the type instead)."""
+    match field_type:
+        case IntType(low, high) | NumberType(low, high):
+            return number_text(low if low is not None else high if high is not None else 1)
+        case TextType() | MarkdownType():
+            return '"..."'
+        case EnumType(options):
+            return options[0]
+        case BoolType():
+            return "yes"
+        case RefType() | WordType():
+            return "NAME"
+        case ListType(item):
+            return example_text(item)
+        case DiceType() | RollType():
+            return "1d6"
+        case YearsType():
+            return "1 yrs"
+        case PointsType():
+            return "1 pts"
+        case ChoicesType():
+            return "1 pts: NAME"
+        case OfferType():
+            return "NAME"
+        case FormulaType() | ObstacleType() | ActionsType():
+            return "1"
+        case RangeType():
+            return "1..10"
+        case MultiplierType():
+            return "x2"
+        case VersionType():
+            return '"0.1.0"'
+        case AbbreviationType():
+            return "ABBR"
+        case StatBonusType():
+            return "+1 P"
+        case RequirementType():
+            return "NAME"
+        case ColumnsType(params):
+            return "x, where(ref KIND)" if params else "name, value(int)"
+        case RecordType(fields):
+            return "{ " + "  ".join(f"{f.name}: ..." for f in fields[:2]) + " }"
+        case _:
+            return None
+
+
 def type_text(field_type: FieldType) -> str:
     """The type as it is written in a kind declaration."""
     match field_type:
@@ -404,24 +452,35 @@ def constraint_problem(field_type: FieldType, value: object) -> tuple[str, str |
         case IntType(low, high) | NumberType(low, high) if isinstance(value, int | Fraction) and not isinstance(
             value, bool
         ):
+            within = (
+                f"write a number in {number_text(low)}..{number_text(high)}"
+                if low is not None and high is not None
+                else None
+            )
             if low is not None and value < low:
-                return f"must be at least {number_text(low)}, not {number_text(value)}", None
+                return f"must be at least {number_text(low)}, not {number_text(value)}", (
+                    within or f"write {number_text(low)} or more"
+                )
             if high is not None and value > high:
-                return f"must be at most {number_text(high)}, not {number_text(value)}", None
+                return f"must be at most {number_text(high)}, not {number_text(value)}", (
+                    within or f"write {number_text(high)} or less"
+                )
         case TextType() | MarkdownType() if isinstance(value, str):
             limit = TEXT_LIMIT if isinstance(field_type, TextType) else MARKDOWN_LIMIT
             if not value:
-                return "must not be empty", None
+                return "must not be empty", "write the text between the quotes"
             if len(value) > limit:
                 hint = "keep it to one short line in your own words" if limit == TEXT_LIMIT else "split it up"
                 return f"is too long ({len(value):,} characters, at most {limit:,})", hint
         case EnumType(options) if isinstance(value, str) and value not in options:
-            return "must be one of: " + ", ".join(options), naming_hint(suggestions_for(field_type, value))
+            return "must be one of: " + ", ".join(options), naming_hint(suggestions_for(field_type, value)) or (
+                f"'{value}' is not among them: write one as it is listed, such as {options[0]}"
+            )
         case ListType(_, low, high) if isinstance(value, tuple):
             if len(value) < low:
-                return f"needs at least {_items(low)}, not {len(value)}", None
+                return f"needs at least {_items(low)}, not {len(value)}", f"add {_items(low - len(value))}"
             if high is not None and len(value) > high:
-                return f"holds {_items(len(value))}, at most {high}", None
+                return f"holds {_items(len(value))}, at most {high}", f"leave out {_items(len(value) - high)}"
     return None
 
 

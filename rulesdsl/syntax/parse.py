@@ -762,6 +762,19 @@ def describe_syntax_error(exc: UnexpectedInput, before: str = "", went_on: str |
     return message, hint
 
 
+# a closing bracket's token: the opening one's token and text
+_CLOSES = {"RPAR": ("LPAR", "("), "RSQB": ("LSQB", "[")}
+
+
+def _left_open(before: str, closer: str) -> bool:
+    """Whether `before` (a block's text up to an error) leaves open a bracket that the token `closer` closes."""
+    opener = _CLOSES[closer][0]
+    depth = 0
+    for tok in _last_tokens(before):
+        depth += (tok.type == opener) - (tok.type == closer)
+    return depth > 0
+
+
 def _described(exc: UnexpectedInput, before: str, went_on: bool) -> tuple[str, str | None]:
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
@@ -770,7 +783,9 @@ def _described(exc: UnexpectedInput, before: str, went_on: bool) -> tuple[str, s
         char = exc.char
         if char == '"':
             return "a string is not closed on this line", 'close it with " (strings cannot span lines)'
-        return f"unexpected character '{char}'", None
+        if char == ":":  # a field's name with a mistake, or taken by the value before it
+            return "unexpected character ':'", "a ':' ends a field's name (name: value); the text before it is not one"
+        return f"unexpected character '{char}'", f"'{char}' is no part of the language; quote text that holds it"
     if isinstance(exc, UnexpectedToken):
         # LALR shares states between blocks, patches and kind declarations: leave out what only a patch
         # (`+=`) or a declaration (a trailing doc string) would take there
@@ -796,10 +811,15 @@ def _described(exc: UnexpectedInput, before: str, went_on: bool) -> tuple[str, s
         if tok.type == "STRING" and word_before(before):
             return f"unexpected {got}", "quote the whole text; a requirement names an entity by its id: career navy"
         if tok.type == "FIELD_KEY" and expected - {"RBRACE", "FIELD_KEY"} and not went_on:  # it has one, ran on
-            return f"unexpected {got}: the previous field has no value", None
+            return f"unexpected {got}: the previous field has no value", "give it a value, or leave it out"
+        if tok.type in _CLOSES and not _left_open(before, tok.type):
+            opener = _CLOSES[tok.type][1]
+            return f"unexpected {got}", f"it closes no '{opener}': remove it, or add the '{opener}' it closes"
+        if empty_field:
+            return f"unexpected {got}", f"a value of '{empty_field}' cannot begin so: write one, or leave the field out"
         words = sorted({_TERMINAL_WORDS.get(e, "") for e in expected} - {""})
         hint = ("expected " + ", ".join(words)) if words and len(words) <= 4 else None
-        return f"unexpected {got}", hint
+        return f"unexpected {got}", hint or f"{got} cannot come here: remove it, or check the text just before it"
     return "the block is not closed", "add '}' at its end"
 
 

@@ -182,11 +182,24 @@ def read_source(path: Path, overlay: Overlay | None = None) -> tuple[str | None,
         with open(fd, "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
-                return None, error("E003", f"cannot read {shown}: not a regular file", None)
+                return None, error(
+                    "E003",
+                    f"cannot read {shown}: not a regular file",
+                    None,
+                    f"replace it with a regular file, or rename it so that its name does not end in {SUFFIX}",
+                )
             data = handle.read(MAX_SOURCE_BYTES + 1)  # never more, even if the file grows meanwhile
     except OSError as exc:
-        return None, error("E003", f"cannot read {shown}: {exc.strerror}", None)
+        return None, error("E003", f"cannot read {shown}: {exc.strerror}", None, _unreadable_hint(exc, shown))
     return _decoded(shown, data, info.st_size)
+
+
+def _unreadable_hint(exc: OSError, shown: str) -> str:
+    if isinstance(exc, PermissionError):
+        return f"let rulesdsl read it: chmod u+r {shown}"
+    if isinstance(exc, FileNotFoundError):  # found by the walk, gone when read: mostly a broken link
+        return "it is gone, or a link to nothing: point the link at a file, or remove it"
+    return f"make {shown} a regular file rulesdsl may read, or remove it"
 
 
 def _decoded(shown: str, data: bytes, size_on_disk: int) -> tuple[str | None, Diagnostic | None]:

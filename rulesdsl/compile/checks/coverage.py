@@ -215,10 +215,15 @@ def _reachable(
     span = _span(key, (low, high))
     assert span is not None
     if not any(span[0] <= hi and lo <= span[1] for lo, hi in spans):
-        return [error("E313", f"row {key_text(key)} can never come up on {roll.text} ({shown})", pos)]
+        message = f"row {key_text(key)} can never come up on {roll.text} ({shown})"
+        return [error("E313", message, pos, f"key it by what {roll.text} rolls ({shown}), or remove the row")]
     beyond = [n for n in (key.low, key.high) if n is not None and not low <= n <= high]
     if beyond:
-        return [error("E313", f"row {key_text(key)} reaches {beyond[0]}, beyond what {roll.text} rolls ({shown})", pos)]
+        start = low if key.low is None else max(key.low, low)
+        end = high if key.high is None else min(key.high, high)
+        fixed = f"{start}" if start == end else f"{start}-{end}"
+        message = f"row {key_text(key)} reaches {beyond[0]}, beyond what {roll.text} rolls ({shown})"
+        return [error("E313", message, pos, f"write {fixed}")]
     return []
 
 
@@ -307,12 +312,16 @@ def check_coverage(
         where = entity.position("rows", original[second], "keys", 0)
         first_text, second_text = row_text(entity.rows[original[first]]), row_text(entity.rows[original[second]])
         if row_text(a) == row_text(b):
-            diagnostics.append(error("E312", f"two rows are keyed '{second_text}'", where))
+            hint = "keep one of them, or key one of them otherwise"
+            diagnostics.append(error("E312", f"two rows are keyed '{second_text}'", where, hint))
         else:
-            diagnostics.append(error("E314", f"rows {first_text} and {second_text} overlap on {shared}", where))
+            message = f"rows {first_text} and {second_text} overlap on {shared}"
+            hint = f"a result keys one row: take {shared} out of {first_text} or out of {second_text}"
+            diagnostics.append(error("E314", message, where, hint))
     if len(pairs) > _MAX_REPORTED:
+        message = f"{len(pairs) - _MAX_REPORTED} more overlapping rows"
         diagnostics.append(
-            error("E314", f"{len(pairs) - _MAX_REPORTED} more overlapping rows", entity.position("rows"))
+            error("E314", message, entity.position("rows"), "a result keys one row: fix those above first")
         )
     if otherwise is not None:
         # the gaps are otherwise's; where there can be none, it is never reached

@@ -251,7 +251,11 @@ class _Namer:
             known = sorted({*self.names, *self.by_name})
             declared = f"{self.declare}{', '.join((*self.names, node.name))}" if self.declare else None
             close = suggest(node.name, known)
-            hint = naming_hint(close) or declared
+            hint = (
+                naming_hint(close)
+                or declared
+                or f"declare it: attribute {slug(node.name)} {{ abbr: {node.name}  group: ... }}"
+            )
             message = f"formula names '{node.name}', which is no {what}"
             self.diagnostics.append(error("E321", message, node.pos, hint, close))
         return node
@@ -270,7 +274,8 @@ class _Namer:
         decl = declared.fields.get(node.field)
         if decl is None:
             close = suggest(node.field, list(declared.fields))
-            self.report(error("E330", f"a {kind} has no field '{node.field}'", node.pos, naming_hint(close), close))
+            hint = naming_hint(close) or number_fields_hint(declared)
+            self.report(error("E330", f"a {kind} has no field '{node.field}'", node.pos, hint, close))
             return node
         values: list[tuple[str, int | Fraction]] = []
         for entity_id, entity in sorted(self.entities.get(kind, {}).items()):
@@ -284,7 +289,7 @@ class _Namer:
             if isinstance(value, bool) or not isinstance(value, int | Fraction):
                 shown = t.type_text(decl.type)
                 message = f"'{node.field}' of a {kind} is {shown}, not a number to compute with"
-                self.report(error("E330", message, node.pos))
+                self.report(error("E330", message, node.pos, number_fields_hint(declared)))
                 return node
             values.append((entity_id, value))
         return replace(node, kind=kind, ids=tuple(i for i, _ in values), numbers=tuple(v for _, v in values))
@@ -537,23 +542,39 @@ def _table(entity: ir.Entity) -> ft.Table:
     cols, keys = columns(entity, "columns"), columns(entity, "keys")
     if len(cols) != 1 or len(keys) > 1:
         why = f"{max(len(keys), 1)} key(s) and {len(cols)} column(s)"
-        return ft.Table(None, problem=f"formulas look up tables with one key and one column; '{entity.id}' has {why}")
+        return ft.Table(
+            None,
+            problem=f"formulas look up tables with one key and one column; '{entity.id}' has {why}",
+            hint=f"look up a table of one key and one number column: split '{entity.id}' into such tables",
+        )
     column = cols[0]
     returns = {t.IntType: ft.INT, t.MultiplierType: ft.FRACTION, t.NumberType: ft.NUMBER}.get(type(column.type))
     if returns is None:
         shown = t.type_text(column.type)
-        return ft.Table(None, problem=f"'{entity.id}' holds {shown}, not numbers to compute with")
+        return ft.Table(
+            None,
+            problem=f"'{entity.id}' holds {shown}, not numbers to compute with",
+            hint=f"declare its column a number, as in columns: {column.name}(int)",
+        )
     if any(isinstance(k, ir.NameKey) for row in entity.rows for k in row.keys):
-        return ft.Table(None, problem=f"'{entity.id}' is keyed by names, and a formula looks a table up by a number")
+        return ft.Table(
+            None,
+            problem=f"'{entity.id}' is keyed by names, and a formula looks a table up by a number",
+            hint=f"key the rows of '{entity.id}' by numbers (1, 2-4, 5+) to look it up",
+        )
     otherwise = any(row.otherwise for row in entity.rows)  # it fills every number the other rows leave out
     gap = None if otherwise else _gap(entity.rows)
     if gap is not None:
-        return ft.Table(None, problem=f"'{entity.id}' has no row for {gap}: a lookup of it would find nothing")
+        return ft.Table(
+            None,
+            problem=f"'{entity.id}' has no row for {gap}: a lookup of it would find nothing",
+            hint=f"add a row for {gap}, or an otherwise row",
+        )
     empty = [row for row in entity.rows if row.cells and isinstance(row.cells[0], ir.Unknown | ir.NoneValue)]
     if empty:
         which = ir.row_text(empty[0])
         why = f"'{entity.id}' gives no number at {which} (none or unknown): a lookup there has nothing to compute with"
-        return ft.Table(None, problem=why)
+        return ft.Table(None, problem=why, hint=f"give the row {which} a number")
     if entity.fields.get("clamp") is True or entity.fields.get("partial") is True or otherwise:
         return ft.Table(returns, column.name)
     covers, stops = _covers(entity.rows)
@@ -693,10 +714,20 @@ def check_formulas(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
         made = ft.shown(typing.returns)
         wanted = " or ".join(ft.shown(w) for w in site.yields)
         rounds = site.yields == (ft.INT,) and typing.returns in (ft.NUMBER, ft.FRACTION)
-        hint = "round it: floor(...), ceil(...) or round(...)" if rounds else None
+        hint = "round it: floor(...), ceil(...) or round(...)" if rounds else f"write {wanted} here"
+        if typing.returns == ft.DICE and not rounds:
+            hint = f"dice are rolled, not computed here: write {wanted}"
         message = f"{site.where}this formula makes {made}, and {wanted} belongs here"
         diagnostics.append(error("E327", message, site.formula.pos, hint))
     return diagnostics
+
+
+def number_fields_hint(kind: Kind) -> str:
+    """E330's hint: the fields of a kind a formula can compute with (`weapon[dagger].weight`)."""
+    numbers = [d.name for d in kind.fields.values() if isinstance(d.type, t.IntType | t.NumberType | t.MultiplierType)]
+    if numbers:
+        return f"a formula computes with a {kind.name}'s number fields: {', '.join(numbers)}"
+    return f"a {kind.name} has no number field to compute with: declare one, such as weight: int"
 
 
 def unknown_kind(node: ir.FieldOf, kinds: Mapping[str, Kind], pos: Position) -> Diagnostic:

@@ -18,6 +18,7 @@ from rulesdsl.compile.ir import Entity
 from rulesdsl.compile.jsonform import document, schema_of
 from rulesdsl.compile.kinds import Kind
 from rulesdsl.diagnostics import Diagnostic, error, naming_hint, suggest
+from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.distributions import VERSION_PATTERN
 from rulesdsl.syntax.tree import Position
 
@@ -98,35 +99,47 @@ def describe(err: ValidationError, kind: Kind, field: str | None = None) -> tupl
             return f"a {kind.name} has no field '{field}'", naming_hint(suggestions_of(err, field)) or (
                 "fields: " + ", ".join(f for f in allowed if f not in ("kind", "id", "name"))
             )
-        return f"'{where}' has no part '{field}'", naming_hint(suggestions_of(err, field))
+        return f"'{where}' has no part '{field}'", naming_hint(suggestions_of(err, field)) or (
+            "its parts: " + ", ".join(allowed)
+        )
     if v == "required":
         if not err.absolute_path:
-            return f"a {kind.name} needs a '{field}' field", None
-        return f"'{where}' needs '{field}'", None
+            declared = kind.fields.get(field)
+            example = t.example_text(declared.type) if declared is not None else None
+            if field == "rows":  # a table's rows are no declared field
+                return f"a {kind.name} needs a '{field}' field", "add rows, one a line: 1-3 -> NAME"
+            shown = example or (f"... ({t.type_text(declared.type)})" if declared is not None else "...")
+            return f"a {kind.name} needs a '{field}' field", f"add {field}: {shown}"
+        return f"'{where}' needs '{field}'", f"add {field}: ..."
     if v == "enum":
-        return f"'{where}' must be one of: {', '.join(map(str, expected))}", naming_hint(suggestions_of(err))
+        return f"'{where}' must be one of: {', '.join(map(str, expected))}", naming_hint(suggestions_of(err)) or (
+            f"write one of them, such as {expected[0]}"
+        )
     if v == "const":
-        return f"'{where}' must be '{expected}'", None
+        return f"'{where}' must be '{expected}'", f"write {expected}"
     if v == "pattern":
         return f"'{where}' is not well formed: '{instance}'", _pattern_hint(str(expected))
     if v == "type":
-        return f"'{where}' must be {_type_words(expected)}", None
+        return f"'{where}' must be {_type_words(expected)}", f"write {_type_words(expected)} here"
     if v in ("minimum", "maximum"):
-        return f"'{where}' must be {'at least' if v == 'minimum' else 'at most'} {expected}, not {instance}", None
+        return (
+            f"'{where}' must be {'at least' if v == 'minimum' else 'at most'} {expected}, not {instance}",
+            f"write {expected} or {'more' if v == 'minimum' else 'less'}",
+        )
     if v in ("minItems", "maxItems"):
         return (
             f"'{where}' needs {'at least' if v == 'minItems' else 'at most'} {expected} item{'s' * (expected != 1)}",
-            None,
+            "add items" if v == "minItems" else "leave some items out",
         )
     if v in ("minLength", "maxLength"):
         if v == "maxLength":
             return f"'{where}' is too long ({len(instance)} characters, at most {expected})", (
                 "keep descriptions to one short line in your own words"
             )
-        return f"'{where}' must not be empty", None
+        return f"'{where}' must not be empty", "write the text between the quotes"
     if v == "dependentRequired":
-        return f"'{where}' is incomplete", None
-    return f"'{where}' is not valid here", None
+        return f"'{where}' is incomplete", "give it every field it goes with"
+    return f"'{where}' is not valid here", f"write it as the {kind.name} kind declares it"
 
 
 def _type_words(expected: Any) -> str:

@@ -32,7 +32,7 @@ from rulesdsl.language.distributions import is_distribution_name, is_license_exp
 from rulesdsl.language.names import slug
 from rulesdsl.runtime.core import RollBand, UnderMechanic
 from rulesdsl.syntax.tree import Position
-from rulesdsl.syntax.written import FUNCTIONS
+from rulesdsl.syntax.written import FUNCTIONS, quote
 
 Entities = Mapping[str, Mapping[str, ir.Entity]]  # kind -> id -> entity
 
@@ -153,8 +153,9 @@ def _field_value(
     decl = kinds[node.entity.kind].fields.get(node.field)
     if decl is None:
         fields = [d.name for d in kinds[node.entity.kind].fields.values()]
-        hint = did_you_mean(node.field, fields)
-        return error("E330", f"a {node.entity.kind} has no field '{node.field}'", node.pos, hint)
+        close = suggest(node.field, fields)
+        hint = naming_hint(close) or formulas.number_fields_hint(kinds[node.entity.kind])
+        return error("E330", f"a {node.entity.kind} has no field '{node.field}'", node.pos, hint, close)
     value = target.fields.get(node.field, decl.default)
     if value is None:
         return error(
@@ -162,7 +163,8 @@ def _field_value(
         )
     if isinstance(value, bool) or not isinstance(value, int | Fraction):
         shown = t.type_text(decl.type)
-        return error("E330", f"'{node.field}' of {target.name} is {shown}, not a number to compute with", node.pos)
+        message = f"'{node.field}' of {target.name} is {shown}, not a number to compute with"
+        return error("E330", message, node.pos, formulas.number_fields_hint(kinds[node.entity.kind]))
     return replace(node, value=value)
 
 
@@ -227,7 +229,8 @@ def _resolver(
                 suggestions[node.kind] = Suggestions(index.candidates() + functions)
             what = "function or formula" if node.kind == "formula" else node.kind
             close = suggestions[node.kind].close(node.text)
-            diagnostics.append(error("E303", f"no {what} named '{node.text}'", node.pos, naming_hint(close), close))
+            hint = naming_hint(close) or _declare_hint(node.kind, node.text, bool(index.candidates()))
+            diagnostics.append(error("E303", f"no {what} named '{node.text}'", node.pos, hint, close))
         return node
 
     return resolve
@@ -290,7 +293,9 @@ def _check_table(entity: ir.Entity, entities: Entities) -> list[Diagnostic]:
     seen: dict[str, ir.Column] = {}
     for column in (*table_columns(entity, "keys"), *columns):
         if column.name in seen:
-            diagnostics.append(error("E316", f"'{column.name}' is declared twice in this table", column.pos))
+            message = f"'{column.name}' is declared twice in this table"
+            hint = f"declare '{column.name}' once, and name the other column otherwise"
+            diagnostics.append(error("E316", message, column.pos, hint))
         seen[column.name] = column
     if "rows" in entity.failed:
         return diagnostics
@@ -381,7 +386,8 @@ def _check_formula_graph(entities: Entities) -> list[Diagnostic]:
         for cycle in cycles(uses):
             entity = entities[kind][cycle[0]]
             message = "formulas go round in a circle: " + " -> ".join([*cycle, cycle[0]])
-            diagnostics.append(error("E322", message, entity.position("formula")))
+            hint = f"break the circle: compute {cycle[0]} without {cycle[1 % len(cycle)]}, or another without the next"
+            diagnostics.append(error("E322", message, entity.position("formula"), hint))
     return diagnostics
 
 
@@ -650,6 +656,21 @@ def _default_check_mechanics(
     return result, {name: with_defaults(kind, settled) for name, kind in kinds.items()}
 
 
+def _repeat_column_hint(name: str) -> str:
+    """E343's hint for a column of lifepath_repeats: its type, or the name it most likely means."""
+    if name in REPEAT_COLUMNS:
+        return f"write {name}(multiplier)"
+    close = suggest(name, REPEAT_COLUMNS)
+    return f"write {(close or REPEAT_COLUMNS)[0]}(multiplier)"
+
+
+def _declare_hint(kind: str, name: str, any_of_kind: bool) -> str:
+    """The hint for a name nothing of its kind has, and nothing close: declare it."""
+    written = name if name.replace("_", "").isalnum() else quote(name)
+    declare = f"{kind} {written} {{ ... }}"
+    return f"declare it: {declare}" if not any_of_kind else f"check the spelling, or declare it: {declare}"
+
+
 def _a(style: object) -> str:
     """A mechanic's style with its article: `a pool`, `an under`."""
     return f"{'an' if str(style)[:1] in tuple('aeiou') else 'a'} {style}"
@@ -712,7 +733,9 @@ def _check_mechanics(mechanics: Mapping[str, ir.Entity]) -> list[Diagnostic]:
         for name in rerolls:
             face = entity.fields[name]
             if isinstance(face, int) and die.single_die and not 1 <= face <= die.terms[0].sides:
-                diagnostics.append(error("E328", f"{name} {face} is not a face of {die.text}", entity.position(name)))
+                message = f"{name} {face} is not a face of {die.text}"
+                hint = f"write a face from 1 to {die.terms[0].sides}"
+                diagnostics.append(error("E328", message, entity.position(name), hint))
     return diagnostics
 
 
@@ -914,6 +937,7 @@ def _check_requirements(entities: Entities) -> list[Diagnostic]:
                             "W332",
                             "a born lifepath is always first, so its requirement can never hold",
                             entity.position("requires"),
+                            "remove its requires, or its born: yes if it is not a first lifepath",
                         )
                     )
     return diagnostics
@@ -1028,8 +1052,10 @@ def _check_burning(entities: Entities, kinds: Mapping[str, Kind]) -> list[Diagno
                         f"lifepath_repeats columns are multipliers named {', '.join(REPEAT_COLUMNS)}, not "
                         f"{column.name}({t.type_text(column.type)})",
                         column.pos,
+                        _repeat_column_hint(column.name),
                     )
                 )
         if len(table_columns(repeats, "keys")) > 1:
-            diagnostics.append(error("E343", "lifepath_repeats is keyed by the number of times taken", repeats.id_pos))
+            message = "lifepath_repeats is keyed by the number of times taken"
+            diagnostics.append(error("E343", message, repeats.id_pos, "key it by that number alone: keys: times(int)"))
     return diagnostics

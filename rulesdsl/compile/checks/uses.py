@@ -15,9 +15,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from rulesdsl.compile import ir
 from rulesdsl.compile.checks.formulas import columns as table_columns
 from rulesdsl.compile.checks.formulas import unresolved
-from rulesdsl.compile.kinds import Kind
+from rulesdsl.compile.kinds import Kind, no_such_kind
 from rulesdsl.compile.merge import Gone
-from rulesdsl.diagnostics import Diagnostic, did_you_mean, error
+from rulesdsl.diagnostics import Diagnostic, error
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
 from rulesdsl.syntax.tree import Position
@@ -99,8 +99,7 @@ def check_tables(tables: Mapping[str, ir.Entity], kinds: Mapping[str, Kind]) -> 
         for column in (*table_columns(table, "keys"), *columns):
             for named in t.referenced_kinds(column.type):
                 if named not in kinds:
-                    hint = did_you_mean(named, kinds)
-                    diagnostics.append(error("E407", f"'ref {named}' names no kind", column.pos, hint))
+                    diagnostics.append(no_such_kind(named, kinds, column.pos))
         if not isinstance(table.fields.get("roll"), ir.Roll):
             continue  # never rolled, so never rolled on from: its `ref table` cells are plain references
         chains = {
