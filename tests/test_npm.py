@@ -298,6 +298,13 @@ def test_an_npm_dir_overlapping_the_output_or_the_sources_is_refused(tmp_path: P
         code, _, err = cli("build", str(rules), "--out", str(out), "--npm-dir", str(npm_dir))
         assert code == 2 and says in err, err
         assert sorted(p.name for p in tmp_path.iterdir()) == ["rules"]
+    (tmp_path / "dist").mkdir()
+    code, _, err = cli(
+        "build", str(rules), "--out", str(tmp_path / "out"), "--wheel-dir", str(tmp_path / "dist"),
+        "--npm-dir", str(tmp_path / "dist" / "npm"),
+    )  # fmt: skip
+    assert code == 2 and "--wheel-dir" in err and "overlap" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist", "rules"] and not any((tmp_path / "dist").iterdir())
 
 
 def test_a_ruleset_npm_cannot_name_or_version_is_a_diagnostic_at_its_manifest(
