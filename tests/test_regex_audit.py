@@ -30,6 +30,8 @@ LISTED: dict[tuple[str, str, str], tuple[str, str]] = {
     ("tools/explain.py", "_SECTION", "compile"): (OTHER, "docs/diagnostics.md: a code's section"),
     ("tools/explain.py", "_FENCE", "compile"): (OTHER, "docs/diagnostics.md: the Wrong/Right examples"),
     ("tools/explain.py", "_LINK", "compile"): (OTHER, "Markdown links, shown as their text"),
+    ("targets/javascript/npm.py", "SEMVER", "compile"): (OTHER, "a version npm reads (semantic versioning 2.0.0)"),
+    ("targets/javascript/npm.py", "npm_version", "match"): (OTHER, "the numbers a ruleset's version begins with"),
     ("targets/html/markdown.py", "_SAFE_LINK", "compile"): (OTHER, "Markdown: link targets that are safe in HTML"),
     ("targets/html/markdown.py", "heading_ids", "sub"): (OTHER, "a heading's text to an anchor"),
     ("targets/html/search.py", "_TAGS", "compile"): (OTHER, "HTML tags dropped from the search index's text"),

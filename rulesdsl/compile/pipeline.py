@@ -49,6 +49,7 @@ class CompiledRuleset:
     changes: Changes = field(default_factory=Changes)  # what it adds to, patches in and removes from its bases
     layer: Layer | None = field(default=None, compare=False, repr=False)  # what rulesets extending it start from
     license: str | None = None  # its manifest's: the licence of the rules and of the packages made from them
+    manifest: ir.Entity | None = field(default=None, compare=False, repr=False)  # its `ruleset` block, positions too
 
     @property
     def digest(self) -> str:
@@ -623,6 +624,7 @@ def _compile(
         merged.changes,
         layer,
         license if isinstance(license, str) else None,
+        manifest,
     )
     return result, diagnostics
 

@@ -36,6 +36,7 @@ from rulesdsl.compile.pipeline import CompiledRuleset, gc_paused
 from rulesdsl.syntax.source import display_path, ruleset_root
 from rulesdsl.targets.html import site as html
 from rulesdsl.targets.javascript import module as javascript
+from rulesdsl.targets.javascript import npm
 from rulesdsl.targets.python import package as python
 from rulesdsl.targets.python.wheel import build_wheel
 
@@ -72,6 +73,14 @@ def _render_all(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
         files[f"site/{name}"] = text
     for ruleset in rulesets:
         files[f"site/{ruleset.id}/rules.js"] = javascript.render(ruleset)
+    return dict(sorted(files.items()))
+
+
+def render_npm(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
+    """Every file of an npm folder (`build --npm-dir`): a package per ruleset, `<ruleset>/package.json` ...
+    (npm.check must have found nothing wrong with them)."""
+    with gc_paused():
+        files = {f"{r.id}/{name}": text for r in rulesets for name, text in npm.render(r).items()}
     return dict(sorted(files.items()))
 
 
@@ -193,8 +202,9 @@ def _check_replaceable(out: Path) -> None:
         )
 
 
-def check_out(out: Path, sources: Sequence[Path], *, writing: bool) -> None:
-    """Refuse, before any work, an output folder that overlaps the sources or (when writing) cannot be written."""
+def check_out(out: Path, sources: Sequence[Path], *, writing: bool, option: str = "--out") -> None:
+    """Refuse, before any work, an output folder that overlaps the sources or (when writing) cannot be written;
+    `option`: how the command line names it."""
     where = Path(os.path.realpath(out))
     reals = [Path(os.path.realpath(given)) for given in sources]
     folders = list(dict.fromkeys([*reals, *(root for root in map(ruleset_root, reals) if root is not None)]))
@@ -206,7 +216,7 @@ def check_out(out: Path, sources: Sequence[Path], *, writing: bool) -> None:
     for problem, overlap in overlaps:
         for folder in folders:
             if overlap(folder):
-                raise OutputError(f"--out {out} " + problem.format(display_path(folder)))
+                raise OutputError(f"{option} {out} " + problem.format(display_path(folder)))
     if writing:
         _check_parent(_absolute(out))
         _check_replaceable(_absolute(out))

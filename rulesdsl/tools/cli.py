@@ -11,12 +11,14 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -82,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="DIR",
         help="also write a wheel per ruleset (witcher-0.1.0-py3-none-any.whl) here",
+    )
+    build.add_argument(
+        "--npm-dir", type=Path, metavar="DIR", help="also write an npm package per ruleset, in DIR/<ruleset>/"
     )
     export = add(
         "export",
@@ -201,6 +206,8 @@ def _run(args: argparse.Namespace) -> int:
             _check_wheel_dir(args)
         except OutputError as exc:
             raise UsageError(str(exc)) from None
+        if args.npm_dir is not None:
+            _check_npm_dir(args, paths)
     started = time.monotonic()
     with _progress(args.command, started) as stage:
         from rulesdsl.compile.pipeline import compile_paths  # imported here so --help and --version stay fast
@@ -208,6 +215,12 @@ def _run(args: argparse.Namespace) -> int:
         stage("checking")
         # check says only what it found: a check of unchanged files is answered from the cache
         compilation = compile_paths(paths, diagnostics_only=args.command == "check")
+    if args.command == "build" and args.npm_dir is not None and compilation.ok:
+        from rulesdsl.targets.javascript.npm import check as npm_problems
+
+        # reported with the others (one JSON document with --format json), before anything is written
+        found = tuple(d for ruleset in compilation.rulesets for d in npm_problems(ruleset))
+        compilation = replace(compilation, diagnostics=compilation.diagnostics + found)
     if _report(args, compilation):
         return EXIT_DIAGNOSTICS
     if not compilation.summary:
@@ -220,7 +233,44 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "export":
         _export(args.format, compilation.rulesets, schema=args.schema)
         return EXIT_OK
-    return _build(args, compilation.rulesets, started)
+    if args.npm_dir is None:
+        return _build(args, compilation.rulesets, started)
+    return max(_build(args, compilation.rulesets, started), _build_npm(args, compilation.rulesets))
+
+
+def _check_npm_dir(args: argparse.Namespace, paths: list[Path]) -> None:
+    """--npm-dir is held to what --out is (see check_out), and apart from --out and --wheel-dir: each build
+    replaces its whole folder, so neither may hold the other."""
+    from rulesdsl.targets.build import OutputError, check_out
+
+    try:
+        check_out(args.npm_dir, paths, writing=not args.check, option="--npm-dir")
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    where = Path(os.path.realpath(args.npm_dir))
+    for option, other in (("--out", args.out), ("--wheel-dir", args.wheel_dir)):
+        there = Path(os.path.realpath(other)) if other is not None else None
+        if there is not None and (where.is_relative_to(there) or there.is_relative_to(where)):
+            raise UsageError(
+                f"--npm-dir {args.npm_dir} and {option} {other} overlap: a build replaces all of --npm-dir"
+            )
+
+
+def _build_npm(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...]) -> int:
+    from rulesdsl.targets.build import OutputError, recover_output, render_npm, stale_files, write_output
+
+    npm_dir: Path = args.npm_dir
+    try:
+        files = render_npm(rulesets)
+        if args.check:
+            recover_output(npm_dir)
+            return _report_stale(npm_dir, stale_files(npm_dir, files), len(files))
+        written = write_output(npm_dir, files, notify=lambda message: print(message, file=sys.stderr))
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    state = f"wrote {written} files" if written else "nothing written"
+    print(f"npm packages: {', '.join(str(npm_dir / r.id) for r in rulesets)} ({state})")
+    return EXIT_OK
 
 
 def _report(args: argparse.Namespace, compilation: Compilation) -> bool:

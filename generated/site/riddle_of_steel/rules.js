@@ -813,16 +813,17 @@ export function diceMin(...values) { return bounded(values, false); }
 
 // ---------------------------------------------------------------- formulas kept as data
 
-/** A formula kept as data (a table cell such as `6 - PRS`): `evaluate({PRS: 4})` computes it (names in any case). */
+/** A formula kept as data (a table cell such as `6 - PRS`): `evaluate({PRS: 4})` computes it (names in any case).
+ * `T`: what it yields. @template [T=unknown] */
 export class Formula {
-  /** @param {string} text @param {readonly string[]} names @param {(values: Record<string, Num>) => unknown} compute */
+  /** @param {string} text @param {readonly string[]} names @param {(values: Record<string, Num>) => T} compute */
   constructor(text, names, compute) {
     this.text = text;
     this.names = Object.freeze([...names]);
     this.compute = compute;
     Object.freeze(this);
   }
-  /** @param {Record<string, Num>} [values] */
+  /** @param {Record<string, Num>} [values] @returns {T} */
   evaluate(values = {}) {
     /** @type {Record<string, Num>} */ const given = {};
     for (const [k, v] of Object.entries(values)) given[k.toLowerCase()] = v;
@@ -939,7 +940,8 @@ export class Rolls {
 
 export const MAX_CHAIN = 1000;
 
-/** @typedef {{table: string, numbers: number[], row: any, clamped: boolean, given: (number | string)[]}} Rolled */
+/** A roll on a table: the numbers rolled, the row they land on (of that table's rows: `R`).
+ * @template [R=any] @typedef {{table: string, numbers: number[], row: R, clamped: boolean, given: (number | string)[]}} Rolled */
 
 /** @template R */
 export class Table {
@@ -985,7 +987,7 @@ export class Table {
     return names.map((n) => given[n]);
   }
   /** Roll the dice (plus `modifier`) after the keys it is given, and look the numbers up.
-   * @param {Rng} rng @param {number} [modifier] @param {Record<string, number | string>} [given] @returns {Rolled} */
+   * @param {Rng} rng @param {number} [modifier] @param {Record<string, number | string>} [given] @returns {Rolled<R>} */
   roll(rng, modifier = 0, given = {}) {
     if (this.dice === null) throw new TypeError(`${this.name} is not rolled on dice; use lookup()`);
     const values = this._given(given);
