@@ -70,7 +70,8 @@ def _render_all(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     for name, text in html.render(rulesets).items():
         files[f"site/{name}"] = text
     for ruleset in rulesets:
-        files[f"site/{ruleset.id}/rules.js"] = javascript.render(ruleset)
+        module = files[f"site/{ruleset.id}/rules.js"] = javascript.render(ruleset)
+        files[f"site/{ruleset.id}/rules.global.js"] = javascript.classic(module, ruleset.id)
     return dict(sorted(files.items()))
 
 
