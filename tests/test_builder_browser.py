@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,19 +14,18 @@ from typing import Any
 
 import pytest
 
-
+from . import test_site_browser as shared
 from .conftest import write_ruleset
-from .test_site_browser import (  # noqa: F401 - fixtures
-    _build,
-    _phone,
-    axe_findings,
-    browser,
-    examples_site,
-    page,
-    rules_build,
-    rules_site,
-)
+from .test_site_browser import _build, _phone, axe_findings
 
+# the reference's browser tests' fixtures: one browser, a tab failing on any console error, the sites
+browser, page, rules_build, rules_site, examples_site = (
+    shared.browser,
+    shared.page,
+    shared.rules_build,
+    shared.rules_site,
+    shared.examples_site,
+)
 
 
 def url(site: Path, name: str) -> str:
@@ -38,7 +38,9 @@ def python_sheet(built: Path, ruleset: str, path: list[str], **options: Any) -> 
     """The generated Python package's `burn(path, **options).to_json()`, in a fresh interpreter."""
     code = f"import json, {ruleset} as r; print(r.burn({path!r}, **{options!r}).to_json())"
     env = {**os.environ, "PYTHONPATH": str(built.parent)}
-    return subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def click_path(page: Any, ids: list[str]) -> None:
@@ -48,7 +50,9 @@ def click_path(page: Any, ids: list[str]) -> None:
 
 
 def shown(page: Any, term: str) -> str:
-    return str(page.locator("#b-sheet div").filter(has=page.locator(f"dt:text-is('{term}')")).locator("dd").inner_text())
+    return str(
+        page.locator("#b-sheet div").filter(has=page.locator(f"dt:text-is('{term}')")).locator("dd").inner_text()
+    )
 
 
 def sheet_json(page: Any) -> str:
@@ -188,7 +192,9 @@ def test_download_and_print_give_the_sheet(page: Any, rules_site: Path) -> None:
         assert page.locator(hidden).is_hidden(), hidden
 
 
-def test_a_ruleset_without_lifepaths_rolls_tables_and_characteristics(page: Any, rules_site: Path, examples_site: Path) -> None:
+def test_a_ruleset_without_lifepaths_rolls_tables_and_characteristics(
+    page: Any, rules_site: Path, examples_site: Path
+) -> None:
     page.goto(url(rules_site, "witcher/builder.html?seed=5"))
     page.locator("#b-roll-table").click()
     first = page.locator("#b-rolled li").all_inner_texts()
@@ -199,8 +205,7 @@ def test_a_ruleset_without_lifepaths_rolls_tables_and_characteristics(page: Any,
     page.goto(url(examples_site, "nightfall/builder.html?seed=3"))
     page.locator("#b-roll-attributes").click()
     values = {
-        a: int(page.locator(f"#b-attr-{a}").input_value())
-        for a in ("strength", "constitution", "size", "resolve")
+        a: int(page.locator(f"#b-attr-{a}").input_value()) for a in ("strength", "constitution", "size", "resolve")
     }
     assert all(v % 5 == 0 for v in values.values())
     assert 15 <= values["strength"] <= 90 and 40 <= values["size"] <= 90
@@ -234,3 +239,39 @@ def test_the_builder_fits_a_phone(browser: Any, rules_site: Path) -> None:
     width = tab.evaluate("document.documentElement.scrollWidth")
     context.close()
     assert width <= 390
+
+
+NODE_SAME = """
+import * as esm from %(module)s;
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+const context = {};
+vm.createContext(context);
+vm.runInContext(readFileSync(%(classic)s, "utf8"), context);
+const classic = context.rulesdsl[%(id)s];
+const paths = [["born_peasant", "farmer"], ["citadel_born", "elf_wilderlands_huntsman"], ["farmer"], []];
+console.log(JSON.stringify({
+  names: [Object.keys(esm).sort(), Object.keys(classic).sort()],
+  sheets: paths.map((p) => [esm, classic].map((m) => JSON.stringify(m.burn(p, {either: ["M"]})))),
+}));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
+def test_the_classic_script_is_rules_js_with_the_same_exports_and_answers(rules_site: Path, tmp_path: Path) -> None:
+    folder = rules_site / "burning_wheel"
+    script = tmp_path / "same.mjs"
+    script.write_text(
+        NODE_SAME
+        % {
+            "module": json.dumps((folder / "rules.js").as_uri()),
+            "classic": json.dumps(str(folder / "rules.global.js")),
+            "id": json.dumps("burning_wheel"),
+        },
+        encoding="utf-8",
+    )
+    found = json.loads(subprocess.run(["node", str(script)], check=True, capture_output=True, text=True).stdout)
+    esm_names, classic_names = found["names"]
+    assert esm_names == classic_names and "burn" in classic_names and "TABLES" in classic_names
+    for esm_sheet, classic_sheet in found["sheets"]:
+        assert esm_sheet == classic_sheet

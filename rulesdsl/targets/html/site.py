@@ -985,15 +985,18 @@ class RulesetSite:
         self.add_page(Page("kinds.html", "html/kinds.html", KindsPage(kinds, kinds=self.kind_fields())))
         # last: its links are to every page above
         title = "Character builder" if self.ruleset.entities.get("lifepath") else "Roll a character"
-        builder = BuilderPage(self.common(title, "builder.html"), bool(self.ruleset.entities.get("lifepath")),
-                              self.builder_data())
+        builder = BuilderPage(
+            self.common(title, "builder.html"), bool(self.ruleset.entities.get("lifepath")), self.builder_data()
+        )
         self.add_page(Page("builder.html", "html/builder.html", builder))
 
     def builder_data(self) -> Markup:
         """What builder.js needs beyond rules.js: where each entry the builder names is in the reference, and
         the dice of each characteristic (a table keyed by attribute with a dice column: `STR -> 3d6 * 5`)."""
         links = {
-            kind: {id_: self.urls[(kind, id_)] for id_ in self.ruleset.entities.get(kind, {}) if (kind, id_) in self.urls}
+            kind: {
+                id_: self.urls[(kind, id_)] for id_ in self.ruleset.entities.get(kind, {}) if (kind, id_) in self.urls
+            }
             for kind in ("lifepath", "setting", "skill", "stock", "trait", "table", "attribute")
         }
         attributes = self.ruleset.entities.get("attribute", {})
@@ -1012,7 +1015,7 @@ class RulesetSite:
                     dice.setdefault(named.name, [table_id, named.name, rolled[0]])
         data = {"ruleset": self.ruleset.id, "title": self.ruleset.title, "links": links, "dice": dice}
         text = json.dumps(data, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
-        return Markup(text.replace("<", "\\u003c"))  # noqa: S704 - JSON with every < escaped: no tag can end
+        return Markup(text.replace("<", "\\u003c"))
 
     def add_page(self, page: Page, owner: tuple[str, str] | None = None) -> None:
         if owner is not None:
