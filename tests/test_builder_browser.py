@@ -175,7 +175,9 @@ def test_the_path_finder_lists_every_path_shortest_first(page: Any, rules_site: 
     assert page.locator("#b-found-status").inner_text().startswith("59 paths from Born Peasant to Knight")
     lengths = page.locator("#b-found a").evaluate_all("as => as.map(a => a.textContent.split(' → ').length)")
     assert len(lengths) == 59 and lengths == sorted(lengths) and max(lengths) <= 4
-    page.locator("#b-found a").first.click()
+    first = page.locator("#b-found a").first
+    with page.expect_navigation():
+        first.click()
     assert page.locator("#b-path li").count() == lengths[0]
     assert page.locator("#b-path li").last.inner_text().startswith("Knight")
 

@@ -70,9 +70,15 @@ def _render_all(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     for name, text in html.render(rulesets).items():
         files[f"site/{name}"] = text
     for ruleset in rulesets:
-        module = files[f"site/{ruleset.id}/rules.js"] = javascript.render(ruleset)
-        files[f"site/{ruleset.id}/rules.global.js"] = javascript.classic(module, ruleset.id)
+        files.update({f"site/{name}": text for name, text in site_scripts(ruleset).items()})
     return dict(sorted(files.items()))
+
+
+def site_scripts(ruleset: CompiledRuleset) -> dict[str, str]:
+    """A ruleset's rules as JavaScript, beside its pages: rules.js (an ES module) and rules.global.js (the same
+    as a classic script, which the builder page loads, from file:// too). Paths relative to the site."""
+    module = javascript.render(ruleset)
+    return {f"{ruleset.id}/rules.js": module, f"{ruleset.id}/rules.global.js": javascript.classic(module, ruleset.id)}
 
 
 def _encoded(files: Mapping[str, str]) -> dict[str, bytes]:
