@@ -228,8 +228,9 @@
     $("b-clear").disabled = !state.path.length;
   }
 
-  function offerButton(lp, verdict, then) {
-    const label = lifepathLabel(lp.id);
+  /** A lifepath's button; in a list under its setting's name, by its own name where that tells it apart. */
+  function offerButton(lp, verdict, then, shortName) {
+    const label = shortName ? lp.name : lifepathLabel(lp.id);
     return el(
       "li",
       {},
@@ -275,7 +276,7 @@
       const order = [last.setting, ...last.leads].filter((s) => bySetting.has(s));
       for (const setting of order) {
         const head = setting === last.setting ? `${settingName(setting)} (the same setting)` : `${settingName(setting)} (a lead)`;
-        box.append(el("p", { class: "b-group", text: head }), el("ul", { class: "b-offers", "aria-label": settingName(setting) }, bySetting.get(setting).map(([lp, v]) => offerButton(lp, v, add))));
+        box.append(el("p", { class: "b-group", text: head }), el("ul", { class: "b-offers", "aria-label": settingName(setting) }, bySetting.get(setting).map(([lp, v], _, group) => offerButton(lp, v, add, group.filter(([o]) => o.name === lp.name).length === 1))));
       }
       if (refused.length) {
         const list = el("ul", { class: "b-refused" });

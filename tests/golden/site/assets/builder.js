@@ -155,40 +155,41 @@
 
     /** The lifepaths that may follow `path`: in its setting or one its last lifepath leads to, not born, and
      * not refused by their requirements (null, "depends on a fact left out", is offered). */
+    const inSetting = new Map();
+    for (const lp of all) if (!lp.born) (inSetting.get(lp.setting) || inSetting.set(lp.setting, []).get(lp.setting)).push(lp);
     const after = new Map();
     /** The lifepaths that may follow `id` by setting alone: in its setting or one it leads to, not born. */
     function candidates(id) {
       if (!after.has(id)) {
         const last = LP[id];
-        after.set(id, all.filter((lp) => !lp.born && (lp.setting === last.setting || last.leads.includes(lp.setting))));
+        after.set(id, [...new Set([last.setting, ...last.leads])].flatMap((s) => inSetting.get(s) || []));
       }
       return after.get(id);
     }
+    /** requirementMet, with no work for a lifepath that has no requirement (most have none). */
+    const allowed = (lp, path) => (lp.requires === null && lp.restrictions === null ? true : R.requirementMet(lp.id, path));
 
     function following(path) {
       const offered = [], refused = [];
       for (const lp of candidates(path[path.length - 1])) {
-        const verdict = R.requirementMet(lp.id, path);
+        const verdict = allowed(lp, path);
         (verdict === false ? refused : offered).push([lp, verdict]);
       }
       return { offered, refused };
     }
 
     /** Every path from `start` to a lifepath named `target` in at most `steps` lifepaths after it, shortest
-     * first; a path stops at the first lifepath so named. Settings that cannot reach the target's in the
-     * steps left are not walked. */
+     * first; a path stops at the first lifepath so named. A lifepath is walked only when the leads let it
+     * reach a target in the steps left (`more`: the fewest lifepaths after it to a target, requirements aside). */
+    const before = new Map();  // lifepath -> those it may follow by setting (made on the first search)
     function findPaths(start, targetName, steps) {
       const targets = new Set(all.filter((lp) => lp.name === targetName).map((lp) => lp.id));
-      const targetSettings = new Set([...targets].map((id) => LP[id].setting));
-      // hops[s]: the fewest leads from setting s to a target's setting
-      const leadsOf = {};
-      for (const lp of all) (leadsOf[lp.setting] ??= new Set()).add(lp.setting), lp.leads.forEach((s) => leadsOf[lp.setting].add(s));
-      const hops = {};
-      let frontier = [...targetSettings];
-      frontier.forEach((s) => (hops[s] = 0));
-      for (let d = 1; frontier.length; d++) {
+      if (!before.size) for (const lp of all) for (const c of candidates(lp.id)) (before.get(c.id) || before.set(c.id, []).get(c.id)).push(lp.id);
+      const more = new Map([...targets].map((id) => [id, 0]));
+      let frontier = [...targets];
+      for (let d = 1; frontier.length && d <= steps; d++) {
         const next = [];
-        for (const [from, to] of Object.entries(leadsOf)) if (!(from in hops) && [...to].some((s) => frontier.includes(s))) (hops[from] = d), next.push(from);
+        for (const id of frontier) for (const p of before.get(id) || []) if (!more.has(p)) (more.set(p, d), next.push(p));
         frontier = next;
       }
       const found = [];
@@ -196,9 +197,8 @@
         const left = steps - (path.length - 1);
         for (const lp of candidates(path[path.length - 1])) {
           const target = targets.has(lp.id);
-          // after a lifepath of setting s, reaching a target takes at least max(1, hops[s]) more
-          if (!target && (left <= 1 || !(lp.setting in hops) || left - 1 < Math.max(1, hops[lp.setting]))) continue;
-          if (R.requirementMet(lp.id, path) === false) continue;
+          if (!target && !(left > 1 && more.has(lp.id) && more.get(lp.id) <= left - 1)) continue;
+          if (allowed(lp, path) === false) continue;
           if (target) found.push([...path, lp.id]);
           else walk([...path, lp.id]);
         }
@@ -228,8 +228,9 @@
     $("b-clear").disabled = !state.path.length;
   }
 
-  function offerButton(lp, verdict, then) {
-    const label = lifepathLabel(lp.id);
+  /** A lifepath's button; in a list under its setting's name, by its own name where that tells it apart. */
+  function offerButton(lp, verdict, then, shortName) {
+    const label = shortName ? lp.name : lifepathLabel(lp.id);
     return el(
       "li",
       {},
@@ -244,10 +245,10 @@
     box.replaceChildren();
     const add = (id) => {
       state.path.push(id);
-      changed(true);
+      changed("add");
     };
     if (!state.path.length) {
-      box.append(el("h3", { id: "b-next-h", text: "Born lifepaths" }));
+      box.append(el("h3", { id: "b-next-h", tabindex: "-1", text: "Born lifepaths" }));
       if (!born.length) {
         box.append(el("p", { class: "b-problem", text: `No lifepath of ${data.title} is a born lifepath (born: yes), and a character's first lifepath must be one: there is nothing to start from.` }));
         return;
@@ -265,7 +266,7 @@
     } else {
       const { offered, refused } = following(state.path);
       const last = LP[state.path[state.path.length - 1]];
-      box.append(el("h3", { id: "b-next-h", text: `What may follow ${lifepathLabel(last.id)}` }));
+      box.append(el("h3", { id: "b-next-h", tabindex: "-1", text: `What may follow ${lifepathLabel(last.id)}` }));
       if (!offered.length) box.append(el("p", { text: "No lifepath may follow this one." }));
       const bySetting = new Map();
       for (const [lp, verdict] of offered) {
@@ -275,7 +276,7 @@
       const order = [last.setting, ...last.leads].filter((s) => bySetting.has(s));
       for (const setting of order) {
         const head = setting === last.setting ? `${settingName(setting)} (the same setting)` : `${settingName(setting)} (a lead)`;
-        box.append(el("p", { class: "b-group", text: head }), el("ul", { class: "b-offers", "aria-label": settingName(setting) }, bySetting.get(setting).map(([lp, v]) => offerButton(lp, v, add))));
+        box.append(el("p", { class: "b-group", text: head }), el("ul", { class: "b-offers", "aria-label": settingName(setting) }, bySetting.get(setting).map(([lp, v], _, group) => offerButton(lp, v, add, group.filter(([o]) => o.name === lp.name).length === 1))));
       }
       if (refused.length) {
         const list = el("ul", { class: "b-refused" });
@@ -292,7 +293,8 @@
       const leads = last.leads.map(settingName);
       box.append(el("p", { class: "hint", text: leads.length ? `${lifepathLabel(last.id)} leads to ${listed(leads, "and")}; other settings' lifepaths may not follow it.` : `${lifepathLabel(last.id)} leads to no other setting.` }));
     }
-    if (focusNext) {
+    // after a pick, on to what may follow it; after removing, only where the button pressed is gone
+    if (focusNext && (focusNext === "add" || document.activeElement === null || document.activeElement.disabled || document.activeElement === document.body)) {
       const first = box.querySelector("button.b-offer");
       (first || $("b-next-h")).focus();
     }
@@ -313,7 +315,7 @@
       };
       box.append(
         el("fieldset", { class: "b-choice" }, el("legend", { text: `${where}: +1 to which stat?` }),
-          ["M", "P"].map((v) => el("label", {}, el("input", { type: "radio", name, value: v, checked: (state.either[k] || "") === v, onchange: () => pick(v) }), v === "M" ? " Mental" : " Physical"))),
+          ["M", "P"].map((v) => el("label", {}, el("input", { type: "radio", name, id: `${name}-${v}`, value: v, checked: (state.either[k] || "") === v, onchange: () => pick(v) }), v === "M" ? " Mental" : " Physical"))),
       );
     });
     openChoices(state.path, state.picks).forEach((choice, k) => {
@@ -324,7 +326,7 @@
       };
       box.append(
         el("fieldset", { class: "b-choice" }, el("legend", { text: `${where}: which required ${choice.kind}?` }),
-          choice.options.map((o) => el("label", {}, el("input", { type: "radio", name: `b-pick-${k}`, value: o, checked: state.picks.includes(o), onchange: () => pick(o) }), " " + named(choice.kind, o)))),
+          choice.options.map((o) => el("label", {}, el("input", { type: "radio", name: `b-pick-${k}`, id: `b-pick-${k}-${o}`, value: o, checked: state.picks.includes(o), onchange: () => pick(o) }), " " + named(choice.kind, o)))),
       );
     });
     if (!box.childElementCount) box.append(el("p", { class: "hint", text: state.path.length ? "None: this path leaves nothing to choose." : "None yet." }));
@@ -389,7 +391,7 @@
   }
 
   /** After the player changes the path or a choice: what no longer applies is dropped, then all is shown. */
-  function changed(pathChanged) {
+  function changed(pathChanged) {  // "add", true (another change of the path) or false (a choice)
     say("");
     const { state, eitherSlots, openChoices } = lifepathState;
     if (pathChanged) {
@@ -397,6 +399,7 @@
       const offered = new Set(openChoices(state.path, state.picks).flatMap((c) => c.options));
       state.picks = state.picks.filter((p) => offered.has(p));
     }
+    const focused = document.activeElement && document.activeElement.id;  // a choice's radio is made anew
     guarded(() => {
       renderPath();
       renderNext(pathChanged);
@@ -404,6 +407,8 @@
       renderSheet();
       address();
     });
+    const again = focused && !pathChanged ? document.getElementById(focused) : null;
+    if (again && document.activeElement !== again) again.focus();
   }
 
   function guarded(work) {
