@@ -175,6 +175,12 @@ def test_the_path_finder_lists_every_path_shortest_first(page: Any, rules_site: 
     assert page.locator("#b-found-status").inner_text().startswith("59 paths from Born Peasant to Knight")
     lengths = page.locator("#b-found a").evaluate_all("as => as.map(a => a.textContent.split(' → ').length)")
     assert len(lengths) == 59 and lengths == sorted(lengths) and max(lengths) <= 4
+    page.fill("#b-steps", "6")  # too many to list: the search stops, says so and lists the shortest
+    page.locator("#b-finder button[type=submit]").click()
+    status = page.locator("#b-found-status").inner_text()
+    assert status.startswith(("At least 1000 paths", "The search stopped")) and "Fewer steps" in status, status
+    longer = page.locator("#b-found a").evaluate_all("as => as.map(a => a.textContent.split(' → ').length)")
+    assert 0 < len(longer) <= 200 and longer == sorted(longer) and longer[:59] == lengths
     first = page.locator("#b-found a").first
     with page.expect_navigation():
         first.click()

@@ -181,6 +181,7 @@
     /** Every path from `start` to a lifepath named `target` in at most `steps` lifepaths after it, shortest
      * first; a path stops at the first lifepath so named. A lifepath is walked only when the leads let it
      * reach a target in the steps left (`more`: the fewest lifepaths after it to a target, requirements aside). */
+    const FINDER_WORK = 200000, FINDER_PATHS = 1000, FINDER_STOP = {};  // at most that many checks, paths
     const before = new Map();  // lifepath -> those it may follow by setting (made on the first search)
     function findPaths(start, targetName, steps) {
       const targets = new Set(all.filter((lp) => lp.name === targetName).map((lp) => lp.id));
@@ -192,19 +193,27 @@
         for (const id of frontier) for (const p of before.get(id) || []) if (!more.has(p)) (more.set(p, d), next.push(p));
         frontier = next;
       }
+      // a step at a time (every path of one lifepath more), so that what is found first is shortest, and
+      // within a budget: long searches on a big ruleset stop, and say so, rather than hang the page
       const found = [];
-      const walk = (path) => {
-        const left = steps - (path.length - 1);
+      let work = 0, complete = true;
+      const walk = (path, left) => {
         for (const lp of candidates(path[path.length - 1])) {
           const target = targets.has(lp.id);
-          if (!target && !(left > 1 && more.has(lp.id) && more.get(lp.id) <= left - 1)) continue;
+          if (target ? left !== 1 : !(left > 1 && more.has(lp.id) && more.get(lp.id) <= left - 1)) continue;
+          if (++work > FINDER_WORK || found.length >= FINDER_PATHS) throw FINDER_STOP;
           if (allowed(lp, path) === false) continue;
           if (target) found.push([...path, lp.id]);
-          else walk([...path, lp.id]);
+          else walk([...path, lp.id], left - 1);
         }
       };
-      walk([start]);
-      return found.sort((a, b) => a.length - b.length);
+      try {
+        for (let length = 1; length <= steps; length++) walk([start], length);
+      } catch (error) {
+        if (error !== FINDER_STOP) throw error;
+        complete = false;
+      }
+      return { found, complete, capped: found.length >= FINDER_PATHS };
     }
 
     return { all, born, state, settingName, stockOf, eitherSlots, openChoices, following, findPaths };
@@ -432,7 +441,7 @@
       guarded(() => {
         const n = Math.max(1, Math.min(6, Math.floor(Number(steps.value)) || 3));
         steps.value = String(n);
-        const found = findPaths(from.value, to.value, n);
+        const { found, complete, capped } = findPaths(from.value, to.value, n);
         const list = $("b-found");
         const shown = found.slice(0, 200);
         list.replaceChildren(
@@ -442,9 +451,12 @@
           }),
         );
         const what = `from ${lifepathLabel(from.value)} to ${to.value} in at most ${n} step${n === 1 ? "" : "s"}`;
-        $("b-found-status").textContent =
-          (found.length ? `${found.length} path${found.length === 1 ? "" : "s"} ${what}, shortest first` : `No path ${what}`) +
-          (found.length > shown.length ? `; the first ${shown.length} are listed.` : ".");
+        const count = `${found.length} path${found.length === 1 ? "" : "s"} ${what}`;
+        $("b-found-status").textContent = complete
+          ? (found.length ? `${count}, shortest first` : `No path ${what}`) + (found.length > shown.length ? `; the first ${shown.length} are listed.` : ".")
+          : capped
+            ? `At least ${found.length} paths ${what}; the search stopped there, and the ${shown.length} shortest are listed. Fewer steps find them all.`
+            : `The search stopped, with too many ways left to try: ${found.length ? `${count} found so far, shortest first` : "no path found so far"}. Fewer steps search them all.`;
       });
     });
   }
