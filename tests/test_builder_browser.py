@@ -223,6 +223,14 @@ def test_a_ruleset_without_lifepaths_rolls_tables_and_characteristics(
     assert derived["Stamina"] == str((values["constitution"] + values["size"]) // 10)
     assert derived["Nerve"] == str(values["resolve"])
     assert "seed=3" in page.url
+    # a table rolled for a key it is given: the district is chosen, the roll lands in its rows
+    page.goto(url(examples_site, "smokewharf/builder.html?seed=4"))
+    page.select_option("#b-table", "encounters")
+    page.select_option("#b-given-0", label="The Sunken Ward")
+    page.locator("#b-roll-table").click()
+    landed = page.locator("#b-rolled li .b-row").first.inner_text()
+    sunken = ("spirit that wants", "eel-fishers", "collapsing walkway", "flooded vault")
+    assert any(text in landed for text in sunken), landed
 
 
 def test_axe_finds_nothing_serious_in_the_builder(browser: Any, rules_site: Path) -> None:

@@ -990,6 +990,27 @@ class RulesetSite:
         )
         self.add_page(Page("builder.html", "html/builder.html", builder))
 
+    def given_keys(self) -> dict[str, list[list[list[str]]]]:
+        """Per table rolled for a key it is given (`roll: region, 1d20`): per such key, the names its rows
+        are keyed by, each [what the key matches, its label], for the builder to offer (none: a number)."""
+        found: dict[str, list[list[list[str]]]] = {}
+        for table_id, table in self.ruleset.entities.get("table", {}).items():
+            roll = table.fields.get("roll")
+            if not isinstance(roll, ir.Roll) or not roll.given:
+                continue
+            per_key: list[list[list[str]]] = []
+            for index in range(len(roll.given)):
+                seen: dict[str, str] = {}
+                for row in table.rows:
+                    key = row.keys[index] if index < len(row.keys) else None
+                    if isinstance(key, ir.NameKey) and key.name not in seen:
+                        ref = key.ref
+                        named = self.ruleset.entities.get(ref.kind, {}).get(key.name) if ref is not None else None
+                        seen[key.name] = named.name if named is not None else key.text
+                per_key.append([[name, label] for name, label in seen.items()])
+            found[table_id] = per_key
+        return found
+
     def builder_data(self) -> Markup:
         """What builder.js needs beyond rules.js: where each entry the builder names is in the reference, and
         the dice of each characteristic (a table keyed by attribute with a dice column: `STR -> 3d6 * 5`)."""
@@ -1013,7 +1034,13 @@ class RulesetSite:
                 named = row.keys[0] if row.keys else None
                 if isinstance(named, ir.NameKey) and named.name in attributes:
                     dice.setdefault(named.name, [table_id, named.name, rolled[0]])
-        data = {"ruleset": self.ruleset.id, "title": self.ruleset.title, "links": links, "dice": dice}
+        data = {
+            "ruleset": self.ruleset.id,
+            "title": self.ruleset.title,
+            "links": links,
+            "dice": dice,
+            "given": self.given_keys(),
+        }
         text = json.dumps(data, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
         return Markup(text.replace("<", "\\u003c"))
 

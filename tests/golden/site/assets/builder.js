@@ -478,7 +478,7 @@
     const attributes = Object.values(R.ATTRIBUTES || {});
     const base = attributes.filter((a) => a.formula === null);
     const derived = attributes.filter((a) => a.formula !== null);
-    const tables = Object.values(R.TABLES).filter((t) => t.dice && !t.dice.given.length && !t.notSupported);
+    const tables = Object.values(R.TABLES).filter((t) => t.dice && !t.notSupported);
     if (!attributes.length && !tables.length) return;
     $("b-roller").hidden = false;
     const seedInput = $("b-seed");
@@ -554,10 +554,31 @@
       const select = el("select", { id: "b-table" }, tables.map((t) => el("option", { value: t.id, text: t.name })));
       const result = el("ol", { class: "b-rolled", id: "b-rolled" });
       const status = el("p", { class: "b-summary", "aria-live": "polite", id: "b-table-status" });
+      // a table rolled for a key it is given (`roll: region, 1d20`): a choice of its rows' names, else a number
+      const givenBox = el("span", { class: "b-given" });
+      const showGiven = () => {
+        const table = R.TABLES[select.value];
+        const options = (data.given || {})[table.id] || [];
+        givenBox.replaceChildren(
+          ...table.dice.given.map((name, i) => {
+            const id = `b-given-${i}`;
+            const named = options[i] || [];
+            const control = named.length
+              ? el("select", { id, "data-given": name }, named.map(([value, label]) => el("option", { value, text: label })))
+              : el("input", { id, "data-given": name, type: "number", step: 1, value: "0" });
+            return el("span", {}, " ", el("label", { for: id, text: `for ${name.replace(/_/g, " ")} ` }), control);
+          }),
+        );
+      };
+      select.addEventListener("change", () => guarded(showGiven));
       const roll = () =>
         guarded(() => {
           const table = R.TABLES[select.value];
-          const steps = table.rollChain(R.seeded(rollState.seed));
+          const given = {};
+          for (const control of givenBox.querySelectorAll("[data-given]")) {
+            given[control.dataset.given] = control.tagName === "SELECT" ? control.value : Math.floor(Number(control.value)) || 0;
+          }
+          const steps = table.rollChain(R.seeded(rollState.seed), 0, given);
           result.replaceChildren(
             ...steps.map((s) =>
               el("li", {}, link("table", s.table), el("span", { text: ` rolled ${s.numbers.join(", ")}${s.clamped ? " (past its rows: the nearest row)" : ""}: ` }), el("span", { class: "b-row", text: text(s.row) })),
@@ -565,7 +586,8 @@
           );
           status.textContent = `${steps.length} roll${steps.length === 1 ? "" : "s"}, starting on ${table.name} with seed ${rollState.seed}.`;
         });
-      box.append(el("h3", { text: "Tables" }), el("p", {}, el("label", { for: "b-table", text: "Table " }), select, " ", el("button", { type: "button", id: "b-roll-table", onclick: roll }, "Roll, and on every table it leads to")), status, result);
+      showGiven();
+      box.append(el("h3", { text: "Tables" }), el("p", {}, el("label", { for: "b-table", text: "Table " }), select, givenBox, " ", el("button", { type: "button", id: "b-roll-table", onclick: roll }, "Roll, and on every table it leads to")), status, result);
     }
   }
 
