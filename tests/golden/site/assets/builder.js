@@ -84,12 +84,14 @@
       const key = R.slug(text);
       if (Object.hasOwn(LP, key)) return key;
       const found = all.filter((lp) => [lp.name, ...lp.aliases].some((n) => R.slug(n) === key));
+      if (found.length > 1) return found.map((lp) => lp.id).sort();
       return found.length === 1 ? found[0].id : null;
     }
     for (const given of values("path")) {
       if (!given) continue;
       const id = find(given);
       if (id === null) notes.push(`“${given}” in the address is no lifepath of ${data.title}: it is left out.`);
+      else if (Array.isArray(id)) notes.push(`“${given}” in the address could mean several lifepaths (${id.join(", ")}): it is left out; give its id.`);
       else state.path.push(id);
     }
     for (const given of values("either")) {
