@@ -1,5 +1,6 @@
 """Benchmark the HTML reference: build time of the site of rules/, and for the 10,000-lifepath corpus the
-biggest page, its load time in Chromium and the search's latency.
+biggest page, its load time in Chromium and the search's latency; the character builder's response on
+Burning Wheel (a click to the next legal lifepaths offered, the path finder for three steps).
 
 Not a test: run it by hand (`.venv/bin/python benchmarks/bench_site.py`), read the medians. Needs Debian's
 Chromium (/usr/bin/chromium) and playwright, as the browser tests do. The machine is shared and noisy:
@@ -89,13 +90,59 @@ def browser_figures(site: Path, page: str, repeats: int) -> dict[str, float]:
     return figures
 
 
+def builder_figures(site: Path, repeats: int) -> dict[str, float]:
+    """In Chromium, on Burning Wheel's builder.html: from a click on a lifepath to the page updated (the
+    lifepaths that may follow offered, the sheet burnt, the choices and the address), and the path finder
+    from Born Peasant to Knight in at most three steps. Timed inside the page (performance.now), medians."""
+    from playwright.sync_api import sync_playwright
+
+    clicks, finds = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        tab = browser.new_page()
+        for _ in range(repeats):
+            tab.goto((site / "burning_wheel" / "builder.html").as_uri() + "?path=born_peasant")
+            for step in ("farmer", "peasant_conscript"):
+                clicks.append(
+                    tab.evaluate(
+                        """id => { const t = performance.now();
+                             document.querySelector(`#b-next button.b-offer[data-id="${id}"]`).click();
+                             return performance.now() - t; }""",
+                        step,
+                    )
+                )
+            finds.append(
+                tab.evaluate(
+                    """() => { document.getElementById("b-from").value = "born_peasant";
+                         document.getElementById("b-to").value = "Knight";
+                         document.getElementById("b-steps").value = "3";
+                         const t = performance.now();
+                         document.querySelector("#b-finder button[type=submit]").click();
+                         return performance.now() - t; }"""
+                )
+            )
+            assert tab.locator("#b-found li").count() == 59
+        browser.close()
+    return {"click": statistics.median(clicks) / 1000, "find": statistics.median(finds) / 1000}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (median reported)")
     parser.add_argument("--lifepaths", type=int, default=10000, help="size of the synthetic corpus")
+    parser.add_argument("--builder", action="store_true", help="only the character builder's figures")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="rulesdsl-site-bench-"))
     try:
+        write_output(work / "out-rules", render_all(compile_paths([ROOT / "rules"]).rulesets))
+        built = builder_figures(work / "out-rules" / "site", args.repeats)
+        print(
+            f"builder (Burning Wheel, in Chromium): a click to the next legal lifepaths offered and the sheet "
+            f"burnt {built['click'] * 1000:.1f} ms; the path finder, Born Peasant to Knight in at most 3 steps "
+            f"(59 paths) {built['find'] * 1000:.1f} ms (medians)"
+        )
+        if args.builder:
+            return
         took = site_build(ROOT / "rules", args.repeats, work)
         print(
             f"rules/: whole cold build (compile + Python + HTML, written) {took['build'] * 1000:.0f} ms "

@@ -242,3 +242,28 @@ def test_a_page_open_in_the_browser_reloads_itself_and_shows_a_failed_build(serv
         box.wait_for(state="detached", timeout=WAIT * 1000)
         browser.close()
     assert errors == []
+
+
+def test_the_builder_works_when_served(served: tuple[str, Path]) -> None:
+    """builder.html over http:// as from file://: its rules load (a classic script), a table rolls, the
+    address keeps the seed, and no console error."""
+    from .test_site_browser import ARGS, CHROMIUM
+
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (scripts/test.sh installs Debian's chromium)")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    base, _ = served
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        tab = browser.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda exc: errors.append(str(exc)))
+        tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        tab.goto(base + "witcher/builder.html?seed=2")
+        tab.locator("#b-roll-table").click()
+        rolled = tab.locator("#b-rolled li").all_inner_texts()
+        assert rolled and "rolled" in rolled[0]
+        assert tab.locator("#b-problem").is_hidden()
+        assert tab.url.endswith("builder.html?seed=2")
+        browser.close()
+    assert errors == []

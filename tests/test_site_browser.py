@@ -691,6 +691,7 @@ PAGE_TYPES = {
     "search page": ("search.html?q=sorcery", "#rd-page-results li"),
     "language": ("language.html", None),
     "changes": ("fenmark/changes.html", None),
+    "builder": ("burning_wheel/builder.html", "#b-next button.b-offer"),
 }
 
 

@@ -72,7 +72,7 @@ def _render_all(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     for name, text in html.render(rulesets).items():
         files[f"site/{name}"] = text
     for ruleset in rulesets:
-        files[f"site/{ruleset.id}/rules.js"] = javascript.render(ruleset)
+        files.update({f"site/{name}": text for name, text in site_scripts(ruleset).items()})
     return dict(sorted(files.items()))
 
 
@@ -82,6 +82,13 @@ def render_npm(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     with gc_paused():
         files = {f"{r.id}/{name}": text for r in rulesets for name, text in npm.render(r).items()}
     return dict(sorted(files.items()))
+
+
+def site_scripts(ruleset: CompiledRuleset) -> dict[str, str]:
+    """A ruleset's rules as JavaScript, beside its pages: rules.js (an ES module) and rules.global.js (the same
+    as a classic script, which the builder page loads, from file:// too). Paths relative to the site."""
+    module = javascript.render(ruleset)
+    return {f"{ruleset.id}/rules.js": module, f"{ruleset.id}/rules.global.js": javascript.classic(module, ruleset.id)}
 
 
 def _encoded(files: Mapping[str, str]) -> dict[str, bytes]:

@@ -99,6 +99,7 @@ def build_once(paths: Sequence[Path], state: State, color: bool = False) -> bool
 
 def _build(paths: Sequence[Path], state: State, color: bool) -> bool:
     from rulesdsl.compile.pipeline import compile_paths
+    from rulesdsl.targets.build import site_scripts
     from rulesdsl.targets.html import site as html_site
 
     started = time.monotonic()
@@ -113,7 +114,10 @@ def _build(paths: Sequence[Path], state: State, color: bool) -> bool:
     if not compilation.ok or not compilation.rulesets:
         problems = [_line(d) for d in diagnostics if d.severity == "error"][:MAX_SHOWN]
         return _failed(state, problems or ["no ruleset found (a ruleset is a folder with a ruleset.rules)"])
-    site = {name: text.encode("utf-8") for name, text in html_site.render(compilation.rulesets).items()}
+    rendered = html_site.render(compilation.rulesets)
+    for ruleset in compilation.rulesets:  # rules.js too: the builder page runs on it
+        rendered.update(site_scripts(ruleset))
+    site = {name: text.encode("utf-8") for name, text in rendered.items()}
     with state.lock:
         if site != state.files:  # an unchanged site reloads no page
             state.files = site

@@ -474,7 +474,16 @@ class SitePage:
     headings: list[tuple[int, str, str]] = field(default_factory=list)
 
 
-PageContext = ListingPage | ContentsPage | OwnerPage | RulesetPage | KindsPage
+@dataclass(frozen=True, slots=True)
+class BuilderPage:
+    """The character builder: its controls are made by assets/builder.js from rules.global.js."""
+
+    common: Common
+    lifepaths: bool  # the ruleset has lifepaths: burn a character, else roll what it declares
+    data: Markup  # JSON for builder.js (script-safe): links into the reference, what rolls a characteristic
+
+
+PageContext = ListingPage | ContentsPage | OwnerPage | RulesetPage | KindsPage | BuilderPage
 
 
 def page_context(context: PageContext | Common) -> dict[str, object]:
@@ -974,6 +983,66 @@ class RulesetSite:
         )
         kinds = self.common("Kinds and their fields", "kinds.html")
         self.add_page(Page("kinds.html", "html/kinds.html", KindsPage(kinds, kinds=self.kind_fields())))
+        # last: its links are to every page above
+        title = "Character builder" if self.ruleset.entities.get("lifepath") else "Roll a character"
+        builder = BuilderPage(
+            self.common(title, "builder.html"), bool(self.ruleset.entities.get("lifepath")), self.builder_data()
+        )
+        self.add_page(Page("builder.html", "html/builder.html", builder))
+
+    def given_keys(self) -> dict[str, list[list[list[str]]]]:
+        """Per table rolled for a key it is given (`roll: region, 1d20`): per such key, the names its rows
+        are keyed by, each [what the key matches, its label], for the builder to offer (none: a number)."""
+        found: dict[str, list[list[list[str]]]] = {}
+        for table_id, table in self.ruleset.entities.get("table", {}).items():
+            roll = table.fields.get("roll")
+            if not isinstance(roll, ir.Roll) or not roll.given:
+                continue
+            per_key: list[list[list[str]]] = []
+            for index in range(len(roll.given)):
+                seen: dict[str, str] = {}
+                for row in table.rows:
+                    key = row.keys[index] if index < len(row.keys) else None
+                    if isinstance(key, ir.NameKey) and key.name not in seen:
+                        ref = key.ref
+                        named = self.ruleset.entities.get(ref.kind, {}).get(key.name) if ref is not None else None
+                        seen[key.name] = named.name if named is not None else key.text
+                per_key.append([[name, label] for name, label in seen.items()])
+            found[table_id] = per_key
+        return found
+
+    def builder_data(self) -> Markup:
+        """What builder.js needs beyond rules.js: where each entry the builder names is in the reference, and
+        the dice of each characteristic (a table keyed by attribute with a dice column: `STR -> 3d6 * 5`)."""
+        links = {
+            kind: {
+                id_: self.urls[(kind, id_)] for id_ in self.ruleset.entities.get(kind, {}) if (kind, id_) in self.urls
+            }
+            for kind in ("lifepath", "setting", "skill", "stock", "trait", "table", "attribute")
+        }
+        attributes = self.ruleset.entities.get("attribute", {})
+        dice: dict[str, list[str]] = {}
+        for table_id, table in self.ruleset.entities.get("table", {}).items():
+            keys, cols = table.fields.get("keys"), table.fields.get("columns")
+            if not (isinstance(keys, tuple) and len(keys) == 1 and isinstance(cols, tuple)):
+                continue
+            key = keys[0]
+            if not (isinstance(key, ir.Column) and isinstance(key.type, t.RefType) and key.type.kind == "attribute"):
+                continue
+            rolled = [c.name for c in cols if isinstance(c, ir.Column) and isinstance(c.type, t.DiceType)]
+            for row in table.rows if rolled else ():
+                named = row.keys[0] if row.keys else None
+                if isinstance(named, ir.NameKey) and named.name in attributes:
+                    dice.setdefault(named.name, [table_id, named.name, rolled[0]])
+        data = {
+            "ruleset": self.ruleset.id,
+            "title": self.ruleset.title,
+            "links": links,
+            "dice": dice,
+            "given": self.given_keys(),
+        }
+        text = json.dumps(data, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+        return Markup(text.replace("<", "\\u003c"))
 
     def add_page(self, page: Page, owner: tuple[str, str] | None = None) -> None:
         if owner is not None:
@@ -1378,7 +1447,7 @@ def _changes_page(ruleset: CompiledRuleset, sites: dict[str, RulesetSite]) -> di
 def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     env = environment()
     language = _language_doc()
-    files = _assets(["style.css", "site.js"])
+    files = _assets(["style.css", "site.js", "builder.js"])
     search = SearchIndex()
     summaries = []
     sites: dict[str, RulesetSite] = {}

@@ -741,3 +741,27 @@ def derive_code(ruleset: CompiledRuleset, env: ft.Env, names: Names) -> str:
         + "\n".join(lines)
         + "\n  return result;\n}"
     )
+
+
+def classic(module: str, ruleset_id: str) -> str:
+    """rules.js as a classic script (`rules.global.js`): browsers run no ES module from file://, so a page
+    opened from the disk (the reference's builder) loads this instead. The same code, its `export`s kept
+    inside one function, whose exports land in `globalThis.rulesdsl[ID]`."""
+    exported: list[str] = []
+    lines = []
+    for line in module.splitlines():
+        if line.startswith("export "):
+            line = line.removeprefix("export ")
+            words = line.split()
+            assert words[0] in ("function", "class", "const", "let"), f"an export rules.js does not write: {line}"
+            exported.append(words[1].split("(")[0].split("=")[0])
+        lines.append(line)
+    names = ", ".join(exported)
+    return (
+        "// rules.js as a classic script, for pages opened from file:// (where browsers refuse ES modules):\n"
+        f"// the same code; its exports are globalThis.rulesdsl[{js(ruleset_id)}].\n"
+        "(function () {\n"
+        '"use strict";\n' + "\n".join(lines) + "\n"
+        f"(globalThis.rulesdsl ??= {{}})[{js(ruleset_id)}] = Object.freeze({{{names}}});\n"
+        "})();\n"
+    )

@@ -1,0 +1,1 @@
+window.rulesdslPreviews("burning_wheel/builder.html", {});

@@ -1,0 +1,1 @@
+window.rulesdslPreviews("fenmark/builder.html", {});

@@ -1,0 +1,1 @@
+window.rulesdslPreviews("riddle_of_steel/builder.html", {});

@@ -1,0 +1,1 @@
+window.rulesdslPreviews("witcher/builder.html", {});

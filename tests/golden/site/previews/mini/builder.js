@@ -1,0 +1,1 @@
+window.rulesdslPreviews("mini/builder.html", {});
