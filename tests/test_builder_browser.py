@@ -70,6 +70,9 @@ def test_the_books_worked_example_burns_by_clicking(page: Any, rules_site: Path)
     assert shown(page, "Physical pool") == "18 (16 by age + 2)"
     assert shown(page, "Required skills") == "Elven Script, Call of the Wild, Song of Paths and Ways"
     assert shown(page, "Resource points") == "21"
+    assert shown(page, "Common traits of the stock") == (
+        "Born Under the Silver Stars, Essence of the Earth, Fair and Statuesque, First Born, Grief, Keen Sight"
+    )
     assert page.locator("#b-rules ul.b-violations").count() == 0
     assert "age 141" in page.locator("#b-summary").inner_text()  # the live region says the totals
     assert page.url.endswith("builder.html?path=citadel_born,elf_wilderlands_huntsman,elf_wilderlands_wanderer")
