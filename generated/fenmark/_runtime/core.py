@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from . import odds
 
@@ -990,6 +990,61 @@ class Check:
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
+
+
+_E = TypeVar("_E")
+
+
+class Registry(Mapping[str, _E]):
+    """A kind's entities by id (`LIFEPATHS`): read like a dict, never changed, each entity built the first time
+    it is read, so that importing a package does not build them all. Each is given as a compact literal:
+    a plain value as itself, a tuple as `(-1, item, ...)`, a dict as `(-2, key, value, ...)`, and anything
+    else as `(n, arg, ..., keyword value, ...)`: `calls[n]` is `(callee, keyword names)`, called with them
+    (keyword names None: the callee itself is the value)."""
+
+    __slots__ = ("_built", "_calls", "_literals")
+
+    def __init__(self, calls: Sequence[tuple[Any, tuple[str, ...] | None]], literals: Mapping[str, object]) -> None:
+        self._calls = calls
+        self._literals = literals
+        self._built: dict[str, _E] = {}
+
+    def __getitem__(self, key: str) -> _E:
+        try:
+            return self._built[key]
+        except KeyError:
+            pass
+        entity = cast(_E, self._build(self._literals[key]))
+        return self._built.setdefault(key, entity)  # one entity per id, whichever thread built it first
+
+    def _build(self, literal: object) -> object:
+        if type(literal) is not tuple:
+            return literal
+        tag = literal[0]
+        items = [self._build(item) for item in literal[1:]]
+        if tag == -1:
+            return tuple(items)
+        if tag == -2:
+            return dict(zip(items[::2], items[1::2], strict=True))
+        callee, keywords = self._calls[tag]
+        if keywords is None:
+            return callee
+        if not keywords:
+            return callee(*items)
+        split = len(items) - len(keywords)
+        return callee(*items[:split], **dict(zip(keywords, items[split:], strict=True)))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._literals
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._literals)
+
+    def __len__(self) -> int:
+        return len(self._literals)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 class FrozenMap(Mapping[_K, _V]):

@@ -2,7 +2,6 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Lifepaths of Mini "Test" Rules, each by its id: `lifepaths.born_villager`; LIFEPATHS holds them all by id."""
 
-from . import _lifepaths
 from ._lifepaths import LIFEPATHS, Lifepath
 
 __all__ = [
@@ -14,7 +13,26 @@ __all__ = [
     "triple",
 ]
 
-born_villager = _lifepaths.LIFEPATHS["born_villager"]
-epee_master = _lifepaths.LIFEPATHS["epee_master"]
-farmer = _lifepaths.LIFEPATHS["farmer"]
-triple = _lifepaths.LIFEPATHS["triple"]
+# Each entity by its id, read from LIFEPATHS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+born_villager: Lifepath
+epee_master: Lifepath
+farmer: Lifepath
+triple: Lifepath
+
+_IDS = {
+    "born_villager": "born_villager",
+    "epee_master": "epee_master",
+    "farmer": "farmer",
+    "triple": "triple",
+}
+
+
+def __getattr__(name: str) -> Lifepath:
+    if name in _IDS:
+        return LIFEPATHS[_IDS[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_IDS})

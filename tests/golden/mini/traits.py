@@ -2,7 +2,6 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Traits of Mini "Test" Rules, each by its id: `traits.stubborn`; TRAITS holds them all by id."""
 
-from . import _traits
 from ._traits import TRAITS, Trait
 
 __all__ = [
@@ -11,4 +10,20 @@ __all__ = [
     "stubborn",
 ]
 
-stubborn = _traits.TRAITS["stubborn"]
+# Each entity by its id, read from TRAITS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+stubborn: Trait
+
+_IDS = {
+    "stubborn": "stubborn",
+}
+
+
+def __getattr__(name: str) -> Trait:
+    if name in _IDS:
+        return TRAITS[_IDS[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_IDS})
