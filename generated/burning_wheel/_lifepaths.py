@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Lifepath:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Lifepath(_rt.Value):
     """Lifepaths: one entry of LIFEPATHS."""
 
     id: str

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Setting(_rt.Value):
     """Settings: one entry of SETTINGS."""
 
     id: str

@@ -8,8 +8,8 @@ from typing import Literal
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Spell:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Spell(_rt.Value):
     """Spells: one entry of SPELLS."""
 
     id: str

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Stock:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Stock(_rt.Value):
     """Stocks: one entry of STOCKS."""
 
     id: str

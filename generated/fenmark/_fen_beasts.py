@@ -8,8 +8,8 @@ from typing import Literal
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class FenBeast:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class FenBeast(_rt.Value):
     """Fen beasts: one entry of FEN_BEASTS."""
 
     id: str

@@ -8,8 +8,8 @@ from typing import Literal
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Trait:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Trait(_rt.Value):
     """Traits: one entry of TRAITS."""
 
     id: str

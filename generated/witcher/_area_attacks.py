@@ -8,8 +8,8 @@ from typing import Literal
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class AreaAttack:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class AreaAttack(_rt.Value):
     """Attacks on several locations: one entry of AREA_ATTACKS."""
 
     id: str

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class CombatOption:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CombatOption(_rt.Value):
     """Combat options: one entry of COMBAT_OPTIONS."""
 
     id: str

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class DamageCategory:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DamageCategory(_rt.Value):
     """Damage categories: one entry of DAMAGE_CATEGORIES."""
 
     id: str

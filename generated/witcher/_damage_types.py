@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class DamageType:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DamageType(_rt.Value):
     """Damage types: one entry of DAMAGE_TYPES."""
 
     id: str

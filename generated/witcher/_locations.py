@@ -9,8 +9,8 @@ from typing import Literal
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Location(_rt.Value):
     """Body locations: one entry of LOCATIONS."""
 
     id: str

@@ -24,6 +24,7 @@ from .core import (
     Requirement,
     StatBonus,
     Table,
+    Value,
     Verdict,
     name_of,
     slug,
@@ -120,8 +121,8 @@ class Catalog:
         raise LookupError(f"no lifepath named '{text}'")
 
 
-@dataclass(frozen=True, slots=True)
-class Path:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Path(Value):
     """The facts a requirement of `lifepath` is judged on: the lifepaths taken before it, and what is
     known of the character (None: not given, so conditions on it are undecided)."""
 
@@ -220,8 +221,8 @@ def reasons(lifepath: Lifepath, path: Path, names: Names, decided: Verdict) -> l
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class Sheet:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Sheet(Value):
     """The totals of a burnt character, every rule the path breaks (empty when it is legal) and, in
     `undecided`, every requirement that depends on a fact not given (gender, say) and every required skill
     or trait that is a choice the player has not picked (it is then in neither `required_*` tuple). Every

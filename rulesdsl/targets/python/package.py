@@ -1145,6 +1145,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> It
         if kind.builtin and not entities:
             continue
         with noting() as needs:
+            rt("Value")  # the classes' base
             record_names, records = record_classes(kind, entities, names, taken)
             token = _RECORD_NAMES.set(record_names)
             try:

@@ -8,8 +8,8 @@ from typing import Literal
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Skill:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Skill(_rt.Value):
     """Skills: one entry of SKILLS."""
 
     id: str
