@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
-import json
 import math
 import operator
 import random
@@ -126,6 +125,8 @@ def exact(value: Fraction | int) -> str:
 
 def to_json(data: object) -> str:
     """JSON text as JavaScript's `JSON.stringify` writes it: compact, non-ASCII as itself."""
+    import json  # here, not at the top: importing a package should not cost what only a sheet's JSON needs
+
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
