@@ -12,7 +12,7 @@ from rulesdsl.compile.pipeline import compile_paths
 from rulesdsl.targets.build import render_all
 from rulesdsl.targets.templating import py
 
-from .conftest import FIXTURES, golden_folder, quality_command, run_python, write_ruleset
+from .conftest import FIXTURES, GENERATED, golden_folder, quality_command, run_python, write_ruleset
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mini"
 
@@ -190,3 +190,25 @@ def test_imports_follow_from_the_code_not_from_its_text(tmp_path: Path) -> None:
         command = quality_command(tool, "demo")
         checked = subprocess.run(command, cwd=tmp_path / "out", capture_output=True, text=True, check=False)
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_importing_a_package_builds_no_entity_until_it_is_read() -> None:
+    code = """
+import gc
+import burning_wheel as bw
+from burning_wheel import runtime
+
+def count(*classes):
+    return sum(isinstance(o, classes) for o in gc.get_objects())
+
+assert count(bw.Lifepath, bw.Skill, bw.Trait, bw.Spell, bw.Setting, bw.Stock, runtime.Choices) == 0
+farmer = bw.lifepaths.farmer
+assert farmer is bw.LIFEPATHS["farmer"] and farmer.skills is not None
+assert count(bw.Lifepath) == 1 and count(bw.Skill) == 0
+assert bw.requirement_met("farmer", ["born_peasant"]) is True  # requirements read the lifepaths they name
+assert len(bw.LIFEPATHS) == len(list(bw.LIFEPATHS.values())) == count(bw.Lifepath) > 400
+assert "farmer" in dir(bw.lifepaths) and not hasattr(bw.lifepaths, "no_such_lifepath")
+print("ok")
+"""
+    ran = run_python(code, GENERATED)
+    assert ran.stdout.strip() == "ok", ran.stderr
