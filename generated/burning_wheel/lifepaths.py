@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Lifepaths of Burning Wheel Gold (Revised), each by its id: `lifepaths.abbot_abbess`; LIFEPATHS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._lifepaths import LIFEPATHS, Lifepath
 
 __all__ = [
@@ -1383,12 +1385,14 @@ _IDS = {
     "zealous_convert": "zealous_convert",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> Lifepath:
-    if name in _IDS:
-        return LIFEPATHS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Lifepath:
+        if name in _IDS:
+            return LIFEPATHS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Settings of Burning Wheel Gold (Revised), each by its id: `settings.city`; SETTINGS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._settings import SETTINGS, Setting
 
 __all__ = [
@@ -87,12 +89,14 @@ _IDS = {
     "villager": "villager",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> Setting:
-    if name in _IDS:
-        return SETTINGS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Setting:
+        if name in _IDS:
+            return SETTINGS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Skills of Burning Wheel Gold (Revised), each by its id: `skills.abbey_wise`; SKILLS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._skills import SKILLS, Skill
 
 __all__ = [
@@ -1941,12 +1943,14 @@ _IDS = {
     "write": "write",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> Skill:
-    if name in _IDS:
-        return SKILLS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Skill:
+        if name in _IDS:
+            return SKILLS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

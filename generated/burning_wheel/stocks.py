@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Stocks of Burning Wheel Gold (Revised), each by its id: `stocks.dwarf`; STOCKS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._stocks import STOCKS, Stock
 
 __all__ = [
@@ -27,12 +29,14 @@ _IDS = {
     "orc": "orc",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> Stock:
-    if name in _IDS:
-        return STOCKS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Stock:
+        if name in _IDS:
+            return STOCKS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

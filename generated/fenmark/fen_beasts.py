@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Fen beasts of Fenmark, each by its id: `fen_beasts.giant_eel`; FEN_BEASTS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._fen_beasts import FEN_BEASTS, FenBeast
 
 __all__ = [
@@ -24,12 +26,14 @@ _IDS = {
     "reed_stalker": "reed_stalker",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> FenBeast:
-    if name in _IDS:
-        return FEN_BEASTS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> FenBeast:
+        if name in _IDS:
+            return FEN_BEASTS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

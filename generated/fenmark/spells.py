@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Spells of Fenmark, each by its id: `spells.bilious_smoke`; SPELLS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._spells import SPELLS, Spell
 
 __all__ = [
@@ -249,12 +251,14 @@ _IDS = {
     "wyrd_light": "wyrd_light",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> Spell:
-    if name in _IDS:
-        return SPELLS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Spell:
+        if name in _IDS:
+            return SPELLS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

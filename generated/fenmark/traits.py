@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Traits of Fenmark, each by its id: `traits.a_bit_deaf`; TRAITS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._traits import TRAITS, Trait
 
 __all__ = [
@@ -2199,12 +2201,14 @@ _IDS = {
     "zealot": "zealot",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> Trait:
-    if name in _IDS:
-        return TRAITS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Trait:
+        if name in _IDS:
+            return TRAITS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Attacks on several locations of The Witcher TRPG (damage excerpt), each by its id: `area_attacks.bombs_and_traps`; AREA_ATTACKS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._area_attacks import AREA_ATTACKS, AreaAttack
 
 __all__ = [
@@ -21,12 +23,14 @@ _IDS = {
     "some_spells": "some_spells",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> AreaAttack:
-    if name in _IDS:
-        return AREA_ATTACKS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> AreaAttack:
+        if name in _IDS:
+            return AREA_ATTACKS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

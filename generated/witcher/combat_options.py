@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Combat options of The Witcher TRPG (damage excerpt), each by its id: `combat_options.hold_action`; COMBAT_OPTIONS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._combat_options import COMBAT_OPTIONS, CombatOption
 
 __all__ = [
@@ -18,12 +20,14 @@ _IDS = {
     "hold_action": "hold_action",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> CombatOption:
-    if name in _IDS:
-        return COMBAT_OPTIONS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> CombatOption:
+        if name in _IDS:
+            return COMBAT_OPTIONS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Damage categories of The Witcher TRPG (damage excerpt), each by its id: `damage_categories.lethal`; DAMAGE_CATEGORIES holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._damage_categories import DAMAGE_CATEGORIES, DamageCategory
 
 __all__ = [
@@ -21,12 +23,14 @@ _IDS = {
     "non_lethal": "non_lethal",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> DamageCategory:
-    if name in _IDS:
-        return DAMAGE_CATEGORIES[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> DamageCategory:
+        if name in _IDS:
+            return DAMAGE_CATEGORIES[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Damage types of The Witcher TRPG (damage excerpt), each by its id: `damage_types.bludgeoning`; DAMAGE_TYPES holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._damage_types import DAMAGE_TYPES, DamageType
 
 __all__ = [
@@ -27,12 +29,14 @@ _IDS = {
     "slashing": "slashing",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> DamageType:
-    if name in _IDS:
-        return DAMAGE_TYPES[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> DamageType:
+        if name in _IDS:
+            return DAMAGE_TYPES[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Body locations of The Witcher TRPG (damage excerpt), each by its id: `locations.head`; LOCATIONS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._locations import LOCATIONS, Location
 
 __all__ = [
@@ -42,12 +44,14 @@ _IDS = {
     "torso": "torso",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> Location:
-    if name in _IDS:
-        return LOCATIONS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Location:
+        if name in _IDS:
+            return LOCATIONS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

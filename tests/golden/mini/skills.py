@@ -2,6 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Skills of Mini "Test" Rules, each by its id: `skills.farming`; SKILLS holds them all by id."""
 
+from typing import TYPE_CHECKING
+
 from ._skills import SKILLS, Skill
 
 __all__ = [
@@ -21,12 +23,14 @@ _IDS = {
     "quote_and_back": "quote_and_back",
 }
 
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
 
-def __getattr__(name: str) -> Skill:
-    if name in _IDS:
-        return SKILLS[_IDS[name]]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Skill:
+        if name in _IDS:
+            return SKILLS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IDS})
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})
