@@ -268,6 +268,36 @@ def _rulesdsl(*args: str | Path) -> list[str]:
     return [PYTHON, "-m", "rulesdsl", *map(str, args)]
 
 
+def measure_import(corpus: Corpus, out: Path) -> None:
+    """`import PACKAGE` from `out` against `json.load` of its export, each the CPU time its child spends on it
+    (interpreter start-up left out). The import is timed the second time, with the bytecode the first one
+    wrote, as a user's every import but the first: so PYTHONDONTWRITEBYTECODE is dropped for it (set, every
+    import would compile the whole package)."""
+    env = {k: v for k, v in corpus.env("off").items() if k != "PYTHONDONTWRITEBYTECODE"}
+    code = (
+        "import sys, time; sys.path.insert(0, sys.argv[1]); t = time.process_time(); import {}; "
+        "print(time.process_time() - t)"
+    )
+    command = [PYTHON, "-c", code.format(corpus.package), str(out)]
+    run_child(command, corpus.work, env)  # writes the bytecode, as any first import does
+    corpus.record("import", float(run_child(command, corpus.work, env).output))
+    assert corpus.export is not None
+    load = (
+        "import json, sys, time; t = time.process_time(); json.load(open(sys.argv[1])); print(time.process_time() - t)"
+    )
+    corpus.record("json.load", float(run_child([PYTHON, "-c", load, str(corpus.export)], corpus.work, env).output))
+
+
+def import_table(corpora: list[Corpus]) -> str:
+    lines = ["| corpus | entities | import | json.load of its export | import / json.load |", "|" + "---|" * 5]
+    for c in corpora:
+        imported, loaded = c.median("import"), c.median("json.load")
+        lines.append(
+            f"| {c.label} | {c.entities:,} | {_seconds(imported)} | {_seconds(loaded)} | {imported / loaded:.2f}x |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def measure_once(corpus: Corpus, steps: set[str]) -> None:
     """Every measurement of one corpus, once."""
     work, folder = corpus.work, corpus.folder
@@ -288,29 +318,18 @@ def measure_once(corpus: Corpus, steps: set[str]) -> None:
             )
             corpus.record(peer, usage.cpu)
             corpus.record(f"{peer} peak", usage.peak_mb)
-    if "build" in steps:
+    if "build" in steps or "import" in steps:
         out = work / f"out{n}"
-        corpus.record("build", run_child(_rulesdsl("build", folder, "--out", out), work, corpus.env("off")).cpu)
+        if "build" in steps:
+            cold_build = run_child(_rulesdsl("build", folder, "--out", out), work, corpus.env("off"))
+            corpus.record("build", cold_build.cpu)
         run_child(_rulesdsl("build", folder, "--out", out), work, corpus.env(cache))  # the cache as a user has it
-        _edit(corpus)
-        edited = run_child(_rulesdsl("build", folder, "--out", out), work, corpus.env(cache))
-        corpus.record("edit build", edited.cpu)
+        if "build" in steps:
+            _edit(corpus)
+            edited = run_child(_rulesdsl("build", folder, "--out", out), work, corpus.env(cache))
+            corpus.record("edit build", edited.cpu)
         if "import" in steps:
-            code = (
-                "import sys, time; sys.path.insert(0, sys.argv[1]); t = time.process_time(); import {}; "
-                "print(time.process_time() - t)"
-            )
-            command = [PYTHON, "-c", code.format(corpus.package), str(out)]
-            run_child(command, work, corpus.env(cache))  # writes the bytecode, as any first import does
-            corpus.record("import", float(run_child(command, work, corpus.env(cache)).output))
-            assert corpus.export is not None
-            load = (
-                "import json, sys, time; t = time.process_time(); json.load(open(sys.argv[1])); "
-                "print(time.process_time() - t)"
-            )
-            corpus.record(
-                "json.load", float(run_child([PYTHON, "-c", load, str(corpus.export)], work, corpus.env(cache)).output)
-            )
+            measure_import(corpus, out)
         shutil.rmtree(out, ignore_errors=True)
     if "lsp" in steps and Path("/proc/self/stat").exists():
         measure_lsp(corpus)
@@ -440,6 +459,8 @@ def main() -> None:
         if all_steps >= {"check", "yaml", "json", "build", "import"}:
             print(table(corpora))
             print()
+        elif "import" in all_steps:
+            print(import_table(corpora))
         print(lsp_table(corpora))
         print(stage_table(corpora))
         chain = formula_chain(work / "chain" / "chain", 2000)

@@ -259,6 +259,7 @@ def build_and_import(folder: Path, out: Path) -> list[str]:
 # entity is its typed name in its kind's module (`package.tables.<id>`).
 DRIVER = r'''
 import dataclasses, importlib, inspect, itertools, keyword, random, sys, types
+from collections.abc import Mapping
 from fractions import Fraction
 
 seed, packages = int(sys.argv[1]), sys.argv[2:]
@@ -378,7 +379,7 @@ def exercise(name):
     TABLES.clear()
     TABLES.update(package.TABLES)
     registries = {
-        n: getattr(package, n) for n in package.__all__ if n.isupper() and isinstance(getattr(package, n), dict)
+        n: getattr(package, n) for n in package.__all__ if n.isupper() and isinstance(getattr(package, n), Mapping)
     }
     names = {}  # kind -> id -> display name, as requirements describe themselves
     for registry in registries.values():

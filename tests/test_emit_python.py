@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from rulesdsl.compile.pipeline import compile_paths
 from rulesdsl.targets.build import render_all
 from rulesdsl.targets.templating import py
 
-from .conftest import FIXTURES, golden_folder, quality_command, run_python, write_ruleset
+from .conftest import FIXTURES, GENERATED, golden_folder, quality_command, run_python, write_ruleset
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mini"
 
@@ -174,10 +175,40 @@ def test_imports_follow_from_the_code_not_from_its_text(tmp_path: Path) -> None:
         (tmp_path / "out" / name).write_text(text, encoding="utf-8")
     gadgets = files["demo/_gadgets.py"]
     assert "from typing import Literal" in gadgets  # the enum's annotation uses it
-    for unused in ("from fractions import Fraction", "from ._runtime import", "from . import"):
+    for unused in ("from fractions import Fraction", "from . import"):
         assert unused not in gadgets
+    for unused in ("from fractions import Fraction", "from ._runtime import", "from . import"):
         assert unused not in files["demo/_formulas.py"]
+    # the registry (it builds each gadget on first access) and the classes' base are the runtime's; nothing else
+    runtime_uses = {
+        node.attr
+        for node in ast.walk(ast.parse(gadgets))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "_rt"
+    }
+    assert runtime_uses == {"Registry", "Value"}, runtime_uses
     for tool in ("ruff", "mypy"):
         command = quality_command(tool, "demo")
         checked = subprocess.run(command, cwd=tmp_path / "out", capture_output=True, text=True, check=False)
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_importing_a_package_builds_no_entity_until_it_is_read() -> None:
+    code = """
+import gc
+import burning_wheel as bw
+from burning_wheel import runtime
+
+def count(*classes):
+    return sum(isinstance(o, classes) for o in gc.get_objects())
+
+assert count(bw.Lifepath, bw.Skill, bw.Trait, bw.Spell, bw.Setting, bw.Stock, runtime.Choices) == 0
+farmer = bw.lifepaths.farmer
+assert farmer is bw.LIFEPATHS["farmer"] and farmer.skills is not None
+assert count(bw.Lifepath) == 1 and count(bw.Skill) == 0
+assert bw.requirement_met("farmer", ["born_peasant"]) is True  # requirements read the lifepaths they name
+assert len(bw.LIFEPATHS) == len(list(bw.LIFEPATHS.values())) == count(bw.Lifepath) > 400
+assert "farmer" in dir(bw.lifepaths) and not hasattr(bw.lifepaths, "no_such_lifepath")
+print("ok")
+"""
+    ran = run_python(code, GENERATED)
+    assert ran.stdout.strip() == "ok", ran.stderr

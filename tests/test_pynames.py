@@ -252,7 +252,9 @@ def test_ids_named_like_the_packages_own_names_are_typed_names_as_written(
 
     checked = mypy(TYPED_CONSUMER)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    checked = mypy(TYPED_CONSUMER.replace("row.x", "row.y").replace(".roll(random", ".rol(random"))
+    misspelt = TYPED_CONSUMER.replace("row.x", "row.y").replace(".roll(random", ".rol(random")
+    checked = mypy(misspelt.replace("demo.names.burn.x", "demo.names.brun.x"))
     assert checked.returncode == 1
     assert '"NamesRow" has no attribute "y"' in checked.stdout
     assert 'has no attribute "rol"' in checked.stdout
+    assert 'Module has no attribute "brun"' in checked.stdout  # an entity's name too (read on first access)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -404,3 +406,73 @@ def test_the_stocks_common_traits_are_on_the_sheet_free_and_had_from_birth() -> 
     broken = "Guard (lifepath 3) requires: (Smith or the brave trait) and not Born just before"
     assert broken in burn(["born", "elder", "guard"]).violations
     assert broken not in burn(["born", "elder", "guard"], common=("brave",)).violations
+
+
+def _as_dataclass(value: rt.Value) -> object:
+    """`value` rebuilt as `@dataclass(frozen=True, slots=True)` writes a class of the same name and fields."""
+    declared = dataclasses.fields(cast(Any, value))
+    reference = dataclasses.make_dataclass(
+        type(value).__name__,
+        [(f.name, object, dataclasses.field(repr=f.repr, compare=f.compare, hash=f.hash)) for f in declared],
+        frozen=True,
+        slots=True,
+    )
+    return reference(*(getattr(value, f.name) for f in declared))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        rt.StatBonus(1, 0, 2),
+        rt.Choices(2, (("a",), ("b", "c"))),
+        rt.Formula("6 - PRS", ("PRS",), lambda v: 6 - v["prs"]),  # compute: neither shown nor compared
+        rt.AnyOf((rt.TookLifepath("farmer"), rt.Not(rt.HasTrait("lame")))),
+        rt.CountOf(2, setting="outcast", lifepaths=("a", "b")),
+        rt.GmPermission(),
+        D6,
+    ],
+    ids=lambda value: type(value).__name__,
+)
+def test_values_show_compare_and_hash_as_their_dataclass_would(value: rt.Value) -> None:
+    reference = _as_dataclass(value)
+    assert repr(value) == repr(reference)
+    assert hash(value) == hash(reference)
+    twin = copy.copy(value)
+    assert twin == value and hash(twin) == hash(value)
+    assert value != reference  # another class, even with the same fields, as a dataclass compares
+    assert value.__eq__(reference) is NotImplemented
+
+
+def test_values_differ_by_class_and_by_any_compared_field() -> None:
+    assert rt.AllOf((rt.TookLifepath("a"),)) != rt.AnyOf((rt.TookLifepath("a"),))
+    assert rt.StatBonus(1, 0, 0) != rt.StatBonus(1, 0, 1)
+    same = rt.Formula("x", (), lambda v: 1), rt.Formula("x", (), lambda v: 2)
+    assert same[0] == same[1] and len(set(same)) == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rt.StatBonus(1, 0, 0).mental = 2  # type: ignore[misc]
+
+
+def test_a_registry_builds_each_entity_once_and_only_when_read() -> None:
+    built: list[tuple[object, ...]] = []
+
+    def make(*args: object, **keywords: object) -> tuple[object, ...]:
+        built.append((*args, keywords))
+        return (*args, keywords)
+
+    registry: rt.Registry[tuple[object, ...]] = rt.Registry(
+        ((make, ()), (make, ("tags", "extra")), (rt.UNKNOWN, None), (rt.StatBonus, ())),
+        {
+            "plain": (0, "plain", (-1, "x", (-1,)), (-2, "k", (3, 1, 0, 0)), None, True, -3),
+            "keywords": (1, "keywords", (-1, "a"), (2,)),
+        },
+    )
+    assert len(registry) == 2 and list(registry) == ["plain", "keywords"] and "plain" in registry
+    assert "nothing" not in registry and built == []  # nothing built to answer these
+    plain = registry["plain"]
+    assert plain == ("plain", ("x", ()), {"k": rt.StatBonus(1, 0, 0)}, None, True, -3, {})
+    assert registry["plain"] is plain and len(built) == 1
+    assert registry["keywords"] == ("keywords", {"tags": ("a",), "extra": rt.UNKNOWN})
+    with pytest.raises(KeyError):
+        registry["nothing"]
+    assert registry.get("nothing") is None and len(built) == 2
+    assert dict(registry) == {"plain": plain, "keywords": registry["keywords"]} and len(built) == 2

@@ -4,9 +4,11 @@
 
 from dataclasses import dataclass
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Setting(_rt.Value):
     """Settings: one entry of SETTINGS."""
 
     id: str
@@ -27,29 +29,39 @@ class Setting:
     """what it is or does, in the author's own words"""
 
 
-SETTINGS: dict[str, Setting] = {
-    "city": Setting("city", "City Dweller Setting", "human", source="p. 170", aliases=("City Dweller",)),
-    "court": Setting("court", "Noble Court Subsetting", "human", parent="noble", source="p. 179", aliases=("Noble Court",)),
-    "dwarf_artificer": Setting("dwarf_artificer", "Artificer Setting", "dwarf", source="p. 112", uncertain="heading lost in the scan; setting or subsetting not legible (it has a born lifepath)", aliases=("Artificer",)),
-    "dwarf_clansman": Setting("dwarf_clansman", "Clansman Setting", "dwarf", source="p. 110", aliases=("Clansman",)),
-    "dwarf_guilder": Setting("dwarf_guilder", "Guilder Setting", "dwarf", source="p. 111", aliases=("Guilder",)),
-    "dwarf_host": Setting("dwarf_host", "Host Subsetting", "dwarf", source="p. 114", aliases=("Host",)),
-    "dwarf_noble": Setting("dwarf_noble", "Noble Setting", "dwarf", source="p. 113"),
-    "dwarf_outcast": Setting("dwarf_outcast", "Outcast Subsetting", "dwarf", source="p. 116"),
-    "elf_citadel": Setting("elf_citadel", "Citadel Setting", "elf", source="p. 132", aliases=("Citadel",)),
-    "elf_etharch": Setting("elf_etharch", "Etharch Setting", "elf", source="p. 135", aliases=("Etharch",)),
-    "elf_protector": Setting("elf_protector", "Protector Subsetting", "elf", source="p. 136", note="a subsetting, entered by leads from the other Elven settings", aliases=("Protector",)),
-    "elf_wilderlands": Setting("elf_wilderlands", "Wilderlands Setting", "elf", source="p. 131", aliases=("Wilderlands",)),
-    "noble": Setting("noble", "Noble Setting", "human", source="p. 177"),
-    "orc_black_legion": Setting("orc_black_legion", "Black Legion Subsetting", "orc", source="p. 231", aliases=("Legion", "Black Legion")),
-    "orc_chattel": Setting("orc_chattel", "Chattel Setting", "orc", source="p. 228", aliases=("Chattel",)),
-    "orc_dark_blood": Setting("orc_dark_blood", "Servant of the Dark Blood Subsetting", "orc", source="p. 232", aliases=("Servant of the Dark Blood", "Dark Blood")),
-    "orc_great_and_black": Setting("orc_great_and_black", "Great and Black Setting", "orc", source="p. 229", aliases=("Great and Black",)),
-    "outcast": Setting("outcast", "Outcast Subsetting", "human", source="p. 193"),
-    "peasant": Setting("peasant", "Peasant Setting", "human", source="p. 163"),
-    "religious": Setting("religious", "Religious Subsetting", "human", source="p. 184"),
-    "seafaring": Setting("seafaring", "Seafaring Setting", "human", source="p. 189", aliases=("Sea",)),
-    "servitude": Setting("servitude", "Servitude and Captive Setting", "human", source="p. 192", aliases=("Serv.",)),
-    "soldier": Setting("soldier", "Professional Soldier Subsetting", "human", source="p. 187", aliases=("Professional Soldier",)),
-    "villager": Setting("villager", "Villager Setting", "human", source="p. 165", aliases=("Village",)),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+SETTINGS: _rt.Registry[Setting] = _rt.Registry(
+    (
+        (Setting, ("source", "aliases")),
+        (Setting, ("parent", "source", "aliases")),
+        (Setting, ("source", "uncertain", "aliases")),
+        (Setting, ("source",)),
+        (Setting, ("source", "note", "aliases")),
+    ),
+    {
+        "city": (0, "city", "City Dweller Setting", "human", "p. 170", (-1, "City Dweller")),
+        "court": (1, "court", "Noble Court Subsetting", "human", "noble", "p. 179", (-1, "Noble Court")),
+        "dwarf_artificer": (2, "dwarf_artificer", "Artificer Setting", "dwarf", "p. 112", "heading lost in the scan; setting or subsetting not legible (it has a born lifepath)", (-1, "Artificer")),
+        "dwarf_clansman": (0, "dwarf_clansman", "Clansman Setting", "dwarf", "p. 110", (-1, "Clansman")),
+        "dwarf_guilder": (0, "dwarf_guilder", "Guilder Setting", "dwarf", "p. 111", (-1, "Guilder")),
+        "dwarf_host": (0, "dwarf_host", "Host Subsetting", "dwarf", "p. 114", (-1, "Host")),
+        "dwarf_noble": (3, "dwarf_noble", "Noble Setting", "dwarf", "p. 113"),
+        "dwarf_outcast": (3, "dwarf_outcast", "Outcast Subsetting", "dwarf", "p. 116"),
+        "elf_citadel": (0, "elf_citadel", "Citadel Setting", "elf", "p. 132", (-1, "Citadel")),
+        "elf_etharch": (0, "elf_etharch", "Etharch Setting", "elf", "p. 135", (-1, "Etharch")),
+        "elf_protector": (4, "elf_protector", "Protector Subsetting", "elf", "p. 136", "a subsetting, entered by leads from the other Elven settings", (-1, "Protector")),
+        "elf_wilderlands": (0, "elf_wilderlands", "Wilderlands Setting", "elf", "p. 131", (-1, "Wilderlands")),
+        "noble": (3, "noble", "Noble Setting", "human", "p. 177"),
+        "orc_black_legion": (0, "orc_black_legion", "Black Legion Subsetting", "orc", "p. 231", (-1, "Legion", "Black Legion")),
+        "orc_chattel": (0, "orc_chattel", "Chattel Setting", "orc", "p. 228", (-1, "Chattel")),
+        "orc_dark_blood": (0, "orc_dark_blood", "Servant of the Dark Blood Subsetting", "orc", "p. 232", (-1, "Servant of the Dark Blood", "Dark Blood")),
+        "orc_great_and_black": (0, "orc_great_and_black", "Great and Black Setting", "orc", "p. 229", (-1, "Great and Black")),
+        "outcast": (3, "outcast", "Outcast Subsetting", "human", "p. 193"),
+        "peasant": (3, "peasant", "Peasant Setting", "human", "p. 163"),
+        "religious": (3, "religious", "Religious Subsetting", "human", "p. 184"),
+        "seafaring": (0, "seafaring", "Seafaring Setting", "human", "p. 189", (-1, "Sea")),
+        "servitude": (0, "servitude", "Servitude and Captive Setting", "human", "p. 192", (-1, "Serv.")),
+        "soldier": (0, "soldier", "Professional Soldier Subsetting", "human", "p. 187", (-1, "Professional Soldier")),
+        "villager": (0, "villager", "Villager Setting", "human", "p. 165", (-1, "Village")),
+    },
+)

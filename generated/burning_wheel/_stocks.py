@@ -4,9 +4,11 @@
 
 from dataclasses import dataclass
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class Stock:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Stock(_rt.Value):
     """Stocks: one entry of STOCKS."""
 
     id: str
@@ -27,9 +29,16 @@ class Stock:
     """what it is or does, in the author's own words"""
 
 
-STOCKS: dict[str, Stock] = {
-    "dwarf": Stock("dwarf", "Dwarves", common_traits=("accustomed_to_the_dark", "bearded", "greed", "oathsworn", "shaped_from_earth_and_stone", "stout", "tough"), stat_pools="dwarf_stat_pools", source="p. 118", note="common traits are free and mandatory for every Dwarf"),
-    "elf": Stock("elf", "Elves", common_traits=("born_under_the_silver_stars", "essence_of_the_earth", "fair_and_statuesque", "first_born", "grief", "keen_sight"), stat_pools="elf_stat_pools", source="p. 139", note="Perception max 9, other stats max 8, stride 8"),
-    "human": Stock("human", "Men", stat_pools="human_stat_pools", source="p. 161"),
-    "orc": Stock("orc", "Orcs", common_traits=("cannibal", "cold_black_blood", "fanged_and_clawed", "loathsome_and_twisted", "lynx_eyed_like_burning_coals", "vile_language"), stat_pools="orc_stat_pools", source="p. 236", note="after the fourth lifepath each further one needs a Die of Fate roll (Brutal Life, p. 235)"),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+STOCKS: _rt.Registry[Stock] = _rt.Registry(
+    (
+        (Stock, ("common_traits", "stat_pools", "source", "note")),
+        (Stock, ("stat_pools", "source")),
+    ),
+    {
+        "dwarf": (0, "dwarf", "Dwarves", (-1, "accustomed_to_the_dark", "bearded", "greed", "oathsworn", "shaped_from_earth_and_stone", "stout", "tough"), "dwarf_stat_pools", "p. 118", "common traits are free and mandatory for every Dwarf"),
+        "elf": (0, "elf", "Elves", (-1, "born_under_the_silver_stars", "essence_of_the_earth", "fair_and_statuesque", "first_born", "grief", "keen_sight"), "elf_stat_pools", "p. 139", "Perception max 9, other stats max 8, stride 8"),
+        "human": (1, "human", "Men", "human_stat_pools", "p. 161"),
+        "orc": (0, "orc", "Orcs", (-1, "cannibal", "cold_black_blood", "fanged_and_clawed", "loathsome_and_twisted", "lynx_eyed_like_burning_coals", "vile_language"), "orc_stat_pools", "p. 236", "after the fourth lifepath each further one needs a Die of Fate roll (Brutal Life, p. 235)"),
+    },
+)

@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Lifepaths of Burning Wheel Gold (Revised), each by its id: `lifepaths.abbot_abbess`; LIFEPATHS holds them all by id."""
 
-from . import _lifepaths
+from typing import TYPE_CHECKING
+
 from ._lifepaths import LIFEPATHS, Lifepath
 
 __all__ = [
@@ -466,459 +467,932 @@ __all__ = [
     "zealous_convert",
 ]
 
-abbot_abbess = _lifepaths.LIFEPATHS["abbot_abbess"]
-abecedart = _lifepaths.LIFEPATHS["abecedart"]
-accountant = _lifepaths.LIFEPATHS["accountant"]
-acolyte = _lifepaths.LIFEPATHS["acolyte"]
-adjutant = _lifepaths.LIFEPATHS["adjutant"]
-adventurer = _lifepaths.LIFEPATHS["adventurer"]
-advisor_to_the_court = _lifepaths.LIFEPATHS["advisor_to_the_court"]
-advocate = _lifepaths.LIFEPATHS["advocate"]
-alewife = _lifepaths.LIFEPATHS["alewife"]
-althing = _lifepaths.LIFEPATHS["althing"]
-apiarist = _lifepaths.LIFEPATHS["apiarist"]
-apostate = _lifepaths.LIFEPATHS["apostate"]
-apprentice_artisan = _lifepaths.LIFEPATHS["apprentice_artisan"]
-arbalester = _lifepaths.LIFEPATHS["arbalester"]
-arcane_devotee = _lifepaths.LIFEPATHS["arcane_devotee"]
-archer = _lifepaths.LIFEPATHS["archer"]
-archivist = _lifepaths.LIFEPATHS["archivist"]
-archpriest = _lifepaths.LIFEPATHS["archpriest"]
-artificer = _lifepaths.LIFEPATHS["artificer"]
-artillerist = _lifepaths.LIFEPATHS["artillerist"]
-artillerist_s_mate = _lifepaths.LIFEPATHS["artillerist_s_mate"]
-artist = _lifepaths.LIFEPATHS["artist"]
-astride_the_beast = _lifepaths.LIFEPATHS["astride_the_beast"]
-attendant = _lifepaths.LIFEPATHS["attendant"]
-augur = _lifepaths.LIFEPATHS["augur"]
-bailiff = _lifepaths.LIFEPATHS["bailiff"]
-baker = _lifepaths.LIFEPATHS["baker"]
-bandit = _lifepaths.LIFEPATHS["bandit"]
-banker = _lifepaths.LIFEPATHS["banker"]
-banner_bearer = _lifepaths.LIFEPATHS["banner_bearer"]
-bannerman = _lifepaths.LIFEPATHS["bannerman"]
-barber = _lifepaths.LIFEPATHS["barber"]
-bard = _lifepaths.LIFEPATHS["bard"]
-barkeep = _lifepaths.LIFEPATHS["barkeep"]
-baron = _lifepaths.LIFEPATHS["baron"]
-bastard = _lifepaths.LIFEPATHS["bastard"]
-bears_the_lash = _lifepaths.LIFEPATHS["bears_the_lash"]
-black_destroyer = _lifepaths.LIFEPATHS["black_destroyer"]
-black_hunter = _lifepaths.LIFEPATHS["black_hunter"]
-blackmailer = _lifepaths.LIFEPATHS["blackmailer"]
-bladesmith = _lifepaths.LIFEPATHS["bladesmith"]
-blood_summoner = _lifepaths.LIFEPATHS["blood_summoner"]
-bloodletter = _lifepaths.LIFEPATHS["bloodletter"]
-bondsman = _lifepaths.LIFEPATHS["bondsman"]
-born_artificer = _lifepaths.LIFEPATHS["born_artificer"]
-born_chattel = _lifepaths.LIFEPATHS["born_chattel"]
-born_clansman = _lifepaths.LIFEPATHS["born_clansman"]
-born_etharch = _lifepaths.LIFEPATHS["born_etharch"]
-born_great = _lifepaths.LIFEPATHS["born_great"]
-born_guilder = _lifepaths.LIFEPATHS["born_guilder"]
-born_noble = _lifepaths.LIFEPATHS["born_noble"]
-born_peasant = _lifepaths.LIFEPATHS["born_peasant"]
-born_slave = _lifepaths.LIFEPATHS["born_slave"]
-born_wilder_elf = _lifepaths.LIFEPATHS["born_wilder_elf"]
-bosun = _lifepaths.LIFEPATHS["bosun"]
-boy = _lifepaths.LIFEPATHS["boy"]
-canon = _lifepaths.LIFEPATHS["canon"]
-captive_of_war = _lifepaths.LIFEPATHS["captive_of_war"]
-carpenter_s_mate = _lifepaths.LIFEPATHS["carpenter_s_mate"]
-carter = _lifepaths.LIFEPATHS["carter"]
-castrati = _lifepaths.LIFEPATHS["castrati"]
-cattle_slave = _lifepaths.LIFEPATHS["cattle_slave"]
-cavalryman = _lifepaths.LIFEPATHS["cavalryman"]
-chamberlain = _lifepaths.LIFEPATHS["chamberlain"]
-chandler = _lifepaths.LIFEPATHS["chandler"]
-chronicler = _lifepaths.LIFEPATHS["chronicler"]
-citadel_born = _lifepaths.LIFEPATHS["citadel_born"]
-city_apprentice = _lifepaths.LIFEPATHS["city_apprentice"]
-city_armorer = _lifepaths.LIFEPATHS["city_armorer"]
-city_artisan = _lifepaths.LIFEPATHS["city_artisan"]
-city_beggar = _lifepaths.LIFEPATHS["city_beggar"]
-city_bishop = _lifepaths.LIFEPATHS["city_bishop"]
-city_born = _lifepaths.LIFEPATHS["city_born"]
-city_clerk = _lifepaths.LIFEPATHS["city_clerk"]
-city_groom = _lifepaths.LIFEPATHS["city_groom"]
-city_guard = _lifepaths.LIFEPATHS["city_guard"]
-city_jeweler = _lifepaths.LIFEPATHS["city_jeweler"]
-city_journeyman = _lifepaths.LIFEPATHS["city_journeyman"]
-city_laborer = _lifepaths.LIFEPATHS["city_laborer"]
-city_master_craftsman = _lifepaths.LIFEPATHS["city_master_craftsman"]
-city_merchant = _lifepaths.LIFEPATHS["city_merchant"]
-city_peddler = _lifepaths.LIFEPATHS["city_peddler"]
-city_pilgrim = _lifepaths.LIFEPATHS["city_pilgrim"]
-city_runner = _lifepaths.LIFEPATHS["city_runner"]
-city_sailor = _lifepaths.LIFEPATHS["city_sailor"]
-city_shopkeeper = _lifepaths.LIFEPATHS["city_shopkeeper"]
-city_student = _lifepaths.LIFEPATHS["city_student"]
-city_taskmaster = _lifepaths.LIFEPATHS["city_taskmaster"]
-city_tax_collector = _lifepaths.LIFEPATHS["city_tax_collector"]
-city_temple_acolyte = _lifepaths.LIFEPATHS["city_temple_acolyte"]
-city_tinkerer = _lifepaths.LIFEPATHS["city_tinkerer"]
-city_urchin = _lifepaths.LIFEPATHS["city_urchin"]
-city_wife = _lifepaths.LIFEPATHS["city_wife"]
-cloistered_nun = _lifepaths.LIFEPATHS["cloistered_nun"]
-cloth_dyer = _lifepaths.LIFEPATHS["cloth_dyer"]
-clothier = _lifepaths.LIFEPATHS["clothier"]
-coalman = _lifepaths.LIFEPATHS["coalman"]
-cobbler = _lifepaths.LIFEPATHS["cobbler"]
-coin_clipper = _lifepaths.LIFEPATHS["coin_clipper"]
-composer = _lifepaths.LIFEPATHS["composer"]
-confidence_man = _lifepaths.LIFEPATHS["confidence_man"]
-conner = _lifepaths.LIFEPATHS["conner"]
-constable = _lifepaths.LIFEPATHS["constable"]
-coroner = _lifepaths.LIFEPATHS["coroner"]
-corrupt_sergeant = _lifepaths.LIFEPATHS["corrupt_sergeant"]
-count = _lifepaths.LIFEPATHS["count"]
-country_wife = _lifepaths.LIFEPATHS["country_wife"]
-courier = _lifepaths.LIFEPATHS["courier"]
-court_armorer = _lifepaths.LIFEPATHS["court_armorer"]
-court_artist = _lifepaths.LIFEPATHS["court_artist"]
-court_atilliator = _lifepaths.LIFEPATHS["court_atilliator"]
-court_chaplain = _lifepaths.LIFEPATHS["court_chaplain"]
-court_chef = _lifepaths.LIFEPATHS["court_chef"]
-court_doctor = _lifepaths.LIFEPATHS["court_doctor"]
-court_groom = _lifepaths.LIFEPATHS["court_groom"]
-court_herald = _lifepaths.LIFEPATHS["court_herald"]
-court_jester = _lifepaths.LIFEPATHS["court_jester"]
-court_knight = _lifepaths.LIFEPATHS["court_knight"]
-court_lawyer = _lifepaths.LIFEPATHS["court_lawyer"]
-court_page = _lifepaths.LIFEPATHS["court_page"]
-court_priest = _lifepaths.LIFEPATHS["court_priest"]
-court_servant = _lifepaths.LIFEPATHS["court_servant"]
-court_sorcerer = _lifepaths.LIFEPATHS["court_sorcerer"]
-court_squire = _lifepaths.LIFEPATHS["court_squire"]
-court_steward = _lifepaths.LIFEPATHS["court_steward"]
-court_student = _lifepaths.LIFEPATHS["court_student"]
-court_young_lady = _lifepaths.LIFEPATHS["court_young_lady"]
-courtier = _lifepaths.LIFEPATHS["courtier"]
-coward = _lifepaths.LIFEPATHS["coward"]
-craftsman = _lifepaths.LIFEPATHS["craftsman"]
-crazy_old_sailor = _lifepaths.LIFEPATHS["crazy_old_sailor"]
-crazy_witch = _lifepaths.LIFEPATHS["crazy_witch"]
-criminal = _lifepaths.LIFEPATHS["criminal"]
-cripple = _lifepaths.LIFEPATHS["cripple"]
-crossbowman = _lifepaths.LIFEPATHS["crossbowman"]
-cultist = _lifepaths.LIFEPATHS["cultist"]
-custodian = _lifepaths.LIFEPATHS["custodian"]
-cutter_slave = _lifepaths.LIFEPATHS["cutter_slave"]
-dame = _lifepaths.LIFEPATHS["dame"]
-dark_summoner = _lifepaths.LIFEPATHS["dark_summoner"]
-delver = _lifepaths.LIFEPATHS["delver"]
-deranged = _lifepaths.LIFEPATHS["deranged"]
-despair_shouter = _lifepaths.LIFEPATHS["despair_shouter"]
-desperate_killer = _lifepaths.LIFEPATHS["desperate_killer"]
-dilettante = _lifepaths.LIFEPATHS["dilettante"]
-ditch_digger = _lifepaths.LIFEPATHS["ditch_digger"]
-doctor = _lifepaths.LIFEPATHS["doctor"]
-dramaturge = _lifepaths.LIFEPATHS["dramaturge"]
-drinker_of_the_dark = _lifepaths.LIFEPATHS["drinker_of_the_dark"]
-drummer = _lifepaths.LIFEPATHS["drummer"]
-drunk = _lifepaths.LIFEPATHS["drunk"]
-duelist = _lifepaths.LIFEPATHS["duelist"]
-duke = _lifepaths.LIFEPATHS["duke"]
-dwarf_artificer_ardent = _lifepaths.LIFEPATHS["dwarf_artificer_ardent"]
-dwarf_clansman_brewer = _lifepaths.LIFEPATHS["dwarf_clansman_brewer"]
-dwarf_clansman_miller = _lifepaths.LIFEPATHS["dwarf_clansman_miller"]
-dwarf_clansman_tinkerer = _lifepaths.LIFEPATHS["dwarf_clansman_tinkerer"]
-dwarf_guilder_apprentice = _lifepaths.LIFEPATHS["dwarf_guilder_apprentice"]
-dwarf_guilder_journeyman = _lifepaths.LIFEPATHS["dwarf_guilder_journeyman"]
-dwarf_host_axe_bearer = _lifepaths.LIFEPATHS["dwarf_host_axe_bearer"]
-dwarf_host_captain = _lifepaths.LIFEPATHS["dwarf_host_captain"]
-dwarf_host_engineer = _lifepaths.LIFEPATHS["dwarf_host_engineer"]
-dwarf_host_foot_soldier = _lifepaths.LIFEPATHS["dwarf_host_foot_soldier"]
-dwarf_host_quartermaster = _lifepaths.LIFEPATHS["dwarf_host_quartermaster"]
-dwarf_noble_ardent = _lifepaths.LIFEPATHS["dwarf_noble_ardent"]
-dwarf_noble_axe_bearer = _lifepaths.LIFEPATHS["dwarf_noble_axe_bearer"]
-dwarf_noble_born_noble = _lifepaths.LIFEPATHS["dwarf_noble_born_noble"]
-dwarf_noble_chronicler = _lifepaths.LIFEPATHS["dwarf_noble_chronicler"]
-dwarf_noble_treasurer = _lifepaths.LIFEPATHS["dwarf_noble_treasurer"]
-edge_grinder = _lifepaths.LIFEPATHS["edge_grinder"]
-elf_citadel_artisan = _lifepaths.LIFEPATHS["elf_citadel_artisan"]
-elf_citadel_jeweler = _lifepaths.LIFEPATHS["elf_citadel_jeweler"]
-elf_citadel_song_singer = _lifepaths.LIFEPATHS["elf_citadel_song_singer"]
-elf_citadel_student = _lifepaths.LIFEPATHS["elf_citadel_student"]
-elf_citadel_wanderer = _lifepaths.LIFEPATHS["elf_citadel_wanderer"]
-elf_etharch_steward = _lifepaths.LIFEPATHS["elf_etharch_steward"]
-elf_etharch_student = _lifepaths.LIFEPATHS["elf_etharch_student"]
-elf_etharch_sword_singer = _lifepaths.LIFEPATHS["elf_etharch_sword_singer"]
-elf_protector_armorer = _lifepaths.LIFEPATHS["elf_protector_armorer"]
-elf_protector_bowyer = _lifepaths.LIFEPATHS["elf_protector_bowyer"]
-elf_protector_captain = _lifepaths.LIFEPATHS["elf_protector_captain"]
-elf_protector_herald = _lifepaths.LIFEPATHS["elf_protector_herald"]
-elf_protector_rider = _lifepaths.LIFEPATHS["elf_protector_rider"]
-elf_protector_sword_singer = _lifepaths.LIFEPATHS["elf_protector_sword_singer"]
-elf_wilderlands_elder = _lifepaths.LIFEPATHS["elf_wilderlands_elder"]
-elf_wilderlands_fisherman = _lifepaths.LIFEPATHS["elf_wilderlands_fisherman"]
-elf_wilderlands_forester = _lifepaths.LIFEPATHS["elf_wilderlands_forester"]
-elf_wilderlands_huntsman = _lifepaths.LIFEPATHS["elf_wilderlands_huntsman"]
-elf_wilderlands_miller = _lifepaths.LIFEPATHS["elf_wilderlands_miller"]
-elf_wilderlands_rider = _lifepaths.LIFEPATHS["elf_wilderlands_rider"]
-elf_wilderlands_shepherd = _lifepaths.LIFEPATHS["elf_wilderlands_shepherd"]
-elf_wilderlands_song_singer = _lifepaths.LIFEPATHS["elf_wilderlands_song_singer"]
-elf_wilderlands_vintner = _lifepaths.LIFEPATHS["elf_wilderlands_vintner"]
-elf_wilderlands_wanderer = _lifepaths.LIFEPATHS["elf_wilderlands_wanderer"]
-engraver = _lifepaths.LIFEPATHS["engraver"]
-etharch = _lifepaths.LIFEPATHS["etharch"]
-exorcist = _lifepaths.LIFEPATHS["exorcist"]
-failed_acolyte = _lifepaths.LIFEPATHS["failed_acolyte"]
-falconer = _lifepaths.LIFEPATHS["falconer"]
-farmer = _lifepaths.LIFEPATHS["farmer"]
-farrier = _lifepaths.LIFEPATHS["farrier"]
-fence = _lifepaths.LIFEPATHS["fence"]
-field_laborer = _lifepaths.LIFEPATHS["field_laborer"]
-first_mate = _lifepaths.LIFEPATHS["first_mate"]
-follower = _lifepaths.LIFEPATHS["follower"]
-foreman = _lifepaths.LIFEPATHS["foreman"]
-forester = _lifepaths.LIFEPATHS["forester"]
-forge_slave = _lifepaths.LIFEPATHS["forge_slave"]
-forger = _lifepaths.LIFEPATHS["forger"]
-freebooter = _lifepaths.LIFEPATHS["freebooter"]
-galley_slave = _lifepaths.LIFEPATHS["galley_slave"]
-gambler = _lifepaths.LIFEPATHS["gambler"]
-ganymede = _lifepaths.LIFEPATHS["ganymede"]
-gaol = _lifepaths.LIFEPATHS["gaol"]
-gaol_warden = _lifepaths.LIFEPATHS["gaol_warden"]
-gardener = _lifepaths.LIFEPATHS["gardener"]
-gate_forger = _lifepaths.LIFEPATHS["gate_forger"]
-gatherer = _lifepaths.LIFEPATHS["gatherer"]
-goblin = _lifepaths.LIFEPATHS["goblin"]
-governess = _lifepaths.LIFEPATHS["governess"]
-grave_digger = _lifepaths.LIFEPATHS["grave_digger"]
-gravedigger = _lifepaths.LIFEPATHS["gravedigger"]
-graybeard = _lifepaths.LIFEPATHS["graybeard"]
-great_one = _lifepaths.LIFEPATHS["great_one"]
-guard_captain = _lifepaths.LIFEPATHS["guard_captain"]
-harem_slave = _lifepaths.LIFEPATHS["harem_slave"]
-harvester = _lifepaths.LIFEPATHS["harvester"]
-hatred_bearer = _lifepaths.LIFEPATHS["hatred_bearer"]
-hauler = _lifepaths.LIFEPATHS["hauler"]
-hawker = _lifepaths.LIFEPATHS["hawker"]
-head_of_household = _lifepaths.LIFEPATHS["head_of_household"]
-head_taker = _lifepaths.LIFEPATHS["head_taker"]
-herder = _lifepaths.LIFEPATHS["herder"]
-heretic_priest = _lifepaths.LIFEPATHS["heretic_priest"]
-high_captain = _lifepaths.LIFEPATHS["high_captain"]
-horncaller = _lifepaths.LIFEPATHS["horncaller"]
-hospital_warden = _lifepaths.LIFEPATHS["hospital_warden"]
-hostage = _lifepaths.LIFEPATHS["hostage"]
-hosteller = _lifepaths.LIFEPATHS["hosteller"]
-hunter = _lifepaths.LIFEPATHS["hunter"]
-huntsman = _lifepaths.LIFEPATHS["huntsman"]
-husband_wife = _lifepaths.LIFEPATHS["husband_wife"]
-idiot = _lifepaths.LIFEPATHS["idiot"]
-inquisitor = _lifepaths.LIFEPATHS["inquisitor"]
-insurrectionist = _lifepaths.LIFEPATHS["insurrectionist"]
-interpreter = _lifepaths.LIFEPATHS["interpreter"]
-itinerant_monk = _lifepaths.LIFEPATHS["itinerant_monk"]
-itinerant_performer = _lifepaths.LIFEPATHS["itinerant_performer"]
-itinerant_priest = _lifepaths.LIFEPATHS["itinerant_priest"]
-judge = _lifepaths.LIFEPATHS["judge"]
-justiciar = _lifepaths.LIFEPATHS["justiciar"]
-keel_master = _lifepaths.LIFEPATHS["keel_master"]
-khirurgeon = _lifepaths.LIFEPATHS["khirurgeon"]
-kid = _lifepaths.LIFEPATHS["kid"]
-kidnapper = _lifepaths.LIFEPATHS["kidnapper"]
-knower_of_secrets = _lifepaths.LIFEPATHS["knower_of_secrets"]
-lady = _lifepaths.LIFEPATHS["lady"]
-lancer = _lifepaths.LIFEPATHS["lancer"]
-landsman = _lifepaths.LIFEPATHS["landsman"]
-lazy_stayabout = _lifepaths.LIFEPATHS["lazy_stayabout"]
-legioner = _lifepaths.LIFEPATHS["legioner"]
-leper = _lifepaths.LIFEPATHS["leper"]
-lieutenant = _lifepaths.LIFEPATHS["lieutenant"]
-locksmith = _lifepaths.LIFEPATHS["locksmith"]
-longbeard = _lifepaths.LIFEPATHS["longbeard"]
-lord = _lifepaths.LIFEPATHS["lord"]
-lord_protector = _lifepaths.LIFEPATHS["lord_protector"]
-loremaster = _lifepaths.LIFEPATHS["loremaster"]
-mad_summoner = _lifepaths.LIFEPATHS["mad_summoner"]
-magnate = _lifepaths.LIFEPATHS["magnate"]
-man_at_arms = _lifepaths.LIFEPATHS["man_at_arms"]
-marine = _lifepaths.LIFEPATHS["marine"]
-mask_bearer = _lifepaths.LIFEPATHS["mask_bearer"]
-master_engraver = _lifepaths.LIFEPATHS["master_engraver"]
-master_of_arches = _lifepaths.LIFEPATHS["master_of_arches"]
-master_of_blood = _lifepaths.LIFEPATHS["master_of_blood"]
-master_of_darkness = _lifepaths.LIFEPATHS["master_of_darkness"]
-master_of_eight = _lifepaths.LIFEPATHS["master_of_eight"]
-master_of_forges = _lifepaths.LIFEPATHS["master_of_forges"]
-master_of_horses = _lifepaths.LIFEPATHS["master_of_horses"]
-master_of_hounds = _lifepaths.LIFEPATHS["master_of_hounds"]
-mercenary_captain = _lifepaths.LIFEPATHS["mercenary_captain"]
-midwife = _lifepaths.LIFEPATHS["midwife"]
-military_order = _lifepaths.LIFEPATHS["military_order"]
-miner = _lifepaths.LIFEPATHS["miner"]
-mining_engineer = _lifepaths.LIFEPATHS["mining_engineer"]
-minstrel = _lifepaths.LIFEPATHS["minstrel"]
-moneylender = _lifepaths.LIFEPATHS["moneylender"]
-municipal_minister = _lifepaths.LIFEPATHS["municipal_minister"]
-musician = _lifepaths.LIFEPATHS["musician"]
-named = _lifepaths.LIFEPATHS["named"]
-navigator = _lifepaths.LIFEPATHS["navigator"]
-neophyte_sorcerer = _lifepaths.LIFEPATHS["neophyte_sorcerer"]
-nightseeker = _lifepaths.LIFEPATHS["nightseeker"]
-noble_knight = _lifepaths.LIFEPATHS["noble_knight"]
-noble_page = _lifepaths.LIFEPATHS["noble_page"]
-noble_prince = _lifepaths.LIFEPATHS["noble_prince"]
-noble_squire = _lifepaths.LIFEPATHS["noble_squire"]
-noble_student = _lifepaths.LIFEPATHS["noble_student"]
-noble_young_lady = _lifepaths.LIFEPATHS["noble_young_lady"]
-notary = _lifepaths.LIFEPATHS["notary"]
-novice = _lifepaths.LIFEPATHS["novice"]
-nurse = _lifepaths.LIFEPATHS["nurse"]
-oathbreaker = _lifepaths.LIFEPATHS["oathbreaker"]
-officer_s_mate = _lifepaths.LIFEPATHS["officer_s_mate"]
-orc_chattel_butcher = _lifepaths.LIFEPATHS["orc_chattel_butcher"]
-orc_chattel_hauler = _lifepaths.LIFEPATHS["orc_chattel_hauler"]
-orc_chattel_woodcutter = _lifepaths.LIFEPATHS["orc_chattel_woodcutter"]
-orc_dark_blood_servant = _lifepaths.LIFEPATHS["orc_dark_blood_servant"]
-outcast_beggar = _lifepaths.LIFEPATHS["outcast_beggar"]
-outcast_ratcatcher = _lifepaths.LIFEPATHS["outcast_ratcatcher"]
-outcast_urchin = _lifepaths.LIFEPATHS["outcast_urchin"]
-outlaw = _lifepaths.LIFEPATHS["outlaw"]
-outrider = _lifepaths.LIFEPATHS["outrider"]
-packmaster = _lifepaths.LIFEPATHS["packmaster"]
-painter = _lifepaths.LIFEPATHS["painter"]
-pardoner = _lifepaths.LIFEPATHS["pardoner"]
-patriarch_matriarch = _lifepaths.LIFEPATHS["patriarch_matriarch"]
-peasant_conscript = _lifepaths.LIFEPATHS["peasant_conscript"]
-peasant_elder = _lifepaths.LIFEPATHS["peasant_elder"]
-peasant_fisherman = _lifepaths.LIFEPATHS["peasant_fisherman"]
-peasant_miller = _lifepaths.LIFEPATHS["peasant_miller"]
-peasant_pilgrim = _lifepaths.LIFEPATHS["peasant_pilgrim"]
-peasant_woodcutter = _lifepaths.LIFEPATHS["peasant_woodcutter"]
-peddler = _lifepaths.LIFEPATHS["peddler"]
-performer = _lifepaths.LIFEPATHS["performer"]
-physician = _lifepaths.LIFEPATHS["physician"]
-pickpocket = _lifepaths.LIFEPATHS["pickpocket"]
-pillager = _lifepaths.LIFEPATHS["pillager"]
-pilot = _lifepaths.LIFEPATHS["pilot"]
-pirate = _lifepaths.LIFEPATHS["pirate"]
-pitwright = _lifepaths.LIFEPATHS["pitwright"]
-plumber = _lifepaths.LIFEPATHS["plumber"]
-poacher = _lifepaths.LIFEPATHS["poacher"]
-poisoner = _lifepaths.LIFEPATHS["poisoner"]
-porter = _lifepaths.LIFEPATHS["porter"]
-priest = _lifepaths.LIFEPATHS["priest"]
-prince = _lifepaths.LIFEPATHS["prince"]
-prince_of_the_blood = _lifepaths.LIFEPATHS["prince_of_the_blood"]
-prince_princess = _lifepaths.LIFEPATHS["prince_princess"]
-prostitute = _lifepaths.LIFEPATHS["prostitute"]
-purser = _lifepaths.LIFEPATHS["purser"]
-ranger = _lifepaths.LIFEPATHS["ranger"]
-ravager = _lifepaths.LIFEPATHS["ravager"]
-recluse_wizard = _lifepaths.LIFEPATHS["recluse_wizard"]
-religious_acolyte = _lifepaths.LIFEPATHS["religious_acolyte"]
-religious_bishop = _lifepaths.LIFEPATHS["religious_bishop"]
-religious_temple_acolyte = _lifepaths.LIFEPATHS["religious_temple_acolyte"]
-rogue_wizard = _lifepaths.LIFEPATHS["rogue_wizard"]
-rune_caster = _lifepaths.LIFEPATHS["rune_caster"]
-saddler = _lifepaths.LIFEPATHS["saddler"]
-sailmaker = _lifepaths.LIFEPATHS["sailmaker"]
-scavenger = _lifepaths.LIFEPATHS["scavenger"]
-scholar = _lifepaths.LIFEPATHS["scholar"]
-scout = _lifepaths.LIFEPATHS["scout"]
-scribe = _lifepaths.LIFEPATHS["scribe"]
-sculptor = _lifepaths.LIFEPATHS["sculptor"]
-sea_captain = _lifepaths.LIFEPATHS["sea_captain"]
-seafarer = _lifepaths.LIFEPATHS["seafarer"]
-seafaring_engineer = _lifepaths.LIFEPATHS["seafaring_engineer"]
-seafaring_ratcatcher = _lifepaths.LIFEPATHS["seafaring_ratcatcher"]
-seafaring_sailor = _lifepaths.LIFEPATHS["seafaring_sailor"]
-seafaring_steward = _lifepaths.LIFEPATHS["seafaring_steward"]
-seamstress = _lifepaths.LIFEPATHS["seamstress"]
-second = _lifepaths.LIFEPATHS["second"]
-seneschal = _lifepaths.LIFEPATHS["seneschal"]
-sergeant = _lifepaths.LIFEPATHS["sergeant"]
-sergeant_at_arms = _lifepaths.LIFEPATHS["sergeant_at_arms"]
-servant_of_the_gate = _lifepaths.LIFEPATHS["servant_of_the_gate"]
-serving_girl = _lifepaths.LIFEPATHS["serving_girl"]
-servitor = _lifepaths.LIFEPATHS["servitor"]
-servitude_servant = _lifepaths.LIFEPATHS["servitude_servant"]
-shaper = _lifepaths.LIFEPATHS["shaper"]
-shepherd = _lifepaths.LIFEPATHS["shepherd"]
-ship_s_captain = _lifepaths.LIFEPATHS["ship_s_captain"]
-ship_s_carpenter = _lifepaths.LIFEPATHS["ship_s_carpenter"]
-ship_s_chaplain = _lifepaths.LIFEPATHS["ship_s_chaplain"]
-ship_s_cook = _lifepaths.LIFEPATHS["ship_s_cook"]
-ship_s_doctor = _lifepaths.LIFEPATHS["ship_s_doctor"]
-siege_master = _lifepaths.LIFEPATHS["siege_master"]
-signalman = _lifepaths.LIFEPATHS["signalman"]
-slave_to_the_dark = _lifepaths.LIFEPATHS["slave_to_the_dark"]
-smuggler = _lifepaths.LIFEPATHS["smuggler"]
-soldier_apprentice = _lifepaths.LIFEPATHS["soldier_apprentice"]
-soldier_armorer = _lifepaths.LIFEPATHS["soldier_armorer"]
-soldier_atilliator = _lifepaths.LIFEPATHS["soldier_atilliator"]
-soldier_captain = _lifepaths.LIFEPATHS["soldier_captain"]
-soldier_chaplain = _lifepaths.LIFEPATHS["soldier_chaplain"]
-soldier_engineer = _lifepaths.LIFEPATHS["soldier_engineer"]
-soldier_foot_soldier = _lifepaths.LIFEPATHS["soldier_foot_soldier"]
-soldier_herald = _lifepaths.LIFEPATHS["soldier_herald"]
-soldier_journeyman = _lifepaths.LIFEPATHS["soldier_journeyman"]
-soldier_protector = _lifepaths.LIFEPATHS["soldier_protector"]
-soldier_quartermaster = _lifepaths.LIFEPATHS["soldier_quartermaster"]
-soldier_runner = _lifepaths.LIFEPATHS["soldier_runner"]
-soldier_sailor = _lifepaths.LIFEPATHS["soldier_sailor"]
-son_of_a_gun = _lifepaths.LIFEPATHS["son_of_a_gun"]
-soother = _lifepaths.LIFEPATHS["soother"]
-sorcerer = _lifepaths.LIFEPATHS["sorcerer"]
-spearbearer = _lifepaths.LIFEPATHS["spearbearer"]
-spouse = _lifepaths.LIFEPATHS["spouse"]
-street_thug = _lifepaths.LIFEPATHS["street_thug"]
-strider = _lifepaths.LIFEPATHS["strider"]
-sun_blotter = _lifepaths.LIFEPATHS["sun_blotter"]
-tailor = _lifepaths.LIFEPATHS["tailor"]
-temple_priest = _lifepaths.LIFEPATHS["temple_priest"]
-tender = _lifepaths.LIFEPATHS["tender"]
-the_rites = _lifepaths.LIFEPATHS["the_rites"]
-theologian = _lifepaths.LIFEPATHS["theologian"]
-thinker = _lifepaths.LIFEPATHS["thinker"]
-thug = _lifepaths.LIFEPATHS["thug"]
-torturer = _lifepaths.LIFEPATHS["torturer"]
-town_official = _lifepaths.LIFEPATHS["town_official"]
-trader = _lifepaths.LIFEPATHS["trader"]
-trapper = _lifepaths.LIFEPATHS["trapper"]
-treasurer = _lifepaths.LIFEPATHS["treasurer"]
-troll_lord = _lifepaths.LIFEPATHS["troll_lord"]
-tunneler = _lifepaths.LIFEPATHS["tunneler"]
-tyro_artificer = _lifepaths.LIFEPATHS["tyro_artificer"]
-vagrant = _lifepaths.LIFEPATHS["vagrant"]
-venal_priest = _lifepaths.LIFEPATHS["venal_priest"]
-veteran = _lifepaths.LIFEPATHS["veteran"]
-village_born = _lifepaths.LIFEPATHS["village_born"]
-village_peddler = _lifepaths.LIFEPATHS["village_peddler"]
-village_priest = _lifepaths.LIFEPATHS["village_priest"]
-village_sergeant = _lifepaths.LIFEPATHS["village_sergeant"]
-village_tough = _lifepaths.LIFEPATHS["village_tough"]
-village_wife = _lifepaths.LIFEPATHS["village_wife"]
-villager_apprentice = _lifepaths.LIFEPATHS["villager_apprentice"]
-villager_bowyer = _lifepaths.LIFEPATHS["villager_bowyer"]
-villager_brewer = _lifepaths.LIFEPATHS["villager_brewer"]
-villager_butcher = _lifepaths.LIFEPATHS["villager_butcher"]
-villager_clerk = _lifepaths.LIFEPATHS["villager_clerk"]
-villager_conscript = _lifepaths.LIFEPATHS["villager_conscript"]
-villager_groom = _lifepaths.LIFEPATHS["villager_groom"]
-villager_journeyman = _lifepaths.LIFEPATHS["villager_journeyman"]
-villager_laborer = _lifepaths.LIFEPATHS["villager_laborer"]
-villager_master_craftsman = _lifepaths.LIFEPATHS["villager_master_craftsman"]
-villager_merchant = _lifepaths.LIFEPATHS["villager_merchant"]
-villager_pilgrim = _lifepaths.LIFEPATHS["villager_pilgrim"]
-villager_runner = _lifepaths.LIFEPATHS["villager_runner"]
-villager_sailor = _lifepaths.LIFEPATHS["villager_sailor"]
-villager_shopkeeper = _lifepaths.LIFEPATHS["villager_shopkeeper"]
-villager_taskmaster = _lifepaths.LIFEPATHS["villager_taskmaster"]
-villager_tax_collector = _lifepaths.LIFEPATHS["villager_tax_collector"]
-vintner = _lifepaths.LIFEPATHS["vintner"]
-viscount = _lifepaths.LIFEPATHS["viscount"]
-warden = _lifepaths.LIFEPATHS["warden"]
-weather_witch = _lifepaths.LIFEPATHS["weather_witch"]
-weaver = _lifepaths.LIFEPATHS["weaver"]
-whipmaster = _lifepaths.LIFEPATHS["whipmaster"]
-whisperer = _lifepaths.LIFEPATHS["whisperer"]
-whoremonger = _lifepaths.LIFEPATHS["whoremonger"]
-wizard_of_war = _lifepaths.LIFEPATHS["wizard_of_war"]
-wordbearer = _lifepaths.LIFEPATHS["wordbearer"]
-zealous_convert = _lifepaths.LIFEPATHS["zealous_convert"]
+# Each entity by its id, read from LIFEPATHS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+abbot_abbess: Lifepath
+abecedart: Lifepath
+accountant: Lifepath
+acolyte: Lifepath
+adjutant: Lifepath
+adventurer: Lifepath
+advisor_to_the_court: Lifepath
+advocate: Lifepath
+alewife: Lifepath
+althing: Lifepath
+apiarist: Lifepath
+apostate: Lifepath
+apprentice_artisan: Lifepath
+arbalester: Lifepath
+arcane_devotee: Lifepath
+archer: Lifepath
+archivist: Lifepath
+archpriest: Lifepath
+artificer: Lifepath
+artillerist: Lifepath
+artillerist_s_mate: Lifepath
+artist: Lifepath
+astride_the_beast: Lifepath
+attendant: Lifepath
+augur: Lifepath
+bailiff: Lifepath
+baker: Lifepath
+bandit: Lifepath
+banker: Lifepath
+banner_bearer: Lifepath
+bannerman: Lifepath
+barber: Lifepath
+bard: Lifepath
+barkeep: Lifepath
+baron: Lifepath
+bastard: Lifepath
+bears_the_lash: Lifepath
+black_destroyer: Lifepath
+black_hunter: Lifepath
+blackmailer: Lifepath
+bladesmith: Lifepath
+blood_summoner: Lifepath
+bloodletter: Lifepath
+bondsman: Lifepath
+born_artificer: Lifepath
+born_chattel: Lifepath
+born_clansman: Lifepath
+born_etharch: Lifepath
+born_great: Lifepath
+born_guilder: Lifepath
+born_noble: Lifepath
+born_peasant: Lifepath
+born_slave: Lifepath
+born_wilder_elf: Lifepath
+bosun: Lifepath
+boy: Lifepath
+canon: Lifepath
+captive_of_war: Lifepath
+carpenter_s_mate: Lifepath
+carter: Lifepath
+castrati: Lifepath
+cattle_slave: Lifepath
+cavalryman: Lifepath
+chamberlain: Lifepath
+chandler: Lifepath
+chronicler: Lifepath
+citadel_born: Lifepath
+city_apprentice: Lifepath
+city_armorer: Lifepath
+city_artisan: Lifepath
+city_beggar: Lifepath
+city_bishop: Lifepath
+city_born: Lifepath
+city_clerk: Lifepath
+city_groom: Lifepath
+city_guard: Lifepath
+city_jeweler: Lifepath
+city_journeyman: Lifepath
+city_laborer: Lifepath
+city_master_craftsman: Lifepath
+city_merchant: Lifepath
+city_peddler: Lifepath
+city_pilgrim: Lifepath
+city_runner: Lifepath
+city_sailor: Lifepath
+city_shopkeeper: Lifepath
+city_student: Lifepath
+city_taskmaster: Lifepath
+city_tax_collector: Lifepath
+city_temple_acolyte: Lifepath
+city_tinkerer: Lifepath
+city_urchin: Lifepath
+city_wife: Lifepath
+cloistered_nun: Lifepath
+cloth_dyer: Lifepath
+clothier: Lifepath
+coalman: Lifepath
+cobbler: Lifepath
+coin_clipper: Lifepath
+composer: Lifepath
+confidence_man: Lifepath
+conner: Lifepath
+constable: Lifepath
+coroner: Lifepath
+corrupt_sergeant: Lifepath
+count: Lifepath
+country_wife: Lifepath
+courier: Lifepath
+court_armorer: Lifepath
+court_artist: Lifepath
+court_atilliator: Lifepath
+court_chaplain: Lifepath
+court_chef: Lifepath
+court_doctor: Lifepath
+court_groom: Lifepath
+court_herald: Lifepath
+court_jester: Lifepath
+court_knight: Lifepath
+court_lawyer: Lifepath
+court_page: Lifepath
+court_priest: Lifepath
+court_servant: Lifepath
+court_sorcerer: Lifepath
+court_squire: Lifepath
+court_steward: Lifepath
+court_student: Lifepath
+court_young_lady: Lifepath
+courtier: Lifepath
+coward: Lifepath
+craftsman: Lifepath
+crazy_old_sailor: Lifepath
+crazy_witch: Lifepath
+criminal: Lifepath
+cripple: Lifepath
+crossbowman: Lifepath
+cultist: Lifepath
+custodian: Lifepath
+cutter_slave: Lifepath
+dame: Lifepath
+dark_summoner: Lifepath
+delver: Lifepath
+deranged: Lifepath
+despair_shouter: Lifepath
+desperate_killer: Lifepath
+dilettante: Lifepath
+ditch_digger: Lifepath
+doctor: Lifepath
+dramaturge: Lifepath
+drinker_of_the_dark: Lifepath
+drummer: Lifepath
+drunk: Lifepath
+duelist: Lifepath
+duke: Lifepath
+dwarf_artificer_ardent: Lifepath
+dwarf_clansman_brewer: Lifepath
+dwarf_clansman_miller: Lifepath
+dwarf_clansman_tinkerer: Lifepath
+dwarf_guilder_apprentice: Lifepath
+dwarf_guilder_journeyman: Lifepath
+dwarf_host_axe_bearer: Lifepath
+dwarf_host_captain: Lifepath
+dwarf_host_engineer: Lifepath
+dwarf_host_foot_soldier: Lifepath
+dwarf_host_quartermaster: Lifepath
+dwarf_noble_ardent: Lifepath
+dwarf_noble_axe_bearer: Lifepath
+dwarf_noble_born_noble: Lifepath
+dwarf_noble_chronicler: Lifepath
+dwarf_noble_treasurer: Lifepath
+edge_grinder: Lifepath
+elf_citadel_artisan: Lifepath
+elf_citadel_jeweler: Lifepath
+elf_citadel_song_singer: Lifepath
+elf_citadel_student: Lifepath
+elf_citadel_wanderer: Lifepath
+elf_etharch_steward: Lifepath
+elf_etharch_student: Lifepath
+elf_etharch_sword_singer: Lifepath
+elf_protector_armorer: Lifepath
+elf_protector_bowyer: Lifepath
+elf_protector_captain: Lifepath
+elf_protector_herald: Lifepath
+elf_protector_rider: Lifepath
+elf_protector_sword_singer: Lifepath
+elf_wilderlands_elder: Lifepath
+elf_wilderlands_fisherman: Lifepath
+elf_wilderlands_forester: Lifepath
+elf_wilderlands_huntsman: Lifepath
+elf_wilderlands_miller: Lifepath
+elf_wilderlands_rider: Lifepath
+elf_wilderlands_shepherd: Lifepath
+elf_wilderlands_song_singer: Lifepath
+elf_wilderlands_vintner: Lifepath
+elf_wilderlands_wanderer: Lifepath
+engraver: Lifepath
+etharch: Lifepath
+exorcist: Lifepath
+failed_acolyte: Lifepath
+falconer: Lifepath
+farmer: Lifepath
+farrier: Lifepath
+fence: Lifepath
+field_laborer: Lifepath
+first_mate: Lifepath
+follower: Lifepath
+foreman: Lifepath
+forester: Lifepath
+forge_slave: Lifepath
+forger: Lifepath
+freebooter: Lifepath
+galley_slave: Lifepath
+gambler: Lifepath
+ganymede: Lifepath
+gaol: Lifepath
+gaol_warden: Lifepath
+gardener: Lifepath
+gate_forger: Lifepath
+gatherer: Lifepath
+goblin: Lifepath
+governess: Lifepath
+grave_digger: Lifepath
+gravedigger: Lifepath
+graybeard: Lifepath
+great_one: Lifepath
+guard_captain: Lifepath
+harem_slave: Lifepath
+harvester: Lifepath
+hatred_bearer: Lifepath
+hauler: Lifepath
+hawker: Lifepath
+head_of_household: Lifepath
+head_taker: Lifepath
+herder: Lifepath
+heretic_priest: Lifepath
+high_captain: Lifepath
+horncaller: Lifepath
+hospital_warden: Lifepath
+hostage: Lifepath
+hosteller: Lifepath
+hunter: Lifepath
+huntsman: Lifepath
+husband_wife: Lifepath
+idiot: Lifepath
+inquisitor: Lifepath
+insurrectionist: Lifepath
+interpreter: Lifepath
+itinerant_monk: Lifepath
+itinerant_performer: Lifepath
+itinerant_priest: Lifepath
+judge: Lifepath
+justiciar: Lifepath
+keel_master: Lifepath
+khirurgeon: Lifepath
+kid: Lifepath
+kidnapper: Lifepath
+knower_of_secrets: Lifepath
+lady: Lifepath
+lancer: Lifepath
+landsman: Lifepath
+lazy_stayabout: Lifepath
+legioner: Lifepath
+leper: Lifepath
+lieutenant: Lifepath
+locksmith: Lifepath
+longbeard: Lifepath
+lord: Lifepath
+lord_protector: Lifepath
+loremaster: Lifepath
+mad_summoner: Lifepath
+magnate: Lifepath
+man_at_arms: Lifepath
+marine: Lifepath
+mask_bearer: Lifepath
+master_engraver: Lifepath
+master_of_arches: Lifepath
+master_of_blood: Lifepath
+master_of_darkness: Lifepath
+master_of_eight: Lifepath
+master_of_forges: Lifepath
+master_of_horses: Lifepath
+master_of_hounds: Lifepath
+mercenary_captain: Lifepath
+midwife: Lifepath
+military_order: Lifepath
+miner: Lifepath
+mining_engineer: Lifepath
+minstrel: Lifepath
+moneylender: Lifepath
+municipal_minister: Lifepath
+musician: Lifepath
+named: Lifepath
+navigator: Lifepath
+neophyte_sorcerer: Lifepath
+nightseeker: Lifepath
+noble_knight: Lifepath
+noble_page: Lifepath
+noble_prince: Lifepath
+noble_squire: Lifepath
+noble_student: Lifepath
+noble_young_lady: Lifepath
+notary: Lifepath
+novice: Lifepath
+nurse: Lifepath
+oathbreaker: Lifepath
+officer_s_mate: Lifepath
+orc_chattel_butcher: Lifepath
+orc_chattel_hauler: Lifepath
+orc_chattel_woodcutter: Lifepath
+orc_dark_blood_servant: Lifepath
+outcast_beggar: Lifepath
+outcast_ratcatcher: Lifepath
+outcast_urchin: Lifepath
+outlaw: Lifepath
+outrider: Lifepath
+packmaster: Lifepath
+painter: Lifepath
+pardoner: Lifepath
+patriarch_matriarch: Lifepath
+peasant_conscript: Lifepath
+peasant_elder: Lifepath
+peasant_fisherman: Lifepath
+peasant_miller: Lifepath
+peasant_pilgrim: Lifepath
+peasant_woodcutter: Lifepath
+peddler: Lifepath
+performer: Lifepath
+physician: Lifepath
+pickpocket: Lifepath
+pillager: Lifepath
+pilot: Lifepath
+pirate: Lifepath
+pitwright: Lifepath
+plumber: Lifepath
+poacher: Lifepath
+poisoner: Lifepath
+porter: Lifepath
+priest: Lifepath
+prince: Lifepath
+prince_of_the_blood: Lifepath
+prince_princess: Lifepath
+prostitute: Lifepath
+purser: Lifepath
+ranger: Lifepath
+ravager: Lifepath
+recluse_wizard: Lifepath
+religious_acolyte: Lifepath
+religious_bishop: Lifepath
+religious_temple_acolyte: Lifepath
+rogue_wizard: Lifepath
+rune_caster: Lifepath
+saddler: Lifepath
+sailmaker: Lifepath
+scavenger: Lifepath
+scholar: Lifepath
+scout: Lifepath
+scribe: Lifepath
+sculptor: Lifepath
+sea_captain: Lifepath
+seafarer: Lifepath
+seafaring_engineer: Lifepath
+seafaring_ratcatcher: Lifepath
+seafaring_sailor: Lifepath
+seafaring_steward: Lifepath
+seamstress: Lifepath
+second: Lifepath
+seneschal: Lifepath
+sergeant: Lifepath
+sergeant_at_arms: Lifepath
+servant_of_the_gate: Lifepath
+serving_girl: Lifepath
+servitor: Lifepath
+servitude_servant: Lifepath
+shaper: Lifepath
+shepherd: Lifepath
+ship_s_captain: Lifepath
+ship_s_carpenter: Lifepath
+ship_s_chaplain: Lifepath
+ship_s_cook: Lifepath
+ship_s_doctor: Lifepath
+siege_master: Lifepath
+signalman: Lifepath
+slave_to_the_dark: Lifepath
+smuggler: Lifepath
+soldier_apprentice: Lifepath
+soldier_armorer: Lifepath
+soldier_atilliator: Lifepath
+soldier_captain: Lifepath
+soldier_chaplain: Lifepath
+soldier_engineer: Lifepath
+soldier_foot_soldier: Lifepath
+soldier_herald: Lifepath
+soldier_journeyman: Lifepath
+soldier_protector: Lifepath
+soldier_quartermaster: Lifepath
+soldier_runner: Lifepath
+soldier_sailor: Lifepath
+son_of_a_gun: Lifepath
+soother: Lifepath
+sorcerer: Lifepath
+spearbearer: Lifepath
+spouse: Lifepath
+street_thug: Lifepath
+strider: Lifepath
+sun_blotter: Lifepath
+tailor: Lifepath
+temple_priest: Lifepath
+tender: Lifepath
+the_rites: Lifepath
+theologian: Lifepath
+thinker: Lifepath
+thug: Lifepath
+torturer: Lifepath
+town_official: Lifepath
+trader: Lifepath
+trapper: Lifepath
+treasurer: Lifepath
+troll_lord: Lifepath
+tunneler: Lifepath
+tyro_artificer: Lifepath
+vagrant: Lifepath
+venal_priest: Lifepath
+veteran: Lifepath
+village_born: Lifepath
+village_peddler: Lifepath
+village_priest: Lifepath
+village_sergeant: Lifepath
+village_tough: Lifepath
+village_wife: Lifepath
+villager_apprentice: Lifepath
+villager_bowyer: Lifepath
+villager_brewer: Lifepath
+villager_butcher: Lifepath
+villager_clerk: Lifepath
+villager_conscript: Lifepath
+villager_groom: Lifepath
+villager_journeyman: Lifepath
+villager_laborer: Lifepath
+villager_master_craftsman: Lifepath
+villager_merchant: Lifepath
+villager_pilgrim: Lifepath
+villager_runner: Lifepath
+villager_sailor: Lifepath
+villager_shopkeeper: Lifepath
+villager_taskmaster: Lifepath
+villager_tax_collector: Lifepath
+vintner: Lifepath
+viscount: Lifepath
+warden: Lifepath
+weather_witch: Lifepath
+weaver: Lifepath
+whipmaster: Lifepath
+whisperer: Lifepath
+whoremonger: Lifepath
+wizard_of_war: Lifepath
+wordbearer: Lifepath
+zealous_convert: Lifepath
+
+_IDS = {
+    "abbot_abbess": "abbot_abbess",
+    "abecedart": "abecedart",
+    "accountant": "accountant",
+    "acolyte": "acolyte",
+    "adjutant": "adjutant",
+    "adventurer": "adventurer",
+    "advisor_to_the_court": "advisor_to_the_court",
+    "advocate": "advocate",
+    "alewife": "alewife",
+    "althing": "althing",
+    "apiarist": "apiarist",
+    "apostate": "apostate",
+    "apprentice_artisan": "apprentice_artisan",
+    "arbalester": "arbalester",
+    "arcane_devotee": "arcane_devotee",
+    "archer": "archer",
+    "archivist": "archivist",
+    "archpriest": "archpriest",
+    "artificer": "artificer",
+    "artillerist": "artillerist",
+    "artillerist_s_mate": "artillerist_s_mate",
+    "artist": "artist",
+    "astride_the_beast": "astride_the_beast",
+    "attendant": "attendant",
+    "augur": "augur",
+    "bailiff": "bailiff",
+    "baker": "baker",
+    "bandit": "bandit",
+    "banker": "banker",
+    "banner_bearer": "banner_bearer",
+    "bannerman": "bannerman",
+    "barber": "barber",
+    "bard": "bard",
+    "barkeep": "barkeep",
+    "baron": "baron",
+    "bastard": "bastard",
+    "bears_the_lash": "bears_the_lash",
+    "black_destroyer": "black_destroyer",
+    "black_hunter": "black_hunter",
+    "blackmailer": "blackmailer",
+    "bladesmith": "bladesmith",
+    "blood_summoner": "blood_summoner",
+    "bloodletter": "bloodletter",
+    "bondsman": "bondsman",
+    "born_artificer": "born_artificer",
+    "born_chattel": "born_chattel",
+    "born_clansman": "born_clansman",
+    "born_etharch": "born_etharch",
+    "born_great": "born_great",
+    "born_guilder": "born_guilder",
+    "born_noble": "born_noble",
+    "born_peasant": "born_peasant",
+    "born_slave": "born_slave",
+    "born_wilder_elf": "born_wilder_elf",
+    "bosun": "bosun",
+    "boy": "boy",
+    "canon": "canon",
+    "captive_of_war": "captive_of_war",
+    "carpenter_s_mate": "carpenter_s_mate",
+    "carter": "carter",
+    "castrati": "castrati",
+    "cattle_slave": "cattle_slave",
+    "cavalryman": "cavalryman",
+    "chamberlain": "chamberlain",
+    "chandler": "chandler",
+    "chronicler": "chronicler",
+    "citadel_born": "citadel_born",
+    "city_apprentice": "city_apprentice",
+    "city_armorer": "city_armorer",
+    "city_artisan": "city_artisan",
+    "city_beggar": "city_beggar",
+    "city_bishop": "city_bishop",
+    "city_born": "city_born",
+    "city_clerk": "city_clerk",
+    "city_groom": "city_groom",
+    "city_guard": "city_guard",
+    "city_jeweler": "city_jeweler",
+    "city_journeyman": "city_journeyman",
+    "city_laborer": "city_laborer",
+    "city_master_craftsman": "city_master_craftsman",
+    "city_merchant": "city_merchant",
+    "city_peddler": "city_peddler",
+    "city_pilgrim": "city_pilgrim",
+    "city_runner": "city_runner",
+    "city_sailor": "city_sailor",
+    "city_shopkeeper": "city_shopkeeper",
+    "city_student": "city_student",
+    "city_taskmaster": "city_taskmaster",
+    "city_tax_collector": "city_tax_collector",
+    "city_temple_acolyte": "city_temple_acolyte",
+    "city_tinkerer": "city_tinkerer",
+    "city_urchin": "city_urchin",
+    "city_wife": "city_wife",
+    "cloistered_nun": "cloistered_nun",
+    "cloth_dyer": "cloth_dyer",
+    "clothier": "clothier",
+    "coalman": "coalman",
+    "cobbler": "cobbler",
+    "coin_clipper": "coin_clipper",
+    "composer": "composer",
+    "confidence_man": "confidence_man",
+    "conner": "conner",
+    "constable": "constable",
+    "coroner": "coroner",
+    "corrupt_sergeant": "corrupt_sergeant",
+    "count": "count",
+    "country_wife": "country_wife",
+    "courier": "courier",
+    "court_armorer": "court_armorer",
+    "court_artist": "court_artist",
+    "court_atilliator": "court_atilliator",
+    "court_chaplain": "court_chaplain",
+    "court_chef": "court_chef",
+    "court_doctor": "court_doctor",
+    "court_groom": "court_groom",
+    "court_herald": "court_herald",
+    "court_jester": "court_jester",
+    "court_knight": "court_knight",
+    "court_lawyer": "court_lawyer",
+    "court_page": "court_page",
+    "court_priest": "court_priest",
+    "court_servant": "court_servant",
+    "court_sorcerer": "court_sorcerer",
+    "court_squire": "court_squire",
+    "court_steward": "court_steward",
+    "court_student": "court_student",
+    "court_young_lady": "court_young_lady",
+    "courtier": "courtier",
+    "coward": "coward",
+    "craftsman": "craftsman",
+    "crazy_old_sailor": "crazy_old_sailor",
+    "crazy_witch": "crazy_witch",
+    "criminal": "criminal",
+    "cripple": "cripple",
+    "crossbowman": "crossbowman",
+    "cultist": "cultist",
+    "custodian": "custodian",
+    "cutter_slave": "cutter_slave",
+    "dame": "dame",
+    "dark_summoner": "dark_summoner",
+    "delver": "delver",
+    "deranged": "deranged",
+    "despair_shouter": "despair_shouter",
+    "desperate_killer": "desperate_killer",
+    "dilettante": "dilettante",
+    "ditch_digger": "ditch_digger",
+    "doctor": "doctor",
+    "dramaturge": "dramaturge",
+    "drinker_of_the_dark": "drinker_of_the_dark",
+    "drummer": "drummer",
+    "drunk": "drunk",
+    "duelist": "duelist",
+    "duke": "duke",
+    "dwarf_artificer_ardent": "dwarf_artificer_ardent",
+    "dwarf_clansman_brewer": "dwarf_clansman_brewer",
+    "dwarf_clansman_miller": "dwarf_clansman_miller",
+    "dwarf_clansman_tinkerer": "dwarf_clansman_tinkerer",
+    "dwarf_guilder_apprentice": "dwarf_guilder_apprentice",
+    "dwarf_guilder_journeyman": "dwarf_guilder_journeyman",
+    "dwarf_host_axe_bearer": "dwarf_host_axe_bearer",
+    "dwarf_host_captain": "dwarf_host_captain",
+    "dwarf_host_engineer": "dwarf_host_engineer",
+    "dwarf_host_foot_soldier": "dwarf_host_foot_soldier",
+    "dwarf_host_quartermaster": "dwarf_host_quartermaster",
+    "dwarf_noble_ardent": "dwarf_noble_ardent",
+    "dwarf_noble_axe_bearer": "dwarf_noble_axe_bearer",
+    "dwarf_noble_born_noble": "dwarf_noble_born_noble",
+    "dwarf_noble_chronicler": "dwarf_noble_chronicler",
+    "dwarf_noble_treasurer": "dwarf_noble_treasurer",
+    "edge_grinder": "edge_grinder",
+    "elf_citadel_artisan": "elf_citadel_artisan",
+    "elf_citadel_jeweler": "elf_citadel_jeweler",
+    "elf_citadel_song_singer": "elf_citadel_song_singer",
+    "elf_citadel_student": "elf_citadel_student",
+    "elf_citadel_wanderer": "elf_citadel_wanderer",
+    "elf_etharch_steward": "elf_etharch_steward",
+    "elf_etharch_student": "elf_etharch_student",
+    "elf_etharch_sword_singer": "elf_etharch_sword_singer",
+    "elf_protector_armorer": "elf_protector_armorer",
+    "elf_protector_bowyer": "elf_protector_bowyer",
+    "elf_protector_captain": "elf_protector_captain",
+    "elf_protector_herald": "elf_protector_herald",
+    "elf_protector_rider": "elf_protector_rider",
+    "elf_protector_sword_singer": "elf_protector_sword_singer",
+    "elf_wilderlands_elder": "elf_wilderlands_elder",
+    "elf_wilderlands_fisherman": "elf_wilderlands_fisherman",
+    "elf_wilderlands_forester": "elf_wilderlands_forester",
+    "elf_wilderlands_huntsman": "elf_wilderlands_huntsman",
+    "elf_wilderlands_miller": "elf_wilderlands_miller",
+    "elf_wilderlands_rider": "elf_wilderlands_rider",
+    "elf_wilderlands_shepherd": "elf_wilderlands_shepherd",
+    "elf_wilderlands_song_singer": "elf_wilderlands_song_singer",
+    "elf_wilderlands_vintner": "elf_wilderlands_vintner",
+    "elf_wilderlands_wanderer": "elf_wilderlands_wanderer",
+    "engraver": "engraver",
+    "etharch": "etharch",
+    "exorcist": "exorcist",
+    "failed_acolyte": "failed_acolyte",
+    "falconer": "falconer",
+    "farmer": "farmer",
+    "farrier": "farrier",
+    "fence": "fence",
+    "field_laborer": "field_laborer",
+    "first_mate": "first_mate",
+    "follower": "follower",
+    "foreman": "foreman",
+    "forester": "forester",
+    "forge_slave": "forge_slave",
+    "forger": "forger",
+    "freebooter": "freebooter",
+    "galley_slave": "galley_slave",
+    "gambler": "gambler",
+    "ganymede": "ganymede",
+    "gaol": "gaol",
+    "gaol_warden": "gaol_warden",
+    "gardener": "gardener",
+    "gate_forger": "gate_forger",
+    "gatherer": "gatherer",
+    "goblin": "goblin",
+    "governess": "governess",
+    "grave_digger": "grave_digger",
+    "gravedigger": "gravedigger",
+    "graybeard": "graybeard",
+    "great_one": "great_one",
+    "guard_captain": "guard_captain",
+    "harem_slave": "harem_slave",
+    "harvester": "harvester",
+    "hatred_bearer": "hatred_bearer",
+    "hauler": "hauler",
+    "hawker": "hawker",
+    "head_of_household": "head_of_household",
+    "head_taker": "head_taker",
+    "herder": "herder",
+    "heretic_priest": "heretic_priest",
+    "high_captain": "high_captain",
+    "horncaller": "horncaller",
+    "hospital_warden": "hospital_warden",
+    "hostage": "hostage",
+    "hosteller": "hosteller",
+    "hunter": "hunter",
+    "huntsman": "huntsman",
+    "husband_wife": "husband_wife",
+    "idiot": "idiot",
+    "inquisitor": "inquisitor",
+    "insurrectionist": "insurrectionist",
+    "interpreter": "interpreter",
+    "itinerant_monk": "itinerant_monk",
+    "itinerant_performer": "itinerant_performer",
+    "itinerant_priest": "itinerant_priest",
+    "judge": "judge",
+    "justiciar": "justiciar",
+    "keel_master": "keel_master",
+    "khirurgeon": "khirurgeon",
+    "kid": "kid",
+    "kidnapper": "kidnapper",
+    "knower_of_secrets": "knower_of_secrets",
+    "lady": "lady",
+    "lancer": "lancer",
+    "landsman": "landsman",
+    "lazy_stayabout": "lazy_stayabout",
+    "legioner": "legioner",
+    "leper": "leper",
+    "lieutenant": "lieutenant",
+    "locksmith": "locksmith",
+    "longbeard": "longbeard",
+    "lord": "lord",
+    "lord_protector": "lord_protector",
+    "loremaster": "loremaster",
+    "mad_summoner": "mad_summoner",
+    "magnate": "magnate",
+    "man_at_arms": "man_at_arms",
+    "marine": "marine",
+    "mask_bearer": "mask_bearer",
+    "master_engraver": "master_engraver",
+    "master_of_arches": "master_of_arches",
+    "master_of_blood": "master_of_blood",
+    "master_of_darkness": "master_of_darkness",
+    "master_of_eight": "master_of_eight",
+    "master_of_forges": "master_of_forges",
+    "master_of_horses": "master_of_horses",
+    "master_of_hounds": "master_of_hounds",
+    "mercenary_captain": "mercenary_captain",
+    "midwife": "midwife",
+    "military_order": "military_order",
+    "miner": "miner",
+    "mining_engineer": "mining_engineer",
+    "minstrel": "minstrel",
+    "moneylender": "moneylender",
+    "municipal_minister": "municipal_minister",
+    "musician": "musician",
+    "named": "named",
+    "navigator": "navigator",
+    "neophyte_sorcerer": "neophyte_sorcerer",
+    "nightseeker": "nightseeker",
+    "noble_knight": "noble_knight",
+    "noble_page": "noble_page",
+    "noble_prince": "noble_prince",
+    "noble_squire": "noble_squire",
+    "noble_student": "noble_student",
+    "noble_young_lady": "noble_young_lady",
+    "notary": "notary",
+    "novice": "novice",
+    "nurse": "nurse",
+    "oathbreaker": "oathbreaker",
+    "officer_s_mate": "officer_s_mate",
+    "orc_chattel_butcher": "orc_chattel_butcher",
+    "orc_chattel_hauler": "orc_chattel_hauler",
+    "orc_chattel_woodcutter": "orc_chattel_woodcutter",
+    "orc_dark_blood_servant": "orc_dark_blood_servant",
+    "outcast_beggar": "outcast_beggar",
+    "outcast_ratcatcher": "outcast_ratcatcher",
+    "outcast_urchin": "outcast_urchin",
+    "outlaw": "outlaw",
+    "outrider": "outrider",
+    "packmaster": "packmaster",
+    "painter": "painter",
+    "pardoner": "pardoner",
+    "patriarch_matriarch": "patriarch_matriarch",
+    "peasant_conscript": "peasant_conscript",
+    "peasant_elder": "peasant_elder",
+    "peasant_fisherman": "peasant_fisherman",
+    "peasant_miller": "peasant_miller",
+    "peasant_pilgrim": "peasant_pilgrim",
+    "peasant_woodcutter": "peasant_woodcutter",
+    "peddler": "peddler",
+    "performer": "performer",
+    "physician": "physician",
+    "pickpocket": "pickpocket",
+    "pillager": "pillager",
+    "pilot": "pilot",
+    "pirate": "pirate",
+    "pitwright": "pitwright",
+    "plumber": "plumber",
+    "poacher": "poacher",
+    "poisoner": "poisoner",
+    "porter": "porter",
+    "priest": "priest",
+    "prince": "prince",
+    "prince_of_the_blood": "prince_of_the_blood",
+    "prince_princess": "prince_princess",
+    "prostitute": "prostitute",
+    "purser": "purser",
+    "ranger": "ranger",
+    "ravager": "ravager",
+    "recluse_wizard": "recluse_wizard",
+    "religious_acolyte": "religious_acolyte",
+    "religious_bishop": "religious_bishop",
+    "religious_temple_acolyte": "religious_temple_acolyte",
+    "rogue_wizard": "rogue_wizard",
+    "rune_caster": "rune_caster",
+    "saddler": "saddler",
+    "sailmaker": "sailmaker",
+    "scavenger": "scavenger",
+    "scholar": "scholar",
+    "scout": "scout",
+    "scribe": "scribe",
+    "sculptor": "sculptor",
+    "sea_captain": "sea_captain",
+    "seafarer": "seafarer",
+    "seafaring_engineer": "seafaring_engineer",
+    "seafaring_ratcatcher": "seafaring_ratcatcher",
+    "seafaring_sailor": "seafaring_sailor",
+    "seafaring_steward": "seafaring_steward",
+    "seamstress": "seamstress",
+    "second": "second",
+    "seneschal": "seneschal",
+    "sergeant": "sergeant",
+    "sergeant_at_arms": "sergeant_at_arms",
+    "servant_of_the_gate": "servant_of_the_gate",
+    "serving_girl": "serving_girl",
+    "servitor": "servitor",
+    "servitude_servant": "servitude_servant",
+    "shaper": "shaper",
+    "shepherd": "shepherd",
+    "ship_s_captain": "ship_s_captain",
+    "ship_s_carpenter": "ship_s_carpenter",
+    "ship_s_chaplain": "ship_s_chaplain",
+    "ship_s_cook": "ship_s_cook",
+    "ship_s_doctor": "ship_s_doctor",
+    "siege_master": "siege_master",
+    "signalman": "signalman",
+    "slave_to_the_dark": "slave_to_the_dark",
+    "smuggler": "smuggler",
+    "soldier_apprentice": "soldier_apprentice",
+    "soldier_armorer": "soldier_armorer",
+    "soldier_atilliator": "soldier_atilliator",
+    "soldier_captain": "soldier_captain",
+    "soldier_chaplain": "soldier_chaplain",
+    "soldier_engineer": "soldier_engineer",
+    "soldier_foot_soldier": "soldier_foot_soldier",
+    "soldier_herald": "soldier_herald",
+    "soldier_journeyman": "soldier_journeyman",
+    "soldier_protector": "soldier_protector",
+    "soldier_quartermaster": "soldier_quartermaster",
+    "soldier_runner": "soldier_runner",
+    "soldier_sailor": "soldier_sailor",
+    "son_of_a_gun": "son_of_a_gun",
+    "soother": "soother",
+    "sorcerer": "sorcerer",
+    "spearbearer": "spearbearer",
+    "spouse": "spouse",
+    "street_thug": "street_thug",
+    "strider": "strider",
+    "sun_blotter": "sun_blotter",
+    "tailor": "tailor",
+    "temple_priest": "temple_priest",
+    "tender": "tender",
+    "the_rites": "the_rites",
+    "theologian": "theologian",
+    "thinker": "thinker",
+    "thug": "thug",
+    "torturer": "torturer",
+    "town_official": "town_official",
+    "trader": "trader",
+    "trapper": "trapper",
+    "treasurer": "treasurer",
+    "troll_lord": "troll_lord",
+    "tunneler": "tunneler",
+    "tyro_artificer": "tyro_artificer",
+    "vagrant": "vagrant",
+    "venal_priest": "venal_priest",
+    "veteran": "veteran",
+    "village_born": "village_born",
+    "village_peddler": "village_peddler",
+    "village_priest": "village_priest",
+    "village_sergeant": "village_sergeant",
+    "village_tough": "village_tough",
+    "village_wife": "village_wife",
+    "villager_apprentice": "villager_apprentice",
+    "villager_bowyer": "villager_bowyer",
+    "villager_brewer": "villager_brewer",
+    "villager_butcher": "villager_butcher",
+    "villager_clerk": "villager_clerk",
+    "villager_conscript": "villager_conscript",
+    "villager_groom": "villager_groom",
+    "villager_journeyman": "villager_journeyman",
+    "villager_laborer": "villager_laborer",
+    "villager_master_craftsman": "villager_master_craftsman",
+    "villager_merchant": "villager_merchant",
+    "villager_pilgrim": "villager_pilgrim",
+    "villager_runner": "villager_runner",
+    "villager_sailor": "villager_sailor",
+    "villager_shopkeeper": "villager_shopkeeper",
+    "villager_taskmaster": "villager_taskmaster",
+    "villager_tax_collector": "villager_tax_collector",
+    "vintner": "vintner",
+    "viscount": "viscount",
+    "warden": "warden",
+    "weather_witch": "weather_witch",
+    "weaver": "weaver",
+    "whipmaster": "whipmaster",
+    "whisperer": "whisperer",
+    "whoremonger": "whoremonger",
+    "wizard_of_war": "wizard_of_war",
+    "wordbearer": "wordbearer",
+    "zealous_convert": "zealous_convert",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Lifepath:
+        if name in _IDS:
+            return LIFEPATHS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -11,8 +11,8 @@ from ._runtime import core as _rt
 __all__ = ["ATTRIBUTES", "Attribute", "circles", "derive_attributes", "health", "hesitation", "mortal_wound", "reflexes", "resources", "steel", "superficial", "tolerance_spacing"]
 
 
-@dataclass(frozen=True, slots=True)
-class Attribute:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Attribute(_rt.Value):
     """An attribute: one entry of ATTRIBUTES."""
 
     id: str

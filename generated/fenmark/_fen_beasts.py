@@ -5,9 +5,11 @@
 from dataclasses import dataclass
 from typing import Literal
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class FenBeast:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class FenBeast(_rt.Value):
     """Fen beasts: one entry of FEN_BEASTS."""
 
     id: str
@@ -28,8 +30,15 @@ class FenBeast:
     """what it is or does, in the author's own words"""
 
 
-FEN_BEASTS: dict[str, FenBeast] = {
-    "giant_eel": FenBeast("giant_eel", "Giant Eel", "open_water", 3, hunted_with=("fishing", "trapper")),
-    "mire_hound": FenBeast("mire_hound", "Mire Hound", "mud", 2, hunted_with=("hunting",)),
-    "reed_stalker": FenBeast("reed_stalker", "Reed Stalker", "reeds", 4),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+FEN_BEASTS: _rt.Registry[FenBeast] = _rt.Registry(
+    (
+        (FenBeast, ("hunted_with",)),
+        (FenBeast, ()),
+    ),
+    {
+        "giant_eel": (0, "giant_eel", "Giant Eel", "open_water", 3, (-1, "fishing", "trapper")),
+        "mire_hound": (0, "mire_hound", "Mire Hound", "mud", 2, (-1, "hunting")),
+        "reed_stalker": (1, "reed_stalker", "Reed Stalker", "reeds", 4),
+    },
+)

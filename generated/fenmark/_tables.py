@@ -12,8 +12,8 @@ from ._runtime import core as _rt
 TABLES: dict[str, _rt.Table[Any]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class AffiliationCostsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class AffiliationCostsRow(_rt.Value):
     """A row of Affiliations."""
 
     dice: int
@@ -33,8 +33,8 @@ AFFILIATION_COSTS: _rt.Table[AffiliationCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class AgeAdditionsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class AgeAdditionsRow(_rt.Value):
     """A row of Starting Age: Additions to Lifepath Years."""
 
     years: int
@@ -51,8 +51,8 @@ AGE_ADDITIONS: _rt.Table[AgeAdditionsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class DwarfResourcesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DwarfResourcesRow(_rt.Value):
     """A row of Dwarves: Resources."""
 
     category: str
@@ -102,8 +102,8 @@ DWARF_RESOURCES: _rt.Table[DwarfResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class DwarfStatPoolsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DwarfStatPoolsRow(_rt.Value):
     """A row of Dwarves: Stat Pools by Age."""
 
     mental: int
@@ -134,8 +134,8 @@ DWARF_STAT_POOLS: _rt.Table[DwarfStatPoolsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ElfResourcesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ElfResourcesRow(_rt.Value):
     """A row of Elves: Resources."""
 
     category: str
@@ -195,8 +195,8 @@ ELF_RESOURCES: _rt.Table[ElfResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ElfStatPoolsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ElfStatPoolsRow(_rt.Value):
     """A row of Elves: Stat Pools by Age."""
 
     mental: int
@@ -231,8 +231,8 @@ ELF_STAT_POOLS: _rt.Table[ElfStatPoolsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class GrayShadeCostsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class GrayShadeCostsRow(_rt.Value):
     """A row of Gray Shade Purchases in Character Burning."""
 
     cost: int
@@ -253,8 +253,8 @@ GRAY_SHADE_COSTS: _rt.Table[GrayShadeCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class HealthQuestionsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class HealthQuestionsRow(_rt.Value):
     """A row of Health Questions."""
 
     modifier: int
@@ -277,8 +277,8 @@ HEALTH_QUESTIONS: _rt.Table[HealthQuestionsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class HumanCostFactorsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class HumanCostFactorsRow(_rt.Value):
     """A row of Men: Quality and Piecemeal Cost Factors."""
 
     factor: Fraction
@@ -301,8 +301,8 @@ HUMAN_COST_FACTORS: _rt.Table[HumanCostFactorsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class HumanPropertyLimitExemptionsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class HumanPropertyLimitExemptionsRow(_rt.Value):
     """A row of Men: Lifepaths Allowed Over 40 rps of Property."""
 
     lifepath_ids: str
@@ -333,8 +333,8 @@ HUMAN_PROPERTY_LIMIT_EXEMPTIONS: _rt.Table[HumanPropertyLimitExemptionsRow] = _r
 )
 
 
-@dataclass(frozen=True, slots=True)
-class HumanResourcesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class HumanResourcesRow(_rt.Value):
     """A row of Men: Resources."""
 
     category: str
@@ -404,8 +404,8 @@ HUMAN_RESOURCES: _rt.Table[HumanResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class HumanStatPoolsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class HumanStatPoolsRow(_rt.Value):
     """A row of Men: Stat Pools by Age."""
 
     mental: int
@@ -433,8 +433,8 @@ HUMAN_STAT_POOLS: _rt.Table[HumanStatPoolsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LifepathRepeatsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class LifepathRepeatsRow(_rt.Value):
     """A row of Repeating Lifepaths."""
 
     years: Fraction
@@ -459,8 +459,8 @@ LIFEPATH_REPEATS: _rt.Table[LifepathRepeatsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class OrcResourcesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class OrcResourcesRow(_rt.Value):
     """A row of Orcs: Resources."""
 
     category: str
@@ -508,8 +508,8 @@ ORC_RESOURCES: _rt.Table[OrcResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class OrcServantResourcesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class OrcServantResourcesRow(_rt.Value):
     """A row of Orcs: Servant Resources."""
 
     cost: int
@@ -531,8 +531,8 @@ ORC_SERVANT_RESOURCES: _rt.Table[OrcServantResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class OrcStatPoolsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class OrcStatPoolsRow(_rt.Value):
     """A row of Orcs: Stat Pools by Age."""
 
     mental: int
@@ -561,8 +561,8 @@ ORC_STAT_POOLS: _rt.Table[OrcStatPoolsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RelationshipComplicationsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class RelationshipComplicationsRow(_rt.Value):
     """A row of Relationships: Cost Reductions."""
 
     modifier: int
@@ -583,8 +583,8 @@ RELATIONSHIP_COMPLICATIONS: _rt.Table[RelationshipComplicationsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RelationshipCostsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class RelationshipCostsRow(_rt.Value):
     """A row of Relationships: Base Cost."""
 
     cost: int
@@ -604,8 +604,8 @@ RELATIONSHIP_COSTS: _rt.Table[RelationshipCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ReputationCostsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ReputationCostsRow(_rt.Value):
     """A row of Reputations."""
 
     dice: int
@@ -625,8 +625,8 @@ REPUTATION_COSTS: _rt.Table[ReputationCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RitualsOfBloodRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class RitualsOfBloodRow(_rt.Value):
     """A row of Rituals of Blood."""
 
     obstacle: int
@@ -653,8 +653,8 @@ RITUALS_OF_BLOOD: _rt.Table[RitualsOfBloodRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SkillCostsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class SkillCostsRow(_rt.Value):
     """A row of Skill Point Costs in Character Burning."""
 
     cost: int
@@ -674,8 +674,8 @@ SKILL_COSTS: _rt.Table[SkillCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SpellPricingRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class SpellPricingRow(_rt.Value):
     """A row of Spells: Resource Point Pricing."""
 
     cost_per_obstacle_point: int
@@ -693,8 +693,8 @@ SPELL_PRICING: _rt.Table[SpellPricingRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class StartingLimitsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class StartingLimitsRow(_rt.Value):
     """A row of Starting Limits."""
 
     value: int
@@ -711,8 +711,8 @@ STARTING_LIMITS: _rt.Table[StartingLimitsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SteelQuestionsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class SteelQuestionsRow(_rt.Value):
     """A row of Steel Questions."""
 
     modifier: int
@@ -738,8 +738,8 @@ STEEL_QUESTIONS: _rt.Table[SteelQuestionsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class StrideRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class StrideRow(_rt.Value):
     """A row of Stride by Stock."""
 
     stock: str
@@ -760,8 +760,8 @@ STRIDE: _rt.Table[StrideRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class TraitCostsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class TraitCostsRow(_rt.Value):
     """A row of Trait Point Costs in Character Burning."""
 
     cost: int

@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Fen beasts of Fenmark, each by its id: `fen_beasts.giant_eel`; FEN_BEASTS holds them all by id."""
 
-from . import _fen_beasts
+from typing import TYPE_CHECKING
+
 from ._fen_beasts import FEN_BEASTS, FenBeast
 
 __all__ = [
@@ -13,6 +14,26 @@ __all__ = [
     "reed_stalker",
 ]
 
-giant_eel = _fen_beasts.FEN_BEASTS["giant_eel"]
-mire_hound = _fen_beasts.FEN_BEASTS["mire_hound"]
-reed_stalker = _fen_beasts.FEN_BEASTS["reed_stalker"]
+# Each entity by its id, read from FEN_BEASTS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+giant_eel: FenBeast
+mire_hound: FenBeast
+reed_stalker: FenBeast
+
+_IDS = {
+    "giant_eel": "giant_eel",
+    "mire_hound": "mire_hound",
+    "reed_stalker": "reed_stalker",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> FenBeast:
+        if name in _IDS:
+            return FEN_BEASTS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Settings of Fenmark, each by its id: `settings.city`; SETTINGS holds them all by id."""
 
-from . import _settings
+from typing import TYPE_CHECKING
+
 from ._settings import SETTINGS, Setting
 
 __all__ = [
@@ -35,28 +36,70 @@ __all__ = [
     "villager",
 ]
 
-city = _settings.SETTINGS["city"]
-court = _settings.SETTINGS["court"]
-dwarf_artificer = _settings.SETTINGS["dwarf_artificer"]
-dwarf_clansman = _settings.SETTINGS["dwarf_clansman"]
-dwarf_guilder = _settings.SETTINGS["dwarf_guilder"]
-dwarf_host = _settings.SETTINGS["dwarf_host"]
-dwarf_noble = _settings.SETTINGS["dwarf_noble"]
-dwarf_outcast = _settings.SETTINGS["dwarf_outcast"]
-elf_citadel = _settings.SETTINGS["elf_citadel"]
-elf_etharch = _settings.SETTINGS["elf_etharch"]
-elf_protector = _settings.SETTINGS["elf_protector"]
-elf_wilderlands = _settings.SETTINGS["elf_wilderlands"]
-fen_nobility = _settings.SETTINGS["fen_nobility"]
-noble = _settings.SETTINGS["noble"]
-orc_black_legion = _settings.SETTINGS["orc_black_legion"]
-orc_chattel = _settings.SETTINGS["orc_chattel"]
-orc_dark_blood = _settings.SETTINGS["orc_dark_blood"]
-orc_great_and_black = _settings.SETTINGS["orc_great_and_black"]
-outcast = _settings.SETTINGS["outcast"]
-peasant = _settings.SETTINGS["peasant"]
-religious = _settings.SETTINGS["religious"]
-seafaring = _settings.SETTINGS["seafaring"]
-servitude = _settings.SETTINGS["servitude"]
-soldier = _settings.SETTINGS["soldier"]
-villager = _settings.SETTINGS["villager"]
+# Each entity by its id, read from SETTINGS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+city: Setting
+court: Setting
+dwarf_artificer: Setting
+dwarf_clansman: Setting
+dwarf_guilder: Setting
+dwarf_host: Setting
+dwarf_noble: Setting
+dwarf_outcast: Setting
+elf_citadel: Setting
+elf_etharch: Setting
+elf_protector: Setting
+elf_wilderlands: Setting
+fen_nobility: Setting
+noble: Setting
+orc_black_legion: Setting
+orc_chattel: Setting
+orc_dark_blood: Setting
+orc_great_and_black: Setting
+outcast: Setting
+peasant: Setting
+religious: Setting
+seafaring: Setting
+servitude: Setting
+soldier: Setting
+villager: Setting
+
+_IDS = {
+    "city": "city",
+    "court": "court",
+    "dwarf_artificer": "dwarf_artificer",
+    "dwarf_clansman": "dwarf_clansman",
+    "dwarf_guilder": "dwarf_guilder",
+    "dwarf_host": "dwarf_host",
+    "dwarf_noble": "dwarf_noble",
+    "dwarf_outcast": "dwarf_outcast",
+    "elf_citadel": "elf_citadel",
+    "elf_etharch": "elf_etharch",
+    "elf_protector": "elf_protector",
+    "elf_wilderlands": "elf_wilderlands",
+    "fen_nobility": "fen_nobility",
+    "noble": "noble",
+    "orc_black_legion": "orc_black_legion",
+    "orc_chattel": "orc_chattel",
+    "orc_dark_blood": "orc_dark_blood",
+    "orc_great_and_black": "orc_great_and_black",
+    "outcast": "outcast",
+    "peasant": "peasant",
+    "religious": "religious",
+    "seafaring": "seafaring",
+    "servitude": "servitude",
+    "soldier": "soldier",
+    "villager": "villager",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Setting:
+        if name in _IDS:
+            return SETTINGS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

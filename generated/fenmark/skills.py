@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Skills of Fenmark, each by its id: `skills.abbey_wise`; SKILLS holds them all by id."""
 
-from . import _skills
+from typing import TYPE_CHECKING
+
 from ._skills import SKILLS, Skill
 
 __all__ = [
@@ -653,646 +654,1306 @@ __all__ = [
     "write",
 ]
 
-abbey_wise = _skills.SKILLS["abbey_wise"]
-accounting = _skills.SKILLS["accounting"]
-acting = _skills.SKILLS["acting"]
-administration = _skills.SKILLS["administration"]
-ages_of_the_etharch = _skills.SKILLS["ages_of_the_etharch"]
-air_of_gates = _skills.SKILLS["air_of_gates"]
-alarm = _skills.SKILLS["alarm"]
-alchemy = _skills.SKILLS["alchemy"]
-almanac = _skills.SKILLS["almanac"]
-alms_wise = _skills.SKILLS["alms_wise"]
-althing_wise = _skills.SKILLS["althing_wise"]
-ambition_wise = _skills.SKILLS["ambition_wise"]
-amercement = _skills.SKILLS["amercement"]
-anatomy = _skills.SKILLS["anatomy"]
-ancient_and_obscure_history = _skills.SKILLS["ancient_and_obscure_history"]
-ancient_history = _skills.SKILLS["ancient_history"]
-ancient_languages = _skills.SKILLS["ancient_languages"]
-animal_husbandry = _skills.SKILLS["animal_husbandry"]
-anthem_of_courage = _skills.SKILLS["anthem_of_courage"]
-antiphon_union_training = _skills.SKILLS["antiphon_union_training"]
-apocalypse_wise = _skills.SKILLS["apocalypse_wise"]
-apostate_wise = _skills.SKILLS["apostate_wise"]
-apothecary = _skills.SKILLS["apothecary"]
-appraisal = _skills.SKILLS["appraisal"]
-appropriate_weapons = _skills.SKILLS["appropriate_weapons"]
-archcraft = _skills.SKILLS["archcraft"]
-architect = _skills.SKILLS["architect"]
-armor_training = _skills.SKILLS["armor_training"]
-armorer = _skills.SKILLS["armorer"]
-army_wise = _skills.SKILLS["army_wise"]
-arson = _skills.SKILLS["arson"]
-artificer_wise = _skills.SKILLS["artificer_wise"]
-artillerist = _skills.SKILLS["artillerist"]
-artillery_hand = _skills.SKILLS["artillery_hand"]
-artisan_wise = _skills.SKILLS["artisan_wise"]
-assassination_wise = _skills.SKILLS["assassination_wise"]
-astrology = _skills.SKILLS["astrology"]
-atilliator = _skills.SKILLS["atilliator"]
-aura_reading = _skills.SKILLS["aura_reading"]
-authority_wise = _skills.SKILLS["authority_wise"]
-axe = _skills.SKILLS["axe"]
-back_alley_wise = _skills.SKILLS["back_alley_wise"]
-bad_end_wise = _skills.SKILLS["bad_end_wise"]
-baggage_train_wise = _skills.SKILLS["baggage_train_wise"]
-baking = _skills.SKILLS["baking"]
-ballad_of_history = _skills.SKILLS["ballad_of_history"]
-ballad_of_rage = _skills.SKILLS["ballad_of_rage"]
-bandit_wise = _skills.SKILLS["bandit_wise"]
-banner_wise = _skills.SKILLS["banner_wise"]
-bannerman_wise = _skills.SKILLS["bannerman_wise"]
-bastions_of_hatred = _skills.SKILLS["bastions_of_hatred"]
-bat_wise = _skills.SKILLS["bat_wise"]
-battle_wise = _skills.SKILLS["battle_wise"]
-beast_of_burden_wise = _skills.SKILLS["beast_of_burden_wise"]
-beer_appraisal = _skills.SKILLS["beer_appraisal"]
-beer_wise = _skills.SKILLS["beer_wise"]
-beggar_wise = _skills.SKILLS["beggar_wise"]
-beggardry = _skills.SKILLS["beggardry"]
-bird_husbandry = _skills.SKILLS["bird_husbandry"]
-bishop_wise = _skills.SKILLS["bishop_wise"]
-black_legion_wise = _skills.SKILLS["black_legion_wise"]
-black_metal_artifice = _skills.SKILLS["black_metal_artifice"]
-blacksmith = _skills.SKILLS["blacksmith"]
-bloodletting = _skills.SKILLS["bloodletting"]
-boatwright = _skills.SKILLS["boatwright"]
-bone_wise = _skills.SKILLS["bone_wise"]
-border_wise = _skills.SKILLS["border_wise"]
-boss_wise = _skills.SKILLS["boss_wise"]
-bow = _skills.SKILLS["bow"]
-bow_wise = _skills.SKILLS["bow_wise"]
-bowcraft = _skills.SKILLS["bowcraft"]
-bowyer = _skills.SKILLS["bowyer"]
-boxing = _skills.SKILLS["boxing"]
-brawling = _skills.SKILLS["brawling"]
-brazen_horn_of_despair = _skills.SKILLS["brazen_horn_of_despair"]
-brew_wise = _skills.SKILLS["brew_wise"]
-brewer = _skills.SKILLS["brewer"]
-bribe_wise = _skills.SKILLS["bribe_wise"]
-brutal_intimidation = _skills.SKILLS["brutal_intimidation"]
-burden_of_the_crown_wise = _skills.SKILLS["burden_of_the_crown_wise"]
-bureaucracy = _skills.SKILLS["bureaucracy"]
-butchery = _skills.SKILLS["butchery"]
-cadence_wise = _skills.SKILLS["cadence_wise"]
-call_of_the_wild = _skills.SKILLS["call_of_the_wild"]
-calligraphy = _skills.SKILLS["calligraphy"]
-campaign_history = _skills.SKILLS["campaign_history"]
-campaign_wise = _skills.SKILLS["campaign_wise"]
-canticle_of_years = _skills.SKILLS["canticle_of_years"]
-captain_wise = _skills.SKILLS["captain_wise"]
-caravan_wise = _skills.SKILLS["caravan_wise"]
-cargo_wise = _skills.SKILLS["cargo_wise"]
-carpentry = _skills.SKILLS["carpentry"]
-cartography = _skills.SKILLS["cartography"]
-cartwright = _skills.SKILLS["cartwright"]
-carving = _skills.SKILLS["carving"]
-caulking_wise = _skills.SKILLS["caulking_wise"]
-cavalry_wise = _skills.SKILLS["cavalry_wise"]
-cave_in_wise = _skills.SKILLS["cave_in_wise"]
-cave_wise = _skills.SKILLS["cave_wise"]
-cell_wise = _skills.SKILLS["cell_wise"]
-cemetery_wise = _skills.SKILLS["cemetery_wise"]
-chain_wise = _skills.SKILLS["chain_wise"]
-champion_wise = _skills.SKILLS["champion_wise"]
-chandler = _skills.SKILLS["chandler"]
-chant_of_offering = _skills.SKILLS["chant_of_offering"]
-charcoal_wise = _skills.SKILLS["charcoal_wise"]
-chattel_wise = _skills.SKILLS["chattel_wise"]
-cheat_wise = _skills.SKILLS["cheat_wise"]
-cheating_wise = _skills.SKILLS["cheating_wise"]
-child_rearing = _skills.SKILLS["child_rearing"]
-child_wise = _skills.SKILLS["child_wise"]
-chronology_of_kings = _skills.SKILLS["chronology_of_kings"]
-church_law = _skills.SKILLS["church_law"]
-church_politics_wise = _skills.SKILLS["church_politics_wise"]
-church_treasure_wise = _skills.SKILLS["church_treasure_wise"]
-church_wise = _skills.SKILLS["church_wise"]
-circuit_wise = _skills.SKILLS["circuit_wise"]
-citadel_wise = _skills.SKILLS["citadel_wise"]
-city_guard_wise = _skills.SKILLS["city_guard_wise"]
-city_wise = _skills.SKILLS["city_wise"]
-clan_history = _skills.SKILLS["clan_history"]
-clan_wise = _skills.SKILLS["clan_wise"]
-climbing = _skills.SKILLS["climbing"]
-cloth_dyeing = _skills.SKILLS["cloth_dyeing"]
-clothing_wise = _skills.SKILLS["clothing_wise"]
-coarse_persuasion = _skills.SKILLS["coarse_persuasion"]
-cobbler = _skills.SKILLS["cobbler"]
-code_of_citadels = _skills.SKILLS["code_of_citadels"]
-coin_wise = _skills.SKILLS["coin_wise"]
-command = _skills.SKILLS["command"]
-commodities_wise = _skills.SKILLS["commodities_wise"]
-composition = _skills.SKILLS["composition"]
-conspicuous = _skills.SKILLS["conspicuous"]
-contract_wise = _skills.SKILLS["contract_wise"]
-cooking = _skills.SKILLS["cooking"]
-cooper = _skills.SKILLS["cooper"]
-coppersmith = _skills.SKILLS["coppersmith"]
-council_caller = _skills.SKILLS["council_caller"]
-counterfeiting = _skills.SKILLS["counterfeiting"]
-countryside_wise = _skills.SKILLS["countryside_wise"]
-court_gossip_wise = _skills.SKILLS["court_gossip_wise"]
-court_wise = _skills.SKILLS["court_wise"]
-craft_wise = _skills.SKILLS["craft_wise"]
-craftsman_wise = _skills.SKILLS["craftsman_wise"]
-crew_wise = _skills.SKILLS["crew_wise"]
-criminal_wise = _skills.SKILLS["criminal_wise"]
-crop_wise = _skills.SKILLS["crop_wise"]
-crossbow = _skills.SKILLS["crossbow"]
-crowd_wise = _skills.SKILLS["crowd_wise"]
-cryptography = _skills.SKILLS["cryptography"]
-cudgel = _skills.SKILLS["cudgel"]
-cult_doctrine = _skills.SKILLS["cult_doctrine"]
-cultist_wise = _skills.SKILLS["cultist_wise"]
-currency_wise = _skills.SKILLS["currency_wise"]
-current_wise = _skills.SKILLS["current_wise"]
-customer_wise = _skills.SKILLS["customer_wise"]
-daily_bread_wise = _skills.SKILLS["daily_bread_wise"]
-dance = _skills.SKILLS["dance"]
-darkened_streets_wise = _skills.SKILLS["darkened_streets_wise"]
-darkness_wise = _skills.SKILLS["darkness_wise"]
-debt_wise = _skills.SKILLS["debt_wise"]
-demonology = _skills.SKILLS["demonology"]
-dignity_of_the_wilderlands = _skills.SKILLS["dignity_of_the_wilderlands"]
-dirty_secrets_wise = _skills.SKILLS["dirty_secrets_wise"]
-discerner = _skills.SKILLS["discerner"]
-disguise = _skills.SKILLS["disguise"]
-ditch_digging = _skills.SKILLS["ditch_digging"]
-doctrine = _skills.SKILLS["doctrine"]
-doctrine_of_night_s_blood = _skills.SKILLS["doctrine_of_night_s_blood"]
-dog_husbandry = _skills.SKILLS["dog_husbandry"]
-dog_wise = _skills.SKILLS["dog_wise"]
-doom_of_strength = _skills.SKILLS["doom_of_strength"]
-doom_sayer = _skills.SKILLS["doom_sayer"]
-drama_wise = _skills.SKILLS["drama_wise"]
-drink_wise = _skills.SKILLS["drink_wise"]
-drinking = _skills.SKILLS["drinking"]
-driving = _skills.SKILLS["driving"]
-drum = _skills.SKILLS["drum"]
-drum_maker = _skills.SKILLS["drum_maker"]
-drunk_husband_wise = _skills.SKILLS["drunk_husband_wise"]
-drunk_wise = _skills.SKILLS["drunk_wise"]
-drunkard_wise = _skills.SKILLS["drunkard_wise"]
-drunking = _skills.SKILLS["drunking"]
-dwarf_wise = _skills.SKILLS["dwarf_wise"]
-dwarven_art_wise = _skills.SKILLS["dwarven_art_wise"]
-dwarven_heroes_wise = _skills.SKILLS["dwarven_heroes_wise"]
-dwarven_rune_script = _skills.SKILLS["dwarven_rune_script"]
-dye_manufacture = _skills.SKILLS["dye_manufacture"]
-earth_wise = _skills.SKILLS["earth_wise"]
-elf_wise = _skills.SKILLS["elf_wise"]
-elven_art_wise = _skills.SKILLS["elven_art_wise"]
-elven_artifact_wise = _skills.SKILLS["elven_artifact_wise"]
-elven_blade_wise = _skills.SKILLS["elven_blade_wise"]
-elven_citadel_wise = _skills.SKILLS["elven_citadel_wise"]
-elven_ranger_wise = _skills.SKILLS["elven_ranger_wise"]
-elven_script = _skills.SKILLS["elven_script"]
-embroidery = _skills.SKILLS["embroidery"]
-empyrealia = _skills.SKILLS["empyrealia"]
-enchanting = _skills.SKILLS["enchanting"]
-engineering = _skills.SKILLS["engineering"]
-engraving = _skills.SKILLS["engraving"]
-estate_management = _skills.SKILLS["estate_management"]
-estate_wise = _skills.SKILLS["estate_wise"]
-etching = _skills.SKILLS["etching"]
-etharch_wise = _skills.SKILLS["etharch_wise"]
-etiquette = _skills.SKILLS["etiquette"]
-evensong = _skills.SKILLS["evensong"]
-everybody_s_innocent_wise = _skills.SKILLS["everybody_s_innocent_wise"]
-excavation = _skills.SKILLS["excavation"]
-extortion = _skills.SKILLS["extortion"]
-extortion_wise = _skills.SKILLS["extortion_wise"]
-fabric_wise = _skills.SKILLS["fabric_wise"]
-faith_wise = _skills.SKILLS["faith_wise"]
-falconry = _skills.SKILLS["falconry"]
-falsehood = _skills.SKILLS["falsehood"]
-family_secret_wise = _skills.SKILLS["family_secret_wise"]
-family_wise = _skills.SKILLS["family_wise"]
-farming = _skills.SKILLS["farming"]
-fashion_wise = _skills.SKILLS["fashion_wise"]
-fat_merchant_wise = _skills.SKILLS["fat_merchant_wise"]
-fealty_wise = _skills.SKILLS["fealty_wise"]
-feet_wise = _skills.SKILLS["feet_wise"]
-fen_wise = _skills.SKILLS["fen_wise"]
-fence_building = _skills.SKILLS["fence_building"]
-field_dressing = _skills.SKILLS["field_dressing"]
-fire_and_steel_wise = _skills.SKILLS["fire_and_steel_wise"]
-firearms = _skills.SKILLS["firearms"]
-firebuilding = _skills.SKILLS["firebuilding"]
-fishing = _skills.SKILLS["fishing"]
-fletcher = _skills.SKILLS["fletcher"]
-flock_wise = _skills.SKILLS["flock_wise"]
-flower_wise = _skills.SKILLS["flower_wise"]
-flute = _skills.SKILLS["flute"]
-folklore = _skills.SKILLS["folklore"]
-foraging = _skills.SKILLS["foraging"]
-foreign_doctrine = _skills.SKILLS["foreign_doctrine"]
-foreign_history = _skills.SKILLS["foreign_history"]
-foreign_languages = _skills.SKILLS["foreign_languages"]
-forest_wise = _skills.SKILLS["forest_wise"]
-forge_artifice = _skills.SKILLS["forge_artifice"]
-forgery = _skills.SKILLS["forgery"]
-formation_fighting = _skills.SKILLS["formation_fighting"]
-fortifications = _skills.SKILLS["fortifications"]
-fortress_wise = _skills.SKILLS["fortress_wise"]
-gambling = _skills.SKILLS["gambling"]
-games_of_chance = _skills.SKILLS["games_of_chance"]
-gaol_wise = _skills.SKILLS["gaol_wise"]
-garrote = _skills.SKILLS["garrote"]
-gas_pocket_wise = _skills.SKILLS["gas_pocket_wise"]
-gem_artifice = _skills.SKILLS["gem_artifice"]
-gemcraft = _skills.SKILLS["gemcraft"]
-genius_wise = _skills.SKILLS["genius_wise"]
-gift_of_speed = _skills.SKILLS["gift_of_speed"]
-gossip_wise = _skills.SKILLS["gossip_wise"]
-graft_wise = _skills.SKILLS["graft_wise"]
-grain_appraisal = _skills.SKILLS["grain_appraisal"]
-grain_song = _skills.SKILLS["grain_song"]
-grain_wise = _skills.SKILLS["grain_wise"]
-grape_wise = _skills.SKILLS["grape_wise"]
-grave_wise = _skills.SKILLS["grave_wise"]
-graveyard_wise = _skills.SKILLS["graveyard_wise"]
-graybeard_wise = _skills.SKILLS["graybeard_wise"]
-great_and_black_wise = _skills.SKILLS["great_and_black_wise"]
-great_masters_wise = _skills.SKILLS["great_masters_wise"]
-great_wolf_husbandry = _skills.SKILLS["great_wolf_husbandry"]
-great_wolf_wise = _skills.SKILLS["great_wolf_wise"]
-grift_wise = _skills.SKILLS["grift_wise"]
-guard_wise = _skills.SKILLS["guard_wise"]
-guest_wise = _skills.SKILLS["guest_wise"]
-guilder_wise = _skills.SKILLS["guilder_wise"]
-guts_wise = _skills.SKILLS["guts_wise"]
-haggling = _skills.SKILLS["haggling"]
-hallmaster = _skills.SKILLS["hallmaster"]
-hammer = _skills.SKILLS["hammer"]
-handwriting_wise = _skills.SKILLS["handwriting_wise"]
-hatchet_wise = _skills.SKILLS["hatchet_wise"]
-hauling = _skills.SKILLS["hauling"]
-heraldry = _skills.SKILLS["heraldry"]
-herb_wise = _skills.SKILLS["herb_wise"]
-herbalism = _skills.SKILLS["herbalism"]
-herbalist_wise = _skills.SKILLS["herbalist_wise"]
-heresy_wise = _skills.SKILLS["heresy_wise"]
-heretical_doctrine = _skills.SKILLS["heretical_doctrine"]
-hills_wise = _skills.SKILLS["hills_wise"]
-history = _skills.SKILLS["history"]
-hold_wise = _skills.SKILLS["hold_wise"]
-homesong = _skills.SKILLS["homesong"]
-honey_wise = _skills.SKILLS["honey_wise"]
-hoof_wise = _skills.SKILLS["hoof_wise"]
-horse_husbandry = _skills.SKILLS["horse_husbandry"]
-horse_wise = _skills.SKILLS["horse_wise"]
-hospital_wise = _skills.SKILLS["hospital_wise"]
-host_wise = _skills.SKILLS["host_wise"]
-hostel_wise = _skills.SKILLS["hostel_wise"]
-hunting = _skills.SKILLS["hunting"]
-husband_wise = _skills.SKILLS["husband_wise"]
-hymn_of_scales_and_fins = _skills.SKILLS["hymn_of_scales_and_fins"]
-hymn_of_victory = _skills.SKILLS["hymn_of_victory"]
-hypocritical_bastards_wise = _skills.SKILLS["hypocritical_bastards_wise"]
-illuminations = _skills.SKILLS["illuminations"]
-imperfections_wise = _skills.SKILLS["imperfections_wise"]
-inconspicuous = _skills.SKILLS["inconspicuous"]
-infection_wise = _skills.SKILLS["infection_wise"]
-insect_husbandry = _skills.SKILLS["insect_husbandry"]
-instruction = _skills.SKILLS["instruction"]
-interrogation = _skills.SKILLS["interrogation"]
-intimidation = _skills.SKILLS["intimidation"]
-intrigue_wise = _skills.SKILLS["intrigue_wise"]
-jargon = _skills.SKILLS["jargon"]
-javelin = _skills.SKILLS["javelin"]
-jewelcraft = _skills.SKILLS["jewelcraft"]
-jeweler = _skills.SKILLS["jeweler"]
-junk_wise = _skills.SKILLS["junk_wise"]
-khirurgy = _skills.SKILLS["khirurgy"]
-kingdom_wise = _skills.SKILLS["kingdom_wise"]
-knives = _skills.SKILLS["knives"]
-knots = _skills.SKILLS["knots"]
-laborer_wise = _skills.SKILLS["laborer_wise"]
-lament_for_the_fallen = _skills.SKILLS["lament_for_the_fallen"]
-lament_of_mourning = _skills.SKILLS["lament_of_mourning"]
-lament_of_stars = _skills.SKILLS["lament_of_stars"]
-lament_of_the_westering_sun = _skills.SKILLS["lament_of_the_westering_sun"]
-lance = _skills.SKILLS["lance"]
-landlord_wise = _skills.SKILLS["landlord_wise"]
-lapidary = _skills.SKILLS["lapidary"]
-latrine_wise = _skills.SKILLS["latrine_wise"]
-law_wise = _skills.SKILLS["law_wise"]
-lay_of_the_horse = _skills.SKILLS["lay_of_the_horse"]
-lazy_bastard_wise = _skills.SKILLS["lazy_bastard_wise"]
-lazy_wise = _skills.SKILLS["lazy_wise"]
-leather_wise = _skills.SKILLS["leather_wise"]
-leathercraft = _skills.SKILLS["leathercraft"]
-ledger_wise = _skills.SKILLS["ledger_wise"]
-leper_wise = _skills.SKILLS["leper_wise"]
-leverage_wise = _skills.SKILLS["leverage_wise"]
-library_wise = _skills.SKILLS["library_wise"]
-links = _skills.SKILLS["links"]
-litany_of_responsibilities = _skills.SKILLS["litany_of_responsibilities"]
-lithography = _skills.SKILLS["lithography"]
-local_history = _skills.SKILLS["local_history"]
-lock_pick = _skills.SKILLS["lock_pick"]
-lock_wise = _skills.SKILLS["lock_wise"]
-locksmith = _skills.SKILLS["locksmith"]
-logistics = _skills.SKILLS["logistics"]
-loot_wise = _skills.SKILLS["loot_wise"]
-lord_wise = _skills.SKILLS["lord_wise"]
-lost_treasures_wise = _skills.SKILLS["lost_treasures_wise"]
-lyre = _skills.SKILLS["lyre"]
-lyric_of_healing = _skills.SKILLS["lyric_of_healing"]
-lyric_of_law = _skills.SKILLS["lyric_of_law"]
-mace = _skills.SKILLS["mace"]
-maker_s_mark_wise = _skills.SKILLS["maker_s_mark_wise"]
-man_wise = _skills.SKILLS["man_wise"]
-manor_wise = _skills.SKILLS["manor_wise"]
-map_wise = _skills.SKILLS["map_wise"]
-martial_arts = _skills.SKILLS["martial_arts"]
-mason = _skills.SKILLS["mason"]
-materials_wise = _skills.SKILLS["materials_wise"]
-meditation = _skills.SKILLS["meditation"]
-mending = _skills.SKILLS["mending"]
-mercenary_company_wise = _skills.SKILLS["mercenary_company_wise"]
-merchant_wise = _skills.SKILLS["merchant_wise"]
-metal_wise = _skills.SKILLS["metal_wise"]
-midwifery = _skills.SKILLS["midwifery"]
-mill_wise = _skills.SKILLS["mill_wise"]
-miller = _skills.SKILLS["miller"]
-mimicry = _skills.SKILLS["mimicry"]
-mineral_wise = _skills.SKILLS["mineral_wise"]
-mining = _skills.SKILLS["mining"]
-minister_wise = _skills.SKILLS["minister_wise"]
-monastic_ritual = _skills.SKILLS["monastic_ritual"]
-monk_wise = _skills.SKILLS["monk_wise"]
-monody_of_the_march = _skills.SKILLS["monody_of_the_march"]
-mornsong = _skills.SKILLS["mornsong"]
-mount_wise = _skills.SKILLS["mount_wise"]
-mountain_wise = _skills.SKILLS["mountain_wise"]
-mounted_combat_bowman_training = _skills.SKILLS["mounted_combat_bowman_training"]
-mounted_combat_training = _skills.SKILLS["mounted_combat_training"]
-mouth_of_hell_wise = _skills.SKILLS["mouth_of_hell_wise"]
-mule_wise = _skills.SKILLS["mule_wise"]
-munitions = _skills.SKILLS["munitions"]
-murder_wise = _skills.SKILLS["murder_wise"]
-music_composition = _skills.SKILLS["music_composition"]
-musical_instrument = _skills.SKILLS["musical_instrument"]
-mystery_meat_wise = _skills.SKILLS["mystery_meat_wise"]
-nail_wise = _skills.SKILLS["nail_wise"]
-name_ritual = _skills.SKILLS["name_ritual"]
-navigation = _skills.SKILLS["navigation"]
-noble_wise = _skills.SKILLS["noble_wise"]
-nogger = _skills.SKILLS["nogger"]
-oath_wise = _skills.SKILLS["oath_wise"]
-obligation_wise = _skills.SKILLS["obligation_wise"]
-obscure_history = _skills.SKILLS["obscure_history"]
-obscure_text_wise = _skills.SKILLS["obscure_text_wise"]
-observation = _skills.SKILLS["observation"]
-omen_wise = _skills.SKILLS["omen_wise"]
-oratory = _skills.SKILLS["oratory"]
-orc_wise = _skills.SKILLS["orc_wise"]
-ore_wise = _skills.SKILLS["ore_wise"]
-orienteering = _skills.SKILLS["orienteering"]
-outlaw_wise = _skills.SKILLS["outlaw_wise"]
-pack_wise = _skills.SKILLS["pack_wise"]
-paean_of_deeds = _skills.SKILLS["paean_of_deeds"]
-paint_wise = _skills.SKILLS["paint_wise"]
-painting = _skills.SKILLS["painting"]
-paperwork_wise = _skills.SKILLS["paperwork_wise"]
-parish_wise = _skills.SKILLS["parish_wise"]
-park_wise = _skills.SKILLS["park_wise"]
-pattern_wise = _skills.SKILLS["pattern_wise"]
-peasant_wise = _skills.SKILLS["peasant_wise"]
-personal_effects_wise = _skills.SKILLS["personal_effects_wise"]
-persuasion = _skills.SKILLS["persuasion"]
-pest_wise = _skills.SKILLS["pest_wise"]
-philosophy = _skills.SKILLS["philosophy"]
-pilgrim_wise = _skills.SKILLS["pilgrim_wise"]
-pilgrimage_wise = _skills.SKILLS["pilgrimage_wise"]
-pilot = _skills.SKILLS["pilot"]
-pirate_cove_wise = _skills.SKILLS["pirate_cove_wise"]
-pirates_wise = _skills.SKILLS["pirates_wise"]
-plant_wise = _skills.SKILLS["plant_wise"]
-playwright = _skills.SKILLS["playwright"]
-plumbing = _skills.SKILLS["plumbing"]
-poacher_wise = _skills.SKILLS["poacher_wise"]
-poetry = _skills.SKILLS["poetry"]
-poison_wise = _skills.SKILLS["poison_wise"]
-poisonous_platitudes = _skills.SKILLS["poisonous_platitudes"]
-poisons = _skills.SKILLS["poisons"]
-polearm = _skills.SKILLS["polearm"]
-potter = _skills.SKILLS["potter"]
-priest_wise = _skills.SKILLS["priest_wise"]
-profanity_wise = _skills.SKILLS["profanity_wise"]
-prospecting = _skills.SKILLS["prospecting"]
-prostitute_wise = _skills.SKILLS["prostitute_wise"]
-protector_wise = _skills.SKILLS["protector_wise"]
-purple_song = _skills.SKILLS["purple_song"]
-quack_wise = _skills.SKILLS["quack_wise"]
-ransom_wise = _skills.SKILLS["ransom_wise"]
-ratiquette = _skills.SKILLS["ratiquette"]
-read = _skills.SKILLS["read"]
-reason_of_old_stone = _skills.SKILLS["reason_of_old_stone"]
-recitation_of_ages = _skills.SKILLS["recitation_of_ages"]
-relic_wise = _skills.SKILLS["relic_wise"]
-religious_diatribe = _skills.SKILLS["religious_diatribe"]
-religious_history = _skills.SKILLS["religious_history"]
-religious_rumor_wise = _skills.SKILLS["religious_rumor_wise"]
-reputation_wise = _skills.SKILLS["reputation_wise"]
-research = _skills.SKILLS["research"]
-rhetoric = _skills.SKILLS["rhetoric"]
-rhyme_of_rules = _skills.SKILLS["rhyme_of_rules"]
-rhyme_of_the_gatherer = _skills.SKILLS["rhyme_of_the_gatherer"]
-rhyme_of_the_mariner = _skills.SKILLS["rhyme_of_the_mariner"]
-rhyme_of_the_pathfinder = _skills.SKILLS["rhyme_of_the_pathfinder"]
-rhyme_of_tongues = _skills.SKILLS["rhyme_of_tongues"]
-rhythm_of_the_city_wise = _skills.SKILLS["rhythm_of_the_city_wise"]
-riddle_of_steel = _skills.SKILLS["riddle_of_steel"]
-ridiculous_request_wise = _skills.SKILLS["ridiculous_request_wise"]
-riding = _skills.SKILLS["riding"]
-rigging = _skills.SKILLS["rigging"]
-ritual = _skills.SKILLS["ritual"]
-rituals_of_blood = _skills.SKILLS["rituals_of_blood"]
-rituals_of_night = _skills.SKILLS["rituals_of_night"]
-rituals_wise = _skills.SKILLS["rituals_wise"]
-road_wise = _skills.SKILLS["road_wise"]
-rock_wise = _skills.SKILLS["rock_wise"]
-rope_chant = _skills.SKILLS["rope_chant"]
-rope_wise = _skills.SKILLS["rope_wise"]
-round_of_harvest = _skills.SKILLS["round_of_harvest"]
-royal_parks_wise = _skills.SKILLS["royal_parks_wise"]
-royal_secret_wise = _skills.SKILLS["royal_secret_wise"]
-rude_carpentry = _skills.SKILLS["rude_carpentry"]
-rule_of_law = _skills.SKILLS["rule_of_law"]
-rumor_wise = _skills.SKILLS["rumor_wise"]
-rune_casting = _skills.SKILLS["rune_casting"]
-sacrament_wise = _skills.SKILLS["sacrament_wise"]
-saddlery = _skills.SKILLS["saddlery"]
-sail_wise = _skills.SKILLS["sail_wise"]
-sailor_wise = _skills.SKILLS["sailor_wise"]
-saint_wise = _skills.SKILLS["saint_wise"]
-scavenging = _skills.SKILLS["scavenging"]
-sculpture = _skills.SKILLS["sculpture"]
-scurvy_wise = _skills.SKILLS["scurvy_wise"]
-scutwork_wise = _skills.SKILLS["scutwork_wise"]
-sea_wise = _skills.SKILLS["sea_wise"]
-seaman_wise = _skills.SKILLS["seaman_wise"]
-seamanship = _skills.SKILLS["seamanship"]
-seduction = _skills.SKILLS["seduction"]
-servant_wise = _skills.SKILLS["servant_wise"]
-sewing = _skills.SKILLS["sewing"]
-shield_training = _skills.SKILLS["shield_training"]
-ship_management = _skills.SKILLS["ship_management"]
-ship_wise = _skills.SKILLS["ship_wise"]
-shipwright = _skills.SKILLS["shipwright"]
-shoal_wise = _skills.SKILLS["shoal_wise"]
-shoe_wise = _skills.SKILLS["shoe_wise"]
-shortcut_wise = _skills.SKILLS["shortcut_wise"]
-shrewd_appraisal = _skills.SKILLS["shrewd_appraisal"]
-shrine_wise = _skills.SKILLS["shrine_wise"]
-siege_engineer = _skills.SKILLS["siege_engineer"]
-signaling = _skills.SKILLS["signaling"]
-silent_fury = _skills.SKILLS["silent_fury"]
-silver_trumpet = _skills.SKILLS["silver_trumpet"]
-sing = _skills.SKILLS["sing"]
-skirmish_tactics_training = _skills.SKILLS["skirmish_tactics_training"]
-slave_deck_wise = _skills.SKILLS["slave_deck_wise"]
-slavery_wise = _skills.SKILLS["slavery_wise"]
-sleight_of_hand = _skills.SKILLS["sleight_of_hand"]
-slip_of_currents = _skills.SKILLS["slip_of_currents"]
-smithcraft = _skills.SKILLS["smithcraft"]
-soldier_wise = _skills.SKILLS["soldier_wise"]
-soldiering = _skills.SKILLS["soldiering"]
-song_of_arbors = _skills.SKILLS["song_of_arbors"]
-song_of_bonding = _skills.SKILLS["song_of_bonding"]
-song_of_burning_bright = _skills.SKILLS["song_of_burning_bright"]
-song_of_feasting = _skills.SKILLS["song_of_feasting"]
-song_of_flocks_and_herds = _skills.SKILLS["song_of_flocks_and_herds"]
-song_of_form = _skills.SKILLS["song_of_form"]
-song_of_lordship = _skills.SKILLS["song_of_lordship"]
-song_of_merriment = _skills.SKILLS["song_of_merriment"]
-song_of_paths_and_ways = _skills.SKILLS["song_of_paths_and_ways"]
-song_of_silence = _skills.SKILLS["song_of_silence"]
-song_of_songs = _skills.SKILLS["song_of_songs"]
-song_of_soothing = _skills.SKILLS["song_of_soothing"]
-song_of_the_eldar = _skills.SKILLS["song_of_the_eldar"]
-song_of_the_sword = _skills.SKILLS["song_of_the_sword"]
-soot_wise = _skills.SKILLS["soot_wise"]
-soothing_platitudes = _skills.SKILLS["soothing_platitudes"]
-sorcery = _skills.SKILLS["sorcery"]
-sorcery_wise = _skills.SKILLS["sorcery_wise"]
-spear = _skills.SKILLS["spear"]
-spearcraft = _skills.SKILLS["spearcraft"]
-spider_husbandry = _skills.SKILLS["spider_husbandry"]
-spiel_wise = _skills.SKILLS["spiel_wise"]
-spirit_binding = _skills.SKILLS["spirit_binding"]
-staff = _skills.SKILLS["staff"]
-staff_wise = _skills.SKILLS["staff_wise"]
-starcraft = _skills.SKILLS["starcraft"]
-stealthy = _skills.SKILLS["stealthy"]
-stentorious_debate = _skills.SKILLS["stentorious_debate"]
-stentorious_singing = _skills.SKILLS["stentorious_singing"]
-stone_artifice = _skills.SKILLS["stone_artifice"]
-stone_wise = _skills.SKILLS["stone_wise"]
-stonecraft = _skills.SKILLS["stonecraft"]
-strain_of_far_sight = _skills.SKILLS["strain_of_far_sight"]
-strategy = _skills.SKILLS["strategy"]
-strategy_games = _skills.SKILLS["strategy_games"]
-streetwise = _skills.SKILLS["streetwise"]
-structural_weakness_wise = _skills.SKILLS["structural_weakness_wise"]
-stuff_wise = _skills.SKILLS["stuff_wise"]
-suasion = _skills.SKILLS["suasion"]
-suicidal_bravery_wise = _skills.SKILLS["suicidal_bravery_wise"]
-summoner_wise = _skills.SKILLS["summoner_wise"]
-summoning = _skills.SKILLS["summoning"]
-superstition_wise = _skills.SKILLS["superstition_wise"]
-supplication_to_the_wind = _skills.SKILLS["supplication_to_the_wind"]
-supplier_wise = _skills.SKILLS["supplier_wise"]
-supply_wise = _skills.SKILLS["supply_wise"]
-surgery = _skills.SKILLS["surgery"]
-survival = _skills.SKILLS["survival"]
-sweet_tooth_wise = _skills.SKILLS["sweet_tooth_wise"]
-sword = _skills.SKILLS["sword"]
-swordsman_wise = _skills.SKILLS["swordsman_wise"]
-symbology = _skills.SKILLS["symbology"]
-tactics = _skills.SKILLS["tactics"]
-tall_grass_wise = _skills.SKILLS["tall_grass_wise"]
-tanner = _skills.SKILLS["tanner"]
-tar_wise = _skills.SKILLS["tar_wise"]
-taskmaster_wise = _skills.SKILLS["taskmaster_wise"]
-tavern_tales_wise = _skills.SKILLS["tavern_tales_wise"]
-tax_wise = _skills.SKILLS["tax_wise"]
-taxidermy = _skills.SKILLS["taxidermy"]
-temple_wise = _skills.SKILLS["temple_wise"]
-terroir_wise = _skills.SKILLS["terroir_wise"]
-theatrics = _skills.SKILLS["theatrics"]
-threading_chant = _skills.SKILLS["threading_chant"]
-threne_of_the_chameleon = _skills.SKILLS["threne_of_the_chameleon"]
-throwing = _skills.SKILLS["throwing"]
-tithe_wise = _skills.SKILLS["tithe_wise"]
-tools_wise = _skills.SKILLS["tools_wise"]
-torture = _skills.SKILLS["torture"]
-torture_devices_wise = _skills.SKILLS["torture_devices_wise"]
-town_wise = _skills.SKILLS["town_wise"]
-tracking = _skills.SKILLS["tracking"]
-tract_of_enmity = _skills.SKILLS["tract_of_enmity"]
-tragic_end_wise = _skills.SKILLS["tragic_end_wise"]
-trails_wise = _skills.SKILLS["trails_wise"]
-trapper = _skills.SKILLS["trapper"]
-traveler_wise = _skills.SKILLS["traveler_wise"]
-treasure_wise = _skills.SKILLS["treasure_wise"]
-tree_cutting = _skills.SKILLS["tree_cutting"]
-tree_pulling = _skills.SKILLS["tree_pulling"]
-tree_wise = _skills.SKILLS["tree_wise"]
-trial_by_combat_wise = _skills.SKILLS["trial_by_combat_wise"]
-troll_etiquette = _skills.SKILLS["troll_etiquette"]
-troll_wise = _skills.SKILLS["troll_wise"]
-trouble_wise = _skills.SKILLS["trouble_wise"]
-tune_wise = _skills.SKILLS["tune_wise"]
-tunnel_wise = _skills.SKILLS["tunnel_wise"]
-two_fisted_fighting_training = _skills.SKILLS["two_fisted_fighting_training"]
-ugly_truth = _skills.SKILLS["ugly_truth"]
-vagrant_wise = _skills.SKILLS["vagrant_wise"]
-vein_wise = _skills.SKILLS["vein_wise"]
-verse_of_decision = _skills.SKILLS["verse_of_decision"]
-verse_of_friendship = _skills.SKILLS["verse_of_friendship"]
-vile_poisoner = _skills.SKILLS["vile_poisoner"]
-village_secret_wise = _skills.SKILLS["village_secret_wise"]
-village_secrets_wise = _skills.SKILLS["village_secrets_wise"]
-village_wise = _skills.SKILLS["village_wise"]
-vine_wise = _skills.SKILLS["vine_wise"]
-vintage_wise = _skills.SKILLS["vintage_wise"]
-vintner = _skills.SKILLS["vintner"]
-visage_wise = _skills.SKILLS["visage_wise"]
-voice_of_ages = _skills.SKILLS["voice_of_ages"]
-voice_of_thunder = _skills.SKILLS["voice_of_thunder"]
-wagon_wise = _skills.SKILLS["wagon_wise"]
-waiting_tables = _skills.SKILLS["waiting_tables"]
-war_art = _skills.SKILLS["war_art"]
-war_engineer = _skills.SKILLS["war_engineer"]
-war_wise = _skills.SKILLS["war_wise"]
-waterworks = _skills.SKILLS["waterworks"]
-wealth_wise = _skills.SKILLS["wealth_wise"]
-wealthy_wise = _skills.SKILLS["wealthy_wise"]
-weaponsmith = _skills.SKILLS["weaponsmith"]
-weathersong = _skills.SKILLS["weathersong"]
-weaving = _skills.SKILLS["weaving"]
-weaving_way = _skills.SKILLS["weaving_way"]
-web_wise = _skills.SKILLS["web_wise"]
-well_wise = _skills.SKILLS["well_wise"]
-whip_wise = _skills.SKILLS["whip_wise"]
-whispered_secrets_wise = _skills.SKILLS["whispered_secrets_wise"]
-white_metal_artifice = _skills.SKILLS["white_metal_artifice"]
-whitesmith = _skills.SKILLS["whitesmith"]
-wholesale_wise = _skills.SKILLS["wholesale_wise"]
-wife_wise = _skills.SKILLS["wife_wise"]
-windage_wise = _skills.SKILLS["windage_wise"]
-wine_tasting = _skills.SKILLS["wine_tasting"]
-wises = _skills.SKILLS["wises"]
-wolf_wise = _skills.SKILLS["wolf_wise"]
-wood_wise = _skills.SKILLS["wood_wise"]
-woodcraft = _skills.SKILLS["woodcraft"]
-work_wise = _skills.SKILLS["work_wise"]
-worshipper_wise = _skills.SKILLS["worshipper_wise"]
-writ_wise = _skills.SKILLS["writ_wise"]
-write = _skills.SKILLS["write"]
+# Each entity by its id, read from SKILLS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+abbey_wise: Skill
+accounting: Skill
+acting: Skill
+administration: Skill
+ages_of_the_etharch: Skill
+air_of_gates: Skill
+alarm: Skill
+alchemy: Skill
+almanac: Skill
+alms_wise: Skill
+althing_wise: Skill
+ambition_wise: Skill
+amercement: Skill
+anatomy: Skill
+ancient_and_obscure_history: Skill
+ancient_history: Skill
+ancient_languages: Skill
+animal_husbandry: Skill
+anthem_of_courage: Skill
+antiphon_union_training: Skill
+apocalypse_wise: Skill
+apostate_wise: Skill
+apothecary: Skill
+appraisal: Skill
+appropriate_weapons: Skill
+archcraft: Skill
+architect: Skill
+armor_training: Skill
+armorer: Skill
+army_wise: Skill
+arson: Skill
+artificer_wise: Skill
+artillerist: Skill
+artillery_hand: Skill
+artisan_wise: Skill
+assassination_wise: Skill
+astrology: Skill
+atilliator: Skill
+aura_reading: Skill
+authority_wise: Skill
+axe: Skill
+back_alley_wise: Skill
+bad_end_wise: Skill
+baggage_train_wise: Skill
+baking: Skill
+ballad_of_history: Skill
+ballad_of_rage: Skill
+bandit_wise: Skill
+banner_wise: Skill
+bannerman_wise: Skill
+bastions_of_hatred: Skill
+bat_wise: Skill
+battle_wise: Skill
+beast_of_burden_wise: Skill
+beer_appraisal: Skill
+beer_wise: Skill
+beggar_wise: Skill
+beggardry: Skill
+bird_husbandry: Skill
+bishop_wise: Skill
+black_legion_wise: Skill
+black_metal_artifice: Skill
+blacksmith: Skill
+bloodletting: Skill
+boatwright: Skill
+bone_wise: Skill
+border_wise: Skill
+boss_wise: Skill
+bow: Skill
+bow_wise: Skill
+bowcraft: Skill
+bowyer: Skill
+boxing: Skill
+brawling: Skill
+brazen_horn_of_despair: Skill
+brew_wise: Skill
+brewer: Skill
+bribe_wise: Skill
+brutal_intimidation: Skill
+burden_of_the_crown_wise: Skill
+bureaucracy: Skill
+butchery: Skill
+cadence_wise: Skill
+call_of_the_wild: Skill
+calligraphy: Skill
+campaign_history: Skill
+campaign_wise: Skill
+canticle_of_years: Skill
+captain_wise: Skill
+caravan_wise: Skill
+cargo_wise: Skill
+carpentry: Skill
+cartography: Skill
+cartwright: Skill
+carving: Skill
+caulking_wise: Skill
+cavalry_wise: Skill
+cave_in_wise: Skill
+cave_wise: Skill
+cell_wise: Skill
+cemetery_wise: Skill
+chain_wise: Skill
+champion_wise: Skill
+chandler: Skill
+chant_of_offering: Skill
+charcoal_wise: Skill
+chattel_wise: Skill
+cheat_wise: Skill
+cheating_wise: Skill
+child_rearing: Skill
+child_wise: Skill
+chronology_of_kings: Skill
+church_law: Skill
+church_politics_wise: Skill
+church_treasure_wise: Skill
+church_wise: Skill
+circuit_wise: Skill
+citadel_wise: Skill
+city_guard_wise: Skill
+city_wise: Skill
+clan_history: Skill
+clan_wise: Skill
+climbing: Skill
+cloth_dyeing: Skill
+clothing_wise: Skill
+coarse_persuasion: Skill
+cobbler: Skill
+code_of_citadels: Skill
+coin_wise: Skill
+command: Skill
+commodities_wise: Skill
+composition: Skill
+conspicuous: Skill
+contract_wise: Skill
+cooking: Skill
+cooper: Skill
+coppersmith: Skill
+council_caller: Skill
+counterfeiting: Skill
+countryside_wise: Skill
+court_gossip_wise: Skill
+court_wise: Skill
+craft_wise: Skill
+craftsman_wise: Skill
+crew_wise: Skill
+criminal_wise: Skill
+crop_wise: Skill
+crossbow: Skill
+crowd_wise: Skill
+cryptography: Skill
+cudgel: Skill
+cult_doctrine: Skill
+cultist_wise: Skill
+currency_wise: Skill
+current_wise: Skill
+customer_wise: Skill
+daily_bread_wise: Skill
+dance: Skill
+darkened_streets_wise: Skill
+darkness_wise: Skill
+debt_wise: Skill
+demonology: Skill
+dignity_of_the_wilderlands: Skill
+dirty_secrets_wise: Skill
+discerner: Skill
+disguise: Skill
+ditch_digging: Skill
+doctrine: Skill
+doctrine_of_night_s_blood: Skill
+dog_husbandry: Skill
+dog_wise: Skill
+doom_of_strength: Skill
+doom_sayer: Skill
+drama_wise: Skill
+drink_wise: Skill
+drinking: Skill
+driving: Skill
+drum: Skill
+drum_maker: Skill
+drunk_husband_wise: Skill
+drunk_wise: Skill
+drunkard_wise: Skill
+drunking: Skill
+dwarf_wise: Skill
+dwarven_art_wise: Skill
+dwarven_heroes_wise: Skill
+dwarven_rune_script: Skill
+dye_manufacture: Skill
+earth_wise: Skill
+elf_wise: Skill
+elven_art_wise: Skill
+elven_artifact_wise: Skill
+elven_blade_wise: Skill
+elven_citadel_wise: Skill
+elven_ranger_wise: Skill
+elven_script: Skill
+embroidery: Skill
+empyrealia: Skill
+enchanting: Skill
+engineering: Skill
+engraving: Skill
+estate_management: Skill
+estate_wise: Skill
+etching: Skill
+etharch_wise: Skill
+etiquette: Skill
+evensong: Skill
+everybody_s_innocent_wise: Skill
+excavation: Skill
+extortion: Skill
+extortion_wise: Skill
+fabric_wise: Skill
+faith_wise: Skill
+falconry: Skill
+falsehood: Skill
+family_secret_wise: Skill
+family_wise: Skill
+farming: Skill
+fashion_wise: Skill
+fat_merchant_wise: Skill
+fealty_wise: Skill
+feet_wise: Skill
+fen_wise: Skill
+fence_building: Skill
+field_dressing: Skill
+fire_and_steel_wise: Skill
+firearms: Skill
+firebuilding: Skill
+fishing: Skill
+fletcher: Skill
+flock_wise: Skill
+flower_wise: Skill
+flute: Skill
+folklore: Skill
+foraging: Skill
+foreign_doctrine: Skill
+foreign_history: Skill
+foreign_languages: Skill
+forest_wise: Skill
+forge_artifice: Skill
+forgery: Skill
+formation_fighting: Skill
+fortifications: Skill
+fortress_wise: Skill
+gambling: Skill
+games_of_chance: Skill
+gaol_wise: Skill
+garrote: Skill
+gas_pocket_wise: Skill
+gem_artifice: Skill
+gemcraft: Skill
+genius_wise: Skill
+gift_of_speed: Skill
+gossip_wise: Skill
+graft_wise: Skill
+grain_appraisal: Skill
+grain_song: Skill
+grain_wise: Skill
+grape_wise: Skill
+grave_wise: Skill
+graveyard_wise: Skill
+graybeard_wise: Skill
+great_and_black_wise: Skill
+great_masters_wise: Skill
+great_wolf_husbandry: Skill
+great_wolf_wise: Skill
+grift_wise: Skill
+guard_wise: Skill
+guest_wise: Skill
+guilder_wise: Skill
+guts_wise: Skill
+haggling: Skill
+hallmaster: Skill
+hammer: Skill
+handwriting_wise: Skill
+hatchet_wise: Skill
+hauling: Skill
+heraldry: Skill
+herb_wise: Skill
+herbalism: Skill
+herbalist_wise: Skill
+heresy_wise: Skill
+heretical_doctrine: Skill
+hills_wise: Skill
+history: Skill
+hold_wise: Skill
+homesong: Skill
+honey_wise: Skill
+hoof_wise: Skill
+horse_husbandry: Skill
+horse_wise: Skill
+hospital_wise: Skill
+host_wise: Skill
+hostel_wise: Skill
+hunting: Skill
+husband_wise: Skill
+hymn_of_scales_and_fins: Skill
+hymn_of_victory: Skill
+hypocritical_bastards_wise: Skill
+illuminations: Skill
+imperfections_wise: Skill
+inconspicuous: Skill
+infection_wise: Skill
+insect_husbandry: Skill
+instruction: Skill
+interrogation: Skill
+intimidation: Skill
+intrigue_wise: Skill
+jargon: Skill
+javelin: Skill
+jewelcraft: Skill
+jeweler: Skill
+junk_wise: Skill
+khirurgy: Skill
+kingdom_wise: Skill
+knives: Skill
+knots: Skill
+laborer_wise: Skill
+lament_for_the_fallen: Skill
+lament_of_mourning: Skill
+lament_of_stars: Skill
+lament_of_the_westering_sun: Skill
+lance: Skill
+landlord_wise: Skill
+lapidary: Skill
+latrine_wise: Skill
+law_wise: Skill
+lay_of_the_horse: Skill
+lazy_bastard_wise: Skill
+lazy_wise: Skill
+leather_wise: Skill
+leathercraft: Skill
+ledger_wise: Skill
+leper_wise: Skill
+leverage_wise: Skill
+library_wise: Skill
+links: Skill
+litany_of_responsibilities: Skill
+lithography: Skill
+local_history: Skill
+lock_pick: Skill
+lock_wise: Skill
+locksmith: Skill
+logistics: Skill
+loot_wise: Skill
+lord_wise: Skill
+lost_treasures_wise: Skill
+lyre: Skill
+lyric_of_healing: Skill
+lyric_of_law: Skill
+mace: Skill
+maker_s_mark_wise: Skill
+man_wise: Skill
+manor_wise: Skill
+map_wise: Skill
+martial_arts: Skill
+mason: Skill
+materials_wise: Skill
+meditation: Skill
+mending: Skill
+mercenary_company_wise: Skill
+merchant_wise: Skill
+metal_wise: Skill
+midwifery: Skill
+mill_wise: Skill
+miller: Skill
+mimicry: Skill
+mineral_wise: Skill
+mining: Skill
+minister_wise: Skill
+monastic_ritual: Skill
+monk_wise: Skill
+monody_of_the_march: Skill
+mornsong: Skill
+mount_wise: Skill
+mountain_wise: Skill
+mounted_combat_bowman_training: Skill
+mounted_combat_training: Skill
+mouth_of_hell_wise: Skill
+mule_wise: Skill
+munitions: Skill
+murder_wise: Skill
+music_composition: Skill
+musical_instrument: Skill
+mystery_meat_wise: Skill
+nail_wise: Skill
+name_ritual: Skill
+navigation: Skill
+noble_wise: Skill
+nogger: Skill
+oath_wise: Skill
+obligation_wise: Skill
+obscure_history: Skill
+obscure_text_wise: Skill
+observation: Skill
+omen_wise: Skill
+oratory: Skill
+orc_wise: Skill
+ore_wise: Skill
+orienteering: Skill
+outlaw_wise: Skill
+pack_wise: Skill
+paean_of_deeds: Skill
+paint_wise: Skill
+painting: Skill
+paperwork_wise: Skill
+parish_wise: Skill
+park_wise: Skill
+pattern_wise: Skill
+peasant_wise: Skill
+personal_effects_wise: Skill
+persuasion: Skill
+pest_wise: Skill
+philosophy: Skill
+pilgrim_wise: Skill
+pilgrimage_wise: Skill
+pilot: Skill
+pirate_cove_wise: Skill
+pirates_wise: Skill
+plant_wise: Skill
+playwright: Skill
+plumbing: Skill
+poacher_wise: Skill
+poetry: Skill
+poison_wise: Skill
+poisonous_platitudes: Skill
+poisons: Skill
+polearm: Skill
+potter: Skill
+priest_wise: Skill
+profanity_wise: Skill
+prospecting: Skill
+prostitute_wise: Skill
+protector_wise: Skill
+purple_song: Skill
+quack_wise: Skill
+ransom_wise: Skill
+ratiquette: Skill
+read: Skill
+reason_of_old_stone: Skill
+recitation_of_ages: Skill
+relic_wise: Skill
+religious_diatribe: Skill
+religious_history: Skill
+religious_rumor_wise: Skill
+reputation_wise: Skill
+research: Skill
+rhetoric: Skill
+rhyme_of_rules: Skill
+rhyme_of_the_gatherer: Skill
+rhyme_of_the_mariner: Skill
+rhyme_of_the_pathfinder: Skill
+rhyme_of_tongues: Skill
+rhythm_of_the_city_wise: Skill
+riddle_of_steel: Skill
+ridiculous_request_wise: Skill
+riding: Skill
+rigging: Skill
+ritual: Skill
+rituals_of_blood: Skill
+rituals_of_night: Skill
+rituals_wise: Skill
+road_wise: Skill
+rock_wise: Skill
+rope_chant: Skill
+rope_wise: Skill
+round_of_harvest: Skill
+royal_parks_wise: Skill
+royal_secret_wise: Skill
+rude_carpentry: Skill
+rule_of_law: Skill
+rumor_wise: Skill
+rune_casting: Skill
+sacrament_wise: Skill
+saddlery: Skill
+sail_wise: Skill
+sailor_wise: Skill
+saint_wise: Skill
+scavenging: Skill
+sculpture: Skill
+scurvy_wise: Skill
+scutwork_wise: Skill
+sea_wise: Skill
+seaman_wise: Skill
+seamanship: Skill
+seduction: Skill
+servant_wise: Skill
+sewing: Skill
+shield_training: Skill
+ship_management: Skill
+ship_wise: Skill
+shipwright: Skill
+shoal_wise: Skill
+shoe_wise: Skill
+shortcut_wise: Skill
+shrewd_appraisal: Skill
+shrine_wise: Skill
+siege_engineer: Skill
+signaling: Skill
+silent_fury: Skill
+silver_trumpet: Skill
+sing: Skill
+skirmish_tactics_training: Skill
+slave_deck_wise: Skill
+slavery_wise: Skill
+sleight_of_hand: Skill
+slip_of_currents: Skill
+smithcraft: Skill
+soldier_wise: Skill
+soldiering: Skill
+song_of_arbors: Skill
+song_of_bonding: Skill
+song_of_burning_bright: Skill
+song_of_feasting: Skill
+song_of_flocks_and_herds: Skill
+song_of_form: Skill
+song_of_lordship: Skill
+song_of_merriment: Skill
+song_of_paths_and_ways: Skill
+song_of_silence: Skill
+song_of_songs: Skill
+song_of_soothing: Skill
+song_of_the_eldar: Skill
+song_of_the_sword: Skill
+soot_wise: Skill
+soothing_platitudes: Skill
+sorcery: Skill
+sorcery_wise: Skill
+spear: Skill
+spearcraft: Skill
+spider_husbandry: Skill
+spiel_wise: Skill
+spirit_binding: Skill
+staff: Skill
+staff_wise: Skill
+starcraft: Skill
+stealthy: Skill
+stentorious_debate: Skill
+stentorious_singing: Skill
+stone_artifice: Skill
+stone_wise: Skill
+stonecraft: Skill
+strain_of_far_sight: Skill
+strategy: Skill
+strategy_games: Skill
+streetwise: Skill
+structural_weakness_wise: Skill
+stuff_wise: Skill
+suasion: Skill
+suicidal_bravery_wise: Skill
+summoner_wise: Skill
+summoning: Skill
+superstition_wise: Skill
+supplication_to_the_wind: Skill
+supplier_wise: Skill
+supply_wise: Skill
+surgery: Skill
+survival: Skill
+sweet_tooth_wise: Skill
+sword: Skill
+swordsman_wise: Skill
+symbology: Skill
+tactics: Skill
+tall_grass_wise: Skill
+tanner: Skill
+tar_wise: Skill
+taskmaster_wise: Skill
+tavern_tales_wise: Skill
+tax_wise: Skill
+taxidermy: Skill
+temple_wise: Skill
+terroir_wise: Skill
+theatrics: Skill
+threading_chant: Skill
+threne_of_the_chameleon: Skill
+throwing: Skill
+tithe_wise: Skill
+tools_wise: Skill
+torture: Skill
+torture_devices_wise: Skill
+town_wise: Skill
+tracking: Skill
+tract_of_enmity: Skill
+tragic_end_wise: Skill
+trails_wise: Skill
+trapper: Skill
+traveler_wise: Skill
+treasure_wise: Skill
+tree_cutting: Skill
+tree_pulling: Skill
+tree_wise: Skill
+trial_by_combat_wise: Skill
+troll_etiquette: Skill
+troll_wise: Skill
+trouble_wise: Skill
+tune_wise: Skill
+tunnel_wise: Skill
+two_fisted_fighting_training: Skill
+ugly_truth: Skill
+vagrant_wise: Skill
+vein_wise: Skill
+verse_of_decision: Skill
+verse_of_friendship: Skill
+vile_poisoner: Skill
+village_secret_wise: Skill
+village_secrets_wise: Skill
+village_wise: Skill
+vine_wise: Skill
+vintage_wise: Skill
+vintner: Skill
+visage_wise: Skill
+voice_of_ages: Skill
+voice_of_thunder: Skill
+wagon_wise: Skill
+waiting_tables: Skill
+war_art: Skill
+war_engineer: Skill
+war_wise: Skill
+waterworks: Skill
+wealth_wise: Skill
+wealthy_wise: Skill
+weaponsmith: Skill
+weathersong: Skill
+weaving: Skill
+weaving_way: Skill
+web_wise: Skill
+well_wise: Skill
+whip_wise: Skill
+whispered_secrets_wise: Skill
+white_metal_artifice: Skill
+whitesmith: Skill
+wholesale_wise: Skill
+wife_wise: Skill
+windage_wise: Skill
+wine_tasting: Skill
+wises: Skill
+wolf_wise: Skill
+wood_wise: Skill
+woodcraft: Skill
+work_wise: Skill
+worshipper_wise: Skill
+writ_wise: Skill
+write: Skill
+
+_IDS = {
+    "abbey_wise": "abbey_wise",
+    "accounting": "accounting",
+    "acting": "acting",
+    "administration": "administration",
+    "ages_of_the_etharch": "ages_of_the_etharch",
+    "air_of_gates": "air_of_gates",
+    "alarm": "alarm",
+    "alchemy": "alchemy",
+    "almanac": "almanac",
+    "alms_wise": "alms_wise",
+    "althing_wise": "althing_wise",
+    "ambition_wise": "ambition_wise",
+    "amercement": "amercement",
+    "anatomy": "anatomy",
+    "ancient_and_obscure_history": "ancient_and_obscure_history",
+    "ancient_history": "ancient_history",
+    "ancient_languages": "ancient_languages",
+    "animal_husbandry": "animal_husbandry",
+    "anthem_of_courage": "anthem_of_courage",
+    "antiphon_union_training": "antiphon_union_training",
+    "apocalypse_wise": "apocalypse_wise",
+    "apostate_wise": "apostate_wise",
+    "apothecary": "apothecary",
+    "appraisal": "appraisal",
+    "appropriate_weapons": "appropriate_weapons",
+    "archcraft": "archcraft",
+    "architect": "architect",
+    "armor_training": "armor_training",
+    "armorer": "armorer",
+    "army_wise": "army_wise",
+    "arson": "arson",
+    "artificer_wise": "artificer_wise",
+    "artillerist": "artillerist",
+    "artillery_hand": "artillery_hand",
+    "artisan_wise": "artisan_wise",
+    "assassination_wise": "assassination_wise",
+    "astrology": "astrology",
+    "atilliator": "atilliator",
+    "aura_reading": "aura_reading",
+    "authority_wise": "authority_wise",
+    "axe": "axe",
+    "back_alley_wise": "back_alley_wise",
+    "bad_end_wise": "bad_end_wise",
+    "baggage_train_wise": "baggage_train_wise",
+    "baking": "baking",
+    "ballad_of_history": "ballad_of_history",
+    "ballad_of_rage": "ballad_of_rage",
+    "bandit_wise": "bandit_wise",
+    "banner_wise": "banner_wise",
+    "bannerman_wise": "bannerman_wise",
+    "bastions_of_hatred": "bastions_of_hatred",
+    "bat_wise": "bat_wise",
+    "battle_wise": "battle_wise",
+    "beast_of_burden_wise": "beast_of_burden_wise",
+    "beer_appraisal": "beer_appraisal",
+    "beer_wise": "beer_wise",
+    "beggar_wise": "beggar_wise",
+    "beggardry": "beggardry",
+    "bird_husbandry": "bird_husbandry",
+    "bishop_wise": "bishop_wise",
+    "black_legion_wise": "black_legion_wise",
+    "black_metal_artifice": "black_metal_artifice",
+    "blacksmith": "blacksmith",
+    "bloodletting": "bloodletting",
+    "boatwright": "boatwright",
+    "bone_wise": "bone_wise",
+    "border_wise": "border_wise",
+    "boss_wise": "boss_wise",
+    "bow": "bow",
+    "bow_wise": "bow_wise",
+    "bowcraft": "bowcraft",
+    "bowyer": "bowyer",
+    "boxing": "boxing",
+    "brawling": "brawling",
+    "brazen_horn_of_despair": "brazen_horn_of_despair",
+    "brew_wise": "brew_wise",
+    "brewer": "brewer",
+    "bribe_wise": "bribe_wise",
+    "brutal_intimidation": "brutal_intimidation",
+    "burden_of_the_crown_wise": "burden_of_the_crown_wise",
+    "bureaucracy": "bureaucracy",
+    "butchery": "butchery",
+    "cadence_wise": "cadence_wise",
+    "call_of_the_wild": "call_of_the_wild",
+    "calligraphy": "calligraphy",
+    "campaign_history": "campaign_history",
+    "campaign_wise": "campaign_wise",
+    "canticle_of_years": "canticle_of_years",
+    "captain_wise": "captain_wise",
+    "caravan_wise": "caravan_wise",
+    "cargo_wise": "cargo_wise",
+    "carpentry": "carpentry",
+    "cartography": "cartography",
+    "cartwright": "cartwright",
+    "carving": "carving",
+    "caulking_wise": "caulking_wise",
+    "cavalry_wise": "cavalry_wise",
+    "cave_in_wise": "cave_in_wise",
+    "cave_wise": "cave_wise",
+    "cell_wise": "cell_wise",
+    "cemetery_wise": "cemetery_wise",
+    "chain_wise": "chain_wise",
+    "champion_wise": "champion_wise",
+    "chandler": "chandler",
+    "chant_of_offering": "chant_of_offering",
+    "charcoal_wise": "charcoal_wise",
+    "chattel_wise": "chattel_wise",
+    "cheat_wise": "cheat_wise",
+    "cheating_wise": "cheating_wise",
+    "child_rearing": "child_rearing",
+    "child_wise": "child_wise",
+    "chronology_of_kings": "chronology_of_kings",
+    "church_law": "church_law",
+    "church_politics_wise": "church_politics_wise",
+    "church_treasure_wise": "church_treasure_wise",
+    "church_wise": "church_wise",
+    "circuit_wise": "circuit_wise",
+    "citadel_wise": "citadel_wise",
+    "city_guard_wise": "city_guard_wise",
+    "city_wise": "city_wise",
+    "clan_history": "clan_history",
+    "clan_wise": "clan_wise",
+    "climbing": "climbing",
+    "cloth_dyeing": "cloth_dyeing",
+    "clothing_wise": "clothing_wise",
+    "coarse_persuasion": "coarse_persuasion",
+    "cobbler": "cobbler",
+    "code_of_citadels": "code_of_citadels",
+    "coin_wise": "coin_wise",
+    "command": "command",
+    "commodities_wise": "commodities_wise",
+    "composition": "composition",
+    "conspicuous": "conspicuous",
+    "contract_wise": "contract_wise",
+    "cooking": "cooking",
+    "cooper": "cooper",
+    "coppersmith": "coppersmith",
+    "council_caller": "council_caller",
+    "counterfeiting": "counterfeiting",
+    "countryside_wise": "countryside_wise",
+    "court_gossip_wise": "court_gossip_wise",
+    "court_wise": "court_wise",
+    "craft_wise": "craft_wise",
+    "craftsman_wise": "craftsman_wise",
+    "crew_wise": "crew_wise",
+    "criminal_wise": "criminal_wise",
+    "crop_wise": "crop_wise",
+    "crossbow": "crossbow",
+    "crowd_wise": "crowd_wise",
+    "cryptography": "cryptography",
+    "cudgel": "cudgel",
+    "cult_doctrine": "cult_doctrine",
+    "cultist_wise": "cultist_wise",
+    "currency_wise": "currency_wise",
+    "current_wise": "current_wise",
+    "customer_wise": "customer_wise",
+    "daily_bread_wise": "daily_bread_wise",
+    "dance": "dance",
+    "darkened_streets_wise": "darkened_streets_wise",
+    "darkness_wise": "darkness_wise",
+    "debt_wise": "debt_wise",
+    "demonology": "demonology",
+    "dignity_of_the_wilderlands": "dignity_of_the_wilderlands",
+    "dirty_secrets_wise": "dirty_secrets_wise",
+    "discerner": "discerner",
+    "disguise": "disguise",
+    "ditch_digging": "ditch_digging",
+    "doctrine": "doctrine",
+    "doctrine_of_night_s_blood": "doctrine_of_night_s_blood",
+    "dog_husbandry": "dog_husbandry",
+    "dog_wise": "dog_wise",
+    "doom_of_strength": "doom_of_strength",
+    "doom_sayer": "doom_sayer",
+    "drama_wise": "drama_wise",
+    "drink_wise": "drink_wise",
+    "drinking": "drinking",
+    "driving": "driving",
+    "drum": "drum",
+    "drum_maker": "drum_maker",
+    "drunk_husband_wise": "drunk_husband_wise",
+    "drunk_wise": "drunk_wise",
+    "drunkard_wise": "drunkard_wise",
+    "drunking": "drunking",
+    "dwarf_wise": "dwarf_wise",
+    "dwarven_art_wise": "dwarven_art_wise",
+    "dwarven_heroes_wise": "dwarven_heroes_wise",
+    "dwarven_rune_script": "dwarven_rune_script",
+    "dye_manufacture": "dye_manufacture",
+    "earth_wise": "earth_wise",
+    "elf_wise": "elf_wise",
+    "elven_art_wise": "elven_art_wise",
+    "elven_artifact_wise": "elven_artifact_wise",
+    "elven_blade_wise": "elven_blade_wise",
+    "elven_citadel_wise": "elven_citadel_wise",
+    "elven_ranger_wise": "elven_ranger_wise",
+    "elven_script": "elven_script",
+    "embroidery": "embroidery",
+    "empyrealia": "empyrealia",
+    "enchanting": "enchanting",
+    "engineering": "engineering",
+    "engraving": "engraving",
+    "estate_management": "estate_management",
+    "estate_wise": "estate_wise",
+    "etching": "etching",
+    "etharch_wise": "etharch_wise",
+    "etiquette": "etiquette",
+    "evensong": "evensong",
+    "everybody_s_innocent_wise": "everybody_s_innocent_wise",
+    "excavation": "excavation",
+    "extortion": "extortion",
+    "extortion_wise": "extortion_wise",
+    "fabric_wise": "fabric_wise",
+    "faith_wise": "faith_wise",
+    "falconry": "falconry",
+    "falsehood": "falsehood",
+    "family_secret_wise": "family_secret_wise",
+    "family_wise": "family_wise",
+    "farming": "farming",
+    "fashion_wise": "fashion_wise",
+    "fat_merchant_wise": "fat_merchant_wise",
+    "fealty_wise": "fealty_wise",
+    "feet_wise": "feet_wise",
+    "fen_wise": "fen_wise",
+    "fence_building": "fence_building",
+    "field_dressing": "field_dressing",
+    "fire_and_steel_wise": "fire_and_steel_wise",
+    "firearms": "firearms",
+    "firebuilding": "firebuilding",
+    "fishing": "fishing",
+    "fletcher": "fletcher",
+    "flock_wise": "flock_wise",
+    "flower_wise": "flower_wise",
+    "flute": "flute",
+    "folklore": "folklore",
+    "foraging": "foraging",
+    "foreign_doctrine": "foreign_doctrine",
+    "foreign_history": "foreign_history",
+    "foreign_languages": "foreign_languages",
+    "forest_wise": "forest_wise",
+    "forge_artifice": "forge_artifice",
+    "forgery": "forgery",
+    "formation_fighting": "formation_fighting",
+    "fortifications": "fortifications",
+    "fortress_wise": "fortress_wise",
+    "gambling": "gambling",
+    "games_of_chance": "games_of_chance",
+    "gaol_wise": "gaol_wise",
+    "garrote": "garrote",
+    "gas_pocket_wise": "gas_pocket_wise",
+    "gem_artifice": "gem_artifice",
+    "gemcraft": "gemcraft",
+    "genius_wise": "genius_wise",
+    "gift_of_speed": "gift_of_speed",
+    "gossip_wise": "gossip_wise",
+    "graft_wise": "graft_wise",
+    "grain_appraisal": "grain_appraisal",
+    "grain_song": "grain_song",
+    "grain_wise": "grain_wise",
+    "grape_wise": "grape_wise",
+    "grave_wise": "grave_wise",
+    "graveyard_wise": "graveyard_wise",
+    "graybeard_wise": "graybeard_wise",
+    "great_and_black_wise": "great_and_black_wise",
+    "great_masters_wise": "great_masters_wise",
+    "great_wolf_husbandry": "great_wolf_husbandry",
+    "great_wolf_wise": "great_wolf_wise",
+    "grift_wise": "grift_wise",
+    "guard_wise": "guard_wise",
+    "guest_wise": "guest_wise",
+    "guilder_wise": "guilder_wise",
+    "guts_wise": "guts_wise",
+    "haggling": "haggling",
+    "hallmaster": "hallmaster",
+    "hammer": "hammer",
+    "handwriting_wise": "handwriting_wise",
+    "hatchet_wise": "hatchet_wise",
+    "hauling": "hauling",
+    "heraldry": "heraldry",
+    "herb_wise": "herb_wise",
+    "herbalism": "herbalism",
+    "herbalist_wise": "herbalist_wise",
+    "heresy_wise": "heresy_wise",
+    "heretical_doctrine": "heretical_doctrine",
+    "hills_wise": "hills_wise",
+    "history": "history",
+    "hold_wise": "hold_wise",
+    "homesong": "homesong",
+    "honey_wise": "honey_wise",
+    "hoof_wise": "hoof_wise",
+    "horse_husbandry": "horse_husbandry",
+    "horse_wise": "horse_wise",
+    "hospital_wise": "hospital_wise",
+    "host_wise": "host_wise",
+    "hostel_wise": "hostel_wise",
+    "hunting": "hunting",
+    "husband_wise": "husband_wise",
+    "hymn_of_scales_and_fins": "hymn_of_scales_and_fins",
+    "hymn_of_victory": "hymn_of_victory",
+    "hypocritical_bastards_wise": "hypocritical_bastards_wise",
+    "illuminations": "illuminations",
+    "imperfections_wise": "imperfections_wise",
+    "inconspicuous": "inconspicuous",
+    "infection_wise": "infection_wise",
+    "insect_husbandry": "insect_husbandry",
+    "instruction": "instruction",
+    "interrogation": "interrogation",
+    "intimidation": "intimidation",
+    "intrigue_wise": "intrigue_wise",
+    "jargon": "jargon",
+    "javelin": "javelin",
+    "jewelcraft": "jewelcraft",
+    "jeweler": "jeweler",
+    "junk_wise": "junk_wise",
+    "khirurgy": "khirurgy",
+    "kingdom_wise": "kingdom_wise",
+    "knives": "knives",
+    "knots": "knots",
+    "laborer_wise": "laborer_wise",
+    "lament_for_the_fallen": "lament_for_the_fallen",
+    "lament_of_mourning": "lament_of_mourning",
+    "lament_of_stars": "lament_of_stars",
+    "lament_of_the_westering_sun": "lament_of_the_westering_sun",
+    "lance": "lance",
+    "landlord_wise": "landlord_wise",
+    "lapidary": "lapidary",
+    "latrine_wise": "latrine_wise",
+    "law_wise": "law_wise",
+    "lay_of_the_horse": "lay_of_the_horse",
+    "lazy_bastard_wise": "lazy_bastard_wise",
+    "lazy_wise": "lazy_wise",
+    "leather_wise": "leather_wise",
+    "leathercraft": "leathercraft",
+    "ledger_wise": "ledger_wise",
+    "leper_wise": "leper_wise",
+    "leverage_wise": "leverage_wise",
+    "library_wise": "library_wise",
+    "links": "links",
+    "litany_of_responsibilities": "litany_of_responsibilities",
+    "lithography": "lithography",
+    "local_history": "local_history",
+    "lock_pick": "lock_pick",
+    "lock_wise": "lock_wise",
+    "locksmith": "locksmith",
+    "logistics": "logistics",
+    "loot_wise": "loot_wise",
+    "lord_wise": "lord_wise",
+    "lost_treasures_wise": "lost_treasures_wise",
+    "lyre": "lyre",
+    "lyric_of_healing": "lyric_of_healing",
+    "lyric_of_law": "lyric_of_law",
+    "mace": "mace",
+    "maker_s_mark_wise": "maker_s_mark_wise",
+    "man_wise": "man_wise",
+    "manor_wise": "manor_wise",
+    "map_wise": "map_wise",
+    "martial_arts": "martial_arts",
+    "mason": "mason",
+    "materials_wise": "materials_wise",
+    "meditation": "meditation",
+    "mending": "mending",
+    "mercenary_company_wise": "mercenary_company_wise",
+    "merchant_wise": "merchant_wise",
+    "metal_wise": "metal_wise",
+    "midwifery": "midwifery",
+    "mill_wise": "mill_wise",
+    "miller": "miller",
+    "mimicry": "mimicry",
+    "mineral_wise": "mineral_wise",
+    "mining": "mining",
+    "minister_wise": "minister_wise",
+    "monastic_ritual": "monastic_ritual",
+    "monk_wise": "monk_wise",
+    "monody_of_the_march": "monody_of_the_march",
+    "mornsong": "mornsong",
+    "mount_wise": "mount_wise",
+    "mountain_wise": "mountain_wise",
+    "mounted_combat_bowman_training": "mounted_combat_bowman_training",
+    "mounted_combat_training": "mounted_combat_training",
+    "mouth_of_hell_wise": "mouth_of_hell_wise",
+    "mule_wise": "mule_wise",
+    "munitions": "munitions",
+    "murder_wise": "murder_wise",
+    "music_composition": "music_composition",
+    "musical_instrument": "musical_instrument",
+    "mystery_meat_wise": "mystery_meat_wise",
+    "nail_wise": "nail_wise",
+    "name_ritual": "name_ritual",
+    "navigation": "navigation",
+    "noble_wise": "noble_wise",
+    "nogger": "nogger",
+    "oath_wise": "oath_wise",
+    "obligation_wise": "obligation_wise",
+    "obscure_history": "obscure_history",
+    "obscure_text_wise": "obscure_text_wise",
+    "observation": "observation",
+    "omen_wise": "omen_wise",
+    "oratory": "oratory",
+    "orc_wise": "orc_wise",
+    "ore_wise": "ore_wise",
+    "orienteering": "orienteering",
+    "outlaw_wise": "outlaw_wise",
+    "pack_wise": "pack_wise",
+    "paean_of_deeds": "paean_of_deeds",
+    "paint_wise": "paint_wise",
+    "painting": "painting",
+    "paperwork_wise": "paperwork_wise",
+    "parish_wise": "parish_wise",
+    "park_wise": "park_wise",
+    "pattern_wise": "pattern_wise",
+    "peasant_wise": "peasant_wise",
+    "personal_effects_wise": "personal_effects_wise",
+    "persuasion": "persuasion",
+    "pest_wise": "pest_wise",
+    "philosophy": "philosophy",
+    "pilgrim_wise": "pilgrim_wise",
+    "pilgrimage_wise": "pilgrimage_wise",
+    "pilot": "pilot",
+    "pirate_cove_wise": "pirate_cove_wise",
+    "pirates_wise": "pirates_wise",
+    "plant_wise": "plant_wise",
+    "playwright": "playwright",
+    "plumbing": "plumbing",
+    "poacher_wise": "poacher_wise",
+    "poetry": "poetry",
+    "poison_wise": "poison_wise",
+    "poisonous_platitudes": "poisonous_platitudes",
+    "poisons": "poisons",
+    "polearm": "polearm",
+    "potter": "potter",
+    "priest_wise": "priest_wise",
+    "profanity_wise": "profanity_wise",
+    "prospecting": "prospecting",
+    "prostitute_wise": "prostitute_wise",
+    "protector_wise": "protector_wise",
+    "purple_song": "purple_song",
+    "quack_wise": "quack_wise",
+    "ransom_wise": "ransom_wise",
+    "ratiquette": "ratiquette",
+    "read": "read",
+    "reason_of_old_stone": "reason_of_old_stone",
+    "recitation_of_ages": "recitation_of_ages",
+    "relic_wise": "relic_wise",
+    "religious_diatribe": "religious_diatribe",
+    "religious_history": "religious_history",
+    "religious_rumor_wise": "religious_rumor_wise",
+    "reputation_wise": "reputation_wise",
+    "research": "research",
+    "rhetoric": "rhetoric",
+    "rhyme_of_rules": "rhyme_of_rules",
+    "rhyme_of_the_gatherer": "rhyme_of_the_gatherer",
+    "rhyme_of_the_mariner": "rhyme_of_the_mariner",
+    "rhyme_of_the_pathfinder": "rhyme_of_the_pathfinder",
+    "rhyme_of_tongues": "rhyme_of_tongues",
+    "rhythm_of_the_city_wise": "rhythm_of_the_city_wise",
+    "riddle_of_steel": "riddle_of_steel",
+    "ridiculous_request_wise": "ridiculous_request_wise",
+    "riding": "riding",
+    "rigging": "rigging",
+    "ritual": "ritual",
+    "rituals_of_blood": "rituals_of_blood",
+    "rituals_of_night": "rituals_of_night",
+    "rituals_wise": "rituals_wise",
+    "road_wise": "road_wise",
+    "rock_wise": "rock_wise",
+    "rope_chant": "rope_chant",
+    "rope_wise": "rope_wise",
+    "round_of_harvest": "round_of_harvest",
+    "royal_parks_wise": "royal_parks_wise",
+    "royal_secret_wise": "royal_secret_wise",
+    "rude_carpentry": "rude_carpentry",
+    "rule_of_law": "rule_of_law",
+    "rumor_wise": "rumor_wise",
+    "rune_casting": "rune_casting",
+    "sacrament_wise": "sacrament_wise",
+    "saddlery": "saddlery",
+    "sail_wise": "sail_wise",
+    "sailor_wise": "sailor_wise",
+    "saint_wise": "saint_wise",
+    "scavenging": "scavenging",
+    "sculpture": "sculpture",
+    "scurvy_wise": "scurvy_wise",
+    "scutwork_wise": "scutwork_wise",
+    "sea_wise": "sea_wise",
+    "seaman_wise": "seaman_wise",
+    "seamanship": "seamanship",
+    "seduction": "seduction",
+    "servant_wise": "servant_wise",
+    "sewing": "sewing",
+    "shield_training": "shield_training",
+    "ship_management": "ship_management",
+    "ship_wise": "ship_wise",
+    "shipwright": "shipwright",
+    "shoal_wise": "shoal_wise",
+    "shoe_wise": "shoe_wise",
+    "shortcut_wise": "shortcut_wise",
+    "shrewd_appraisal": "shrewd_appraisal",
+    "shrine_wise": "shrine_wise",
+    "siege_engineer": "siege_engineer",
+    "signaling": "signaling",
+    "silent_fury": "silent_fury",
+    "silver_trumpet": "silver_trumpet",
+    "sing": "sing",
+    "skirmish_tactics_training": "skirmish_tactics_training",
+    "slave_deck_wise": "slave_deck_wise",
+    "slavery_wise": "slavery_wise",
+    "sleight_of_hand": "sleight_of_hand",
+    "slip_of_currents": "slip_of_currents",
+    "smithcraft": "smithcraft",
+    "soldier_wise": "soldier_wise",
+    "soldiering": "soldiering",
+    "song_of_arbors": "song_of_arbors",
+    "song_of_bonding": "song_of_bonding",
+    "song_of_burning_bright": "song_of_burning_bright",
+    "song_of_feasting": "song_of_feasting",
+    "song_of_flocks_and_herds": "song_of_flocks_and_herds",
+    "song_of_form": "song_of_form",
+    "song_of_lordship": "song_of_lordship",
+    "song_of_merriment": "song_of_merriment",
+    "song_of_paths_and_ways": "song_of_paths_and_ways",
+    "song_of_silence": "song_of_silence",
+    "song_of_songs": "song_of_songs",
+    "song_of_soothing": "song_of_soothing",
+    "song_of_the_eldar": "song_of_the_eldar",
+    "song_of_the_sword": "song_of_the_sword",
+    "soot_wise": "soot_wise",
+    "soothing_platitudes": "soothing_platitudes",
+    "sorcery": "sorcery",
+    "sorcery_wise": "sorcery_wise",
+    "spear": "spear",
+    "spearcraft": "spearcraft",
+    "spider_husbandry": "spider_husbandry",
+    "spiel_wise": "spiel_wise",
+    "spirit_binding": "spirit_binding",
+    "staff": "staff",
+    "staff_wise": "staff_wise",
+    "starcraft": "starcraft",
+    "stealthy": "stealthy",
+    "stentorious_debate": "stentorious_debate",
+    "stentorious_singing": "stentorious_singing",
+    "stone_artifice": "stone_artifice",
+    "stone_wise": "stone_wise",
+    "stonecraft": "stonecraft",
+    "strain_of_far_sight": "strain_of_far_sight",
+    "strategy": "strategy",
+    "strategy_games": "strategy_games",
+    "streetwise": "streetwise",
+    "structural_weakness_wise": "structural_weakness_wise",
+    "stuff_wise": "stuff_wise",
+    "suasion": "suasion",
+    "suicidal_bravery_wise": "suicidal_bravery_wise",
+    "summoner_wise": "summoner_wise",
+    "summoning": "summoning",
+    "superstition_wise": "superstition_wise",
+    "supplication_to_the_wind": "supplication_to_the_wind",
+    "supplier_wise": "supplier_wise",
+    "supply_wise": "supply_wise",
+    "surgery": "surgery",
+    "survival": "survival",
+    "sweet_tooth_wise": "sweet_tooth_wise",
+    "sword": "sword",
+    "swordsman_wise": "swordsman_wise",
+    "symbology": "symbology",
+    "tactics": "tactics",
+    "tall_grass_wise": "tall_grass_wise",
+    "tanner": "tanner",
+    "tar_wise": "tar_wise",
+    "taskmaster_wise": "taskmaster_wise",
+    "tavern_tales_wise": "tavern_tales_wise",
+    "tax_wise": "tax_wise",
+    "taxidermy": "taxidermy",
+    "temple_wise": "temple_wise",
+    "terroir_wise": "terroir_wise",
+    "theatrics": "theatrics",
+    "threading_chant": "threading_chant",
+    "threne_of_the_chameleon": "threne_of_the_chameleon",
+    "throwing": "throwing",
+    "tithe_wise": "tithe_wise",
+    "tools_wise": "tools_wise",
+    "torture": "torture",
+    "torture_devices_wise": "torture_devices_wise",
+    "town_wise": "town_wise",
+    "tracking": "tracking",
+    "tract_of_enmity": "tract_of_enmity",
+    "tragic_end_wise": "tragic_end_wise",
+    "trails_wise": "trails_wise",
+    "trapper": "trapper",
+    "traveler_wise": "traveler_wise",
+    "treasure_wise": "treasure_wise",
+    "tree_cutting": "tree_cutting",
+    "tree_pulling": "tree_pulling",
+    "tree_wise": "tree_wise",
+    "trial_by_combat_wise": "trial_by_combat_wise",
+    "troll_etiquette": "troll_etiquette",
+    "troll_wise": "troll_wise",
+    "trouble_wise": "trouble_wise",
+    "tune_wise": "tune_wise",
+    "tunnel_wise": "tunnel_wise",
+    "two_fisted_fighting_training": "two_fisted_fighting_training",
+    "ugly_truth": "ugly_truth",
+    "vagrant_wise": "vagrant_wise",
+    "vein_wise": "vein_wise",
+    "verse_of_decision": "verse_of_decision",
+    "verse_of_friendship": "verse_of_friendship",
+    "vile_poisoner": "vile_poisoner",
+    "village_secret_wise": "village_secret_wise",
+    "village_secrets_wise": "village_secrets_wise",
+    "village_wise": "village_wise",
+    "vine_wise": "vine_wise",
+    "vintage_wise": "vintage_wise",
+    "vintner": "vintner",
+    "visage_wise": "visage_wise",
+    "voice_of_ages": "voice_of_ages",
+    "voice_of_thunder": "voice_of_thunder",
+    "wagon_wise": "wagon_wise",
+    "waiting_tables": "waiting_tables",
+    "war_art": "war_art",
+    "war_engineer": "war_engineer",
+    "war_wise": "war_wise",
+    "waterworks": "waterworks",
+    "wealth_wise": "wealth_wise",
+    "wealthy_wise": "wealthy_wise",
+    "weaponsmith": "weaponsmith",
+    "weathersong": "weathersong",
+    "weaving": "weaving",
+    "weaving_way": "weaving_way",
+    "web_wise": "web_wise",
+    "well_wise": "well_wise",
+    "whip_wise": "whip_wise",
+    "whispered_secrets_wise": "whispered_secrets_wise",
+    "white_metal_artifice": "white_metal_artifice",
+    "whitesmith": "whitesmith",
+    "wholesale_wise": "wholesale_wise",
+    "wife_wise": "wife_wise",
+    "windage_wise": "windage_wise",
+    "wine_tasting": "wine_tasting",
+    "wises": "wises",
+    "wolf_wise": "wolf_wise",
+    "wood_wise": "wood_wise",
+    "woodcraft": "woodcraft",
+    "work_wise": "work_wise",
+    "worshipper_wise": "worshipper_wise",
+    "writ_wise": "writ_wise",
+    "write": "write",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Skill:
+        if name in _IDS:
+            return SKILLS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

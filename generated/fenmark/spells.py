@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Spells of Fenmark, each by its id: `spells.bilious_smoke`; SPELLS holds them all by id."""
 
-from . import _spells
+from typing import TYPE_CHECKING
+
 from ._spells import SPELLS, Spell
 
 __all__ = [
@@ -88,81 +89,176 @@ __all__ = [
     "wyrd_light",
 ]
 
-bilious_smoke = _spells.SPELLS["bilious_smoke"]
-binding = _spells.SPELLS["binding"]
-black_blooded_rage = _spells.SPELLS["black_blooded_rage"]
-black_cloak = _spells.SPELLS["black_cloak"]
-black_rust = _spells.SPELLS["black_rust"]
-blessed_hands = _spells.SPELLS["blessed_hands"]
-blue_blooded_heart = _spells.SPELLS["blue_blooded_heart"]
-breath_of_wind = _spells.SPELLS["breath_of_wind"]
-call_of_iron = _spells.SPELLS["call_of_iron"]
-call_of_the_pit = _spells.SPELLS["call_of_the_pit"]
-cat_s_eye = _spells.SPELLS["cat_s_eye"]
-chameleon = _spells.SPELLS["chameleon"]
-chaos_ward = _spells.SPELLS["chaos_ward"]
-choking_hand = _spells.SPELLS["choking_hand"]
-courage = _spells.SPELLS["courage"]
-dark_of_night = _spells.SPELLS["dark_of_night"]
-death_s_howl = _spells.SPELLS["death_s_howl"]
-delirium_tremens = _spells.SPELLS["delirium_tremens"]
-dexterity_of_the_cat = _spells.SPELLS["dexterity_of_the_cat"]
-dog_s_ear = _spells.SPELLS["dog_s_ear"]
-eldritch_shield = _spells.SPELLS["eldritch_shield"]
-emperor_s_hand = _spells.SPELLS["emperor_s_hand"]
-enemy_of_the_sun = _spells.SPELLS["enemy_of_the_sun"]
-falcon_skin = _spells.SPELLS["falcon_skin"]
-fire_breath = _spells.SPELLS["fire_breath"]
-fire_fan = _spells.SPELLS["fire_fan"]
-firewalker = _spells.SPELLS["firewalker"]
-fish_lung = _spells.SPELLS["fish_lung"]
-flame_finger = _spells.SPELLS["flame_finger"]
-force_of_will = _spells.SPELLS["force_of_will"]
-gray_cloak = _spells.SPELLS["gray_cloak"]
-havoc_s_hand = _spells.SPELLS["havoc_s_hand"]
-his_creeping_hand = _spells.SPELLS["his_creeping_hand"]
-horror = _spells.SPELLS["horror"]
-horse_s_stride = _spells.SPELLS["horse_s_stride"]
-impenetrable_gloom = _spells.SPELLS["impenetrable_gloom"]
-intonation_of_earth_s_dark_secrets = _spells.SPELLS["intonation_of_earth_s_dark_secrets"]
-lights_of_st_andrew = _spells.SPELLS["lights_of_st_andrew"]
-low_speech = _spells.SPELLS["low_speech"]
-mage_light = _spells.SPELLS["mage_light"]
-magesense = _spells.SPELLS["magesense"]
-magic_whistle = _spells.SPELLS["magic_whistle"]
-mask = _spells.SPELLS["mask"]
-mend = _spells.SPELLS["mend"]
-minor_maker = _spells.SPELLS["minor_maker"]
-orc_dark_of_night = _spells.SPELLS["orc_dark_of_night"]
-persuasion = _spells.SPELLS["persuasion"]
-phantasmagoria = _spells.SPELLS["phantasmagoria"]
-philosopher_s_perch = _spells.SPELLS["philosopher_s_perch"]
-pyrotechnics = _spells.SPELLS["pyrotechnics"]
-rain_of_fire = _spells.SPELLS["rain_of_fire"]
-rainstorm = _spells.SPELLS["rainstorm"]
-rising_mist = _spells.SPELLS["rising_mist"]
-sarch_s_glare = _spells.SPELLS["sarch_s_glare"]
-shards = _spells.SPELLS["shards"]
-sight_of_the_eagle = _spells.SPELLS["sight_of_the_eagle"]
-spark_shower = _spells.SPELLS["spark_shower"]
-spirit_servant = _spells.SPELLS["spirit_servant"]
-storm_of_lightning = _spells.SPELLS["storm_of_lightning"]
-strength_of_the_ox = _spells.SPELLS["strength_of_the_ox"]
-the_fear = _spells.SPELLS["the_fear"]
-thunderclap = _spells.SPELLS["thunderclap"]
-turn_aside_the_blade = _spells.SPELLS["turn_aside_the_blade"]
-valor = _spells.SPELLS["valor"]
-voice_caster = _spells.SPELLS["voice_caster"]
-wall_walker = _spells.SPELLS["wall_walker"]
-water_walker = _spells.SPELLS["water_walker"]
-wave = _spells.SPELLS["wave"]
-weatherworker = _spells.SPELLS["weatherworker"]
-whisper_on_the_wind = _spells.SPELLS["whisper_on_the_wind"]
-white_fire = _spells.SPELLS["white_fire"]
-will_o_wisp = _spells.SPELLS["will_o_wisp"]
-windlash = _spells.SPELLS["windlash"]
-wisdom_of_the_ancients = _spells.SPELLS["wisdom_of_the_ancients"]
-witch_flight = _spells.SPELLS["witch_flight"]
-witch_key = _spells.SPELLS["witch_key"]
-wolf_snout = _spells.SPELLS["wolf_snout"]
-wyrd_light = _spells.SPELLS["wyrd_light"]
+# Each entity by its id, read from SPELLS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+bilious_smoke: Spell
+binding: Spell
+black_blooded_rage: Spell
+black_cloak: Spell
+black_rust: Spell
+blessed_hands: Spell
+blue_blooded_heart: Spell
+breath_of_wind: Spell
+call_of_iron: Spell
+call_of_the_pit: Spell
+cat_s_eye: Spell
+chameleon: Spell
+chaos_ward: Spell
+choking_hand: Spell
+courage: Spell
+dark_of_night: Spell
+death_s_howl: Spell
+delirium_tremens: Spell
+dexterity_of_the_cat: Spell
+dog_s_ear: Spell
+eldritch_shield: Spell
+emperor_s_hand: Spell
+enemy_of_the_sun: Spell
+falcon_skin: Spell
+fire_breath: Spell
+fire_fan: Spell
+firewalker: Spell
+fish_lung: Spell
+flame_finger: Spell
+force_of_will: Spell
+gray_cloak: Spell
+havoc_s_hand: Spell
+his_creeping_hand: Spell
+horror: Spell
+horse_s_stride: Spell
+impenetrable_gloom: Spell
+intonation_of_earth_s_dark_secrets: Spell
+lights_of_st_andrew: Spell
+low_speech: Spell
+mage_light: Spell
+magesense: Spell
+magic_whistle: Spell
+mask: Spell
+mend: Spell
+minor_maker: Spell
+orc_dark_of_night: Spell
+persuasion: Spell
+phantasmagoria: Spell
+philosopher_s_perch: Spell
+pyrotechnics: Spell
+rain_of_fire: Spell
+rainstorm: Spell
+rising_mist: Spell
+sarch_s_glare: Spell
+shards: Spell
+sight_of_the_eagle: Spell
+spark_shower: Spell
+spirit_servant: Spell
+storm_of_lightning: Spell
+strength_of_the_ox: Spell
+the_fear: Spell
+thunderclap: Spell
+turn_aside_the_blade: Spell
+valor: Spell
+voice_caster: Spell
+wall_walker: Spell
+water_walker: Spell
+wave: Spell
+weatherworker: Spell
+whisper_on_the_wind: Spell
+white_fire: Spell
+will_o_wisp: Spell
+windlash: Spell
+wisdom_of_the_ancients: Spell
+witch_flight: Spell
+witch_key: Spell
+wolf_snout: Spell
+wyrd_light: Spell
+
+_IDS = {
+    "bilious_smoke": "bilious_smoke",
+    "binding": "binding",
+    "black_blooded_rage": "black_blooded_rage",
+    "black_cloak": "black_cloak",
+    "black_rust": "black_rust",
+    "blessed_hands": "blessed_hands",
+    "blue_blooded_heart": "blue_blooded_heart",
+    "breath_of_wind": "breath_of_wind",
+    "call_of_iron": "call_of_iron",
+    "call_of_the_pit": "call_of_the_pit",
+    "cat_s_eye": "cat_s_eye",
+    "chameleon": "chameleon",
+    "chaos_ward": "chaos_ward",
+    "choking_hand": "choking_hand",
+    "courage": "courage",
+    "dark_of_night": "dark_of_night",
+    "death_s_howl": "death_s_howl",
+    "delirium_tremens": "delirium_tremens",
+    "dexterity_of_the_cat": "dexterity_of_the_cat",
+    "dog_s_ear": "dog_s_ear",
+    "eldritch_shield": "eldritch_shield",
+    "emperor_s_hand": "emperor_s_hand",
+    "enemy_of_the_sun": "enemy_of_the_sun",
+    "falcon_skin": "falcon_skin",
+    "fire_breath": "fire_breath",
+    "fire_fan": "fire_fan",
+    "firewalker": "firewalker",
+    "fish_lung": "fish_lung",
+    "flame_finger": "flame_finger",
+    "force_of_will": "force_of_will",
+    "gray_cloak": "gray_cloak",
+    "havoc_s_hand": "havoc_s_hand",
+    "his_creeping_hand": "his_creeping_hand",
+    "horror": "horror",
+    "horse_s_stride": "horse_s_stride",
+    "impenetrable_gloom": "impenetrable_gloom",
+    "intonation_of_earth_s_dark_secrets": "intonation_of_earth_s_dark_secrets",
+    "lights_of_st_andrew": "lights_of_st_andrew",
+    "low_speech": "low_speech",
+    "mage_light": "mage_light",
+    "magesense": "magesense",
+    "magic_whistle": "magic_whistle",
+    "mask": "mask",
+    "mend": "mend",
+    "minor_maker": "minor_maker",
+    "orc_dark_of_night": "orc_dark_of_night",
+    "persuasion": "persuasion",
+    "phantasmagoria": "phantasmagoria",
+    "philosopher_s_perch": "philosopher_s_perch",
+    "pyrotechnics": "pyrotechnics",
+    "rain_of_fire": "rain_of_fire",
+    "rainstorm": "rainstorm",
+    "rising_mist": "rising_mist",
+    "sarch_s_glare": "sarch_s_glare",
+    "shards": "shards",
+    "sight_of_the_eagle": "sight_of_the_eagle",
+    "spark_shower": "spark_shower",
+    "spirit_servant": "spirit_servant",
+    "storm_of_lightning": "storm_of_lightning",
+    "strength_of_the_ox": "strength_of_the_ox",
+    "the_fear": "the_fear",
+    "thunderclap": "thunderclap",
+    "turn_aside_the_blade": "turn_aside_the_blade",
+    "valor": "valor",
+    "voice_caster": "voice_caster",
+    "wall_walker": "wall_walker",
+    "water_walker": "water_walker",
+    "wave": "wave",
+    "weatherworker": "weatherworker",
+    "whisper_on_the_wind": "whisper_on_the_wind",
+    "white_fire": "white_fire",
+    "will_o_wisp": "will_o_wisp",
+    "windlash": "windlash",
+    "wisdom_of_the_ancients": "wisdom_of_the_ancients",
+    "witch_flight": "witch_flight",
+    "witch_key": "witch_key",
+    "wolf_snout": "wolf_snout",
+    "wyrd_light": "wyrd_light",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Spell:
+        if name in _IDS:
+            return SPELLS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Stocks of Fenmark, each by its id: `stocks.dwarf`; STOCKS holds them all by id."""
 
-from . import _stocks
+from typing import TYPE_CHECKING
+
 from ._stocks import STOCKS, Stock
 
 __all__ = [
@@ -14,7 +15,28 @@ __all__ = [
     "orc",
 ]
 
-dwarf = _stocks.STOCKS["dwarf"]
-elf = _stocks.STOCKS["elf"]
-human = _stocks.STOCKS["human"]
-orc = _stocks.STOCKS["orc"]
+# Each entity by its id, read from STOCKS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+dwarf: Stock
+elf: Stock
+human: Stock
+orc: Stock
+
+_IDS = {
+    "dwarf": "dwarf",
+    "elf": "elf",
+    "human": "human",
+    "orc": "orc",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Stock:
+        if name in _IDS:
+            return STOCKS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Traits of Fenmark, each by its id: `traits.a_bit_deaf`; TRAITS holds them all by id."""
 
-from . import _traits
+from typing import TYPE_CHECKING
+
 from ._traits import TRAITS, Trait
 
 __all__ = [
@@ -738,731 +739,1476 @@ __all__ = [
     "zealot",
 ]
 
-a_bit_deaf = _traits.TRAITS["a_bit_deaf"]
-a_little_crazy = _traits.TRAITS["a_little_crazy"]
-a_little_fat = _traits.TRAITS["a_little_fat"]
-abashed = _traits.TRAITS["abashed"]
-abnormally_long_tongue = _traits.TRAITS["abnormally_long_tongue"]
-abused = _traits.TRAITS["abused"]
-academic = _traits.TRAITS["academic"]
-accustomed_to_the_dark = _traits.TRAITS["accustomed_to_the_dark"]
-aches_and_pains = _traits.TRAITS["aches_and_pains"]
-acute = _traits.TRAITS["acute"]
-addicted = _traits.TRAITS["addicted"]
-adorable = _traits.TRAITS["adorable"]
-adventurer = _traits.TRAITS["adventurer"]
-affinity_for = _traits.TRAITS["affinity_for"]
-affinity_for_books_and_scrolls = _traits.TRAITS["affinity_for_books_and_scrolls"]
-affinity_for_business = _traits.TRAITS["affinity_for_business"]
-affinity_for_horses = _traits.TRAITS["affinity_for_horses"]
-affinity_for_plants = _traits.TRAITS["affinity_for_plants"]
-affinity_for_rope = _traits.TRAITS["affinity_for_rope"]
-affinity_for_sheep_and_goats = _traits.TRAITS["affinity_for_sheep_and_goats"]
-affinity_for_spiders = _traits.TRAITS["affinity_for_spiders"]
-aggressive = _traits.TRAITS["aggressive"]
-agoraphobic = _traits.TRAITS["agoraphobic"]
-agreeable = _traits.TRAITS["agreeable"]
-alarming = _traits.TRAITS["alarming"]
-alcoholic = _traits.TRAITS["alcoholic"]
-alert = _traits.TRAITS["alert"]
-alms_taker = _traits.TRAITS["alms_taker"]
-aloof = _traits.TRAITS["aloof"]
-aman = _traits.TRAITS["aman"]
-ambidextrous = _traits.TRAITS["ambidextrous"]
-ambitious = _traits.TRAITS["ambitious"]
-amenable = _traits.TRAITS["amenable"]
-amenable_to_other_options = _traits.TRAITS["amenable_to_other_options"]
-anemic = _traits.TRAITS["anemic"]
-apostate = _traits.TRAITS["apostate"]
-appreciation_for_beauty = _traits.TRAITS["appreciation_for_beauty"]
-apprehensive = _traits.TRAITS["apprehensive"]
-arcane = _traits.TRAITS["arcane"]
-arrogant = _traits.TRAITS["arrogant"]
-artful_dodger = _traits.TRAITS["artful_dodger"]
-atravieso = _traits.TRAITS["atravieso"]
-aura_of_determination = _traits.TRAITS["aura_of_determination"]
-aura_of_fear = _traits.TRAITS["aura_of_fear"]
-aura_of_holiness = _traits.TRAITS["aura_of_holiness"]
-aura_of_innocence = _traits.TRAITS["aura_of_innocence"]
-aura_of_malevolence = _traits.TRAITS["aura_of_malevolence"]
-aura_of_martyrdom = _traits.TRAITS["aura_of_martyrdom"]
-authoritative = _traits.TRAITS["authoritative"]
-avarice = _traits.TRAITS["avarice"]
-back_breaking_labor = _traits.TRAITS["back_breaking_labor"]
-bad_egg = _traits.TRAITS["bad_egg"]
-baleful_stare = _traits.TRAITS["baleful_stare"]
-barker = _traits.TRAITS["barker"]
-base_humility = _traits.TRAITS["base_humility"]
-bastard = _traits.TRAITS["bastard"]
-batshit = _traits.TRAITS["batshit"]
-bearded = _traits.TRAITS["bearded"]
-bedside_manner = _traits.TRAITS["bedside_manner"]
-beespeaker = _traits.TRAITS["beespeaker"]
-believer = _traits.TRAITS["believer"]
-bellicose = _traits.TRAITS["bellicose"]
-big_boned = _traits.TRAITS["big_boned"]
-bilge_drinker = _traits.TRAITS["bilge_drinker"]
-birdie_talk = _traits.TRAITS["birdie_talk"]
-bitter = _traits.TRAITS["bitter"]
-black_bile_poison = _traits.TRAITS["black_bile_poison"]
-black_lung = _traits.TRAITS["black_lung"]
-blank_stare = _traits.TRAITS["blank_stare"]
-blasphemer = _traits.TRAITS["blasphemer"]
-blind = _traits.TRAITS["blind"]
-blisters = _traits.TRAITS["blisters"]
-bloviatic = _traits.TRAITS["bloviatic"]
-boaster = _traits.TRAITS["boaster"]
-bog_sense = _traits.TRAITS["bog_sense"]
-bookworm = _traits.TRAITS["bookworm"]
-booming_voice = _traits.TRAITS["booming_voice"]
-bored = _traits.TRAITS["bored"]
-born_to_be_king = _traits.TRAITS["born_to_be_king"]
-born_to_rule_them_all = _traits.TRAITS["born_to_rule_them_all"]
-born_under_the_silver_stars = _traits.TRAITS["born_under_the_silver_stars"]
-bottomless_stomach = _traits.TRAITS["bottomless_stomach"]
-branded_a_coward = _traits.TRAITS["branded_a_coward"]
-brash = _traits.TRAITS["brash"]
-brave = _traits.TRAITS["brave"]
-brawler = _traits.TRAITS["brawler"]
-breeder = _traits.TRAITS["breeder"]
-broken = _traits.TRAITS["broken"]
-broken_in = _traits.TRAITS["broken_in"]
-broken_man = _traits.TRAITS["broken_man"]
-brooding = _traits.TRAITS["brooding"]
-bruiser = _traits.TRAITS["bruiser"]
-brusque = _traits.TRAITS["brusque"]
-brutal = _traits.TRAITS["brutal"]
-brute = _traits.TRAITS["brute"]
-brutish_efficiency = _traits.TRAITS["brutish_efficiency"]
-bulbous_nose = _traits.TRAITS["bulbous_nose"]
-bull_s_eye_spitter = _traits.TRAITS["bull_s_eye_spitter"]
-burial_at_sea = _traits.TRAITS["burial_at_sea"]
-burial_rites = _traits.TRAITS["burial_rites"]
-buxom = _traits.TRAITS["buxom"]
-cadaverous = _traits.TRAITS["cadaverous"]
-call_of_the_sea = _traits.TRAITS["call_of_the_sea"]
-callous = _traits.TRAITS["callous"]
-calloused = _traits.TRAITS["calloused"]
-callow = _traits.TRAITS["callow"]
-calm_demeanor = _traits.TRAITS["calm_demeanor"]
-cannibal = _traits.TRAITS["cannibal"]
-cassandra = _traits.TRAITS["cassandra"]
-cat_lover = _traits.TRAITS["cat_lover"]
-catalyst = _traits.TRAITS["catalyst"]
-charging_blindly = _traits.TRAITS["charging_blindly"]
-charismatic = _traits.TRAITS["charismatic"]
-charming = _traits.TRAITS["charming"]
-child_prodigy = _traits.TRAITS["child_prodigy"]
-chosen_one = _traits.TRAITS["chosen_one"]
-chronologue = _traits.TRAITS["chronologue"]
-chuffing = _traits.TRAITS["chuffing"]
-chuntering = _traits.TRAITS["chuntering"]
-cipher = _traits.TRAITS["cipher"]
-circumspect = _traits.TRAITS["circumspect"]
-clairvoyant = _traits.TRAITS["clairvoyant"]
-claustrophobic = _traits.TRAITS["claustrophobic"]
-clumsy = _traits.TRAITS["clumsy"]
-cold_black_blood = _traits.TRAITS["cold_black_blood"]
-cold_blooded = _traits.TRAITS["cold_blooded"]
-cold_hearted = _traits.TRAITS["cold_hearted"]
-collector = _traits.TRAITS["collector"]
-color_blind = _traits.TRAITS["color_blind"]
-colorful = _traits.TRAITS["colorful"]
-comely = _traits.TRAITS["comely"]
-comfortable_shoes = _traits.TRAITS["comfortable_shoes"]
-commanding_aura = _traits.TRAITS["commanding_aura"]
-complaining = _traits.TRAITS["complaining"]
-compulsive_liar = _traits.TRAITS["compulsive_liar"]
-condescending = _traits.TRAITS["condescending"]
-confident = _traits.TRAITS["confident"]
-connected = _traits.TRAITS["connected"]
-contortionist = _traits.TRAITS["contortionist"]
-cookie = _traits.TRAITS["cookie"]
-cool_headed = _traits.TRAITS["cool_headed"]
-corrupt = _traits.TRAITS["corrupt"]
-cowardly = _traits.TRAITS["cowardly"]
-cramped_hands = _traits.TRAITS["cramped_hands"]
-crippled = _traits.TRAITS["crippled"]
-crotchety = _traits.TRAITS["crotchety"]
-cruel = _traits.TRAITS["cruel"]
-cry_of_doom = _traits.TRAITS["cry_of_doom"]
-cry_wolf = _traits.TRAITS["cry_wolf"]
-cryptic = _traits.TRAITS["cryptic"]
-curious = _traits.TRAITS["curious"]
-curses_like_a_sailor = _traits.TRAITS["curses_like_a_sailor"]
-cursing = _traits.TRAITS["cursing"]
-cynical = _traits.TRAITS["cynical"]
-dangerous = _traits.TRAITS["dangerous"]
-dangerous_obsession = _traits.TRAITS["dangerous_obsession"]
-daring = _traits.TRAITS["daring"]
-darling_of_the_court = _traits.TRAITS["darling_of_the_court"]
-deadly_precision = _traits.TRAITS["deadly_precision"]
-deaf = _traits.TRAITS["deaf"]
-debauched = _traits.TRAITS["debauched"]
-deep_sense = _traits.TRAITS["deep_sense"]
-deep_sleeper = _traits.TRAITS["deep_sleeper"]
-deferential = _traits.TRAITS["deferential"]
-demagogue = _traits.TRAITS["demagogue"]
-denouncer = _traits.TRAITS["denouncer"]
-desperate = _traits.TRAITS["desperate"]
-despondent = _traits.TRAITS["despondent"]
-determined = _traits.TRAITS["determined"]
-devout = _traits.TRAITS["devout"]
-dexterity_of_the_cat = _traits.TRAITS["dexterity_of_the_cat"]
-diligent = _traits.TRAITS["diligent"]
-diminutive_hands = _traits.TRAITS["diminutive_hands"]
-diminutive_stature = _traits.TRAITS["diminutive_stature"]
-disciplined = _traits.TRAITS["disciplined"]
-diseased = _traits.TRAITS["diseased"]
-dismissive = _traits.TRAITS["dismissive"]
-dispute_settler = _traits.TRAITS["dispute_settler"]
-distracted = _traits.TRAITS["distracted"]
-disturbed = _traits.TRAITS["disturbed"]
-disturbingly_confident = _traits.TRAITS["disturbingly_confident"]
-disturbingly_large_mouth = _traits.TRAITS["disturbingly_large_mouth"]
-docile = _traits.TRAITS["docile"]
-dog_faced_boy = _traits.TRAITS["dog_faced_boy"]
-dog_lover = _traits.TRAITS["dog_lover"]
-domineering = _traits.TRAITS["domineering"]
-domineering_presence = _traits.TRAITS["domineering_presence"]
-dour = _traits.TRAITS["dour"]
-down_to_earth = _traits.TRAITS["down_to_earth"]
-downtrodden = _traits.TRAITS["downtrodden"]
-dramatic = _traits.TRAITS["dramatic"]
-dreadful = _traits.TRAITS["dreadful"]
-dreamer = _traits.TRAITS["dreamer"]
-driven = _traits.TRAITS["driven"]
-drop_dead_gorgeous = _traits.TRAITS["drop_dead_gorgeous"]
-drunk = _traits.TRAITS["drunk"]
-dusty = _traits.TRAITS["dusty"]
-dutiful = _traits.TRAITS["dutiful"]
-dvergar = _traits.TRAITS["dvergar"]
-eagle_eye = _traits.TRAITS["eagle_eye"]
-ear_for_voices = _traits.TRAITS["ear_for_voices"]
-ear_to_the_ground = _traits.TRAITS["ear_to_the_ground"]
-early_riser = _traits.TRAITS["early_riser"]
-earthen = _traits.TRAITS["earthen"]
-earthy_smell = _traits.TRAITS["earthy_smell"]
-eating_maggots = _traits.TRAITS["eating_maggots"]
-ebullient = _traits.TRAITS["ebullient"]
-educated = _traits.TRAITS["educated"]
-effete = _traits.TRAITS["effete"]
-eidetic_memory = _traits.TRAITS["eidetic_memory"]
-eldritch_sink = _traits.TRAITS["eldritch_sink"]
-emotional = _traits.TRAITS["emotional"]
-enemy_of_the_sun = _traits.TRAITS["enemy_of_the_sun"]
-entropic = _traits.TRAITS["entropic"]
-erudite = _traits.TRAITS["erudite"]
-esoteric = _traits.TRAITS["esoteric"]
-essence_of_the_earth = _traits.TRAITS["essence_of_the_earth"]
-estimation = _traits.TRAITS["estimation"]
-etharchal = _traits.TRAITS["etharchal"]
-eunuch = _traits.TRAITS["eunuch"]
-evasive = _traits.TRAITS["evasive"]
-exasperated = _traits.TRAITS["exasperated"]
-exhausted = _traits.TRAITS["exhausted"]
-exile = _traits.TRAITS["exile"]
-exorcist = _traits.TRAITS["exorcist"]
-extra_digit = _traits.TRAITS["extra_digit"]
-extremely_bitter = _traits.TRAITS["extremely_bitter"]
-extremely_respectful_of_one_s_betters = _traits.TRAITS["extremely_respectful_of_one_s_betters"]
-extrovert = _traits.TRAITS["extrovert"]
-eye_of_the_hunter = _traits.TRAITS["eye_of_the_hunter"]
-faded = _traits.TRAITS["faded"]
-fair_and_statuesque = _traits.TRAITS["fair_and_statuesque"]
-faith_in_dead_gods = _traits.TRAITS["faith_in_dead_gods"]
-faithful = _traits.TRAITS["faithful"]
-familiar_face = _traits.TRAITS["familiar_face"]
-family_heirloom = _traits.TRAITS["family_heirloom"]
-fanatical_devotion = _traits.TRAITS["fanatical_devotion"]
-fanged_and_clawed = _traits.TRAITS["fanged_and_clawed"]
-fastidious = _traits.TRAITS["fastidious"]
-fateful = _traits.TRAITS["fateful"]
-fea = _traits.TRAITS["fea"]
-fealty_to_the_fea = _traits.TRAITS["fealty_to_the_fea"]
-fear_of_cheese = _traits.TRAITS["fear_of_cheese"]
-fear_of_wet_noises = _traits.TRAITS["fear_of_wet_noises"]
-fearful_respect_of_the_servants = _traits.TRAITS["fearful_respect_of_the_servants"]
-fearless = _traits.TRAITS["fearless"]
-feral = _traits.TRAITS["feral"]
-fervent_believer = _traits.TRAITS["fervent_believer"]
-fey_blood = _traits.TRAITS["fey_blood"]
-firm = _traits.TRAITS["firm"]
-first_born = _traits.TRAITS["first_born"]
-fixed_smile = _traits.TRAITS["fixed_smile"]
-flamboyant = _traits.TRAITS["flamboyant"]
-flatterer = _traits.TRAITS["flatterer"]
-flea_bitten = _traits.TRAITS["flea_bitten"]
-flee_from_battle = _traits.TRAITS["flee_from_battle"]
-fleet_of_foot = _traits.TRAITS["fleet_of_foot"]
-fleet_of_hoof = _traits.TRAITS["fleet_of_hoof"]
-flights_of_murderous_fancy = _traits.TRAITS["flights_of_murderous_fancy"]
-flip = _traits.TRAITS["flip"]
-floury = _traits.TRAITS["floury"]
-folksy_wisdom = _traits.TRAITS["folksy_wisdom"]
-following_the_beat = _traits.TRAITS["following_the_beat"]
-fondness_for_elven_blood = _traits.TRAITS["fondness_for_elven_blood"]
-forked_tongue = _traits.TRAITS["forked_tongue"]
-formalist = _traits.TRAITS["formalist"]
-fortitude = _traits.TRAITS["fortitude"]
-foul_smelling = _traits.TRAITS["foul_smelling"]
-frail = _traits.TRAITS["frail"]
-fretful = _traits.TRAITS["fretful"]
-frippery = _traits.TRAITS["frippery"]
-frustrated = _traits.TRAITS["frustrated"]
-galvanizing_presence = _traits.TRAITS["galvanizing_presence"]
-garrulous = _traits.TRAITS["garrulous"]
-gelded = _traits.TRAITS["gelded"]
-gelid = _traits.TRAITS["gelid"]
-generous = _traits.TRAITS["generous"]
-genial = _traits.TRAITS["genial"]
-gentle_but_firm = _traits.TRAITS["gentle_but_firm"]
-geometric = _traits.TRAITS["geometric"]
-gerbil_brain = _traits.TRAITS["gerbil_brain"]
-gifted = _traits.TRAITS["gifted"]
-glib = _traits.TRAITS["glib"]
-gloryhound = _traits.TRAITS["gloryhound"]
-gluttonous = _traits.TRAITS["gluttonous"]
-gnawing_hunger = _traits.TRAITS["gnawing_hunger"]
-good_bone = _traits.TRAITS["good_bone"]
-good_for_nothing = _traits.TRAITS["good_for_nothing"]
-good_listener = _traits.TRAITS["good_listener"]
-gossip = _traits.TRAITS["gossip"]
-graceful = _traits.TRAITS["graceful"]
-grand = _traits.TRAITS["grand"]
-gray_mantle = _traits.TRAITS["gray_mantle"]
-greasy = _traits.TRAITS["greasy"]
-greater_muse = _traits.TRAITS["greater_muse"]
-greed = _traits.TRAITS["greed"]
-greedy = _traits.TRAITS["greedy"]
-grief = _traits.TRAITS["grief"]
-grim = _traits.TRAITS["grim"]
-grudgekeeper = _traits.TRAITS["grudgekeeper"]
-grumbling = _traits.TRAITS["grumbling"]
-guarded = _traits.TRAITS["guarded"]
-hacking_cough = _traits.TRAITS["hacking_cough"]
-hairy = _traits.TRAITS["hairy"]
-half_elf = _traits.TRAITS["half_elf"]
-halitosis = _traits.TRAITS["halitosis"]
-hand_eye_coordination = _traits.TRAITS["hand_eye_coordination"]
-handicapped = _traits.TRAITS["handicapped"]
-hands_of_iron = _traits.TRAITS["hands_of_iron"]
-handsome = _traits.TRAITS["handsome"]
-happy_go_lucky = _traits.TRAITS["happy_go_lucky"]
-hard_as_nails = _traits.TRAITS["hard_as_nails"]
-hard_hearted = _traits.TRAITS["hard_hearted"]
-hard_work = _traits.TRAITS["hard_work"]
-hardened = _traits.TRAITS["hardened"]
-hatred_of_forests = _traits.TRAITS["hatred_of_forests"]
-haunted = _traits.TRAITS["haunted"]
-he_s_a_jonah_that_one = _traits.TRAITS["he_s_a_jonah_that_one"]
-healthy = _traits.TRAITS["healthy"]
-hide_before_battle = _traits.TRAITS["hide_before_battle"]
-hiding = _traits.TRAITS["hiding"]
-hoarding = _traits.TRAITS["hoarding"]
-holier = _traits.TRAITS["holier"]
-hollow_bones = _traits.TRAITS["hollow_bones"]
-homesick = _traits.TRAITS["homesick"]
-honored = _traits.TRAITS["honored"]
-hooved = _traits.TRAITS["hooved"]
-hope = _traits.TRAITS["hope"]
-horsefriend = _traits.TRAITS["horsefriend"]
-humble_before_my_master = _traits.TRAITS["humble_before_my_master"]
-humility = _traits.TRAITS["humility"]
-humility_in_the_face_of_your_betters = _traits.TRAITS["humility_in_the_face_of_your_betters"]
-hungry = _traits.TRAITS["hungry"]
-hurt = _traits.TRAITS["hurt"]
-hypochondriac = _traits.TRAITS["hypochondriac"]
-i_know_this_ship_like_my_own_hands = _traits.TRAITS["i_know_this_ship_like_my_own_hands"]
-idealistic = _traits.TRAITS["idealistic"]
-ideologue = _traits.TRAITS["ideologue"]
-impecunious = _traits.TRAITS["impecunious"]
-imperious = _traits.TRAITS["imperious"]
-imperious_demeanor = _traits.TRAITS["imperious_demeanor"]
-impulsive = _traits.TRAITS["impulsive"]
-incessant_tapping = _traits.TRAITS["incessant_tapping"]
-incomprehensible_diagnosis = _traits.TRAITS["incomprehensible_diagnosis"]
-inconsiderate = _traits.TRAITS["inconsiderate"]
-indecisive = _traits.TRAITS["indecisive"]
-ineffable_feature = _traits.TRAITS["ineffable_feature"]
-infallible_religious_logic = _traits.TRAITS["infallible_religious_logic"]
-ink_stained_hands = _traits.TRAITS["ink_stained_hands"]
-inscrutable = _traits.TRAITS["inscrutable"]
-insightful = _traits.TRAITS["insightful"]
-insomniac = _traits.TRAITS["insomniac"]
-inspirational = _traits.TRAITS["inspirational"]
-intense = _traits.TRAITS["intense"]
-intense_hatred = _traits.TRAITS["intense_hatred"]
-intimidating = _traits.TRAITS["intimidating"]
-intractable = _traits.TRAITS["intractable"]
-inured = _traits.TRAITS["inured"]
-invisible_friend = _traits.TRAITS["invisible_friend"]
-involuntary_shudders = _traits.TRAITS["involuntary_shudders"]
-iron_memory = _traits.TRAITS["iron_memory"]
-iron_nails = _traits.TRAITS["iron_nails"]
-iron_nose = _traits.TRAITS["iron_nose"]
-iron_stomach = _traits.TRAITS["iron_stomach"]
-iron_will = _traits.TRAITS["iron_will"]
-it_just_might_work = _traits.TRAITS["it_just_might_work"]
-jaded = _traits.TRAITS["jaded"]
-jaunty = _traits.TRAITS["jaunty"]
-jealous = _traits.TRAITS["jealous"]
-joan_of_arc = _traits.TRAITS["joan_of_arc"]
-keen_hearing = _traits.TRAITS["keen_hearing"]
-keen_sense_of_humor = _traits.TRAITS["keen_sense_of_humor"]
-keen_sight = _traits.TRAITS["keen_sight"]
-keen_taste = _traits.TRAITS["keen_taste"]
-keys_to_the_church = _traits.TRAITS["keys_to_the_church"]
-kicking_the_beast = _traits.TRAITS["kicking_the_beast"]
-know_it_all = _traits.TRAITS["know_it_all"]
-laconic = _traits.TRAITS["laconic"]
-lame = _traits.TRAITS["lame"]
-landlubber = _traits.TRAITS["landlubber"]
-lavish_taste = _traits.TRAITS["lavish_taste"]
-lazy = _traits.TRAITS["lazy"]
-learned = _traits.TRAITS["learned"]
-leprosy = _traits.TRAITS["leprosy"]
-lesser_muse = _traits.TRAITS["lesser_muse"]
-lesson_of_one = _traits.TRAITS["lesson_of_one"]
-level_headed = _traits.TRAITS["level_headed"]
-life_is_death = _traits.TRAITS["life_is_death"]
-lifting_heavy_things = _traits.TRAITS["lifting_heavy_things"]
-light_sleeper = _traits.TRAITS["light_sleeper"]
-linguist = _traits.TRAITS["linguist"]
-lithe = _traits.TRAITS["lithe"]
-loathsome_and_twisted = _traits.TRAITS["loathsome_and_twisted"]
-loner = _traits.TRAITS["loner"]
-lonesome = _traits.TRAITS["lonesome"]
-long_fingered = _traits.TRAITS["long_fingered"]
-long_limbed = _traits.TRAITS["long_limbed"]
-long_of_limb = _traits.TRAITS["long_of_limb"]
-lord_of_ages = _traits.TRAITS["lord_of_ages"]
-lord_s_favorite = _traits.TRAITS["lord_s_favorite"]
-lost = _traits.TRAITS["lost"]
-lost_faith = _traits.TRAITS["lost_faith"]
-louis_wu = _traits.TRAITS["louis_wu"]
-love_of_the_horse = _traits.TRAITS["love_of_the_horse"]
-low_cunning = _traits.TRAITS["low_cunning"]
-low_speech = _traits.TRAITS["low_speech"]
-loyal = _traits.TRAITS["loyal"]
-lucky = _traits.TRAITS["lucky"]
-lugubrious = _traits.TRAITS["lugubrious"]
-lunatic = _traits.TRAITS["lunatic"]
-lustrous = _traits.TRAITS["lustrous"]
-lynx_eyed_like_burning_coals = _traits.TRAITS["lynx_eyed_like_burning_coals"]
-mad = _traits.TRAITS["mad"]
-made_man = _traits.TRAITS["made_man"]
-maggot_connoisseur = _traits.TRAITS["maggot_connoisseur"]
-maimed = _traits.TRAITS["maimed"]
-man_of_few_words = _traits.TRAITS["man_of_few_words"]
-manhunter = _traits.TRAITS["manhunter"]
-manly = _traits.TRAITS["manly"]
-many_colored_hands = _traits.TRAITS["many_colored_hands"]
-marching = _traits.TRAITS["marching"]
-mark_of_privilege = _traits.TRAITS["mark_of_privilege"]
-mark_of_the_beast = _traits.TRAITS["mark_of_the_beast"]
-massive_stature = _traits.TRAITS["massive_stature"]
-maternal = _traits.TRAITS["maternal"]
-matriarchal = _traits.TRAITS["matriarchal"]
-maudlin = _traits.TRAITS["maudlin"]
-mean = _traits.TRAITS["mean"]
-melodramatic_family = _traits.TRAITS["melodramatic_family"]
-mercenary = _traits.TRAITS["mercenary"]
-merciful = _traits.TRAITS["merciful"]
-merciless = _traits.TRAITS["merciless"]
-metal_plate_in_the_skull = _traits.TRAITS["metal_plate_in_the_skull"]
-meticulous = _traits.TRAITS["meticulous"]
-mind_for_small_details = _traits.TRAITS["mind_for_small_details"]
-mind_numbing_work = _traits.TRAITS["mind_numbing_work"]
-mind_over_matter = _traits.TRAITS["mind_over_matter"]
-misanthropic = _traits.TRAITS["misanthropic"]
-misplaced_aura = _traits.TRAITS["misplaced_aura"]
-missing_digit = _traits.TRAITS["missing_digit"]
-missing_eye = _traits.TRAITS["missing_eye"]
-missing_limb = _traits.TRAITS["missing_limb"]
-monastic = _traits.TRAITS["monastic"]
-mourner = _traits.TRAITS["mourner"]
-murderous = _traits.TRAITS["murderous"]
-mute = _traits.TRAITS["mute"]
-muttering = _traits.TRAITS["muttering"]
-myopic = _traits.TRAITS["myopic"]
-naked_hatred = _traits.TRAITS["naked_hatred"]
-narcoleptic = _traits.TRAITS["narcoleptic"]
-near_sighted = _traits.TRAITS["near_sighted"]
-never_cry_wolf = _traits.TRAITS["never_cry_wolf"]
-night_owl = _traits.TRAITS["night_owl"]
-nihilistic = _traits.TRAITS["nihilistic"]
-nimble = _traits.TRAITS["nimble"]
-no_nonsense = _traits.TRAITS["no_nonsense"]
-noblesse_oblige = _traits.TRAITS["noblesse_oblige"]
-nose_for_trouble = _traits.TRAITS["nose_for_trouble"]
-nose_of_the_bloodhound = _traits.TRAITS["nose_of_the_bloodhound"]
-numb = _traits.TRAITS["numb"]
-oathbreaker = _traits.TRAITS["oathbreaker"]
-oathswearer = _traits.TRAITS["oathswearer"]
-oathsworn = _traits.TRAITS["oathsworn"]
-obedient = _traits.TRAITS["obedient"]
-obliging = _traits.TRAITS["obliging"]
-obscure_aura = _traits.TRAITS["obscure_aura"]
-obsequious = _traits.TRAITS["obsequious"]
-obsessed = _traits.TRAITS["obsessed"]
-obsessive = _traits.TRAITS["obsessive"]
-obstinate = _traits.TRAITS["obstinate"]
-odd = _traits.TRAITS["odd"]
-oddly_likeable = _traits.TRAITS["oddly_likeable"]
-odious = _traits.TRAITS["odious"]
-off_kilter = _traits.TRAITS["off_kilter"]
-oikofugic = _traits.TRAITS["oikofugic"]
-organized = _traits.TRAITS["organized"]
-ornery = _traits.TRAITS["ornery"]
-other_life = _traits.TRAITS["other_life"]
-outlaw = _traits.TRAITS["outlaw"]
-overbearing_loony = _traits.TRAITS["overbearing_loony"]
-overbite = _traits.TRAITS["overbite"]
-overworked = _traits.TRAITS["overworked"]
-pack_hunter = _traits.TRAITS["pack_hunter"]
-pain_life = _traits.TRAITS["pain_life"]
-palsy = _traits.TRAITS["palsy"]
-paranoid = _traits.TRAITS["paranoid"]
-paranoid_about_the_ship = _traits.TRAITS["paranoid_about_the_ship"]
-paranoid_ear = _traits.TRAITS["paranoid_ear"]
-pardoner = _traits.TRAITS["pardoner"]
-pariah = _traits.TRAITS["pariah"]
-passionate = _traits.TRAITS["passionate"]
-patient = _traits.TRAITS["patient"]
-patriarchal = _traits.TRAITS["patriarchal"]
-pecunious = _traits.TRAITS["pecunious"]
-pegboy = _traits.TRAITS["pegboy"]
-penetrating_gaze = _traits.TRAITS["penetrating_gaze"]
-penny_wise = _traits.TRAITS["penny_wise"]
-perfect_pitch = _traits.TRAITS["perfect_pitch"]
-perfectionist = _traits.TRAITS["perfectionist"]
-peripatetic = _traits.TRAITS["peripatetic"]
-perspective = _traits.TRAITS["perspective"]
-phobia = _traits.TRAITS["phobia"]
-pickled = _traits.TRAITS["pickled"]
-pigpen = _traits.TRAITS["pigpen"]
-plain_faced = _traits.TRAITS["plain_faced"]
-pointed_ears = _traits.TRAITS["pointed_ears"]
-poised = _traits.TRAITS["poised"]
-poisonous_ambition = _traits.TRAITS["poisonous_ambition"]
-poker_face = _traits.TRAITS["poker_face"]
-pompous = _traits.TRAITS["pompous"]
-possessed = _traits.TRAITS["possessed"]
-power_behind_the_throne = _traits.TRAITS["power_behind_the_throne"]
-practical = _traits.TRAITS["practical"]
-practiced_precision = _traits.TRAITS["practiced_precision"]
-pragmatic_outlook = _traits.TRAITS["pragmatic_outlook"]
-predatory = _traits.TRAITS["predatory"]
-prince_of_the_blood = _traits.TRAITS["prince_of_the_blood"]
-problem_with_authority = _traits.TRAITS["problem_with_authority"]
-problems = _traits.TRAITS["problems"]
-professionally_diligent = _traits.TRAITS["professionally_diligent"]
-profuse_sweat = _traits.TRAITS["profuse_sweat"]
-prominent_scar = _traits.TRAITS["prominent_scar"]
-prone_to_exaggeration = _traits.TRAITS["prone_to_exaggeration"]
-proud = _traits.TRAITS["proud"]
-psychotic = _traits.TRAITS["psychotic"]
-querulous = _traits.TRAITS["querulous"]
-quick_step = _traits.TRAITS["quick_step"]
-quick_study = _traits.TRAITS["quick_study"]
-quick_witted = _traits.TRAITS["quick_witted"]
-quickened_pulse = _traits.TRAITS["quickened_pulse"]
-quiescent = _traits.TRAITS["quiescent"]
-quiet = _traits.TRAITS["quiet"]
-quirky = _traits.TRAITS["quirky"]
-rabble_rouser = _traits.TRAITS["rabble_rouser"]
-rainman = _traits.TRAITS["rainman"]
-rapier_wit = _traits.TRAITS["rapier_wit"]
-rare_talent = _traits.TRAITS["rare_talent"]
-rarified = _traits.TRAITS["rarified"]
-rash = _traits.TRAITS["rash"]
-rat_speak = _traits.TRAITS["rat_speak"]
-reckless = _traits.TRAITS["reckless"]
-recondite = _traits.TRAITS["recondite"]
-red_blooded = _traits.TRAITS["red_blooded"]
-red_cheeks = _traits.TRAITS["red_cheeks"]
-reeks_of_alcohol = _traits.TRAITS["reeks_of_alcohol"]
-regal_bearing = _traits.TRAITS["regal_bearing"]
-reincarnated = _traits.TRAITS["reincarnated"]
-remarkable_flatulence = _traits.TRAITS["remarkable_flatulence"]
-remote = _traits.TRAITS["remote"]
-resigned_to_death = _traits.TRAITS["resigned_to_death"]
-resigned_to_fate = _traits.TRAITS["resigned_to_fate"]
-resolute = _traits.TRAITS["resolute"]
-restless = _traits.TRAITS["restless"]
-reviled = _traits.TRAITS["reviled"]
-rhetorical = _traits.TRAITS["rhetorical"]
-righteous = _traits.TRAITS["righteous"]
-road_weary = _traits.TRAITS["road_weary"]
-robust = _traits.TRAITS["robust"]
-romantic = _traits.TRAITS["romantic"]
-rough_hands = _traits.TRAITS["rough_hands"]
-rower = _traits.TRAITS["rower"]
-royal_favorite = _traits.TRAITS["royal_favorite"]
-ruddy_complexion = _traits.TRAITS["ruddy_complexion"]
-running_away = _traits.TRAITS["running_away"]
-sadistic = _traits.TRAITS["sadistic"]
-sailor_s_oath = _traits.TRAITS["sailor_s_oath"]
-salt_of_the_earth = _traits.TRAITS["salt_of_the_earth"]
-sane = _traits.TRAITS["sane"]
-savage_consequences = _traits.TRAITS["savage_consequences"]
-savvy = _traits.TRAITS["savvy"]
-scapegoat = _traits.TRAITS["scapegoat"]
-scarred = _traits.TRAITS["scarred"]
-scavenger = _traits.TRAITS["scavenger"]
-scheming = _traits.TRAITS["scheming"]
-screaming = _traits.TRAITS["screaming"]
-scurvy = _traits.TRAITS["scurvy"]
-sea_legs = _traits.TRAITS["sea_legs"]
-seasoned = _traits.TRAITS["seasoned"]
-second_sight = _traits.TRAITS["second_sight"]
-secretive = _traits.TRAITS["secretive"]
-secretly_worships_the_black_sea_god = _traits.TRAITS["secretly_worships_the_black_sea_god"]
-seemingly_concerned = _traits.TRAITS["seemingly_concerned"]
-seen_it_all = _traits.TRAITS["seen_it_all"]
-seen_not_heard = _traits.TRAITS["seen_not_heard"]
-self_confident = _traits.TRAITS["self_confident"]
-self_satisfied = _traits.TRAITS["self_satisfied"]
-sense_of_direction = _traits.TRAITS["sense_of_direction"]
-sense_of_distance = _traits.TRAITS["sense_of_distance"]
-sense_of_entitlement = _traits.TRAITS["sense_of_entitlement"]
-servant_of_the_citadel = _traits.TRAITS["servant_of_the_citadel"]
-shaped_from_earth_and_stone = _traits.TRAITS["shaped_from_earth_and_stone"]
-sharp_dresser = _traits.TRAITS["sharp_dresser"]
-shouting = _traits.TRAITS["shouting"]
-show_no_fear = _traits.TRAITS["show_no_fear"]
-shrewd = _traits.TRAITS["shrewd"]
-sick = _traits.TRAITS["sick"]
-sickly = _traits.TRAITS["sickly"]
-sight_of_the_bat = _traits.TRAITS["sight_of_the_bat"]
-silent_hatred = _traits.TRAITS["silent_hatred"]
-singed = _traits.TRAITS["singed"]
-sixth_sense = _traits.TRAITS["sixth_sense"]
-skeptical = _traits.TRAITS["skeptical"]
-skin_of_an_apple = _traits.TRAITS["skin_of_an_apple"]
-skinny = _traits.TRAITS["skinny"]
-slave_to_fate = _traits.TRAITS["slave_to_fate"]
-slayer = _traits.TRAITS["slayer"]
-sleek = _traits.TRAITS["sleek"]
-sleep_talker = _traits.TRAITS["sleep_talker"]
-slippery = _traits.TRAITS["slippery"]
-slow = _traits.TRAITS["slow"]
-smart = _traits.TRAITS["smart"]
-smells_like_a_horse = _traits.TRAITS["smells_like_a_horse"]
-solipsistic = _traits.TRAITS["solipsistic"]
-somnambulist = _traits.TRAITS["somnambulist"]
-sonorous_voice = _traits.TRAITS["sonorous_voice"]
-spartacus = _traits.TRAITS["spartacus"]
-speaker_of_the_secret_language = _traits.TRAITS["speaker_of_the_secret_language"]
-spectacular = _traits.TRAITS["spectacular"]
-spitting = _traits.TRAITS["spitting"]
-spooky = _traits.TRAITS["spooky"]
-sprinter = _traits.TRAITS["sprinter"]
-squinty = _traits.TRAITS["squinty"]
-stalker = _traits.TRAITS["stalker"]
-stark_madness = _traits.TRAITS["stark_madness"]
-starved = _traits.TRAITS["starved"]
-steady_hands = _traits.TRAITS["steady_hands"]
-stealing = _traits.TRAITS["stealing"]
-stentorious_voice = _traits.TRAITS["stentorious_voice"]
-stern_demeanor = _traits.TRAITS["stern_demeanor"]
-stinky = _traits.TRAITS["stinky"]
-stoic = _traits.TRAITS["stoic"]
-stolid = _traits.TRAITS["stolid"]
-stone_faced = _traits.TRAITS["stone_faced"]
-stout = _traits.TRAITS["stout"]
-strange = _traits.TRAITS["strange"]
-strapping = _traits.TRAITS["strapping"]
-street_smart = _traits.TRAITS["street_smart"]
-strong_willed = _traits.TRAITS["strong_willed"]
-stubborn = _traits.TRAITS["stubborn"]
-stung_once_once = _traits.TRAITS["stung_once_once"]
-stupid = _traits.TRAITS["stupid"]
-stutter = _traits.TRAITS["stutter"]
-superstitious = _traits.TRAITS["superstitious"]
-suspicious = _traits.TRAITS["suspicious"]
-swaggering = _traits.TRAITS["swaggering"]
-sword_of_the_white_towers = _traits.TRAITS["sword_of_the_white_towers"]
-sworn_homage = _traits.TRAITS["sworn_homage"]
-sworn_to_protect = _traits.TRAITS["sworn_to_protect"]
-sworn_to_the_lord_protector = _traits.TRAITS["sworn_to_the_lord_protector"]
-sworn_to_the_order = _traits.TRAITS["sworn_to_the_order"]
-taciturn = _traits.TRAITS["taciturn"]
-tainted_legacy = _traits.TRAITS["tainted_legacy"]
-tall_tale_teller = _traits.TRAITS["tall_tale_teller"]
-taste_for_man_flesh = _traits.TRAITS["taste_for_man_flesh"]
-tasting_the_lash = _traits.TRAITS["tasting_the_lash"]
-temperamental = _traits.TRAITS["temperamental"]
-tenacious = _traits.TRAITS["tenacious"]
-tenuous = _traits.TRAITS["tenuous"]
-the_bigger_they_come = _traits.TRAITS["the_bigger_they_come"]
-the_killer = _traits.TRAITS["the_killer"]
-the_story = _traits.TRAITS["the_story"]
-thick_skin = _traits.TRAITS["thick_skin"]
-thousand_yard_stare = _traits.TRAITS["thousand_yard_stare"]
-thug = _traits.TRAITS["thug"]
-thunderous_snoring = _traits.TRAITS["thunderous_snoring"]
-tidy_aspect = _traits.TRAITS["tidy_aspect"]
-timid = _traits.TRAITS["timid"]
-tinkerer = _traits.TRAITS["tinkerer"]
-tolerant = _traits.TRAITS["tolerant"]
-tongueless = _traits.TRAITS["tongueless"]
-tonsured = _traits.TRAITS["tonsured"]
-touch_of_ages = _traits.TRAITS["touch_of_ages"]
-touch_of_madness = _traits.TRAITS["touch_of_madness"]
-touch_of_the_devil = _traits.TRAITS["touch_of_the_devil"]
-tough = _traits.TRAITS["tough"]
-tough_as_nails = _traits.TRAITS["tough_as_nails"]
-troll_speak = _traits.TRAITS["troll_speak"]
-trusting = _traits.TRAITS["trusting"]
-trustworthy = _traits.TRAITS["trustworthy"]
-turgid = _traits.TRAITS["turgid"]
-ugly = _traits.TRAITS["ugly"]
-ugly_reputation = _traits.TRAITS["ugly_reputation"]
-unbeliever = _traits.TRAITS["unbeliever"]
-unbreakable = _traits.TRAITS["unbreakable"]
-unctuous = _traits.TRAITS["unctuous"]
-underbite = _traits.TRAITS["underbite"]
-underpaid = _traits.TRAITS["underpaid"]
-uneasy = _traits.TRAITS["uneasy"]
-ungulate = _traits.TRAITS["ungulate"]
-unheeded = _traits.TRAITS["unheeded"]
-unlucky = _traits.TRAITS["unlucky"]
-unrelenting_hatred = _traits.TRAITS["unrelenting_hatred"]
-unrelenting_savagery = _traits.TRAITS["unrelenting_savagery"]
-unsavory_madman = _traits.TRAITS["unsavory_madman"]
-urbane = _traits.TRAITS["urbane"]
-venal = _traits.TRAITS["venal"]
-veneer_of_obedience = _traits.TRAITS["veneer_of_obedience"]
-vested = _traits.TRAITS["vested"]
-vigor_of_youth = _traits.TRAITS["vigor_of_youth"]
-vile_language = _traits.TRAITS["vile_language"]
-virtuous = _traits.TRAITS["virtuous"]
-vitriolic = _traits.TRAITS["vitriolic"]
-vocal = _traits.TRAITS["vocal"]
-voice_in_the_crowd = _traits.TRAITS["voice_in_the_crowd"]
-void_embrace = _traits.TRAITS["void_embrace"]
-wary = _traits.TRAITS["wary"]
-watchful = _traits.TRAITS["watchful"]
-weak_willed = _traits.TRAITS["weak_willed"]
-weather_sense = _traits.TRAITS["weather_sense"]
-web_toed = _traits.TRAITS["web_toed"]
-weight_of_the_world = _traits.TRAITS["weight_of_the_world"]
-weird = _traits.TRAITS["weird"]
-well_appointed = _traits.TRAITS["well_appointed"]
-well_dressed = _traits.TRAITS["well_dressed"]
-where_there_s_a_whip_there_s_a_way = _traits.TRAITS["where_there_s_a_whip_there_s_a_way"]
-white_gold_wielder = _traits.TRAITS["white_gold_wielder"]
-wise_aphorisms = _traits.TRAITS["wise_aphorisms"]
-wolf_s_snout = _traits.TRAITS["wolf_s_snout"]
-wolverine = _traits.TRAITS["wolverine"]
-world_weary = _traits.TRAITS["world_weary"]
-worldly = _traits.TRAITS["worldly"]
-xenophobic = _traits.TRAITS["xenophobic"]
-you_should_know_better_than_that = _traits.TRAITS["you_should_know_better_than_that"]
-your_eminence = _traits.TRAITS["your_eminence"]
-your_grace = _traits.TRAITS["your_grace"]
-your_lordship = _traits.TRAITS["your_lordship"]
-yowling = _traits.TRAITS["yowling"]
-zealot = _traits.TRAITS["zealot"]
+# Each entity by its id, read from TRAITS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+a_bit_deaf: Trait
+a_little_crazy: Trait
+a_little_fat: Trait
+abashed: Trait
+abnormally_long_tongue: Trait
+abused: Trait
+academic: Trait
+accustomed_to_the_dark: Trait
+aches_and_pains: Trait
+acute: Trait
+addicted: Trait
+adorable: Trait
+adventurer: Trait
+affinity_for: Trait
+affinity_for_books_and_scrolls: Trait
+affinity_for_business: Trait
+affinity_for_horses: Trait
+affinity_for_plants: Trait
+affinity_for_rope: Trait
+affinity_for_sheep_and_goats: Trait
+affinity_for_spiders: Trait
+aggressive: Trait
+agoraphobic: Trait
+agreeable: Trait
+alarming: Trait
+alcoholic: Trait
+alert: Trait
+alms_taker: Trait
+aloof: Trait
+aman: Trait
+ambidextrous: Trait
+ambitious: Trait
+amenable: Trait
+amenable_to_other_options: Trait
+anemic: Trait
+apostate: Trait
+appreciation_for_beauty: Trait
+apprehensive: Trait
+arcane: Trait
+arrogant: Trait
+artful_dodger: Trait
+atravieso: Trait
+aura_of_determination: Trait
+aura_of_fear: Trait
+aura_of_holiness: Trait
+aura_of_innocence: Trait
+aura_of_malevolence: Trait
+aura_of_martyrdom: Trait
+authoritative: Trait
+avarice: Trait
+back_breaking_labor: Trait
+bad_egg: Trait
+baleful_stare: Trait
+barker: Trait
+base_humility: Trait
+bastard: Trait
+batshit: Trait
+bearded: Trait
+bedside_manner: Trait
+beespeaker: Trait
+believer: Trait
+bellicose: Trait
+big_boned: Trait
+bilge_drinker: Trait
+birdie_talk: Trait
+bitter: Trait
+black_bile_poison: Trait
+black_lung: Trait
+blank_stare: Trait
+blasphemer: Trait
+blind: Trait
+blisters: Trait
+bloviatic: Trait
+boaster: Trait
+bog_sense: Trait
+bookworm: Trait
+booming_voice: Trait
+bored: Trait
+born_to_be_king: Trait
+born_to_rule_them_all: Trait
+born_under_the_silver_stars: Trait
+bottomless_stomach: Trait
+branded_a_coward: Trait
+brash: Trait
+brave: Trait
+brawler: Trait
+breeder: Trait
+broken: Trait
+broken_in: Trait
+broken_man: Trait
+brooding: Trait
+bruiser: Trait
+brusque: Trait
+brutal: Trait
+brute: Trait
+brutish_efficiency: Trait
+bulbous_nose: Trait
+bull_s_eye_spitter: Trait
+burial_at_sea: Trait
+burial_rites: Trait
+buxom: Trait
+cadaverous: Trait
+call_of_the_sea: Trait
+callous: Trait
+calloused: Trait
+callow: Trait
+calm_demeanor: Trait
+cannibal: Trait
+cassandra: Trait
+cat_lover: Trait
+catalyst: Trait
+charging_blindly: Trait
+charismatic: Trait
+charming: Trait
+child_prodigy: Trait
+chosen_one: Trait
+chronologue: Trait
+chuffing: Trait
+chuntering: Trait
+cipher: Trait
+circumspect: Trait
+clairvoyant: Trait
+claustrophobic: Trait
+clumsy: Trait
+cold_black_blood: Trait
+cold_blooded: Trait
+cold_hearted: Trait
+collector: Trait
+color_blind: Trait
+colorful: Trait
+comely: Trait
+comfortable_shoes: Trait
+commanding_aura: Trait
+complaining: Trait
+compulsive_liar: Trait
+condescending: Trait
+confident: Trait
+connected: Trait
+contortionist: Trait
+cookie: Trait
+cool_headed: Trait
+corrupt: Trait
+cowardly: Trait
+cramped_hands: Trait
+crippled: Trait
+crotchety: Trait
+cruel: Trait
+cry_of_doom: Trait
+cry_wolf: Trait
+cryptic: Trait
+curious: Trait
+curses_like_a_sailor: Trait
+cursing: Trait
+cynical: Trait
+dangerous: Trait
+dangerous_obsession: Trait
+daring: Trait
+darling_of_the_court: Trait
+deadly_precision: Trait
+deaf: Trait
+debauched: Trait
+deep_sense: Trait
+deep_sleeper: Trait
+deferential: Trait
+demagogue: Trait
+denouncer: Trait
+desperate: Trait
+despondent: Trait
+determined: Trait
+devout: Trait
+dexterity_of_the_cat: Trait
+diligent: Trait
+diminutive_hands: Trait
+diminutive_stature: Trait
+disciplined: Trait
+diseased: Trait
+dismissive: Trait
+dispute_settler: Trait
+distracted: Trait
+disturbed: Trait
+disturbingly_confident: Trait
+disturbingly_large_mouth: Trait
+docile: Trait
+dog_faced_boy: Trait
+dog_lover: Trait
+domineering: Trait
+domineering_presence: Trait
+dour: Trait
+down_to_earth: Trait
+downtrodden: Trait
+dramatic: Trait
+dreadful: Trait
+dreamer: Trait
+driven: Trait
+drop_dead_gorgeous: Trait
+drunk: Trait
+dusty: Trait
+dutiful: Trait
+dvergar: Trait
+eagle_eye: Trait
+ear_for_voices: Trait
+ear_to_the_ground: Trait
+early_riser: Trait
+earthen: Trait
+earthy_smell: Trait
+eating_maggots: Trait
+ebullient: Trait
+educated: Trait
+effete: Trait
+eidetic_memory: Trait
+eldritch_sink: Trait
+emotional: Trait
+enemy_of_the_sun: Trait
+entropic: Trait
+erudite: Trait
+esoteric: Trait
+essence_of_the_earth: Trait
+estimation: Trait
+etharchal: Trait
+eunuch: Trait
+evasive: Trait
+exasperated: Trait
+exhausted: Trait
+exile: Trait
+exorcist: Trait
+extra_digit: Trait
+extremely_bitter: Trait
+extremely_respectful_of_one_s_betters: Trait
+extrovert: Trait
+eye_of_the_hunter: Trait
+faded: Trait
+fair_and_statuesque: Trait
+faith_in_dead_gods: Trait
+faithful: Trait
+familiar_face: Trait
+family_heirloom: Trait
+fanatical_devotion: Trait
+fanged_and_clawed: Trait
+fastidious: Trait
+fateful: Trait
+fea: Trait
+fealty_to_the_fea: Trait
+fear_of_cheese: Trait
+fear_of_wet_noises: Trait
+fearful_respect_of_the_servants: Trait
+fearless: Trait
+feral: Trait
+fervent_believer: Trait
+fey_blood: Trait
+firm: Trait
+first_born: Trait
+fixed_smile: Trait
+flamboyant: Trait
+flatterer: Trait
+flea_bitten: Trait
+flee_from_battle: Trait
+fleet_of_foot: Trait
+fleet_of_hoof: Trait
+flights_of_murderous_fancy: Trait
+flip: Trait
+floury: Trait
+folksy_wisdom: Trait
+following_the_beat: Trait
+fondness_for_elven_blood: Trait
+forked_tongue: Trait
+formalist: Trait
+fortitude: Trait
+foul_smelling: Trait
+frail: Trait
+fretful: Trait
+frippery: Trait
+frustrated: Trait
+galvanizing_presence: Trait
+garrulous: Trait
+gelded: Trait
+gelid: Trait
+generous: Trait
+genial: Trait
+gentle_but_firm: Trait
+geometric: Trait
+gerbil_brain: Trait
+gifted: Trait
+glib: Trait
+gloryhound: Trait
+gluttonous: Trait
+gnawing_hunger: Trait
+good_bone: Trait
+good_for_nothing: Trait
+good_listener: Trait
+gossip: Trait
+graceful: Trait
+grand: Trait
+gray_mantle: Trait
+greasy: Trait
+greater_muse: Trait
+greed: Trait
+greedy: Trait
+grief: Trait
+grim: Trait
+grudgekeeper: Trait
+grumbling: Trait
+guarded: Trait
+hacking_cough: Trait
+hairy: Trait
+half_elf: Trait
+halitosis: Trait
+hand_eye_coordination: Trait
+handicapped: Trait
+hands_of_iron: Trait
+handsome: Trait
+happy_go_lucky: Trait
+hard_as_nails: Trait
+hard_hearted: Trait
+hard_work: Trait
+hardened: Trait
+hatred_of_forests: Trait
+haunted: Trait
+he_s_a_jonah_that_one: Trait
+healthy: Trait
+hide_before_battle: Trait
+hiding: Trait
+hoarding: Trait
+holier: Trait
+hollow_bones: Trait
+homesick: Trait
+honored: Trait
+hooved: Trait
+hope: Trait
+horsefriend: Trait
+humble_before_my_master: Trait
+humility: Trait
+humility_in_the_face_of_your_betters: Trait
+hungry: Trait
+hurt: Trait
+hypochondriac: Trait
+i_know_this_ship_like_my_own_hands: Trait
+idealistic: Trait
+ideologue: Trait
+impecunious: Trait
+imperious: Trait
+imperious_demeanor: Trait
+impulsive: Trait
+incessant_tapping: Trait
+incomprehensible_diagnosis: Trait
+inconsiderate: Trait
+indecisive: Trait
+ineffable_feature: Trait
+infallible_religious_logic: Trait
+ink_stained_hands: Trait
+inscrutable: Trait
+insightful: Trait
+insomniac: Trait
+inspirational: Trait
+intense: Trait
+intense_hatred: Trait
+intimidating: Trait
+intractable: Trait
+inured: Trait
+invisible_friend: Trait
+involuntary_shudders: Trait
+iron_memory: Trait
+iron_nails: Trait
+iron_nose: Trait
+iron_stomach: Trait
+iron_will: Trait
+it_just_might_work: Trait
+jaded: Trait
+jaunty: Trait
+jealous: Trait
+joan_of_arc: Trait
+keen_hearing: Trait
+keen_sense_of_humor: Trait
+keen_sight: Trait
+keen_taste: Trait
+keys_to_the_church: Trait
+kicking_the_beast: Trait
+know_it_all: Trait
+laconic: Trait
+lame: Trait
+landlubber: Trait
+lavish_taste: Trait
+lazy: Trait
+learned: Trait
+leprosy: Trait
+lesser_muse: Trait
+lesson_of_one: Trait
+level_headed: Trait
+life_is_death: Trait
+lifting_heavy_things: Trait
+light_sleeper: Trait
+linguist: Trait
+lithe: Trait
+loathsome_and_twisted: Trait
+loner: Trait
+lonesome: Trait
+long_fingered: Trait
+long_limbed: Trait
+long_of_limb: Trait
+lord_of_ages: Trait
+lord_s_favorite: Trait
+lost: Trait
+lost_faith: Trait
+louis_wu: Trait
+love_of_the_horse: Trait
+low_cunning: Trait
+low_speech: Trait
+loyal: Trait
+lucky: Trait
+lugubrious: Trait
+lunatic: Trait
+lustrous: Trait
+lynx_eyed_like_burning_coals: Trait
+mad: Trait
+made_man: Trait
+maggot_connoisseur: Trait
+maimed: Trait
+man_of_few_words: Trait
+manhunter: Trait
+manly: Trait
+many_colored_hands: Trait
+marching: Trait
+mark_of_privilege: Trait
+mark_of_the_beast: Trait
+massive_stature: Trait
+maternal: Trait
+matriarchal: Trait
+maudlin: Trait
+mean: Trait
+melodramatic_family: Trait
+mercenary: Trait
+merciful: Trait
+merciless: Trait
+metal_plate_in_the_skull: Trait
+meticulous: Trait
+mind_for_small_details: Trait
+mind_numbing_work: Trait
+mind_over_matter: Trait
+misanthropic: Trait
+misplaced_aura: Trait
+missing_digit: Trait
+missing_eye: Trait
+missing_limb: Trait
+monastic: Trait
+mourner: Trait
+murderous: Trait
+mute: Trait
+muttering: Trait
+myopic: Trait
+naked_hatred: Trait
+narcoleptic: Trait
+near_sighted: Trait
+never_cry_wolf: Trait
+night_owl: Trait
+nihilistic: Trait
+nimble: Trait
+no_nonsense: Trait
+noblesse_oblige: Trait
+nose_for_trouble: Trait
+nose_of_the_bloodhound: Trait
+numb: Trait
+oathbreaker: Trait
+oathswearer: Trait
+oathsworn: Trait
+obedient: Trait
+obliging: Trait
+obscure_aura: Trait
+obsequious: Trait
+obsessed: Trait
+obsessive: Trait
+obstinate: Trait
+odd: Trait
+oddly_likeable: Trait
+odious: Trait
+off_kilter: Trait
+oikofugic: Trait
+organized: Trait
+ornery: Trait
+other_life: Trait
+outlaw: Trait
+overbearing_loony: Trait
+overbite: Trait
+overworked: Trait
+pack_hunter: Trait
+pain_life: Trait
+palsy: Trait
+paranoid: Trait
+paranoid_about_the_ship: Trait
+paranoid_ear: Trait
+pardoner: Trait
+pariah: Trait
+passionate: Trait
+patient: Trait
+patriarchal: Trait
+pecunious: Trait
+pegboy: Trait
+penetrating_gaze: Trait
+penny_wise: Trait
+perfect_pitch: Trait
+perfectionist: Trait
+peripatetic: Trait
+perspective: Trait
+phobia: Trait
+pickled: Trait
+pigpen: Trait
+plain_faced: Trait
+pointed_ears: Trait
+poised: Trait
+poisonous_ambition: Trait
+poker_face: Trait
+pompous: Trait
+possessed: Trait
+power_behind_the_throne: Trait
+practical: Trait
+practiced_precision: Trait
+pragmatic_outlook: Trait
+predatory: Trait
+prince_of_the_blood: Trait
+problem_with_authority: Trait
+problems: Trait
+professionally_diligent: Trait
+profuse_sweat: Trait
+prominent_scar: Trait
+prone_to_exaggeration: Trait
+proud: Trait
+psychotic: Trait
+querulous: Trait
+quick_step: Trait
+quick_study: Trait
+quick_witted: Trait
+quickened_pulse: Trait
+quiescent: Trait
+quiet: Trait
+quirky: Trait
+rabble_rouser: Trait
+rainman: Trait
+rapier_wit: Trait
+rare_talent: Trait
+rarified: Trait
+rash: Trait
+rat_speak: Trait
+reckless: Trait
+recondite: Trait
+red_blooded: Trait
+red_cheeks: Trait
+reeks_of_alcohol: Trait
+regal_bearing: Trait
+reincarnated: Trait
+remarkable_flatulence: Trait
+remote: Trait
+resigned_to_death: Trait
+resigned_to_fate: Trait
+resolute: Trait
+restless: Trait
+reviled: Trait
+rhetorical: Trait
+righteous: Trait
+road_weary: Trait
+robust: Trait
+romantic: Trait
+rough_hands: Trait
+rower: Trait
+royal_favorite: Trait
+ruddy_complexion: Trait
+running_away: Trait
+sadistic: Trait
+sailor_s_oath: Trait
+salt_of_the_earth: Trait
+sane: Trait
+savage_consequences: Trait
+savvy: Trait
+scapegoat: Trait
+scarred: Trait
+scavenger: Trait
+scheming: Trait
+screaming: Trait
+scurvy: Trait
+sea_legs: Trait
+seasoned: Trait
+second_sight: Trait
+secretive: Trait
+secretly_worships_the_black_sea_god: Trait
+seemingly_concerned: Trait
+seen_it_all: Trait
+seen_not_heard: Trait
+self_confident: Trait
+self_satisfied: Trait
+sense_of_direction: Trait
+sense_of_distance: Trait
+sense_of_entitlement: Trait
+servant_of_the_citadel: Trait
+shaped_from_earth_and_stone: Trait
+sharp_dresser: Trait
+shouting: Trait
+show_no_fear: Trait
+shrewd: Trait
+sick: Trait
+sickly: Trait
+sight_of_the_bat: Trait
+silent_hatred: Trait
+singed: Trait
+sixth_sense: Trait
+skeptical: Trait
+skin_of_an_apple: Trait
+skinny: Trait
+slave_to_fate: Trait
+slayer: Trait
+sleek: Trait
+sleep_talker: Trait
+slippery: Trait
+slow: Trait
+smart: Trait
+smells_like_a_horse: Trait
+solipsistic: Trait
+somnambulist: Trait
+sonorous_voice: Trait
+spartacus: Trait
+speaker_of_the_secret_language: Trait
+spectacular: Trait
+spitting: Trait
+spooky: Trait
+sprinter: Trait
+squinty: Trait
+stalker: Trait
+stark_madness: Trait
+starved: Trait
+steady_hands: Trait
+stealing: Trait
+stentorious_voice: Trait
+stern_demeanor: Trait
+stinky: Trait
+stoic: Trait
+stolid: Trait
+stone_faced: Trait
+stout: Trait
+strange: Trait
+strapping: Trait
+street_smart: Trait
+strong_willed: Trait
+stubborn: Trait
+stung_once_once: Trait
+stupid: Trait
+stutter: Trait
+superstitious: Trait
+suspicious: Trait
+swaggering: Trait
+sword_of_the_white_towers: Trait
+sworn_homage: Trait
+sworn_to_protect: Trait
+sworn_to_the_lord_protector: Trait
+sworn_to_the_order: Trait
+taciturn: Trait
+tainted_legacy: Trait
+tall_tale_teller: Trait
+taste_for_man_flesh: Trait
+tasting_the_lash: Trait
+temperamental: Trait
+tenacious: Trait
+tenuous: Trait
+the_bigger_they_come: Trait
+the_killer: Trait
+the_story: Trait
+thick_skin: Trait
+thousand_yard_stare: Trait
+thug: Trait
+thunderous_snoring: Trait
+tidy_aspect: Trait
+timid: Trait
+tinkerer: Trait
+tolerant: Trait
+tongueless: Trait
+tonsured: Trait
+touch_of_ages: Trait
+touch_of_madness: Trait
+touch_of_the_devil: Trait
+tough: Trait
+tough_as_nails: Trait
+troll_speak: Trait
+trusting: Trait
+trustworthy: Trait
+turgid: Trait
+ugly: Trait
+ugly_reputation: Trait
+unbeliever: Trait
+unbreakable: Trait
+unctuous: Trait
+underbite: Trait
+underpaid: Trait
+uneasy: Trait
+ungulate: Trait
+unheeded: Trait
+unlucky: Trait
+unrelenting_hatred: Trait
+unrelenting_savagery: Trait
+unsavory_madman: Trait
+urbane: Trait
+venal: Trait
+veneer_of_obedience: Trait
+vested: Trait
+vigor_of_youth: Trait
+vile_language: Trait
+virtuous: Trait
+vitriolic: Trait
+vocal: Trait
+voice_in_the_crowd: Trait
+void_embrace: Trait
+wary: Trait
+watchful: Trait
+weak_willed: Trait
+weather_sense: Trait
+web_toed: Trait
+weight_of_the_world: Trait
+weird: Trait
+well_appointed: Trait
+well_dressed: Trait
+where_there_s_a_whip_there_s_a_way: Trait
+white_gold_wielder: Trait
+wise_aphorisms: Trait
+wolf_s_snout: Trait
+wolverine: Trait
+world_weary: Trait
+worldly: Trait
+xenophobic: Trait
+you_should_know_better_than_that: Trait
+your_eminence: Trait
+your_grace: Trait
+your_lordship: Trait
+yowling: Trait
+zealot: Trait
+
+_IDS = {
+    "a_bit_deaf": "a_bit_deaf",
+    "a_little_crazy": "a_little_crazy",
+    "a_little_fat": "a_little_fat",
+    "abashed": "abashed",
+    "abnormally_long_tongue": "abnormally_long_tongue",
+    "abused": "abused",
+    "academic": "academic",
+    "accustomed_to_the_dark": "accustomed_to_the_dark",
+    "aches_and_pains": "aches_and_pains",
+    "acute": "acute",
+    "addicted": "addicted",
+    "adorable": "adorable",
+    "adventurer": "adventurer",
+    "affinity_for": "affinity_for",
+    "affinity_for_books_and_scrolls": "affinity_for_books_and_scrolls",
+    "affinity_for_business": "affinity_for_business",
+    "affinity_for_horses": "affinity_for_horses",
+    "affinity_for_plants": "affinity_for_plants",
+    "affinity_for_rope": "affinity_for_rope",
+    "affinity_for_sheep_and_goats": "affinity_for_sheep_and_goats",
+    "affinity_for_spiders": "affinity_for_spiders",
+    "aggressive": "aggressive",
+    "agoraphobic": "agoraphobic",
+    "agreeable": "agreeable",
+    "alarming": "alarming",
+    "alcoholic": "alcoholic",
+    "alert": "alert",
+    "alms_taker": "alms_taker",
+    "aloof": "aloof",
+    "aman": "aman",
+    "ambidextrous": "ambidextrous",
+    "ambitious": "ambitious",
+    "amenable": "amenable",
+    "amenable_to_other_options": "amenable_to_other_options",
+    "anemic": "anemic",
+    "apostate": "apostate",
+    "appreciation_for_beauty": "appreciation_for_beauty",
+    "apprehensive": "apprehensive",
+    "arcane": "arcane",
+    "arrogant": "arrogant",
+    "artful_dodger": "artful_dodger",
+    "atravieso": "atravieso",
+    "aura_of_determination": "aura_of_determination",
+    "aura_of_fear": "aura_of_fear",
+    "aura_of_holiness": "aura_of_holiness",
+    "aura_of_innocence": "aura_of_innocence",
+    "aura_of_malevolence": "aura_of_malevolence",
+    "aura_of_martyrdom": "aura_of_martyrdom",
+    "authoritative": "authoritative",
+    "avarice": "avarice",
+    "back_breaking_labor": "back_breaking_labor",
+    "bad_egg": "bad_egg",
+    "baleful_stare": "baleful_stare",
+    "barker": "barker",
+    "base_humility": "base_humility",
+    "bastard": "bastard",
+    "batshit": "batshit",
+    "bearded": "bearded",
+    "bedside_manner": "bedside_manner",
+    "beespeaker": "beespeaker",
+    "believer": "believer",
+    "bellicose": "bellicose",
+    "big_boned": "big_boned",
+    "bilge_drinker": "bilge_drinker",
+    "birdie_talk": "birdie_talk",
+    "bitter": "bitter",
+    "black_bile_poison": "black_bile_poison",
+    "black_lung": "black_lung",
+    "blank_stare": "blank_stare",
+    "blasphemer": "blasphemer",
+    "blind": "blind",
+    "blisters": "blisters",
+    "bloviatic": "bloviatic",
+    "boaster": "boaster",
+    "bog_sense": "bog_sense",
+    "bookworm": "bookworm",
+    "booming_voice": "booming_voice",
+    "bored": "bored",
+    "born_to_be_king": "born_to_be_king",
+    "born_to_rule_them_all": "born_to_rule_them_all",
+    "born_under_the_silver_stars": "born_under_the_silver_stars",
+    "bottomless_stomach": "bottomless_stomach",
+    "branded_a_coward": "branded_a_coward",
+    "brash": "brash",
+    "brave": "brave",
+    "brawler": "brawler",
+    "breeder": "breeder",
+    "broken": "broken",
+    "broken_in": "broken_in",
+    "broken_man": "broken_man",
+    "brooding": "brooding",
+    "bruiser": "bruiser",
+    "brusque": "brusque",
+    "brutal": "brutal",
+    "brute": "brute",
+    "brutish_efficiency": "brutish_efficiency",
+    "bulbous_nose": "bulbous_nose",
+    "bull_s_eye_spitter": "bull_s_eye_spitter",
+    "burial_at_sea": "burial_at_sea",
+    "burial_rites": "burial_rites",
+    "buxom": "buxom",
+    "cadaverous": "cadaverous",
+    "call_of_the_sea": "call_of_the_sea",
+    "callous": "callous",
+    "calloused": "calloused",
+    "callow": "callow",
+    "calm_demeanor": "calm_demeanor",
+    "cannibal": "cannibal",
+    "cassandra": "cassandra",
+    "cat_lover": "cat_lover",
+    "catalyst": "catalyst",
+    "charging_blindly": "charging_blindly",
+    "charismatic": "charismatic",
+    "charming": "charming",
+    "child_prodigy": "child_prodigy",
+    "chosen_one": "chosen_one",
+    "chronologue": "chronologue",
+    "chuffing": "chuffing",
+    "chuntering": "chuntering",
+    "cipher": "cipher",
+    "circumspect": "circumspect",
+    "clairvoyant": "clairvoyant",
+    "claustrophobic": "claustrophobic",
+    "clumsy": "clumsy",
+    "cold_black_blood": "cold_black_blood",
+    "cold_blooded": "cold_blooded",
+    "cold_hearted": "cold_hearted",
+    "collector": "collector",
+    "color_blind": "color_blind",
+    "colorful": "colorful",
+    "comely": "comely",
+    "comfortable_shoes": "comfortable_shoes",
+    "commanding_aura": "commanding_aura",
+    "complaining": "complaining",
+    "compulsive_liar": "compulsive_liar",
+    "condescending": "condescending",
+    "confident": "confident",
+    "connected": "connected",
+    "contortionist": "contortionist",
+    "cookie": "cookie",
+    "cool_headed": "cool_headed",
+    "corrupt": "corrupt",
+    "cowardly": "cowardly",
+    "cramped_hands": "cramped_hands",
+    "crippled": "crippled",
+    "crotchety": "crotchety",
+    "cruel": "cruel",
+    "cry_of_doom": "cry_of_doom",
+    "cry_wolf": "cry_wolf",
+    "cryptic": "cryptic",
+    "curious": "curious",
+    "curses_like_a_sailor": "curses_like_a_sailor",
+    "cursing": "cursing",
+    "cynical": "cynical",
+    "dangerous": "dangerous",
+    "dangerous_obsession": "dangerous_obsession",
+    "daring": "daring",
+    "darling_of_the_court": "darling_of_the_court",
+    "deadly_precision": "deadly_precision",
+    "deaf": "deaf",
+    "debauched": "debauched",
+    "deep_sense": "deep_sense",
+    "deep_sleeper": "deep_sleeper",
+    "deferential": "deferential",
+    "demagogue": "demagogue",
+    "denouncer": "denouncer",
+    "desperate": "desperate",
+    "despondent": "despondent",
+    "determined": "determined",
+    "devout": "devout",
+    "dexterity_of_the_cat": "dexterity_of_the_cat",
+    "diligent": "diligent",
+    "diminutive_hands": "diminutive_hands",
+    "diminutive_stature": "diminutive_stature",
+    "disciplined": "disciplined",
+    "diseased": "diseased",
+    "dismissive": "dismissive",
+    "dispute_settler": "dispute_settler",
+    "distracted": "distracted",
+    "disturbed": "disturbed",
+    "disturbingly_confident": "disturbingly_confident",
+    "disturbingly_large_mouth": "disturbingly_large_mouth",
+    "docile": "docile",
+    "dog_faced_boy": "dog_faced_boy",
+    "dog_lover": "dog_lover",
+    "domineering": "domineering",
+    "domineering_presence": "domineering_presence",
+    "dour": "dour",
+    "down_to_earth": "down_to_earth",
+    "downtrodden": "downtrodden",
+    "dramatic": "dramatic",
+    "dreadful": "dreadful",
+    "dreamer": "dreamer",
+    "driven": "driven",
+    "drop_dead_gorgeous": "drop_dead_gorgeous",
+    "drunk": "drunk",
+    "dusty": "dusty",
+    "dutiful": "dutiful",
+    "dvergar": "dvergar",
+    "eagle_eye": "eagle_eye",
+    "ear_for_voices": "ear_for_voices",
+    "ear_to_the_ground": "ear_to_the_ground",
+    "early_riser": "early_riser",
+    "earthen": "earthen",
+    "earthy_smell": "earthy_smell",
+    "eating_maggots": "eating_maggots",
+    "ebullient": "ebullient",
+    "educated": "educated",
+    "effete": "effete",
+    "eidetic_memory": "eidetic_memory",
+    "eldritch_sink": "eldritch_sink",
+    "emotional": "emotional",
+    "enemy_of_the_sun": "enemy_of_the_sun",
+    "entropic": "entropic",
+    "erudite": "erudite",
+    "esoteric": "esoteric",
+    "essence_of_the_earth": "essence_of_the_earth",
+    "estimation": "estimation",
+    "etharchal": "etharchal",
+    "eunuch": "eunuch",
+    "evasive": "evasive",
+    "exasperated": "exasperated",
+    "exhausted": "exhausted",
+    "exile": "exile",
+    "exorcist": "exorcist",
+    "extra_digit": "extra_digit",
+    "extremely_bitter": "extremely_bitter",
+    "extremely_respectful_of_one_s_betters": "extremely_respectful_of_one_s_betters",
+    "extrovert": "extrovert",
+    "eye_of_the_hunter": "eye_of_the_hunter",
+    "faded": "faded",
+    "fair_and_statuesque": "fair_and_statuesque",
+    "faith_in_dead_gods": "faith_in_dead_gods",
+    "faithful": "faithful",
+    "familiar_face": "familiar_face",
+    "family_heirloom": "family_heirloom",
+    "fanatical_devotion": "fanatical_devotion",
+    "fanged_and_clawed": "fanged_and_clawed",
+    "fastidious": "fastidious",
+    "fateful": "fateful",
+    "fea": "fea",
+    "fealty_to_the_fea": "fealty_to_the_fea",
+    "fear_of_cheese": "fear_of_cheese",
+    "fear_of_wet_noises": "fear_of_wet_noises",
+    "fearful_respect_of_the_servants": "fearful_respect_of_the_servants",
+    "fearless": "fearless",
+    "feral": "feral",
+    "fervent_believer": "fervent_believer",
+    "fey_blood": "fey_blood",
+    "firm": "firm",
+    "first_born": "first_born",
+    "fixed_smile": "fixed_smile",
+    "flamboyant": "flamboyant",
+    "flatterer": "flatterer",
+    "flea_bitten": "flea_bitten",
+    "flee_from_battle": "flee_from_battle",
+    "fleet_of_foot": "fleet_of_foot",
+    "fleet_of_hoof": "fleet_of_hoof",
+    "flights_of_murderous_fancy": "flights_of_murderous_fancy",
+    "flip": "flip",
+    "floury": "floury",
+    "folksy_wisdom": "folksy_wisdom",
+    "following_the_beat": "following_the_beat",
+    "fondness_for_elven_blood": "fondness_for_elven_blood",
+    "forked_tongue": "forked_tongue",
+    "formalist": "formalist",
+    "fortitude": "fortitude",
+    "foul_smelling": "foul_smelling",
+    "frail": "frail",
+    "fretful": "fretful",
+    "frippery": "frippery",
+    "frustrated": "frustrated",
+    "galvanizing_presence": "galvanizing_presence",
+    "garrulous": "garrulous",
+    "gelded": "gelded",
+    "gelid": "gelid",
+    "generous": "generous",
+    "genial": "genial",
+    "gentle_but_firm": "gentle_but_firm",
+    "geometric": "geometric",
+    "gerbil_brain": "gerbil_brain",
+    "gifted": "gifted",
+    "glib": "glib",
+    "gloryhound": "gloryhound",
+    "gluttonous": "gluttonous",
+    "gnawing_hunger": "gnawing_hunger",
+    "good_bone": "good_bone",
+    "good_for_nothing": "good_for_nothing",
+    "good_listener": "good_listener",
+    "gossip": "gossip",
+    "graceful": "graceful",
+    "grand": "grand",
+    "gray_mantle": "gray_mantle",
+    "greasy": "greasy",
+    "greater_muse": "greater_muse",
+    "greed": "greed",
+    "greedy": "greedy",
+    "grief": "grief",
+    "grim": "grim",
+    "grudgekeeper": "grudgekeeper",
+    "grumbling": "grumbling",
+    "guarded": "guarded",
+    "hacking_cough": "hacking_cough",
+    "hairy": "hairy",
+    "half_elf": "half_elf",
+    "halitosis": "halitosis",
+    "hand_eye_coordination": "hand_eye_coordination",
+    "handicapped": "handicapped",
+    "hands_of_iron": "hands_of_iron",
+    "handsome": "handsome",
+    "happy_go_lucky": "happy_go_lucky",
+    "hard_as_nails": "hard_as_nails",
+    "hard_hearted": "hard_hearted",
+    "hard_work": "hard_work",
+    "hardened": "hardened",
+    "hatred_of_forests": "hatred_of_forests",
+    "haunted": "haunted",
+    "he_s_a_jonah_that_one": "he_s_a_jonah_that_one",
+    "healthy": "healthy",
+    "hide_before_battle": "hide_before_battle",
+    "hiding": "hiding",
+    "hoarding": "hoarding",
+    "holier": "holier",
+    "hollow_bones": "hollow_bones",
+    "homesick": "homesick",
+    "honored": "honored",
+    "hooved": "hooved",
+    "hope": "hope",
+    "horsefriend": "horsefriend",
+    "humble_before_my_master": "humble_before_my_master",
+    "humility": "humility",
+    "humility_in_the_face_of_your_betters": "humility_in_the_face_of_your_betters",
+    "hungry": "hungry",
+    "hurt": "hurt",
+    "hypochondriac": "hypochondriac",
+    "i_know_this_ship_like_my_own_hands": "i_know_this_ship_like_my_own_hands",
+    "idealistic": "idealistic",
+    "ideologue": "ideologue",
+    "impecunious": "impecunious",
+    "imperious": "imperious",
+    "imperious_demeanor": "imperious_demeanor",
+    "impulsive": "impulsive",
+    "incessant_tapping": "incessant_tapping",
+    "incomprehensible_diagnosis": "incomprehensible_diagnosis",
+    "inconsiderate": "inconsiderate",
+    "indecisive": "indecisive",
+    "ineffable_feature": "ineffable_feature",
+    "infallible_religious_logic": "infallible_religious_logic",
+    "ink_stained_hands": "ink_stained_hands",
+    "inscrutable": "inscrutable",
+    "insightful": "insightful",
+    "insomniac": "insomniac",
+    "inspirational": "inspirational",
+    "intense": "intense",
+    "intense_hatred": "intense_hatred",
+    "intimidating": "intimidating",
+    "intractable": "intractable",
+    "inured": "inured",
+    "invisible_friend": "invisible_friend",
+    "involuntary_shudders": "involuntary_shudders",
+    "iron_memory": "iron_memory",
+    "iron_nails": "iron_nails",
+    "iron_nose": "iron_nose",
+    "iron_stomach": "iron_stomach",
+    "iron_will": "iron_will",
+    "it_just_might_work": "it_just_might_work",
+    "jaded": "jaded",
+    "jaunty": "jaunty",
+    "jealous": "jealous",
+    "joan_of_arc": "joan_of_arc",
+    "keen_hearing": "keen_hearing",
+    "keen_sense_of_humor": "keen_sense_of_humor",
+    "keen_sight": "keen_sight",
+    "keen_taste": "keen_taste",
+    "keys_to_the_church": "keys_to_the_church",
+    "kicking_the_beast": "kicking_the_beast",
+    "know_it_all": "know_it_all",
+    "laconic": "laconic",
+    "lame": "lame",
+    "landlubber": "landlubber",
+    "lavish_taste": "lavish_taste",
+    "lazy": "lazy",
+    "learned": "learned",
+    "leprosy": "leprosy",
+    "lesser_muse": "lesser_muse",
+    "lesson_of_one": "lesson_of_one",
+    "level_headed": "level_headed",
+    "life_is_death": "life_is_death",
+    "lifting_heavy_things": "lifting_heavy_things",
+    "light_sleeper": "light_sleeper",
+    "linguist": "linguist",
+    "lithe": "lithe",
+    "loathsome_and_twisted": "loathsome_and_twisted",
+    "loner": "loner",
+    "lonesome": "lonesome",
+    "long_fingered": "long_fingered",
+    "long_limbed": "long_limbed",
+    "long_of_limb": "long_of_limb",
+    "lord_of_ages": "lord_of_ages",
+    "lord_s_favorite": "lord_s_favorite",
+    "lost": "lost",
+    "lost_faith": "lost_faith",
+    "louis_wu": "louis_wu",
+    "love_of_the_horse": "love_of_the_horse",
+    "low_cunning": "low_cunning",
+    "low_speech": "low_speech",
+    "loyal": "loyal",
+    "lucky": "lucky",
+    "lugubrious": "lugubrious",
+    "lunatic": "lunatic",
+    "lustrous": "lustrous",
+    "lynx_eyed_like_burning_coals": "lynx_eyed_like_burning_coals",
+    "mad": "mad",
+    "made_man": "made_man",
+    "maggot_connoisseur": "maggot_connoisseur",
+    "maimed": "maimed",
+    "man_of_few_words": "man_of_few_words",
+    "manhunter": "manhunter",
+    "manly": "manly",
+    "many_colored_hands": "many_colored_hands",
+    "marching": "marching",
+    "mark_of_privilege": "mark_of_privilege",
+    "mark_of_the_beast": "mark_of_the_beast",
+    "massive_stature": "massive_stature",
+    "maternal": "maternal",
+    "matriarchal": "matriarchal",
+    "maudlin": "maudlin",
+    "mean": "mean",
+    "melodramatic_family": "melodramatic_family",
+    "mercenary": "mercenary",
+    "merciful": "merciful",
+    "merciless": "merciless",
+    "metal_plate_in_the_skull": "metal_plate_in_the_skull",
+    "meticulous": "meticulous",
+    "mind_for_small_details": "mind_for_small_details",
+    "mind_numbing_work": "mind_numbing_work",
+    "mind_over_matter": "mind_over_matter",
+    "misanthropic": "misanthropic",
+    "misplaced_aura": "misplaced_aura",
+    "missing_digit": "missing_digit",
+    "missing_eye": "missing_eye",
+    "missing_limb": "missing_limb",
+    "monastic": "monastic",
+    "mourner": "mourner",
+    "murderous": "murderous",
+    "mute": "mute",
+    "muttering": "muttering",
+    "myopic": "myopic",
+    "naked_hatred": "naked_hatred",
+    "narcoleptic": "narcoleptic",
+    "near_sighted": "near_sighted",
+    "never_cry_wolf": "never_cry_wolf",
+    "night_owl": "night_owl",
+    "nihilistic": "nihilistic",
+    "nimble": "nimble",
+    "no_nonsense": "no_nonsense",
+    "noblesse_oblige": "noblesse_oblige",
+    "nose_for_trouble": "nose_for_trouble",
+    "nose_of_the_bloodhound": "nose_of_the_bloodhound",
+    "numb": "numb",
+    "oathbreaker": "oathbreaker",
+    "oathswearer": "oathswearer",
+    "oathsworn": "oathsworn",
+    "obedient": "obedient",
+    "obliging": "obliging",
+    "obscure_aura": "obscure_aura",
+    "obsequious": "obsequious",
+    "obsessed": "obsessed",
+    "obsessive": "obsessive",
+    "obstinate": "obstinate",
+    "odd": "odd",
+    "oddly_likeable": "oddly_likeable",
+    "odious": "odious",
+    "off_kilter": "off_kilter",
+    "oikofugic": "oikofugic",
+    "organized": "organized",
+    "ornery": "ornery",
+    "other_life": "other_life",
+    "outlaw": "outlaw",
+    "overbearing_loony": "overbearing_loony",
+    "overbite": "overbite",
+    "overworked": "overworked",
+    "pack_hunter": "pack_hunter",
+    "pain_life": "pain_life",
+    "palsy": "palsy",
+    "paranoid": "paranoid",
+    "paranoid_about_the_ship": "paranoid_about_the_ship",
+    "paranoid_ear": "paranoid_ear",
+    "pardoner": "pardoner",
+    "pariah": "pariah",
+    "passionate": "passionate",
+    "patient": "patient",
+    "patriarchal": "patriarchal",
+    "pecunious": "pecunious",
+    "pegboy": "pegboy",
+    "penetrating_gaze": "penetrating_gaze",
+    "penny_wise": "penny_wise",
+    "perfect_pitch": "perfect_pitch",
+    "perfectionist": "perfectionist",
+    "peripatetic": "peripatetic",
+    "perspective": "perspective",
+    "phobia": "phobia",
+    "pickled": "pickled",
+    "pigpen": "pigpen",
+    "plain_faced": "plain_faced",
+    "pointed_ears": "pointed_ears",
+    "poised": "poised",
+    "poisonous_ambition": "poisonous_ambition",
+    "poker_face": "poker_face",
+    "pompous": "pompous",
+    "possessed": "possessed",
+    "power_behind_the_throne": "power_behind_the_throne",
+    "practical": "practical",
+    "practiced_precision": "practiced_precision",
+    "pragmatic_outlook": "pragmatic_outlook",
+    "predatory": "predatory",
+    "prince_of_the_blood": "prince_of_the_blood",
+    "problem_with_authority": "problem_with_authority",
+    "problems": "problems",
+    "professionally_diligent": "professionally_diligent",
+    "profuse_sweat": "profuse_sweat",
+    "prominent_scar": "prominent_scar",
+    "prone_to_exaggeration": "prone_to_exaggeration",
+    "proud": "proud",
+    "psychotic": "psychotic",
+    "querulous": "querulous",
+    "quick_step": "quick_step",
+    "quick_study": "quick_study",
+    "quick_witted": "quick_witted",
+    "quickened_pulse": "quickened_pulse",
+    "quiescent": "quiescent",
+    "quiet": "quiet",
+    "quirky": "quirky",
+    "rabble_rouser": "rabble_rouser",
+    "rainman": "rainman",
+    "rapier_wit": "rapier_wit",
+    "rare_talent": "rare_talent",
+    "rarified": "rarified",
+    "rash": "rash",
+    "rat_speak": "rat_speak",
+    "reckless": "reckless",
+    "recondite": "recondite",
+    "red_blooded": "red_blooded",
+    "red_cheeks": "red_cheeks",
+    "reeks_of_alcohol": "reeks_of_alcohol",
+    "regal_bearing": "regal_bearing",
+    "reincarnated": "reincarnated",
+    "remarkable_flatulence": "remarkable_flatulence",
+    "remote": "remote",
+    "resigned_to_death": "resigned_to_death",
+    "resigned_to_fate": "resigned_to_fate",
+    "resolute": "resolute",
+    "restless": "restless",
+    "reviled": "reviled",
+    "rhetorical": "rhetorical",
+    "righteous": "righteous",
+    "road_weary": "road_weary",
+    "robust": "robust",
+    "romantic": "romantic",
+    "rough_hands": "rough_hands",
+    "rower": "rower",
+    "royal_favorite": "royal_favorite",
+    "ruddy_complexion": "ruddy_complexion",
+    "running_away": "running_away",
+    "sadistic": "sadistic",
+    "sailor_s_oath": "sailor_s_oath",
+    "salt_of_the_earth": "salt_of_the_earth",
+    "sane": "sane",
+    "savage_consequences": "savage_consequences",
+    "savvy": "savvy",
+    "scapegoat": "scapegoat",
+    "scarred": "scarred",
+    "scavenger": "scavenger",
+    "scheming": "scheming",
+    "screaming": "screaming",
+    "scurvy": "scurvy",
+    "sea_legs": "sea_legs",
+    "seasoned": "seasoned",
+    "second_sight": "second_sight",
+    "secretive": "secretive",
+    "secretly_worships_the_black_sea_god": "secretly_worships_the_black_sea_god",
+    "seemingly_concerned": "seemingly_concerned",
+    "seen_it_all": "seen_it_all",
+    "seen_not_heard": "seen_not_heard",
+    "self_confident": "self_confident",
+    "self_satisfied": "self_satisfied",
+    "sense_of_direction": "sense_of_direction",
+    "sense_of_distance": "sense_of_distance",
+    "sense_of_entitlement": "sense_of_entitlement",
+    "servant_of_the_citadel": "servant_of_the_citadel",
+    "shaped_from_earth_and_stone": "shaped_from_earth_and_stone",
+    "sharp_dresser": "sharp_dresser",
+    "shouting": "shouting",
+    "show_no_fear": "show_no_fear",
+    "shrewd": "shrewd",
+    "sick": "sick",
+    "sickly": "sickly",
+    "sight_of_the_bat": "sight_of_the_bat",
+    "silent_hatred": "silent_hatred",
+    "singed": "singed",
+    "sixth_sense": "sixth_sense",
+    "skeptical": "skeptical",
+    "skin_of_an_apple": "skin_of_an_apple",
+    "skinny": "skinny",
+    "slave_to_fate": "slave_to_fate",
+    "slayer": "slayer",
+    "sleek": "sleek",
+    "sleep_talker": "sleep_talker",
+    "slippery": "slippery",
+    "slow": "slow",
+    "smart": "smart",
+    "smells_like_a_horse": "smells_like_a_horse",
+    "solipsistic": "solipsistic",
+    "somnambulist": "somnambulist",
+    "sonorous_voice": "sonorous_voice",
+    "spartacus": "spartacus",
+    "speaker_of_the_secret_language": "speaker_of_the_secret_language",
+    "spectacular": "spectacular",
+    "spitting": "spitting",
+    "spooky": "spooky",
+    "sprinter": "sprinter",
+    "squinty": "squinty",
+    "stalker": "stalker",
+    "stark_madness": "stark_madness",
+    "starved": "starved",
+    "steady_hands": "steady_hands",
+    "stealing": "stealing",
+    "stentorious_voice": "stentorious_voice",
+    "stern_demeanor": "stern_demeanor",
+    "stinky": "stinky",
+    "stoic": "stoic",
+    "stolid": "stolid",
+    "stone_faced": "stone_faced",
+    "stout": "stout",
+    "strange": "strange",
+    "strapping": "strapping",
+    "street_smart": "street_smart",
+    "strong_willed": "strong_willed",
+    "stubborn": "stubborn",
+    "stung_once_once": "stung_once_once",
+    "stupid": "stupid",
+    "stutter": "stutter",
+    "superstitious": "superstitious",
+    "suspicious": "suspicious",
+    "swaggering": "swaggering",
+    "sword_of_the_white_towers": "sword_of_the_white_towers",
+    "sworn_homage": "sworn_homage",
+    "sworn_to_protect": "sworn_to_protect",
+    "sworn_to_the_lord_protector": "sworn_to_the_lord_protector",
+    "sworn_to_the_order": "sworn_to_the_order",
+    "taciturn": "taciturn",
+    "tainted_legacy": "tainted_legacy",
+    "tall_tale_teller": "tall_tale_teller",
+    "taste_for_man_flesh": "taste_for_man_flesh",
+    "tasting_the_lash": "tasting_the_lash",
+    "temperamental": "temperamental",
+    "tenacious": "tenacious",
+    "tenuous": "tenuous",
+    "the_bigger_they_come": "the_bigger_they_come",
+    "the_killer": "the_killer",
+    "the_story": "the_story",
+    "thick_skin": "thick_skin",
+    "thousand_yard_stare": "thousand_yard_stare",
+    "thug": "thug",
+    "thunderous_snoring": "thunderous_snoring",
+    "tidy_aspect": "tidy_aspect",
+    "timid": "timid",
+    "tinkerer": "tinkerer",
+    "tolerant": "tolerant",
+    "tongueless": "tongueless",
+    "tonsured": "tonsured",
+    "touch_of_ages": "touch_of_ages",
+    "touch_of_madness": "touch_of_madness",
+    "touch_of_the_devil": "touch_of_the_devil",
+    "tough": "tough",
+    "tough_as_nails": "tough_as_nails",
+    "troll_speak": "troll_speak",
+    "trusting": "trusting",
+    "trustworthy": "trustworthy",
+    "turgid": "turgid",
+    "ugly": "ugly",
+    "ugly_reputation": "ugly_reputation",
+    "unbeliever": "unbeliever",
+    "unbreakable": "unbreakable",
+    "unctuous": "unctuous",
+    "underbite": "underbite",
+    "underpaid": "underpaid",
+    "uneasy": "uneasy",
+    "ungulate": "ungulate",
+    "unheeded": "unheeded",
+    "unlucky": "unlucky",
+    "unrelenting_hatred": "unrelenting_hatred",
+    "unrelenting_savagery": "unrelenting_savagery",
+    "unsavory_madman": "unsavory_madman",
+    "urbane": "urbane",
+    "venal": "venal",
+    "veneer_of_obedience": "veneer_of_obedience",
+    "vested": "vested",
+    "vigor_of_youth": "vigor_of_youth",
+    "vile_language": "vile_language",
+    "virtuous": "virtuous",
+    "vitriolic": "vitriolic",
+    "vocal": "vocal",
+    "voice_in_the_crowd": "voice_in_the_crowd",
+    "void_embrace": "void_embrace",
+    "wary": "wary",
+    "watchful": "watchful",
+    "weak_willed": "weak_willed",
+    "weather_sense": "weather_sense",
+    "web_toed": "web_toed",
+    "weight_of_the_world": "weight_of_the_world",
+    "weird": "weird",
+    "well_appointed": "well_appointed",
+    "well_dressed": "well_dressed",
+    "where_there_s_a_whip_there_s_a_way": "where_there_s_a_whip_there_s_a_way",
+    "white_gold_wielder": "white_gold_wielder",
+    "wise_aphorisms": "wise_aphorisms",
+    "wolf_s_snout": "wolf_s_snout",
+    "wolverine": "wolverine",
+    "world_weary": "world_weary",
+    "worldly": "worldly",
+    "xenophobic": "xenophobic",
+    "you_should_know_better_than_that": "you_should_know_better_than_that",
+    "your_eminence": "your_eminence",
+    "your_grace": "your_grace",
+    "your_lordship": "your_lordship",
+    "yowling": "yowling",
+    "zealot": "zealot",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Trait:
+        if name in _IDS:
+            return TRAITS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

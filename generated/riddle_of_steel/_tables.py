@@ -11,8 +11,8 @@ from ._runtime import core as _rt
 TABLES: dict[str, _rt.Table[Any]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class ArmourRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ArmourRow(_rt.Value):
     """A row of Armour (quoted)."""
 
     av: int | _rt.Unknown
@@ -33,8 +33,8 @@ ARMOUR: _rt.Table[ArmourRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class AttributeCreationRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class AttributeCreationRow(_rt.Value):
     """A row of Attribute limits at creation."""
 
     points: str
@@ -56,8 +56,8 @@ ATTRIBUTE_CREATION: _rt.Table[AttributeCreationRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CharactersRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CharactersRow(_rt.Value):
     """A row of Characters in the examples."""
 
     agl: int | _rt.Unknown
@@ -90,8 +90,8 @@ CHARACTERS: _rt.Table[CharactersRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CombatTestsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CombatTestsRow(_rt.Value):
     """A row of Combat tests."""
 
     roll: str
@@ -117,8 +117,8 @@ COMBAT_TESTS: _rt.Table[CombatTestsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CreaturesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CreaturesRow(_rt.Value):
     """A row of Creatures (quoted)."""
 
     strength: int
@@ -137,8 +137,8 @@ CREATURES: _rt.Table[CreaturesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class DamageTableRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DamageTableRow(_rt.Value):
     """A row of Damage Table."""
 
     blood_loss: int | _rt.Unknown
@@ -197,8 +197,8 @@ DAMAGE_TABLE: _rt.Table[DamageTableRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class DifficultyRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DifficultyRow(_rt.Value):
     """A row of Target numbers."""
 
     tn: int | _rt.Unknown
@@ -218,8 +218,8 @@ DIFFICULTY: _rt.Table[DifficultyRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ExchangeResultsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ExchangeResultsRow(_rt.Value):
     """A row of Exchange results."""
 
     outcome: str
@@ -238,8 +238,8 @@ EXCHANGE_RESULTS: _rt.Table[ExchangeResultsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class InitiativeThrowRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class InitiativeThrowRow(_rt.Value):
     """A row of Initiative throw."""
 
     you: str
@@ -260,8 +260,8 @@ INITIATIVE_THROW: _rt.Table[InitiativeThrowRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class KnockoutRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class KnockoutRow(_rt.Value):
     """A row of Knockout."""
 
     out: _rt.Dice
@@ -280,8 +280,8 @@ KNOCKOUT: _rt.Table[KnockoutRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ManeuversRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ManeuversRow(_rt.Value):
     """A row of Maneuvers."""
 
     role: str
@@ -311,8 +311,8 @@ MANEUVERS: _rt.Table[ManeuversRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class MissileWeaponsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class MissileWeaponsRow(_rt.Value):
     """A row of Missile weapons."""
 
     atn: int
@@ -335,8 +335,8 @@ MISSILE_WEAPONS: _rt.Table[MissileWeaponsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class PrioritiesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class PrioritiesRow(_rt.Value):
     """A row of Priorities."""
 
     social_class: str
@@ -360,8 +360,8 @@ PRIORITIES: _rt.Table[PrioritiesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ProgressionCostsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ProgressionCostsRow(_rt.Value):
     """A row of Character progression."""
 
     sa_cost: _rt.Formula[int] | None
@@ -385,8 +385,8 @@ PROGRESSION_COSTS: _rt.Table[ProgressionCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ShieldsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ShieldsRow(_rt.Value):
     """A row of Shields (quoted)."""
 
     block_dtn: int
@@ -405,8 +405,8 @@ SHIELDS: _rt.Table[ShieldsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SocialClassesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class SocialClassesRow(_rt.Value):
     """A row of Social Class & Wealth."""
 
     priority: str
@@ -430,8 +430,8 @@ SOCIAL_CLASSES: _rt.Table[SocialClassesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SorceryRealmLevelsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class SorceryRealmLevelsRow(_rt.Value):
     """A row of Sorcery realm levels."""
 
     title: str
@@ -451,8 +451,8 @@ SORCERY_REALM_LEVELS: _rt.Table[SorceryRealmLevelsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SpiritualDiceRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class SpiritualDiceRow(_rt.Value):
     """A row of Spiritual attribute dice."""
 
     adds_dice_to: str
@@ -474,8 +474,8 @@ SPIRITUAL_DICE: _rt.Table[SpiritualDiceRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SuccessQualityRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class SuccessQualityRow(_rt.Value):
     """A row of Successes and quality."""
 
     quality: str | _rt.Unknown
@@ -494,8 +494,8 @@ SUCCESS_QUALITY: _rt.Table[SuccessQualityRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class TargetMovementRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class TargetMovementRow(_rt.Value):
     """A row of Target movement."""
 
     pool_mod: int
@@ -514,8 +514,8 @@ TARGET_MOVEMENT: _rt.Table[TargetMovementRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class TargetZonesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class TargetZonesRow(_rt.Value):
     """A row of Target Zones."""
 
     covers: str
@@ -538,8 +538,8 @@ TARGET_ZONES: _rt.Table[TargetZonesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class VocationImprovementRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class VocationImprovementRow(_rt.Value):
     """A row of Vocation improvement roll."""
 
     vr_change: int
@@ -559,8 +559,8 @@ VOCATION_IMPROVEMENT: _rt.Table[VocationImprovementRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class VocationTestsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class VocationTestsRow(_rt.Value):
     """A row of Vocation test TN."""
 
     tn: _rt.Formula[int] | None
@@ -580,8 +580,8 @@ VOCATION_TESTS: _rt.Table[VocationTestsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class VocationsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class VocationsRow(_rt.Value):
     """A row of Sample Vocations."""
 
     areas: str
@@ -610,8 +610,8 @@ VOCATIONS: _rt.Table[VocationsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class WeaponsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class WeaponsRow(_rt.Value):
     """A row of Weapons (quoted)."""
 
     atn: int | _rt.Unknown
@@ -636,8 +636,8 @@ WEAPONS: _rt.Table[WeaponsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class WoundLevelsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class WoundLevelsRow(_rt.Value):
     """A row of Wound levels."""
 
     severity: str

@@ -8,8 +8,8 @@ from typing import Literal
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class AreaAttack:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class AreaAttack(_rt.Value):
     """Attacks on several locations: one entry of AREA_ATTACKS."""
 
     id: str
@@ -29,7 +29,15 @@ class AreaAttack:
     """what it is or does, in the author's own words"""
 
 
-AREA_ATTACKS: dict[str, AreaAttack] = {
-    "bombs_and_traps": AreaAttack("bombs_and_traps", "Bombs and explosive traps", "every_location", damage="rolled_per_location", source="p. 155", note="full dice damage is worked out for each location on its own, then its location multiplier", description="Bombs and explosive traps strike every body location: the full damage dice are rolled for each location separately."),
-    "some_spells": AreaAttack("some_spells", "Some spells", "several_locations", damage=_rt.UNKNOWN, source="p. 155", uncertain="the excerpt names spells among such attacks but not which ones or how their damage is rolled", description="Some spells, like bombs, strike several locations at once. The excerpt does not say which spells or how their damage is rolled."),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+AREA_ATTACKS: _rt.Registry[AreaAttack] = _rt.Registry(
+    (
+        (AreaAttack, ("damage", "source", "note", "description")),
+        (AreaAttack, ("damage", "source", "uncertain", "description")),
+        (_rt.UNKNOWN, None),
+    ),
+    {
+        "bombs_and_traps": (0, "bombs_and_traps", "Bombs and explosive traps", "every_location", "rolled_per_location", "p. 155", "full dice damage is worked out for each location on its own, then its location multiplier", "Bombs and explosive traps strike every body location: the full damage dice are rolled for each location separately."),
+        "some_spells": (1, "some_spells", "Some spells", "several_locations", (2,), "p. 155", "the excerpt names spells among such attacks but not which ones or how their damage is rolled", "Some spells, like bombs, strike several locations at once. The excerpt does not say which spells or how their damage is rolled."),
+    },
+)

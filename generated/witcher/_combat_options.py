@@ -4,9 +4,11 @@
 
 from dataclasses import dataclass
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class CombatOption:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CombatOption(_rt.Value):
     """Combat options: one entry of COMBAT_OPTIONS."""
 
     id: str
@@ -25,6 +27,12 @@ class CombatOption:
     """what it is or does, in the author's own words"""
 
 
-COMBAT_OPTIONS: dict[str, CombatOption] = {
-    "hold_action": CombatOption("hold_action", "Hold your action", "act at any point until the very end of the round", limit="at the end of the round use the turn or lose it; it cannot be carried into the next round", source="p. 154", description="You may wait and act at any moment up to the end of the round; then you must act or lose the turn, since it cannot be saved for the next round."),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+COMBAT_OPTIONS: _rt.Registry[CombatOption] = _rt.Registry(
+    (
+        (CombatOption, ("limit", "source", "description")),
+    ),
+    {
+        "hold_action": (0, "hold_action", "Hold your action", "act at any point until the very end of the round", "at the end of the round use the turn or lose it; it cannot be carried into the next round", "p. 154", "You may wait and act at any moment up to the end of the round; then you must act or lose the turn, since it cannot be saved for the next round."),
+    },
+)

@@ -4,9 +4,11 @@
 
 from dataclasses import dataclass
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class DamageCategory:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DamageCategory(_rt.Value):
     """Damage categories: one entry of DAMAGE_CATEGORIES."""
 
     id: str
@@ -27,7 +29,13 @@ class DamageCategory:
     """what it is or does, in the author's own words"""
 
 
-DAMAGE_CATEGORIES: dict[str, DamageCategory] = {
-    "lethal": DamageCategory("lethal", "Lethal", "Death State: you begin dying", examples="any wound that brings you closer to death", source="p. 154", description="Damage that brings you nearer death; when lethal damage taken equals your Health Points you enter the Death State and start dying."),
-    "non_lethal": DamageCategory("non_lethal", "Non-lethal", "unconscious, treated as stunned until 20 HP are recovered by recovery actions and a Stun save is made", examples="temporary harm such as concussion or shock", source="p. 154", description="Temporary harm such as concussion or shock; when it equals your Health Points you fall unconscious and count as stunned until you regain 20 HP through recovery actions and pass a Stun save."),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+DAMAGE_CATEGORIES: _rt.Registry[DamageCategory] = _rt.Registry(
+    (
+        (DamageCategory, ("examples", "source", "description")),
+    ),
+    {
+        "lethal": (0, "lethal", "Lethal", "Death State: you begin dying", "any wound that brings you closer to death", "p. 154", "Damage that brings you nearer death; when lethal damage taken equals your Health Points you enter the Death State and start dying."),
+        "non_lethal": (0, "non_lethal", "Non-lethal", "unconscious, treated as stunned until 20 HP are recovered by recovery actions and a Stun save is made", "temporary harm such as concussion or shock", "p. 154", "Temporary harm such as concussion or shock; when it equals your Health Points you fall unconscious and count as stunned until you regain 20 HP through recovery actions and pass a Stun save."),
+    },
+)

@@ -4,9 +4,11 @@
 
 from dataclasses import dataclass
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class DamageType:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DamageType(_rt.Value):
     """Damage types: one entry of DAMAGE_TYPES."""
 
     id: str
@@ -25,9 +27,15 @@ class DamageType:
     """what it is or does, in the author's own words"""
 
 
-DAMAGE_TYPES: dict[str, DamageType] = {
-    "bludgeoning": DamageType("bludgeoning", "Bludgeoning", "the damage is halved before armour SP", source="pp. 154-155", description="One of the four damage types a weapon deals. Resistance to it halves bludgeoning damage before armour SP; the excerpt gives no other bludgeoning-specific rule."),
-    "elemental": DamageType("elemental", "Elemental", "the damage is halved before armour SP", source="pp. 154-155", description="One of the four damage types a weapon deals. Resistance to it halves elemental damage before armour SP; the excerpt gives no other elemental-specific rule."),
-    "piercing": DamageType("piercing", "Piercing", "the damage is halved before armour SP", source="pp. 154-155", description="One of the four damage types a weapon deals. Resistance to it halves piercing damage before armour SP; the excerpt gives no other piercing-specific rule."),
-    "slashing": DamageType("slashing", "Slashing", "the damage is halved before armour SP", source="pp. 154-155", description="One of the four damage types a weapon deals. Resistance to it halves slashing damage before armour SP; the excerpt gives no other slashing-specific rule."),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+DAMAGE_TYPES: _rt.Registry[DamageType] = _rt.Registry(
+    (
+        (DamageType, ("source", "description")),
+    ),
+    {
+        "bludgeoning": (0, "bludgeoning", "Bludgeoning", "the damage is halved before armour SP", "pp. 154-155", "One of the four damage types a weapon deals. Resistance to it halves bludgeoning damage before armour SP; the excerpt gives no other bludgeoning-specific rule."),
+        "elemental": (0, "elemental", "Elemental", "the damage is halved before armour SP", "pp. 154-155", "One of the four damage types a weapon deals. Resistance to it halves elemental damage before armour SP; the excerpt gives no other elemental-specific rule."),
+        "piercing": (0, "piercing", "Piercing", "the damage is halved before armour SP", "pp. 154-155", "One of the four damage types a weapon deals. Resistance to it halves piercing damage before armour SP; the excerpt gives no other piercing-specific rule."),
+        "slashing": (0, "slashing", "Slashing", "the damage is halved before armour SP", "pp. 154-155", "One of the four damage types a weapon deals. Resistance to it halves slashing damage before armour SP; the excerpt gives no other slashing-specific rule."),
+    },
+)

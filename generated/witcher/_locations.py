@@ -6,9 +6,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class Location:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Location(_rt.Value):
     """Body locations: one entry of LOCATIONS."""
 
     id: str
@@ -31,14 +33,21 @@ class Location:
     """what it is or does, in the author's own words"""
 
 
-LOCATIONS: dict[str, Location] = {
-    "head": Location("head", "Head", -6, Fraction(3, 1), ("humanoid", "monster"), source="p. 155", description="Head: -6 to hit when aimed at; damage past armour is tripled. On both location tables."),
-    "l_arm": Location("l_arm", "L. Arm", -3, Fraction(1, 2), ("humanoid",), source="p. 155", description="Left arm of a humanoid: -3 to hit when aimed at; damage past armour is halved."),
-    "l_leg": Location("l_leg", "L. Leg", -2, Fraction(1, 2), ("humanoid",), source="p. 155", description="Left leg of a humanoid: -2 to hit when aimed at; damage past armour is halved."),
-    "l_limb": Location("l_limb", "L. Limb", -3, Fraction(1, 2), ("monster",), source="p. 155", description="Left limb of a non-humanoid monster: -3 to hit when aimed at; damage past armour is halved."),
-    "r_arm": Location("r_arm", "R. Arm", -3, Fraction(1, 2), ("humanoid",), source="p. 155", description="Right arm of a humanoid: -3 to hit when aimed at; damage past armour is halved."),
-    "r_leg": Location("r_leg", "R. Leg", -2, Fraction(1, 2), ("humanoid",), source="p. 155", description="Right leg of a humanoid: -2 to hit when aimed at; damage past armour is halved."),
-    "r_limb": Location("r_limb", "R. Limb", -3, Fraction(1, 2), ("monster",), source="p. 155", description="Right limb of a non-humanoid monster: -3 to hit when aimed at; damage past armour is halved."),
-    "special": Location("special", "Special", -2, Fraction(1, 2), ("monster",), source="p. 155", description="A monster's special part (its location roll of 10): -2 to hit when aimed at; damage past armour is halved."),
-    "torso": Location("torso", "Torso", -1, Fraction(1, 1), ("humanoid", "monster"), source="p. 155", description="Torso: -1 to hit when aimed at; damage past armour counts in full. On both location tables."),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+LOCATIONS: _rt.Registry[Location] = _rt.Registry(
+    (
+        (Location, ("source", "description")),
+        (Fraction, ()),
+    ),
+    {
+        "head": (0, "head", "Head", -6, (1, 3, 1), (-1, "humanoid", "monster"), "p. 155", "Head: -6 to hit when aimed at; damage past armour is tripled. On both location tables."),
+        "l_arm": (0, "l_arm", "L. Arm", -3, (1, 1, 2), (-1, "humanoid"), "p. 155", "Left arm of a humanoid: -3 to hit when aimed at; damage past armour is halved."),
+        "l_leg": (0, "l_leg", "L. Leg", -2, (1, 1, 2), (-1, "humanoid"), "p. 155", "Left leg of a humanoid: -2 to hit when aimed at; damage past armour is halved."),
+        "l_limb": (0, "l_limb", "L. Limb", -3, (1, 1, 2), (-1, "monster"), "p. 155", "Left limb of a non-humanoid monster: -3 to hit when aimed at; damage past armour is halved."),
+        "r_arm": (0, "r_arm", "R. Arm", -3, (1, 1, 2), (-1, "humanoid"), "p. 155", "Right arm of a humanoid: -3 to hit when aimed at; damage past armour is halved."),
+        "r_leg": (0, "r_leg", "R. Leg", -2, (1, 1, 2), (-1, "humanoid"), "p. 155", "Right leg of a humanoid: -2 to hit when aimed at; damage past armour is halved."),
+        "r_limb": (0, "r_limb", "R. Limb", -3, (1, 1, 2), (-1, "monster"), "p. 155", "Right limb of a non-humanoid monster: -3 to hit when aimed at; damage past armour is halved."),
+        "special": (0, "special", "Special", -2, (1, 1, 2), (-1, "monster"), "p. 155", "A monster's special part (its location roll of 10): -2 to hit when aimed at; damage past armour is halved."),
+        "torso": (0, "torso", "Torso", -1, (1, 1, 1), (-1, "humanoid", "monster"), "p. 155", "Torso: -1 to hit when aimed at; damage past armour counts in full. On both location tables."),
+    },
+)

@@ -12,8 +12,8 @@ from ._runtime import core as _rt
 TABLES: dict[str, _rt.Table[Any]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class ArmorPiercingRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ArmorPiercingRow(_rt.Value):
     """A row of Armor Piercing."""
 
     ignores_resistance: bool
@@ -32,8 +32,8 @@ ARMOR_PIERCING: _rt.Table[ArmorPiercingRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class BonusArmorRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class BonusArmorRow(_rt.Value):
     """A row of Bonus Armor."""
 
     bonus: int
@@ -54,8 +54,8 @@ BONUS_ARMOR: _rt.Table[BonusArmorRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CombatModifiersRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CombatModifiersRow(_rt.Value):
     """A row of Combat Modifiers."""
 
     attack: int
@@ -78,8 +78,8 @@ COMBAT_MODIFIERS: _rt.Table[CombatModifiersRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CommonCoverRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CommonCoverRow(_rt.Value):
     """A row of Common Cover."""
 
     sp: int
@@ -106,8 +106,8 @@ COMMON_COVER: _rt.Table[CommonCoverRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class FumblesRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class FumblesRow(_rt.Value):
     """A row of Fumble Table."""
 
     effect: str
@@ -136,8 +136,8 @@ FUMBLES: _rt.Table[FumblesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class HumanoidHitLocationRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class HumanoidHitLocationRow(_rt.Value):
     """A row of Humanoid Hit Location."""
 
     location: str
@@ -161,8 +161,8 @@ HUMANOID_HIT_LOCATION: _rt.Table[HumanoidHitLocationRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LayerLimitsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class LayerLimitsRow(_rt.Value):
     """A row of Layering Limits."""
 
     max_layers: int
@@ -181,8 +181,8 @@ LAYER_LIMITS: _rt.Table[LayerLimitsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LayeringEvRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class LayeringEvRow(_rt.Value):
     """A row of Layering Encumbrance."""
 
     ev: int
@@ -202,8 +202,8 @@ LAYERING_EV: _rt.Table[LayeringEvRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class MonsterHitLocationRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class MonsterHitLocationRow(_rt.Value):
     """A row of Monster Hit Location."""
 
     location: str
@@ -226,8 +226,8 @@ MONSTER_HIT_LOCATION: _rt.Table[MonsterHitLocationRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class WoundEffectsRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class WoundEffectsRow(_rt.Value):
     """A row of Wound Effects."""
 
     factor: Fraction
@@ -247,8 +247,8 @@ WOUND_EFFECTS: _rt.Table[WoundEffectsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class WoundThresholdRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class WoundThresholdRow(_rt.Value):
     """A row of Wound Threshold."""
 
     threshold: int

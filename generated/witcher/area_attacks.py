@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Attacks on several locations of The Witcher TRPG (damage excerpt), each by its id: `area_attacks.bombs_and_traps`; AREA_ATTACKS holds them all by id."""
 
-from . import _area_attacks
+from typing import TYPE_CHECKING
+
 from ._area_attacks import AREA_ATTACKS, AreaAttack
 
 __all__ = [
@@ -12,5 +13,24 @@ __all__ = [
     "some_spells",
 ]
 
-bombs_and_traps = _area_attacks.AREA_ATTACKS["bombs_and_traps"]
-some_spells = _area_attacks.AREA_ATTACKS["some_spells"]
+# Each entity by its id, read from AREA_ATTACKS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+bombs_and_traps: AreaAttack
+some_spells: AreaAttack
+
+_IDS = {
+    "bombs_and_traps": "bombs_and_traps",
+    "some_spells": "some_spells",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> AreaAttack:
+        if name in _IDS:
+            return AREA_ATTACKS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

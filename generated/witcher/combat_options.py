@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Combat options of The Witcher TRPG (damage excerpt), each by its id: `combat_options.hold_action`; COMBAT_OPTIONS holds them all by id."""
 
-from . import _combat_options
+from typing import TYPE_CHECKING
+
 from ._combat_options import COMBAT_OPTIONS, CombatOption
 
 __all__ = [
@@ -11,4 +12,22 @@ __all__ = [
     "hold_action",
 ]
 
-hold_action = _combat_options.COMBAT_OPTIONS["hold_action"]
+# Each entity by its id, read from COMBAT_OPTIONS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+hold_action: CombatOption
+
+_IDS = {
+    "hold_action": "hold_action",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> CombatOption:
+        if name in _IDS:
+            return COMBAT_OPTIONS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

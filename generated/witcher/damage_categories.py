@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Damage categories of The Witcher TRPG (damage excerpt), each by its id: `damage_categories.lethal`; DAMAGE_CATEGORIES holds them all by id."""
 
-from . import _damage_categories
+from typing import TYPE_CHECKING
+
 from ._damage_categories import DAMAGE_CATEGORIES, DamageCategory
 
 __all__ = [
@@ -12,5 +13,24 @@ __all__ = [
     "non_lethal",
 ]
 
-lethal = _damage_categories.DAMAGE_CATEGORIES["lethal"]
-non_lethal = _damage_categories.DAMAGE_CATEGORIES["non_lethal"]
+# Each entity by its id, read from DAMAGE_CATEGORIES when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+lethal: DamageCategory
+non_lethal: DamageCategory
+
+_IDS = {
+    "lethal": "lethal",
+    "non_lethal": "non_lethal",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> DamageCategory:
+        if name in _IDS:
+            return DAMAGE_CATEGORIES[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Damage types of The Witcher TRPG (damage excerpt), each by its id: `damage_types.bludgeoning`; DAMAGE_TYPES holds them all by id."""
 
-from . import _damage_types
+from typing import TYPE_CHECKING
+
 from ._damage_types import DAMAGE_TYPES, DamageType
 
 __all__ = [
@@ -14,7 +15,28 @@ __all__ = [
     "slashing",
 ]
 
-bludgeoning = _damage_types.DAMAGE_TYPES["bludgeoning"]
-elemental = _damage_types.DAMAGE_TYPES["elemental"]
-piercing = _damage_types.DAMAGE_TYPES["piercing"]
-slashing = _damage_types.DAMAGE_TYPES["slashing"]
+# Each entity by its id, read from DAMAGE_TYPES when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+bludgeoning: DamageType
+elemental: DamageType
+piercing: DamageType
+slashing: DamageType
+
+_IDS = {
+    "bludgeoning": "bludgeoning",
+    "elemental": "elemental",
+    "piercing": "piercing",
+    "slashing": "slashing",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> DamageType:
+        if name in _IDS:
+            return DAMAGE_TYPES[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

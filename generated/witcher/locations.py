@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Body locations of The Witcher TRPG (damage excerpt), each by its id: `locations.head`; LOCATIONS holds them all by id."""
 
-from . import _locations
+from typing import TYPE_CHECKING
+
 from ._locations import LOCATIONS, Location
 
 __all__ = [
@@ -19,12 +20,38 @@ __all__ = [
     "torso",
 ]
 
-head = _locations.LOCATIONS["head"]
-l_arm = _locations.LOCATIONS["l_arm"]
-l_leg = _locations.LOCATIONS["l_leg"]
-l_limb = _locations.LOCATIONS["l_limb"]
-r_arm = _locations.LOCATIONS["r_arm"]
-r_leg = _locations.LOCATIONS["r_leg"]
-r_limb = _locations.LOCATIONS["r_limb"]
-special = _locations.LOCATIONS["special"]
-torso = _locations.LOCATIONS["torso"]
+# Each entity by its id, read from LOCATIONS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+head: Location
+l_arm: Location
+l_leg: Location
+l_limb: Location
+r_arm: Location
+r_leg: Location
+r_limb: Location
+special: Location
+torso: Location
+
+_IDS = {
+    "head": "head",
+    "l_arm": "l_arm",
+    "l_leg": "l_leg",
+    "l_limb": "l_limb",
+    "r_arm": "r_arm",
+    "r_leg": "r_leg",
+    "r_limb": "r_limb",
+    "special": "special",
+    "torso": "torso",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Location:
+        if name in _IDS:
+            return LOCATIONS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

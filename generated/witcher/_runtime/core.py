@@ -12,19 +12,70 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
-import json
 import math
+import operator
 import random
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from . import odds
 
 Number = int | Fraction
+
+# ---------------------------------------------------------------- frozen values
+
+
+class Value:
+    """What the runtime's frozen dataclasses and a generated package's share: `repr`, `==` and `hash` as
+    `@dataclass` writes them (the fields in order, by their `repr` and `compare` flags), written once here.
+    Each class is declared `@dataclass(frozen=True, slots=True, repr=False, eq=False)`: `@dataclass` then
+    compiles three methods for it rather than six when the package is imported, which is most of the cost
+    of importing one."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        shown = _fields_of(type(self))[0]
+        return f"{type(self).__qualname__}({', '.join(f'{name}={getattr(self, name)!r}' for name in shown)})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            compared = _fields_of(type(self))[1]
+            return compared(self) == compared(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(_fields_of(type(self))[2](self))
+
+
+_FieldsOf = tuple[tuple[str, ...], Callable[[object], tuple[object, ...]], Callable[[object], tuple[object, ...]]]
+_FIELDS_OF: dict[type, _FieldsOf] = {}
+
+
+def _getter(names: Sequence[str]) -> Callable[[object], tuple[object, ...]]:
+    """The fields' values as one tuple (what `@dataclass` compares and hashes)."""
+    if len(names) > 1:
+        return cast(Callable[[object], tuple[object, ...]], operator.attrgetter(*names))
+    if names:
+        one = operator.attrgetter(names[0])
+        return lambda value: (one(value),)
+    return lambda value: ()
+
+
+def _fields_of(cls: type) -> _FieldsOf:
+    """A Value class's fields as its repr shows them, as it compares them and as it hashes them."""
+    known = _FIELDS_OF.get(cls)
+    if known is None:
+        declared = fields(cast(Any, cls))
+        compared = [f.name for f in declared if f.compare]
+        hashed = [f.name for f in declared if (f.compare if f.hash is None else f.hash)]
+        known = _FIELDS_OF[cls] = (tuple(f.name for f in declared if f.repr), _getter(compared), _getter(hashed))
+    return known
+
 
 # ---------------------------------------------------------------- names
 
@@ -74,6 +125,8 @@ def exact(value: Fraction | int) -> str:
 
 def to_json(data: object) -> str:
     """JSON text as JavaScript's `JSON.stringify` writes it: compact, non-ASCII as itself."""
+    import json  # here, not at the top: importing a package should not cost what only a sheet's JSON needs
+
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -152,8 +205,8 @@ Values = Mapping[str, int]
 Y_co = TypeVar("Y_co", covariant=True)
 
 
-@dataclass(frozen=True, slots=True)
-class Formula(Generic[Y_co]):
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Formula(Value, Generic[Y_co]):
     """A formula kept as data (a table cell such as `6 - PRS`): `evaluate(PRS=4)` computes it.
 
     `names` are the values it needs, as written; `evaluate` takes them in any case. `Formula[int]` yields
@@ -178,8 +231,8 @@ class Formula(Generic[Y_co]):
 # ---------------------------------------------------------------- dice
 
 
-@dataclass(frozen=True, slots=True)
-class DiceTerm:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class DiceTerm(Value):
     """`count` dice of `sides` sides, added up. `keep`: only that many of them count, the highest, or with
     `lowest` the lowest (`4d6kh3`, `2d20kl1`); `explode`: a die showing its highest face is rolled again and
     added, as often as it shows it (`1d6!`)."""
@@ -225,16 +278,16 @@ class DiceTerm:
         return sum(counted), faces
 
 
-@dataclass(frozen=True, slots=True)
-class Scaled:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Scaled(Value):
     """A roll times a whole number: `3d6 * 5`, `(2d6 + 6) * 5`; a factor of -1 takes it away (`1d6 - 1d6`)."""
 
     dice: Dice
     factor: int
 
 
-@dataclass(frozen=True, slots=True)
-class Divided:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Divided(Value):
     """A roll divided by a whole number, rounded down: `1d6 / 2`."""
 
     dice: Dice
@@ -245,8 +298,8 @@ class Divided:
             raise ValueError(f"cannot divide a roll by {self.divisor}")
 
 
-@dataclass(frozen=True, slots=True)
-class Bounded:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Bounded(Value):
     """A roll kept within bounds: `max(1, 1d8 + CON)` is at least 1 (None: no bound that way)."""
 
     dice: Dice
@@ -257,8 +310,8 @@ class Bounded:
 DicePart = Scaled | Divided | Bounded
 
 
-@dataclass(frozen=True, slots=True)
-class Throw:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Throw(Value):
     """One roll of dice: its total and every die rolled, in order (dropped dice and explosions included)."""
 
     total: int
@@ -307,8 +360,8 @@ def _ways(terms: Sequence[DiceTerm]) -> list[int]:
     return ways
 
 
-@dataclass(frozen=True, slots=True)
-class Dice:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Dice(Value):
     """A dice expression such as `1d10`, `2d6+3` or `30 + 1d10`, and the algebra on it: `parts` are rolls
     multiplied, divided or bounded (`3d6 * 5`, `1d6 / 2`, `max(1, 1d8 + 2)`, `1d6 - 1d6`), added on.
 
@@ -563,15 +616,15 @@ def dice_min(*values: Dice | int) -> Dice:
 Die = int | Sequence[int]  # one die: its face, or the faces of a die rolled again (stacked or exploded)
 
 
-@dataclass(frozen=True, slots=True)
-class PoolResult:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class PoolResult(Value):
     totals: tuple[int, ...]  # each die's value, stacked dice added up
     successes: int
     fumble: bool
 
 
-@dataclass(frozen=True, slots=True)
-class PoolMechanic:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class PoolMechanic(Value):
     """A pool of dice against a target number: each die at or over it is a success.
 
     `stack_on`: a die showing it may be rolled again and added (so a target over the die's sides can be
@@ -619,8 +672,8 @@ class PoolMechanic:
         return {k: math.comb(dice, k) * one**k * (1 - one) ** (dice - k) for k in range(dice + 1)}
 
 
-@dataclass(frozen=True, slots=True)
-class TotalMechanic:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class TotalMechanic(Value):
     """Dice added to a base. With one die, `explode_on` rolls again and adds (repeatedly); `fumble_on`
     rolls again and subtracts from the base (exploding the same way); `floor` bounds the result."""
 
@@ -673,8 +726,8 @@ class TotalMechanic:
         return self.total(faces, base), tuple(faces)
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Outcome(Value):
     """One band of a highest-die mechanic: the highest die showing `low`..`high` reads as `name`."""
 
     name: str
@@ -682,16 +735,16 @@ class Outcome:
     high: int
 
 
-@dataclass(frozen=True, slots=True)
-class HighestResult:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class HighestResult(Value):
     dice: tuple[int, ...]  # every die rolled
     read: int  # the die read: the highest (the lowest of the zero-dice roll)
     outcome: str  # the band `read` falls in, or the critical's name
     critical: bool
 
 
-@dataclass(frozen=True, slots=True)
-class HighestMechanic:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class HighestMechanic(Value):
     """Roll a number of one kind of die and read the highest (Blades in the Dark's action roll).
 
     `outcomes`: the bands the highest die falls in, covering every face. `critical`: that many dice showing
@@ -769,8 +822,8 @@ class HighestMechanic:
         return result
 
 
-@dataclass(frozen=True, slots=True)
-class Grade:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Grade(Value):
     """A graded success of a roll-under mechanic: a total at most the target divided by `divide` (rounded
     down) reads as `outcome`."""
 
@@ -786,8 +839,8 @@ class Grade:
         return target // self.divide
 
 
-@dataclass(frozen=True, slots=True)
-class RollBand:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class RollBand(Value):
     """Totals `low`..`high` that read as a critical or a fumble, when the target is within
     `targets_low`..`targets_high` (None: open that way)."""
 
@@ -804,8 +857,8 @@ class RollBand:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class UnderResult:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class UnderResult(Value):
     dice: tuple[int, ...]  # every die rolled
     total: int  # the faces and the dice's own modifier
     target: int
@@ -821,8 +874,8 @@ def _whole(value: Number, what: str) -> int:
     return int(value)
 
 
-@dataclass(frozen=True, slots=True)
-class UnderMechanic:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class UnderMechanic(Value):
     """Roll dice against a target from below (a percentile skill, a d20 or 3d6 roll-under): a total at
     most the target is a success, graded by `grades` (the hardest met: at most a half of the target is
     `hard`, ...). A total in one of `criticals` is a critical, a success whatever the target; one in
@@ -903,8 +956,8 @@ class UnderMechanic:
         return sum((p for total, p in self._distribution().items() if self.read(total, target)[1]), Fraction(0))
 
 
-@dataclass(frozen=True, slots=True)
-class CheckResult:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CheckResult(Value):
     numbers: tuple[int, ...]  # the faces rolled
     total: int  # the faces, the dice's own modifier and the check's
     target: int
@@ -912,8 +965,8 @@ class CheckResult:
     effect: int  # by how much it made (or missed) the target: total - target
 
 
-@dataclass(frozen=True, slots=True)
-class CheckMechanic:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CheckMechanic(Value):
     """Dice plus a modifier against a target number: made when the total reaches it; the effect is the
     margin (`check END 5+` on 2d6: 2d6 + END, 5 or more)."""
 
@@ -934,16 +987,16 @@ class CheckMechanic:
         return self.dice.chance(target - modifier, None)
 
 
-@dataclass(frozen=True, slots=True)
-class ContestResult:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ContestResult(Value):
     first: int
     second: int
     winner: int | None  # 0: the first side, 1: the second, None: a tie
     margin: int
 
 
-@dataclass(frozen=True, slots=True)
-class ContestMechanic:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ContestMechanic(Value):
     """Two sides each roll the dice plus their modifier; the higher total wins, by the difference."""
 
     id: str
@@ -963,8 +1016,8 @@ class ContestMechanic:
         return sum((p * self.dice.chance(None, total + first - second - 1) for total, p in spread.items()), Fraction(0))
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Check(Value):
     """A check a field names (`survival: check END 5+`): its mechanic, the modifier (a formula of the
     character's values) and the target."""
 
@@ -990,6 +1043,61 @@ class Check:
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
+
+
+_E = TypeVar("_E")
+
+
+class Registry(Mapping[str, _E]):
+    """A kind's entities by id (`LIFEPATHS`): read like a dict, never changed, each entity built the first time
+    it is read, so that importing a package does not build them all. Each is given as a compact literal:
+    a plain value as itself, a tuple as `(-1, item, ...)`, a dict as `(-2, key, value, ...)`, and anything
+    else as `(n, arg, ..., keyword value, ...)`: `calls[n]` is `(callee, keyword names)`, called with them
+    (keyword names None: the callee itself is the value)."""
+
+    __slots__ = ("_built", "_calls", "_literals")
+
+    def __init__(self, calls: Sequence[tuple[Any, tuple[str, ...] | None]], literals: Mapping[str, object]) -> None:
+        self._calls = calls
+        self._literals = literals
+        self._built: dict[str, _E] = {}
+
+    def __getitem__(self, key: str) -> _E:
+        try:
+            return self._built[key]
+        except KeyError:
+            pass
+        entity = cast(_E, self._build(self._literals[key]))
+        return self._built.setdefault(key, entity)  # one entity per id, whichever thread built it first
+
+    def _build(self, literal: object) -> object:
+        if type(literal) is not tuple:
+            return literal
+        tag = literal[0]
+        items = [self._build(item) for item in literal[1:]]
+        if tag == -1:
+            return tuple(items)
+        if tag == -2:
+            return dict(zip(items[::2], items[1::2], strict=True))
+        callee, keywords = self._calls[tag]
+        if keywords is None:
+            return callee
+        if not keywords:
+            return callee(*items)
+        split = len(items) - len(keywords)
+        return callee(*items[:split], **dict(zip(keywords, items[split:], strict=True)))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._literals
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._literals)
+
+    def __len__(self) -> int:
+        return len(self._literals)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
 
 class FrozenMap(Mapping[_K, _V]):
@@ -1020,8 +1128,8 @@ class FrozenMap(Mapping[_K, _V]):
         return f"FrozenMap({self._items!r})"
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Range(Value):
     low: int | None = None
     high: int | None = None
 
@@ -1033,16 +1141,16 @@ class Range:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Pick:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Pick(Value):
     """`1 of (Doomed, Luck)`: choose `count` of the `options` (ids)."""
 
     count: int
     options: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Offer:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Offer(Value):
     """What a `choices of ref KIND` field gives (`Ambidextrous, 1 of (Doomed, Luck)`): the ids `fixed`, and
     the `picks` a player makes, in the order written."""
 
@@ -1072,21 +1180,21 @@ class Offer:
         return self.choose(*(rng.sample(pick.options, pick.count) for pick in self.picks))
 
 
-@dataclass(frozen=True, slots=True)
-class StatBonus:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class StatBonus(Value):
     mental: int = 0
     physical: int = 0
     either: int = 0  # `+1 M/P`: the player chooses where it goes
 
 
-@dataclass(frozen=True, slots=True)
-class Actions:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Actions(Value):
     count: int
     per_obstacle: bool = False  # `x3`: the count times the obstacle
 
 
-@dataclass(frozen=True, slots=True)
-class Choices:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Choices(Value):
     """Points, and what they buy: each entry is an id, or the ids to choose one from."""
 
     points: int
@@ -1102,8 +1210,8 @@ class Choices:
 R = TypeVar("R")
 
 
-@dataclass(frozen=True, slots=True)
-class Key:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Key(Value):
     """One key of a row: a range of numbers (either end may be open) or a name."""
 
     low: int | None = None
@@ -1133,8 +1241,8 @@ class Key:
         return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
 
 
-@dataclass(frozen=True, slots=True)
-class Row(Generic[R]):
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Row(Value, Generic[R]):
     keys: tuple[Key, ...]
     value: R
     source: str | None = None  # where this row comes from, when it differs from the table's
@@ -1152,8 +1260,8 @@ class Row(Generic[R]):
         return ", ".join(k.text for k in self.keys) if self.keys else "otherwise"
 
 
-@dataclass(frozen=True, slots=True)
-class Roll:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Roll(Value):
     """What a table is rolled on: a die (or dice) per key; `d66` reads two d6 as tens and units; the
     modifiers a roll may take run from modifier_low to modifier_high (the rows cover them all). `given`: the
     keys each roll is given rather than rolls (`roll: region, 1d20`), the table's first; the dice roll the rest."""
@@ -1198,8 +1306,8 @@ class Roll:
         return self.text
 
 
-@dataclass(frozen=True, slots=True)
-class Rolled(Generic[R]):
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Rolled(Value, Generic[R]):
     """One roll on a table: the numbers rolled (modifier included) and the row they landed on; `given`: the
     keys it was given (`region="forest"`), in the table's order."""
 
@@ -1210,8 +1318,8 @@ class Rolled(Generic[R]):
     given: tuple[int | str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Rolls:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Rolls(Value):
     """`2 x treasure` in a `rolls` cell: roll on that table `times` times (`roll_chain` follows it)."""
 
     times: int
@@ -1229,8 +1337,8 @@ class PastRows(LookupError):
 MAX_CHAIN = 1000  # rolls followed before giving up on a chain that keeps going
 
 
-@dataclass(frozen=True, slots=True)
-class Table(Generic[R]):
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Table(Value, Generic[R]):
     id: str
     name: str
     dice: Roll | None
@@ -1442,7 +1550,7 @@ def name_of(names: Names, kind: str, id_: str) -> str:
     return names.get(kind, {}).get(id_, id_)
 
 
-class Requirement:
+class Requirement(Value):
     def judge(self, facts: Facts) -> Verdict:
         raise NotImplementedError
 
@@ -1450,7 +1558,7 @@ class Requirement:
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class TookLifepath(Requirement):
     lifepath: str
 
@@ -1461,7 +1569,7 @@ class TookLifepath(Requirement):
         return name_of(names, "lifepath", self.lifepath)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class HasTrait(Requirement):
     trait: str
 
@@ -1472,7 +1580,7 @@ class HasTrait(Requirement):
         return f"the {name_of(names, 'trait', self.trait)} trait"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class HasSkill(Requirement):
     skill: str
 
@@ -1483,7 +1591,7 @@ class HasSkill(Requirement):
         return f"an earlier lifepath with the {name_of(names, 'skill', self.skill)} skill"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Holds(Requirement):
     """`career navy`: the character holds, or has done, that entity of that kind."""
 
@@ -1497,7 +1605,7 @@ class Holds(Requirement):
         return f"the {name_of(names, self.kind, self.entity)} {self.kind.replace('_', ' ')}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Previous(Requirement):
     lifepath: str
 
@@ -1508,7 +1616,7 @@ class Previous(Requirement):
         return f"{name_of(names, 'lifepath', self.lifepath)} just before"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CountOf(Requirement):
     count: int
     setting: str | None = None
@@ -1548,7 +1656,7 @@ def _compare(op: str, fact: int | str, value: int | str) -> bool:
     return orders[op]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Condition(Requirement):
     """`age > 50`, `position in 2..3`, `gender = female`, ..."""
 
@@ -1577,7 +1685,7 @@ class Condition(Requirement):
         return f"{subject} {self.op} {self.value}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class GmPermission(Requirement):
     """Needs the GM's say-so: recorded and shown, never enforced."""
 
@@ -1588,7 +1696,7 @@ class GmPermission(Requirement):
         return "the GM's permission"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class _Junction(Requirement):
     """All of / any of, three-valued: one decisive verdict settles it, else an unknown leaves it open."""
 
@@ -1606,19 +1714,19 @@ class _Junction(Requirement):
         return self.word.join(_group(item, names) for item in self.items)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class AllOf(_Junction):
     decisive: ClassVar[bool] = False
     word: ClassVar[str] = " and "
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class AnyOf(_Junction):
     decisive: ClassVar[bool] = True
     word: ClassVar[str] = " or "
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Not(Requirement):
     item: Requirement
 

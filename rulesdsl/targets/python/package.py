@@ -8,6 +8,7 @@ lifepaths. Every literal goes through `py()`, so no text from the sources can be
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -653,6 +654,56 @@ def entity_code(kind: Kind, entity: ir.Entity, names: Names | None = None) -> st
     return f"{kind_class(kind.name)}({', '.join(args + keywords)})"
 
 
+# How a compact literal of _rt.Registry says what is not a plain value (the first item of each tuple): a tuple,
+# a dict, or (0 and up) a call of the registry's `calls` entry of that index.
+_TUPLE, _DICT = -1, -2
+
+
+@dataclass
+class Compact:
+    """The entities of a kind as compact literals for the runtime's Registry, which builds each on first
+    access: `_rt.Choices(2, ("a",))` is `(1, 2, (-1, "a"))`, where call 1 is `(_rt.Choices, ())`. A literal
+    tuple of constants is one constant of the bytecode, loaded at once; the code making an entity is run
+    only when it is read."""
+
+    calls: dict[tuple[str, tuple[str, ...] | None], int] = field(default_factory=dict)
+
+    def call(self, callee: str, keywords: tuple[str, ...] | None) -> int:
+        return self.calls.setdefault((callee, keywords), len(self.calls))
+
+    def literal(self, code: str) -> str | None:
+        """`code` (an entity as `entity_code` writes it) as a compact literal; None when it holds what a
+        literal cannot say (a formula's function)."""
+        try:
+            return self._literal(ast.parse(code, mode="eval").body)
+        except ValueError:
+            return None
+
+    def _literal(self, node: ast.expr) -> str:
+        match node:
+            case ast.Constant(value) if value is None or isinstance(value, str | int):
+                return py(value)
+            case ast.UnaryOp(ast.USub(), ast.Constant(value)) if isinstance(value, int) and not isinstance(value, bool):
+                return py(-value)
+            case ast.Tuple(items):
+                return py_tuple([str(_TUPLE), *map(self._literal, items)])
+            case ast.Dict(keys, values) if all(k is not None for k in keys):
+                pairs = [self._literal(part) for k, v in zip(keys, values, strict=True) for part in (k, v) if part]
+                return py_tuple([str(_DICT), *pairs])
+            case ast.Name() | ast.Attribute():
+                return py_tuple([str(self.call(ast.unparse(node), None))])
+            case ast.Call(callee, args, keywords) if all(k.arg for k in keywords) and not any(
+                isinstance(a, ast.Starred) for a in args
+            ):
+                index = self.call(ast.unparse(callee), tuple(str(k.arg) for k in keywords))
+                return py_tuple([str(index), *map(self._literal, [*args, *(k.value for k in keywords)])])
+        raise ValueError(ast.unparse(node))
+
+    def table(self) -> list[str]:
+        """The registry's `calls`, each `(callee, keywords)` (keywords None: the value itself)."""
+        return [f"({callee}, {py(keywords)})" for callee, keywords in self.calls]
+
+
 def _ordered(kind: Kind) -> list[FieldDecl]:
     required = [d for d in kind.fields.values() if d.default is None and not d.optional]
     return required + [d for d in kind.fields.values() if d not in required]
@@ -1075,7 +1126,8 @@ class KindModule:
     class_name: str
     fields: list[FieldCode]
     records: list[RecordClass]  # declared before the kind's class, inner records first
-    entities: list[tuple[str, str]]  # id, the code making the entity
+    entities: list[tuple[str, str]]  # id, the code making the entity (lazy: its compact literal)
+    calls: list[str] | None  # what the compact literals call (a Registry); None: a dict built at import
     fraction: bool  # what the code uses, so what the module imports
     literal: bool
     runtime: bool
@@ -1093,6 +1145,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> It
         if kind.builtin and not entities:
             continue
         with noting() as needs:
+            rt("Value")  # the classes' base
             record_names, records = record_classes(kind, entities, names, taken)
             token = _RECORD_NAMES.set(record_names)
             try:
@@ -1100,6 +1153,12 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> It
                 codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
             finally:
                 _RECORD_NAMES.reset(token)
+            compact = Compact()
+            literals = [(entity_id, compact.literal(code)) for entity_id, code in codes]
+            lazy = [(entity_id, literal) for entity_id, literal in literals if literal is not None]
+            if len(lazy) == len(codes):
+                rt("Registry")
+                codes = lazy
         yield KindModule(
             kind=kind,
             module=kind_module(kind_name),
@@ -1108,6 +1167,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> It
             fields=fields,
             records=records,
             entities=codes,
+            calls=compact.table() if codes is lazy else None,
             fraction=Need.FRACTION in needs,
             literal=Need.LITERAL in needs,
             runtime=Need.RUNTIME in needs,
@@ -1145,10 +1205,12 @@ class Namespace:
     registry: str
     names: list[str]  # the private module's public names it shows too (registry, classes, constants)
     members: list[tuple[str, str]]  # typed name, the code reaching the entity in the private module
+    lazy: list[tuple[str, str]] = field(default_factory=list)  # typed name, id: read from the Registry
+    entity_class: str = ""  # what the lazy ones are
 
     @property
     def exports(self) -> list[str]:
-        return _isort([*self.names, *(name for name, _ in self.members)])
+        return _isort([*self.names, *(name for name, _ in (*self.members, *self.lazy))])
 
     @property
     def import_line(self) -> str:
@@ -1156,12 +1218,21 @@ class Namespace:
 
 
 def _namespace(
-    module: str, what: str, title: str, registry: str, names: Iterable[str], members: list[tuple[str, str]]
+    module: str,
+    what: str,
+    title: str,
+    registry: str,
+    names: Iterable[str],
+    members: list[tuple[str, str]],
+    lazy: str = "",
 ) -> Namespace:
+    """`lazy`: the class of the entities, when `members` are ids read from a Registry (on first access)."""
     typed = {name for name, _ in members}
     shown = [n for n in dict.fromkeys([registry, *names]) if n not in typed]  # a mangled old name the id took
     example = f": `{module}.{members[0][0]}`" if members else ""
     doc = doc_line(f"{what} of {title}, each by its id{example}; {registry} holds them all by id.")
+    if lazy:
+        return Namespace(module, private_module(module), doc, registry, shown, [], members, lazy)
     return Namespace(module, private_module(module), doc, registry, shown, members)
 
 
@@ -1209,8 +1280,12 @@ def _namespaces(
     ]
     for k in kinds:
         private = private_module(k.module)
-        entities = [(member_name(e), f"{private}.{k.registry}[{py(e)}]") for e, _ in k.entities]
         names = [k.class_name, *(r.class_name for r in k.records)]
+        if k.calls is not None:
+            ids = [(member_name(e), e) for e, _ in k.entities]
+            result.append(_namespace(k.module, k.kind.title, title, k.registry, names, ids, k.class_name))
+            continue
+        entities = [(member_name(e), f"{private}.{k.registry}[{py(e)}]") for e, _ in k.entities]
         result.append(_namespace(k.module, k.kind.title, title, k.registry, names, entities))
     return result
 

@@ -11,8 +11,8 @@ from ._runtime import core as _rt
 __all__ = ["ATTRIBUTES", "Attribute", "derive_attributes", "edge", "grit"]
 
 
-@dataclass(frozen=True, slots=True)
-class Attribute:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Attribute(_rt.Value):
     """An attribute: one entry of ATTRIBUTES."""
 
     id: str

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Lifepath:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Lifepath(_rt.Value):
     """Lifepaths: one entry of LIFEPATHS."""
 
     id: str
@@ -46,9 +46,29 @@ class Lifepath:
     """what it is or does, in the author's own words"""
 
 
-LIFEPATHS: dict[str, Lifepath] = {
-    "born_villager": Lifepath("born_villager", "Born Villager", "village", 10, 5, born=True, leads=("city",), skills=_rt.Choices(2, (("farming",),)), traits=_rt.Choices(1, (("stubborn",),))),
-    "epee_master": Lifepath("epee_master", "Épée Master", "city", 5, 20, stat=_rt.StatBonus(1, 1, 0), leads=("village",), skills=_rt.Choices(5, (("farming",),)), general=1, requires=_rt.AnyOf((_rt.CountOf(1, tag="rustic"), _rt.HasTrait("stubborn"),)), restrictions=_rt.AllOf((_rt.Condition("position", low=2, high=3), _rt.Condition("age_at_entry", "<", 30),)), uncertain="years hard to read", aliases=("Fencing Master",)),
-    "farmer": Lifepath("farmer", "Farmer", "village", 6, 4, stat=_rt.StatBonus(0, 1, 0), leads=("city",), skills=_rt.Choices(4, (("farming",), ("quote_and_back",))), traits=_rt.Choices(1, (("stubborn",),)), tags=("rustic",)),
-    "triple": Lifepath("triple", 'Say """hi""" {{ x }} {% raw %}', "village", 2, 1, stat=_rt.StatBonus(0, 0, 1), skills=_rt.Choices(1, (("farming", "quote_and_back"),)), requires=_rt.AllOf((_rt.TookLifepath("farmer"), _rt.Not(_rt.CountOf(2, setting="city")),)), note="line one\nline two </script><script>alert(1)</script>"),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+LIFEPATHS: _rt.Registry[Lifepath] = _rt.Registry(
+    (
+        (Lifepath, ("born", "leads", "skills", "traits")),
+        (_rt.Choices, ()),
+        (Lifepath, ("stat", "leads", "skills", "general", "requires", "restrictions", "uncertain", "aliases")),
+        (_rt.StatBonus, ()),
+        (_rt.AnyOf, ()),
+        (_rt.CountOf, ("tag",)),
+        (_rt.HasTrait, ()),
+        (_rt.AllOf, ()),
+        (_rt.Condition, ("low", "high")),
+        (_rt.Condition, ()),
+        (Lifepath, ("stat", "leads", "skills", "traits", "tags")),
+        (Lifepath, ("stat", "skills", "requires", "note")),
+        (_rt.TookLifepath, ()),
+        (_rt.Not, ()),
+        (_rt.CountOf, ("setting",)),
+    ),
+    {
+        "born_villager": (0, "born_villager", "Born Villager", "village", 10, 5, True, (-1, "city"), (1, 2, (-1, (-1, "farming"))), (1, 1, (-1, (-1, "stubborn")))),
+        "epee_master": (2, "epee_master", "Épée Master", "city", 5, 20, (3, 1, 1, 0), (-1, "village"), (1, 5, (-1, (-1, "farming"))), 1, (4, (-1, (5, 1, "rustic"), (6, "stubborn"))), (7, (-1, (8, "position", 2, 3), (9, "age_at_entry", "<", 30))), "years hard to read", (-1, "Fencing Master")),
+        "farmer": (10, "farmer", "Farmer", "village", 6, 4, (3, 0, 1, 0), (-1, "city"), (1, 4, (-1, (-1, "farming"), (-1, "quote_and_back"))), (1, 1, (-1, (-1, "stubborn"))), (-1, "rustic")),
+        "triple": (11, "triple", 'Say """hi""" {{ x }} {% raw %}', "village", 2, 1, (3, 0, 0, 1), (1, 1, (-1, (-1, "farming", "quote_and_back"))), (7, (-1, (12, "farmer"), (13, (14, 2, "city")))), "line one\nline two </script><script>alert(1)</script>"),
+    },
+)

@@ -4,9 +4,11 @@
 
 from dataclasses import dataclass
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Setting(_rt.Value):
     """Settings: one entry of SETTINGS."""
 
     id: str
@@ -27,7 +29,14 @@ class Setting:
     """what it is or does, in the author's own words"""
 
 
-SETTINGS: dict[str, Setting] = {
-    "city": Setting("city", "Cité Ünïcode", "folk"),
-    "village": Setting("village", "Village", "folk", source="p. 1"),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+SETTINGS: _rt.Registry[Setting] = _rt.Registry(
+    (
+        (Setting, ()),
+        (Setting, ("source",)),
+    ),
+    {
+        "city": (0, "city", "Cité Ünïcode", "folk"),
+        "village": (1, "village", "Village", "folk", "p. 1"),
+    },
+)

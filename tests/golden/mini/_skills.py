@@ -5,9 +5,11 @@
 from dataclasses import dataclass
 from typing import Literal
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class Skill:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Skill(_rt.Value):
     """Skills: one entry of SKILLS."""
 
     id: str
@@ -33,7 +35,13 @@ class Skill:
     """what it is or does, in the author's own words"""
 
 
-SKILLS: dict[str, Skill] = {
-    "farming": Skill("farming", "Farming", ("will",), "peasant", tools="yes"),
-    "quote_and_back": Skill("quote_and_back", 'Quote " and \\ back', ("perception", "will"), "social", tools="no"),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+SKILLS: _rt.Registry[Skill] = _rt.Registry(
+    (
+        (Skill, ("tools",)),
+    ),
+    {
+        "farming": (0, "farming", "Farming", (-1, "will"), "peasant", "yes"),
+        "quote_and_back": (0, "quote_and_back", 'Quote " and \\ back', (-1, "perception", "will"), "social", "no"),
+    },
+)

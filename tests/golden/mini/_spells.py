@@ -8,8 +8,8 @@ from typing import Literal
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True)
-class Spell:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Spell(_rt.Value):
     """Spells: one entry of SPELLS."""
 
     id: str
@@ -38,6 +38,13 @@ class Spell:
     """what it is or does, in the author's own words"""
 
 
-SPELLS: dict[str, Spell] = {
-    "mystic_b_fire_b": Spell("mystic_b_fire_b", "Mystic <b>Fire</b>", "4^", _rt.Actions(3, True), ("personal",), ("sustained",), ("caster",), ("fire", "white"), ("destroy",), 12),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+SPELLS: _rt.Registry[Spell] = _rt.Registry(
+    (
+        (Spell, ()),
+        (_rt.Actions, ()),
+    ),
+    {
+        "mystic_b_fire_b": (0, "mystic_b_fire_b", "Mystic <b>Fire</b>", "4^", (1, 3, True), (-1, "personal"), (-1, "sustained"), (-1, "caster"), (-1, "fire", "white"), (-1, "destroy"), 12),
+    },
+)

@@ -4,9 +4,11 @@
 
 from dataclasses import dataclass
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class Stock:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Stock(_rt.Value):
     """Stocks: one entry of STOCKS."""
 
     id: str
@@ -27,6 +29,12 @@ class Stock:
     """what it is or does, in the author's own words"""
 
 
-STOCKS: dict[str, Stock] = {
-    "folk": Stock("folk", "Folk", common_traits=("stubborn",)),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+STOCKS: _rt.Registry[Stock] = _rt.Registry(
+    (
+        (Stock, ("common_traits",)),
+    ),
+    {
+        "folk": (0, "folk", "Folk", (-1, "stubborn")),
+    },
+)

@@ -12,8 +12,8 @@ from ._runtime import core as _rt
 TABLES: dict[str, _rt.Table[Any]] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class BonusRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class BonusRow(_rt.Value):
     """A row of Bonus by Difference."""
 
     bonus: int
@@ -32,8 +32,8 @@ BONUS: _rt.Table[BonusRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class WeatherRow:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class WeatherRow(_rt.Value):
     """A row of Weather & "Wind\"."""
 
     sky: str

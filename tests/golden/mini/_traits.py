@@ -5,9 +5,11 @@
 from dataclasses import dataclass
 from typing import Literal
 
+from ._runtime import core as _rt
 
-@dataclass(frozen=True, slots=True)
-class Trait:
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Trait(_rt.Value):
     """Traits: one entry of TRAITS."""
 
     id: str
@@ -29,6 +31,12 @@ class Trait:
     """what it is or does, in the author's own words"""
 
 
-TRAITS: dict[str, Trait] = {
-    "stubborn": Trait("stubborn", "Stubborn", "character", cost=1),
-}
+# Each entity is built on first access from its compact literal (see _rt.Registry): what it calls, then them.
+TRAITS: _rt.Registry[Trait] = _rt.Registry(
+    (
+        (Trait, ("cost",)),
+    ),
+    {
+        "stubborn": (0, "stubborn", "Stubborn", "character", 1),
+    },
+)

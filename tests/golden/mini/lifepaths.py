@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Lifepaths of Mini "Test" Rules, each by its id: `lifepaths.born_villager`; LIFEPATHS holds them all by id."""
 
-from . import _lifepaths
+from typing import TYPE_CHECKING
+
 from ._lifepaths import LIFEPATHS, Lifepath
 
 __all__ = [
@@ -14,7 +15,28 @@ __all__ = [
     "triple",
 ]
 
-born_villager = _lifepaths.LIFEPATHS["born_villager"]
-epee_master = _lifepaths.LIFEPATHS["epee_master"]
-farmer = _lifepaths.LIFEPATHS["farmer"]
-triple = _lifepaths.LIFEPATHS["triple"]
+# Each entity by its id, read from LIFEPATHS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+born_villager: Lifepath
+epee_master: Lifepath
+farmer: Lifepath
+triple: Lifepath
+
+_IDS = {
+    "born_villager": "born_villager",
+    "epee_master": "epee_master",
+    "farmer": "farmer",
+    "triple": "triple",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Lifepath:
+        if name in _IDS:
+            return LIFEPATHS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Settings of Mini "Test" Rules, each by its id: `settings.city`; SETTINGS holds them all by id."""
 
-from . import _settings
+from typing import TYPE_CHECKING
+
 from ._settings import SETTINGS, Setting
 
 __all__ = [
@@ -12,5 +13,24 @@ __all__ = [
     "village",
 ]
 
-city = _settings.SETTINGS["city"]
-village = _settings.SETTINGS["village"]
+# Each entity by its id, read from SETTINGS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+city: Setting
+village: Setting
+
+_IDS = {
+    "city": "city",
+    "village": "village",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Setting:
+        if name in _IDS:
+            return SETTINGS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

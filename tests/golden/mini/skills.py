@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Skills of Mini "Test" Rules, each by its id: `skills.farming`; SKILLS holds them all by id."""
 
-from . import _skills
+from typing import TYPE_CHECKING
+
 from ._skills import SKILLS, Skill
 
 __all__ = [
@@ -12,5 +13,24 @@ __all__ = [
     "quote_and_back",
 ]
 
-farming = _skills.SKILLS["farming"]
-quote_and_back = _skills.SKILLS["quote_and_back"]
+# Each entity by its id, read from SKILLS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+farming: Skill
+quote_and_back: Skill
+
+_IDS = {
+    "farming": "farming",
+    "quote_and_back": "quote_and_back",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Skill:
+        if name in _IDS:
+            return SKILLS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

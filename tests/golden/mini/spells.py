@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Spells of Mini "Test" Rules, each by its id: `spells.mystic_b_fire_b`; SPELLS holds them all by id."""
 
-from . import _spells
+from typing import TYPE_CHECKING
+
 from ._spells import SPELLS, Spell
 
 __all__ = [
@@ -11,4 +12,22 @@ __all__ = [
     "mystic_b_fire_b",
 ]
 
-mystic_b_fire_b = _spells.SPELLS["mystic_b_fire_b"]
+# Each entity by its id, read from SPELLS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+mystic_b_fire_b: Spell
+
+_IDS = {
+    "mystic_b_fire_b": "mystic_b_fire_b",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Spell:
+        if name in _IDS:
+            return SPELLS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

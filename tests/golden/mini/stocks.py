@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Stocks of Mini "Test" Rules, each by its id: `stocks.folk`; STOCKS holds them all by id."""
 
-from . import _stocks
+from typing import TYPE_CHECKING
+
 from ._stocks import STOCKS, Stock
 
 __all__ = [
@@ -11,4 +12,22 @@ __all__ = [
     "folk",
 ]
 
-folk = _stocks.STOCKS["folk"]
+# Each entity by its id, read from STOCKS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+folk: Stock
+
+_IDS = {
+    "folk": "folk",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Stock:
+        if name in _IDS:
+            return STOCKS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

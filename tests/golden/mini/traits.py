@@ -2,7 +2,8 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Traits of Mini "Test" Rules, each by its id: `traits.stubborn`; TRAITS holds them all by id."""
 
-from . import _traits
+from typing import TYPE_CHECKING
+
 from ._traits import TRAITS, Trait
 
 __all__ = [
@@ -11,4 +12,22 @@ __all__ = [
     "stubborn",
 ]
 
-stubborn = _traits.TRAITS["stubborn"]
+# Each entity by its id, read from TRAITS when first asked for (PEP 562), so that importing the
+# module builds none of them; declared here for type checkers and editors.
+stubborn: Trait
+
+_IDS = {
+    "stubborn": "stubborn",
+}
+
+# Hidden from type checkers, which would otherwise take any name of the module for an entity (a misspelt
+# one included): they see the declarations above.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Trait:
+        if name in _IDS:
+            return TRAITS[_IDS[name]]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *_IDS})

@@ -10,6 +10,7 @@ have these fields, and that the stat pools and `lifepath_repeats` tables have th
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,6 +24,7 @@ from .core import (
     Requirement,
     StatBonus,
     Table,
+    Value,
     Verdict,
     name_of,
     slug,
@@ -80,14 +82,27 @@ def _choices(choices: Choices | None) -> tuple[tuple[str, ...], ...]:
 
 
 class Catalog:
-    """Lookups over the lifepaths that requirements need, built once per package."""
+    """Lookups over the lifepaths that requirements need, built once per package, when first read (a package
+    makes its catalog at import, before any lifepath is built)."""
 
     def __init__(self, lifepaths: Mapping[str, Lifepath]) -> None:
         self.lifepaths = lifepaths
-        self.settings = {lp.id: lp.setting for lp in lifepaths.values()}
-        self.tags = {lp.id: lp.tags for lp in lifepaths.values()}
-        self.skills = {lp.id: tuple(s for c in _choices(lp.skills) for s in c) for lp in lifepaths.values()}
-        self.traits = {lp.id: tuple(s for c in _choices(lp.traits) for s in c) for lp in lifepaths.values()}
+
+    @functools.cached_property
+    def settings(self) -> dict[str, str]:
+        return {lp.id: lp.setting for lp in self.lifepaths.values()}
+
+    @functools.cached_property
+    def tags(self) -> dict[str, tuple[str, ...]]:
+        return {lp.id: lp.tags for lp in self.lifepaths.values()}
+
+    @functools.cached_property
+    def skills(self) -> dict[str, tuple[str, ...]]:
+        return {lp.id: tuple(s for c in _choices(lp.skills) for s in c) for lp in self.lifepaths.values()}
+
+    @functools.cached_property
+    def traits(self) -> dict[str, tuple[str, ...]]:
+        return {lp.id: tuple(s for c in _choices(lp.traits) for s in c) for lp in self.lifepaths.values()}
 
     def find(self, text: str) -> str:
         """The id of the lifepath written as an id, a display name or an alias; LookupError otherwise."""
@@ -106,8 +121,8 @@ class Catalog:
         raise LookupError(f"no lifepath named '{text}'")
 
 
-@dataclass(frozen=True, slots=True)
-class Path:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Path(Value):
     """The facts a requirement of `lifepath` is judged on: the lifepaths taken before it, and what is
     known of the character (None: not given, so conditions on it are undecided)."""
 
@@ -206,8 +221,8 @@ def reasons(lifepath: Lifepath, path: Path, names: Names, decided: Verdict) -> l
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class Sheet:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Sheet(Value):
     """The totals of a burnt character, every rule the path breaks (empty when it is legal) and, in
     `undecided`, every requirement that depends on a fact not given (gender, say) and every required skill
     or trait that is a choice the player has not picked (it is then in neither `required_*` tuple). Every
