@@ -444,6 +444,17 @@ def render_wheels(rulesets: tuple[CompiledRuleset, ...], files: Mapping[str, str
     return dict(sorted(wheels.items()))
 
 
+def check_npm_dir(folder: Path, sources: Sequence[Path], *, out: Path, wheel_dir: Path | None, writing: bool) -> None:
+    """--npm-dir is held to what --out is (see check_out), and apart from --out and --wheel-dir: each build
+    replaces its whole folder, so neither may hold the other."""
+    check_out(folder, sources, writing=writing, option="--npm-dir")
+    where = Path(os.path.realpath(folder))
+    for option, other in (("--out", out), ("--wheel-dir", wheel_dir)):
+        there = Path(os.path.realpath(other)) if other is not None else None
+        if there is not None and (where.is_relative_to(there) or there.is_relative_to(where)):
+            raise OutputError(f"--npm-dir {folder} and {option} {other} overlap: a build replaces all of --npm-dir")
+
+
 def check_wheel_dir(folder: Path, out: Path) -> None:
     """Refuse, before any work, a --wheel-dir that is a file, cannot be written, or lies inside --out (the next
     build would replace it with the output tree)."""

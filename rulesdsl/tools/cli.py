@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import sys
 import threading
 import time
@@ -199,15 +198,15 @@ def _run(args: argparse.Namespace) -> int:
 
         return serve(paths, args.port, color=use_color(sys.stderr, args.color))
     if args.command == "build":  # a bad --out is known before compiling anything
-        from rulesdsl.targets.build import OutputError, check_out
+        from rulesdsl.targets.build import OutputError, check_npm_dir, check_out
 
         try:
             check_out(args.out, paths, writing=not args.check)
             _check_wheel_dir(args)
+            if args.npm_dir is not None:
+                check_npm_dir(args.npm_dir, paths, out=args.out, wheel_dir=args.wheel_dir, writing=not args.check)
         except OutputError as exc:
             raise UsageError(str(exc)) from None
-        if args.npm_dir is not None:
-            _check_npm_dir(args, paths)
     started = time.monotonic()
     with _progress(args.command, started) as stage:
         from rulesdsl.compile.pipeline import compile_paths  # imported here so --help and --version stay fast
@@ -236,24 +235,6 @@ def _run(args: argparse.Namespace) -> int:
     if args.npm_dir is None:
         return _build(args, compilation.rulesets, started)
     return max(_build(args, compilation.rulesets, started), _build_npm(args, compilation.rulesets))
-
-
-def _check_npm_dir(args: argparse.Namespace, paths: list[Path]) -> None:
-    """--npm-dir is held to what --out is (see check_out), and apart from --out and --wheel-dir: each build
-    replaces its whole folder, so neither may hold the other."""
-    from rulesdsl.targets.build import OutputError, check_out
-
-    try:
-        check_out(args.npm_dir, paths, writing=not args.check, option="--npm-dir")
-    except OutputError as exc:
-        raise UsageError(str(exc)) from None
-    where = Path(os.path.realpath(args.npm_dir))
-    for option, other in (("--out", args.out), ("--wheel-dir", args.wheel_dir)):
-        there = Path(os.path.realpath(other)) if other is not None else None
-        if there is not None and (where.is_relative_to(there) or there.is_relative_to(where)):
-            raise UsageError(
-                f"--npm-dir {args.npm_dir} and {option} {other} overlap: a build replaces all of --npm-dir"
-            )
 
 
 def _build_npm(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...]) -> int:
