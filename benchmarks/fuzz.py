@@ -50,6 +50,7 @@ from tests.fuzzing import (  # noqa: E402
     mypy_strict,
     random_mutations,
     seeds,
+    share_runtime,
 )
 from tests.generate import seeded  # noqa: E402
 
@@ -149,7 +150,8 @@ def _run_rulesets(job: Job) -> Tally:
             tally.crashes.append((texts.get(suffix, b""), "\n".join(problems)))
     if job.mypy and built:
         cache = _SCRATCH / "mypy-cache"
-        report = mypy_strict(out, sorted(built), cache=cache)
+        share_runtime(out, sorted(built), _SCRATCH / "shared")
+        report = mypy_strict(out, sorted(built), cache=cache, shared=_SCRATCH / "shared")
         for version in cache.glob("3.*"):  # keep the standard library's entries, not the chunk's packages
             for package in built:
                 shutil.rmtree(version / package, ignore_errors=True)

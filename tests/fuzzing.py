@@ -7,6 +7,7 @@ own; it is checked, and when it checks clean it is built and the package importe
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import subprocess
@@ -550,14 +551,45 @@ def judge_generated(files: dict[str, str], scratch: Path, out: Path, *, seed: in
     return Judged((), True, built, codes)
 
 
-def mypy_strict(out: Path, packages: Sequence[str], cache: Path | None = None) -> str:
+SHARED_RUNTIME = "rulesdsl_fuzz_runtime"  # the one copy of the runtime that share_runtime's packages use
+
+
+def share_runtime(out: Path, packages: Sequence[str], shared: Path) -> list[str]:
+    """Point the packages' runtimes at one copy, for a long run's mypy: each package carries the runtime
+    verbatim, and checking those 2,500 identical lines again for every package was four fifths of the
+    run. A package's `_runtime/NAME.py` whose text is rulesdsl's runtime byte for byte (under its header)
+    becomes `from rulesdsl_fuzz_runtime.NAME import *` (a star import re-exports every public name, and
+    the generated modules use no private one: if one did, mypy would say so); the copy lives in `shared`
+    (give it to mypy_strict), where mypy's cache keeps it checked. A runtime that differs in any byte stays
+    as it is and is checked in full. Returns the packages whose runtime was shared."""
+    copy = shared / SHARED_RUNTIME
+    copy.mkdir(parents=True, exist_ok=True)
+    texts = {path.stem: path.read_text(encoding="utf-8") for path in python.RUNTIME_DIR.glob("*.py")}
+    for name, text in texts.items():
+        target = copy / f"{name}.py"
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+    sharing = []
+    for package in packages:
+        modules = sorted((out / package / "_runtime").glob("*.py"))
+        verbatim = (m.stem in texts and m.read_text(encoding="utf-8").endswith("\n" + texts[m.stem]) for m in modules)
+        if modules and all(verbatim):
+            for module in modules:
+                name = SHARED_RUNTIME if module.stem == "__init__" else f"{SHARED_RUNTIME}.{module.stem}"
+                module.write_text(f"from {name} import *  # noqa: F403\n", encoding="utf-8")
+            sharing.append(package)
+    return sharing
+
+
+def mypy_strict(out: Path, packages: Sequence[str], cache: Path | None = None, shared: Path | None = None) -> str:
     """One `mypy --strict` run over many built packages; its report when it fails, else ''. With `cache`,
     mypy keeps what it learnt of the standard library there between runs (a long run's packages have
-    names of their own, so nothing of theirs is reused)."""
+    names of their own, so nothing of theirs is reused); `shared` is where share_runtime put the runtime."""
     if not packages:
         return ""
     command = quality_command("mypy", *packages)
     if cache is not None:
         command = [*command[: command.index("--no-incremental")], "--cache-dir", str(cache), *packages]
-    ran = subprocess.run(command, cwd=out, capture_output=True, text=True, check=False)
+    env = None if shared is None else {**os.environ, "MYPYPATH": str(shared)}
+    ran = subprocess.run(command, cwd=out, capture_output=True, text=True, check=False, env=env)
     return "" if ran.returncode == 0 else ran.stdout + ran.stderr

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from rulesdsl.compile.pipeline import compile_paths
 from rulesdsl.language import fieldtypes
 
-from .fuzzing import judge_generated, mypy_strict, write_rules
+from .fuzzing import judge_generated, mypy_strict, share_runtime, write_rules
 from .generate import Ruleset, rulesets, seeded
 
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
@@ -56,6 +56,26 @@ def test_the_generated_packages_pass_mypy_strict() -> None:
         assert clean >= 8, built  # at least 60% of the sample checks clean and builds
         report = mypy_strict(out, built)
     assert report == "", report[-20_000:]
+
+
+def test_a_shared_runtime_still_finds_what_mypy_finds() -> None:
+    """The long run (benchmarks/fuzz.py) checks one copy of the runtime, not one per package
+    (share_runtime). Every package built here shares it, mypy still passes, and a misuse of the runtime
+    written into a generated module is still an error."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "out"
+        built: list[str] = []
+        for seed in range(3):
+            ruleset, _ = seeded(seed, mutate_one_in=1_000_000)
+            built += judge_generated(ruleset.files(f"_{seed}"), Path(scratch), out, seed=seed).built
+        assert built
+        assert share_runtime(out, built, Path(scratch) / "shared") == built
+        assert (out / built[0] / "_runtime" / "core.py").stat().st_size < 100
+        assert mypy_strict(out, built, shared=Path(scratch) / "shared") == ""
+        module = next(m for m in sorted((out / built[0]).glob("*.py")) if "import core as _rt" in m.read_text("utf-8"))
+        module.write_text(module.read_text(encoding="utf-8") + '\n_WRONG: int = _rt.slug("x")\n', encoding="utf-8")
+        report = mypy_strict(out, built, shared=Path(scratch) / "shared")
+    assert 'Incompatible types in assignment (expression has type "str", variable has type "int")' in report, report
 
 
 def test_the_generator_covers_the_language() -> None:
