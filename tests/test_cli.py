@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from rulesdsl import __version__
 
@@ -100,3 +104,31 @@ def test_console_script_is_declared_and_exits_with_mains_code(tmp_path: Path) ->
         check=False,
     )
     assert ran.returncode == 2, ran.stderr
+
+
+def test_a_command_that_ends_runs_without_the_collector_and_leaves_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check` and the other commands that end run with the cyclic collector off and leave by os._exit
+    (no collection, no teardown of the ruleset at exit); `lsp` and `serve`, which live on, keep it."""
+    from rulesdsl.tools import cli
+
+    seen: list[bool] = []
+
+    def fake_main(argv: list[str]) -> int:
+        seen.append(gc.isenabled())
+        return 4
+
+    def fake_exit(code: int) -> None:
+        raise SystemExit(("os._exit", code))
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    monkeypatch.setattr(os, "_exit", fake_exit)
+    try:
+        for command, leaves in (("check", ("os._exit", 4)), ("lsp", 4), ("serve", 4)):
+            gc.enable()
+            monkeypatch.setattr(sys, "argv", ["rulesdsl", command])
+            with pytest.raises(SystemExit) as left:
+                cli.run()
+            assert left.value.code == leaves, command
+    finally:
+        gc.enable()
+    assert seen == [False, True, True]
