@@ -18,7 +18,8 @@ resources changed; the cache holds the rest); `build` cold (no cache, fresh outp
 one-file edit; peak memory of the cold check; `import PACKAGE` against `json.load` of its export; and the
 compiler's stages (cold, in one process) per entity, to show how each grows with the input; and the language
 server: the CPU time it spends from a didChange of the edited file (a lifepath's resources changed, unsaved)
-to that file's publishDiagnostics, read from /proc (Linux), against a cold check of the same run.
+to that file's publishDiagnostics, read from /proc (Linux), against a cold check of the same run; and the
+live preview: the CPU time of `rulesdsl serve`'s rebuild after a save of that file, against a cold build.
 """
 
 from __future__ import annotations
@@ -264,6 +265,41 @@ def measure_lsp(corpus: Corpus) -> None:
         client.close()
 
 
+SERVE_EDITS = 3  # saves timed per preview (after the first build, which is a cold one)
+
+
+def child_serve(folder: Path, edited: Path) -> None:
+    """In a child process: `rulesdsl serve`'s rebuild (build_once, what a save runs), once to start, then after
+    each of SERVE_EDITS saves of `edited` (a lifepath's resources changed), the CPU seconds of each, as JSON."""
+    import contextlib
+    import io
+
+    from rulesdsl.tools.serve import State, build_once
+
+    state = State()
+    seconds = []
+    with contextlib.redirect_stderr(io.StringIO()):  # "built in 0.4 s": the table says it
+        assert build_once([folder], state)
+        for n in range(SERVE_EDITS):
+            text = edited.read_text(encoding="utf-8")
+            edited.write_text(re.sub(r"resources: \d+", f"resources: {200 + n}", text, count=1), encoding="utf-8")
+            start = time.process_time()
+            assert build_once([folder], state)
+            seconds.append(time.process_time() - start)
+    print(json.dumps(seconds))
+
+
+def serve_table(corpora: list[Corpus]) -> str:
+    measured = [c for c in corpora if c.samples.get("serve edit")]
+    if not measured:
+        return ""
+    lines = ["| corpus | build cold | serve: a save to the rebuilt site | of a cold build |", "|" + "---|" * 4]
+    for c in measured:
+        cold, edit = c.median("build"), c.median("serve edit")
+        lines.append(f"| {c.label} | {_seconds(cold)} | {_seconds(edit)} | {edit / cold:.0%} |")
+    return "\n".join(lines) + "\n"
+
+
 def _rulesdsl(*args: str | Path) -> list[str]:
     return [PYTHON, "-m", "rulesdsl", *map(str, args)]
 
@@ -333,6 +369,10 @@ def measure_once(corpus: Corpus, steps: set[str]) -> None:
         shutil.rmtree(out, ignore_errors=True)
     if "lsp" in steps and Path("/proc/self/stat").exists():
         measure_lsp(corpus)
+    if "serve" in steps:
+        command = [PYTHON, str(Path(__file__).resolve()), "--child-serve", str(folder), str(corpus.edited)]
+        for seconds in json.loads(run_child(command, work, corpus.env(cache)).output):
+            corpus.record("serve edit", seconds)
     if "stages" in steps:
         usage = run_child(
             [PYTHON, str(Path(__file__).resolve()), "--child-stages", str(folder)], work, corpus.env("off")
@@ -422,7 +462,7 @@ def child_stages(folder: Path) -> None:
     print(json.dumps(dict(pipeline.STAGE_SECONDS)))
 
 
-ALL_STEPS = frozenset({"check", "yaml", "json", "build", "import", "stages", "lsp"})
+ALL_STEPS = frozenset({"check", "yaml", "json", "build", "import", "stages", "lsp", "serve"})
 
 
 def main() -> None:
@@ -435,9 +475,13 @@ def main() -> None:
         "--steps", nargs="*", choices=sorted(ALL_STEPS), help="measure only these (check is always measured)"
     )
     parser.add_argument("--child-stages", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-serve", type=Path, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_stages:
         child_stages(args.child_stages)
+        return
+    if args.child_serve:
+        child_serve(*args.child_serve)
         return
     work = Path(tempfile.mkdtemp(prefix="rulesdsl-bench-"))
     all_steps = {"check", *(args.steps or ALL_STEPS)}
@@ -462,6 +506,7 @@ def main() -> None:
         elif "import" in all_steps:
             print(import_table(corpora))
         print(lsp_table(corpora))
+        print(serve_table(corpora))
         print(stage_table(corpora))
         chain = formula_chain(work / "chain" / "chain", 2000)
         usage = run_child(_rulesdsl("check", chain), work, {**os.environ, "RULESDSL_CACHE_DIR": "off"})

@@ -84,10 +84,11 @@ def render_npm(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     return dict(sorted(files.items()))
 
 
-def site_scripts(ruleset: CompiledRuleset) -> dict[str, str]:
+def site_scripts(ruleset: CompiledRuleset, memo: javascript.CodeMemo | None = None) -> dict[str, str]:
     """A ruleset's rules as JavaScript, beside its pages: rules.js (an ES module) and rules.global.js (the same
-    as a classic script, which the builder page loads, from file:// too). Paths relative to the site."""
-    module = javascript.render(ruleset)
+    as a classic script, which the builder page loads, from file:// too). Paths relative to the site. `memo`:
+    a long-running process's (see javascript.CodeMemo)."""
+    module = javascript.render(ruleset, memo)
     return {f"{ruleset.id}/rules.js": module, f"{ruleset.id}/rules.global.js": javascript.classic(module, ruleset.id)}
 
 

@@ -27,8 +27,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from rulesdsl.compile.memo import Memo
 from rulesdsl.diagnostics import Diagnostic, render_text, summary
 from rulesdsl.syntax.source import SUFFIX
+from rulesdsl.targets.html.site import RenderMemo
+from rulesdsl.targets.javascript.module import CodeMemo
 
 STATUS_PATH = "/__rulesdsl/status"
 EVENTS_PATH = "/__rulesdsl/events"
@@ -69,6 +72,10 @@ class State:
     errors: list[str] | None = None
     lock: threading.Condition = field(default_factory=threading.Condition)  # notified when a build ends
     builds: int = 0  # counts builds, good and failed: what the event streams wait for
+    # What the last build derived, for the next: each file's parse and lowering, each entity's rendering.
+    memo: Memo = field(default_factory=Memo)
+    render_memo: RenderMemo = field(default_factory=RenderMemo)
+    code_memo: CodeMemo = field(default_factory=CodeMemo)
 
     def status(self) -> dict[str, Any]:
         with self.lock:
@@ -98,7 +105,7 @@ def build_once(paths: Sequence[Path], state: State, color: bool = False) -> bool
 
 
 def _build(paths: Sequence[Path], state: State, color: bool) -> bool:
-    from rulesdsl.compile.pipeline import compile_paths
+    from rulesdsl.compile.pipeline import compile_paths, gc_paused
     from rulesdsl.targets.build import site_scripts
     from rulesdsl.targets.html import site as html_site
 
@@ -106,7 +113,7 @@ def _build(paths: Sequence[Path], state: State, color: bool) -> bool:
     missing = [p for p in paths if not p.exists()]
     if missing:
         return _failed(state, [f"{p}: no such file or folder (waiting for it to come back)" for p in missing])
-    compilation = compile_paths(paths)
+    compilation = compile_paths(paths, memo=state.memo)
     diagnostics = list(compilation.diagnostics)
     if diagnostics:
         sys.stderr.write(render_text(diagnostics, compilation.sources, color=color, max_errors=MAX_SHOWN))
@@ -114,9 +121,12 @@ def _build(paths: Sequence[Path], state: State, color: bool) -> bool:
     if not compilation.ok or not compilation.rulesets:
         problems = [_line(d) for d in diagnostics if d.severity == "error"][:MAX_SHOWN]
         return _failed(state, problems or ["no ruleset found (a ruleset is a folder with a ruleset.rules)"])
-    rendered = html_site.render(compilation.rulesets)
-    for ruleset in compilation.rulesets:  # rules.js too: the builder page runs on it
-        rendered.update(site_scripts(ruleset))
+    # Like `build`, without the cyclic collector: it would walk the whole ruleset at each pass (gc_paused).
+    with gc_paused():
+        rendered = html_site.render(compilation.rulesets, state.render_memo)
+        for ruleset in compilation.rulesets:  # rules.js too: the builder page runs on it
+            rendered.update(site_scripts(ruleset, state.code_memo))
+        state.code_memo.keep_only({r.id for r in compilation.rulesets})
     site = {name: text.encode("utf-8") for name, text in rendered.items()}
     with state.lock:
         if site != state.files:  # an unchanged site reloads no page

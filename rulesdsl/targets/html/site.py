@@ -522,8 +522,50 @@ class Parts(Protocol):
     def outcome_odds(self, odds: OutcomeOdds, level: int, /) -> Markup: ...
 
 
+@dataclass(slots=True)
+class _SiteMemo:
+    context: tuple[object, ...] = ()
+    entries: dict[tuple[object, ...], tuple[tuple[object, ...], Rendered]] = field(default_factory=dict)
+    used: dict[tuple[object, ...], tuple[tuple[object, ...], Rendered]] = field(default_factory=dict)
+    reused: int = 0  # entities the render in progress took from `entries`
+
+
+class RenderMemo:
+    """What render() made of each entity, kept for the next render in one process (`rulesdsl serve`): after
+    a save, only the entities it can have changed are rendered again. An entity's card or row is reused when
+    everything it is made from equals last time's: the entity itself (fields and positions), where it is
+    shown (columns, the field left out, heading level, its list's facets), who names it (with their names
+    and parents) and its lineage graph; and, for its whole ruleset, the kinds, every label, the nesting, what
+    a homebrew changed, the files' names, the order of kinds, the attributes (formulas spell them), the
+    rulesets' titles. Any change to the latter renders every entity of the ruleset again. Mechanics (their
+    odds read other entities) are always rendered. It keeps what the last render used: one site at most."""
+
+    def __init__(self) -> None:
+        self.sites: dict[str, _SiteMemo] = {}
+        self.reused = 0  # entity renderings the last render took from the memo
+        self.rendered = 0  # ... and those it made
+
+    def site(self, ruleset: str) -> _SiteMemo:
+        return self.sites.setdefault(ruleset, _SiteMemo())
+
+    def keep_only(self, rulesets: Iterable[str]) -> None:
+        """After a render: forget rulesets it did not render, and entries it did not use."""
+        wanted = set(rulesets)
+        self.sites = {r: m for r, m in self.sites.items() if r in wanted}
+        self.reused = sum(m.reused for m in self.sites.values())
+        self.rendered = sum(len(m.used) for m in self.sites.values()) - self.reused
+        for memo in self.sites.values():
+            memo.entries, memo.used, memo.reused = memo.used, {}, 0
+
+
 class RulesetSite:
-    def __init__(self, ruleset: CompiledRuleset, has_language: bool, titles: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        ruleset: CompiledRuleset,
+        has_language: bool,
+        titles: Mapping[str, str] | None = None,
+        memo: _SiteMemo | None = None,
+    ) -> None:
         self.ruleset = ruleset
         self.has_language = has_language
         self.titles = titles or {}  # every ruleset's title, by id: a base is named by its title
@@ -549,6 +591,22 @@ class RulesetSite:
         self.counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
         # every page's bar of kinds: past NAV_KINDS, one link to the ruleset's contents, else pages x kinds
         self.nav = self.counts if len(self.counts) <= NAV_KINDS else []
+        self.memo = memo
+        if memo is not None:
+            context = (
+                dict(ruleset.kinds),
+                self.labels,
+                self.parents,
+                self.origins,
+                tuple(name for name, _ in ruleset.sources),
+                tuple(ruleset.entities),
+                dict(ruleset.entities.get("attribute", {})),
+                dict(self.titles),
+                has_language,
+            )
+            if memo.context != context:
+                memo.context, memo.entries = context, {}
+            memo.used = {}
 
     # ------------------------------------------------------------ entities
 
@@ -767,7 +825,36 @@ class RulesetSite:
         found: list[Facet] | None = None,
     ) -> Rendered:
         """As a row of its listing (`columns` given) or as a card of its own; `found`: its list's facets,
-        whose values it carries for the page's filters."""
+        whose values it carries for the page's filters. Taken from the memo when nothing it is made of changed
+        (see RenderMemo)."""
+        memo = self.memo
+        if memo is None or entity.kind == "mechanic":
+            return self._render_entity(entity, columns, skip, level, found)
+        key = (entity.kind, entity.id, None if columns is None else tuple(columns), skip, level, found is None)
+        back = tuple(
+            (source, tuple((i, self.ruleset.entities[source[0]][i].name, self.parent_of(source[0], i)) for i in ids))
+            for source, ids in self.back.of(entity.kind, entity.id).items()
+        )
+        deps = (entity, None if found is None else tuple(found), back, self.lifepath_graph(entity))
+        kept = memo.entries.get(key)
+        if kept is not None and kept[0] == deps:
+            rendered = kept[1]
+            memo_hit = True
+        else:
+            rendered = self._render_entity(entity, columns, skip, level, found)
+            memo_hit = False
+        memo.used[key] = (deps, rendered)
+        memo.reused += memo_hit
+        return rendered
+
+    def _render_entity(
+        self,
+        entity: ir.Entity,
+        columns: list[str] | None,
+        skip: str | None,
+        level: int,
+        found: list[Facet] | None,
+    ) -> Rendered:
         data = self.entity_data(entity, skip, level)
         attributes = self.facet_attributes(entity, found) if found is not None else ""
         if columns is not None:
@@ -1444,7 +1531,16 @@ def _changes_page(ruleset: CompiledRuleset, sites: dict[str, RulesetSite]) -> di
     return {f"{ruleset.id}/changes.html": site.resolve(page), f"previews/{ruleset.id}/changes.js": shard}
 
 
-def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
+def render(rulesets: tuple[CompiledRuleset, ...], memo: RenderMemo | None = None) -> dict[str, str]:
+    """Every file of the site, by path. With `memo` (a long-running process's), entities whose rendering
+    nothing changed are taken from it, and it is left holding this render's."""
+    files = _render(rulesets, memo)
+    if memo is not None:
+        memo.keep_only(r.id for r in rulesets)
+    return files
+
+
+def _render(rulesets: tuple[CompiledRuleset, ...], memo: RenderMemo | None) -> dict[str, str]:
     env = environment()
     language = _language_doc()
     files = _assets(["style.css", "site.js", "builder.js"])
@@ -1454,7 +1550,9 @@ def render(rulesets: tuple[CompiledRuleset, ...]) -> dict[str, str]:
     titles = {ruleset.id: ruleset.title for ruleset in rulesets}
     for ruleset in rulesets:
         search.add_ruleset(ruleset.id, ruleset.title)
-        site = sites[ruleset.id] = RulesetSite(ruleset, language is not None, titles)
+        site = sites[ruleset.id] = RulesetSite(
+            ruleset, language is not None, titles, None if memo is None else memo.site(ruleset.id)
+        )
         site.build()
         files.update(site.files(search))
         urls = {id_: site.urls.get(("stock", id_), "stock.html") for id_ in ruleset.entities.get("stock", {})}
