@@ -206,7 +206,11 @@ class Corpus:
     edits: int = 0
 
     def env(self, cache: str) -> dict[str, str]:
-        return {**os.environ, "RULESDSL_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        """Every child's environment. Bytecode is written and read, as where rulesdsl is installed (pip compiles
+        it): with PYTHONDONTWRITEBYTECODE set (as on some machines), each run compiled all of rulesdsl first."""
+        env = {**os.environ, "RULESDSL_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        return env
 
     def record(self, name: str, value: float) -> None:
         self.samples.setdefault(name, []).append(value)
@@ -307,9 +311,8 @@ def _rulesdsl(*args: str | Path) -> list[str]:
 def measure_import(corpus: Corpus, out: Path) -> None:
     """`import PACKAGE` from `out` against `json.load` of its export, each the CPU time its child spends on it
     (interpreter start-up left out). The import is timed the second time, with the bytecode the first one
-    wrote, as a user's every import but the first: so PYTHONDONTWRITEBYTECODE is dropped for it (set, every
-    import would compile the whole package)."""
-    env = {k: v for k, v in corpus.env("off").items() if k != "PYTHONDONTWRITEBYTECODE"}
+    wrote, as a user's every import but the first (see Corpus.env)."""
+    env = corpus.env("off")
     code = (
         "import sys, time; sys.path.insert(0, sys.argv[1]); t = time.process_time(); import {}; "
         "print(time.process_time() - t)"
@@ -427,6 +430,34 @@ def table(corpora: list[Corpus]) -> str:
     return "\n".join(lines)
 
 
+# Issue 20's targets, as ratios of medians of one run: (label, numerator, denominator, at most)
+TARGETS = (
+    ("cold check / JSON peer", "check", "json", 6.0),
+    ("warm check / cold check", "warm", "check", 0.3),
+    ("one-file edit: build / cold build", "edit build", "build", 0.25),
+    ("serve: a save / cold build", "serve edit", "build", 0.35),
+    ("language server: an edit / cold check", "lsp edit", "check", 0.25),
+    ("import / json.load of the export", "import", "json.load", 3.0),
+)
+
+
+def targets_table(corpora: list[Corpus]) -> str:
+    """Each target that this run measured, per corpus: the ratio, and whether it holds."""
+    lines = ["| corpus | cold check (CPU) | " + " | ".join(label for label, *_ in TARGETS) + " |"]
+    lines.append("|" + "---|" * (len(TARGETS) + 2))
+    for c in corpora:
+        cells = []
+        for _, top, bottom, most in TARGETS:
+            if not c.samples.get(top) or not c.samples.get(bottom):
+                cells.append("-")
+                continue
+            ratio = c.median(top) / c.median(bottom)
+            shown, bound = (f"{ratio:.2f}x", f"{most:g}x") if most >= 1 else (f"{ratio:.0%}", f"{most:.0%}")
+            cells.append(f"{shown} (ok)" if ratio <= most else f"{shown} (target {bound})")
+        lines.append(f"| {c.label} | {_seconds(c.median('check'))} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def lsp_table(corpora: list[Corpus]) -> str:
     measured = [c for c in corpora if c.samples.get("lsp edit")]
     if not measured:
@@ -495,6 +526,9 @@ def main() -> None:
         for n in sizes:
             source = functools.partial(_synthetic, n)
             corpora.append(prepare(f"{n:,} lifepaths", source, "lifepaths_000.rules", "synth", work / f"synth{n}"))
+        # rulesdsl's bytecode, written once before anything is timed (see Corpus.env)
+        bytecode = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "rulesdsl")], check=True, env=bytecode)
         for _ in range(args.repeats):
             for corpus in corpora:
                 if corpus.entities > 50_000 and corpus.samples:
@@ -505,6 +539,7 @@ def main() -> None:
             print()
         elif "import" in all_steps:
             print(import_table(corpora))
+        print(targets_table(corpora))
         print(lsp_table(corpora))
         print(serve_table(corpora))
         print(stage_table(corpora))
