@@ -713,7 +713,8 @@ def test_burns_and_requirements_are_the_same(everything: list[Built], tmp_path: 
 
 def test_common_traits_are_had_from_birth_in_both(everything: list[Built], tmp_path: Path) -> None:
     """Born Kin's first trait and Guard's only one are Kin common traits: Loud is required instead, and
-    Guard requires nothing more (its points are free); Guard's `trait Tough` holds."""
+    Guard requires nothing more (its points are free); Guard's `trait Tough` holds, in a burn and when
+    requirement_met is asked (it did not see the stock's traits), in Python and in rules.js alike."""
     kin = next(b for b in everything if b.script.name.startswith("jskin"))
     sheet = kin.package.burn(["Born Kin", "Guard", "Herald", "Elder"])
     assert sheet.legal, sheet.violations
@@ -724,7 +725,14 @@ def test_common_traits_are_had_from_birth_in_both(everything: list[Built], tmp_p
     )
     paths = [["born_kin"], ["born_kin", "guard"], ["born_kin", "herald", "elder"], ["born_kin", "elder"]]
     cases = [({"op": "burn", "path": path, "options": {}}, kin.package.burn(path).to_json()) for path in paths]
-    assert compare(kin, cases, tmp_path) == len(paths)
+    # requirement_met sees them too: Guard's `trait Tough` holds for a Kin before anything is chosen
+    assert kin.package.requirement_met("guard", ["born_kin"]) is True
+    assert kin.package.unmet_requirements("guard", ["born_kin"]) == []
+    assert kin.package.requirement_met("herald", ["born_kin"]) is True  # Loud: a trait of Born Kin
+    for last, previous in (("guard", ["born_kin"]), ("herald", ["born_kin"]), ("guard", [])):
+        answer = to_json([kin.package.requirement_met(last, previous), kin.package.unmet_requirements(last, previous)])
+        cases.append(({"op": "met", "lifepath": last, "previous": previous, "options": {}}, answer))
+    assert compare(kin, cases, tmp_path) == len(cases)
 
 
 def test_the_typescript_check_passes() -> None:

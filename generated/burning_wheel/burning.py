@@ -1891,8 +1891,9 @@ def requirement_met(
     """Whether `lifepath` may follow the lifepaths `previous` (ids, born lifepath first): True, False,
     or None when that depends on a fact left out (final age, total lifepaths, gender, what the character
     holds of other kinds: `held` maps a kind to ids)."""
+    had = (*traits, *_lp.common_traits(CATALOG, SETTINGS, STOCKS, [*previous, lifepath]))  # from birth
     path = _lp.lifepath_path(
-        CATALOG, lifepath, previous, traits=traits, age=age, lifepaths=lifepaths, gender=gender, held=held
+        CATALOG, lifepath, previous, traits=had, age=age, lifepaths=lifepaths, gender=gender, held=held
     )
     return _lp.verdict(LIFEPATHS[lifepath], path)
 
@@ -1909,8 +1910,9 @@ def unmet_requirements(
 ) -> list[str]:
     """Why `lifepath` may not follow the lifepaths `previous`; empty if it may (or if that depends on a
     fact left out: see requirement_met)."""
+    had = (*traits, *_lp.common_traits(CATALOG, SETTINGS, STOCKS, [*previous, lifepath]))  # from birth
     path = _lp.lifepath_path(
-        CATALOG, lifepath, previous, traits=traits, age=age, lifepaths=lifepaths, gender=gender, held=held
+        CATALOG, lifepath, previous, traits=had, age=age, lifepaths=lifepaths, gender=gender, held=held
     )
     return _lp.reasons(LIFEPATHS[lifepath], path, NAMES, False)
 

@@ -202,6 +202,22 @@ def lifepath_path(
     )
 
 
+def born_stock(catalog: Catalog, settings: Mapping[str, Setting], lifepaths: Sequence[str]) -> str | None:
+    """The character's stock: the stock of the setting of its born lifepath (the first of `lifepaths`); None
+    when that lifepath or its setting is unknown."""
+    first = catalog.lifepaths.get(lifepaths[0]) if lifepaths else None
+    return settings[first.setting].stock if first is not None and first.setting in settings else None
+
+
+def common_traits(
+    catalog: Catalog, settings: Mapping[str, Setting], stocks: Mapping[str, Stock], lifepaths: Sequence[str]
+) -> tuple[str, ...]:
+    """The common traits of the character's stock (born_stock), in the stock's order: the character has them
+    from birth, so a requirement naming one of them holds."""
+    stock = born_stock(catalog, settings, lifepaths)
+    return tuple(stocks[stock].common_traits) if stock is not None and stock in stocks else ()
+
+
 def verdict(lifepath: Lifepath, path: Path) -> Verdict:
     """Whether `lifepath` may be taken on `path`: True, False, or None when it depends on facts not given."""
     verdicts = [r.judge(path) for r in (lifepath.requires, lifepath.restrictions) if r is not None]
@@ -436,9 +452,9 @@ def burn(
     factors = [_repeat_factors(tables, lifepaths[: i + 1].count(lp.id)) for i, lp in enumerate(path)]
     years = sum(math.floor(lp.time * f.get("years", Fraction(1))) for lp, f in zip(path, factors, strict=True))
     age = years + sum(1 for a, b in itertools.pairwise(path) if a.setting != b.setting)
-    stock = settings[path[0].setting].stock if path and path[0].setting in settings else None
+    stock = born_stock(catalog, settings, lifepaths)
     # The stock's common traits are the character's from birth: requirements naming a trait see them
-    common = tuple(stocks[stock].common_traits) if stock is not None and stock in stocks else ()
+    common = common_traits(catalog, settings, stocks, lifepaths)
     had = (*traits, *common)
     for i, lp in enumerate(path):
         facts = lifepath_path(

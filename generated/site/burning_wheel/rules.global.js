@@ -1692,6 +1692,24 @@ function factorOf(factor, name) {
   return factor[name] ?? ONE;
 }
 
+/** The character's stock: the stock of the setting of its born lifepath (the first of `lifepaths`); null when
+ * that lifepath or its setting is unknown (lifepaths.py born_stock).
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings @param {readonly string[]} lifepaths
+ * @returns {string | null} */
+function bornStock(catalog, settings, lifepaths) {
+  const first = lifepaths.length && Object.hasOwn(catalog.lifepaths, lifepaths[0]) ? catalog.lifepaths[lifepaths[0]] : null;
+  return first !== null && Object.hasOwn(settings, first.setting) ? settings[first.setting].stock : null;
+}
+
+/** The common traits of the character's stock, in the stock's order: had from birth (lifepaths.py common_traits).
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings
+ * @param {Record<string, {common_traits: readonly string[]}>} stocks @param {readonly string[]} lifepaths
+ * @returns {string[]} */
+function commonTraits(catalog, settings, stocks, lifepaths) {
+  const stock = bornStock(catalog, settings, lifepaths);
+  return stock !== null && Object.hasOwn(stocks, stock) ? [...stocks[stock].common_traits] : [];
+}
+
 /** @typedef {{lifepaths: string[], stock: string | null, age: number, mental_pool: number | null, physical_pool: number | null, mental_bonus: number, physical_bonus: number, lifepath_skill_points: number, general_skill_points: number, required_skills: string[], trait_points: number, required_traits: string[], common_traits: string[], resource_points: number, violations: string[], undecided: string[]}} Sheet */
 /** @typedef {{either?: readonly string[], gender?: string | null, traits?: readonly string[], held?: Record<string, readonly string[]>, picks?: readonly string[]}} BurnOptions */
 
@@ -1722,9 +1740,9 @@ function burnCharacter(catalog, settings, stocks, tables, names, lifepaths, opti
   const factors = path.map((_, i) => repeatFactors(tables, timesAt(i)));
   let age = path.reduce((a, lp, i) => a + whole(Fraction.of(lp.time).mul(factorOf(factors[i], "years")).floor()), 0);
   for (let i = 1; i < path.length; i++) if (path[i - 1].setting !== path[i].setting) age++;
-  const stock = path.length && Object.hasOwn(settings, path[0].setting) ? settings[path[0].setting].stock : null;
+  const stock = bornStock(catalog, settings, lifepaths);
   // The stock's common traits are the character's from birth: requirements naming a trait see them
-  const common = stock !== null && Object.hasOwn(stocks, stock) ? [...stocks[stock].common_traits] : [];
+  const common = commonTraits(catalog, settings, stocks, lifepaths);
   const had = [...traits, ...common];
   path.forEach((lp, i) => {
     const facts = new PathFacts(catalog, lp.id, lifepaths.slice(0, i), { traits: had, age, lifepaths: path.length, gender: options.gender ?? null, held: options.held });
@@ -4161,17 +4179,24 @@ function $lifepath(id) {
   return LIFEPATHS[id];
 }
 
+/** The facts a requirement of `lifepath` is judged on; the traits given and the stock's common traits.
+ * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} options */
+function $facts(lifepath, previous, options) {
+  const traits = [...(options.traits ?? []), ...commonTraits($catalog, SETTINGS, STOCKS, [...previous, lifepath])];
+  return new PathFacts($catalog, lifepath, previous, { ...options, traits });
+}
+
 /** Whether `lifepath` may follow the lifepaths `previous` (ids, born lifepath first): true, false, or null
  * when that depends on a fact left out.
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 function requirementMet(lifepath, previous, options = {}) {
-  return verdict($lifepath(lifepath), new PathFacts($catalog, lifepath, previous, options));
+  return verdict($lifepath(lifepath), $facts(lifepath, previous, options));
 }
 
 /** Why `lifepath` may not follow `previous`; empty if it may (or if that depends on a fact left out).
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 function unmetRequirements(lifepath, previous, options = {}) {
-  return reasons($lifepath(lifepath), new PathFacts($catalog, lifepath, previous, options), NAMES, false);
+  return reasons($lifepath(lifepath), $facts(lifepath, previous, options), NAMES, false);
 }
 
 /** Burn a character from lifepaths (ids, display names or aliases, born lifepath first); options:
@@ -4185,5 +4210,5 @@ function burn(path, options = {}) {
 
 /** What this module does not do yet: [kind, id, why] of each entity that throws NotSupported. */
 const NOT_SUPPORTED = freeze([]);
-(globalThis.rulesdsl ??= {})["burning_wheel"] = Object.freeze({NotSupported, OddsTooCostly, PastRows, UnknownId, seeded, randint, Fraction, ZERO, ONE, frac, add, sub, mul, neg, div, floordiv, cmp, compare, truth, floor, ceil, round, abs, min, max, wholeOf, knownId, argsOf, attribute, jsonValue, freeze, UNKNOWN, slug, MAX_WORK, MAX_TAIL, DiceTerm, Dice, makeDice, dice, diceMax, diceMin, Formula, Key, Row, Roll, Rolls, MAX_CHAIN, Table, nameOf, Requirement, TookLifepath, HasTrait, HasSkill, Holds, Previous, CountOf, Condition, GmPermission, AllOf, AnyOf, Not, Offer, Check, PoolMechanic, TotalMechanic, CheckMechanic, ContestMechanic, HighestMechanic, UnderMechanic, notSupported, Catalog, PathFacts, ageBefore, verdict, reasons, burnCharacter, ID, TITLE, VERSION, SOURCE_SHA256, NAMES, MECHANICS, FORMULAS, TABLES, ATTRIBUTES, deriveAttributes, LIFEPATHS, SETTINGS, SKILLS, SPELLS, STOCKS, TRAITS, requirementMet, unmetRequirements, burn, NOT_SUPPORTED});
+(globalThis.rulesdsl ??= {})["burning_wheel"] = Object.freeze({NotSupported, OddsTooCostly, PastRows, UnknownId, seeded, randint, Fraction, ZERO, ONE, frac, add, sub, mul, neg, div, floordiv, cmp, compare, truth, floor, ceil, round, abs, min, max, wholeOf, knownId, argsOf, attribute, jsonValue, freeze, UNKNOWN, slug, MAX_WORK, MAX_TAIL, DiceTerm, Dice, makeDice, dice, diceMax, diceMin, Formula, Key, Row, Roll, Rolls, MAX_CHAIN, Table, nameOf, Requirement, TookLifepath, HasTrait, HasSkill, Holds, Previous, CountOf, Condition, GmPermission, AllOf, AnyOf, Not, Offer, Check, PoolMechanic, TotalMechanic, CheckMechanic, ContestMechanic, HighestMechanic, UnderMechanic, notSupported, Catalog, PathFacts, ageBefore, verdict, reasons, bornStock, commonTraits, burnCharacter, ID, TITLE, VERSION, SOURCE_SHA256, NAMES, MECHANICS, FORMULAS, TABLES, ATTRIBUTES, deriveAttributes, LIFEPATHS, SETTINGS, SKILLS, SPELLS, STOCKS, TRAITS, requirementMet, unmetRequirements, burn, NOT_SUPPORTED});
 })();

@@ -1688,6 +1688,24 @@ function factorOf(factor, name) {
   return factor[name] ?? ONE;
 }
 
+/** The character's stock: the stock of the setting of its born lifepath (the first of `lifepaths`); null when
+ * that lifepath or its setting is unknown (lifepaths.py born_stock).
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings @param {readonly string[]} lifepaths
+ * @returns {string | null} */
+export function bornStock(catalog, settings, lifepaths) {
+  const first = lifepaths.length && Object.hasOwn(catalog.lifepaths, lifepaths[0]) ? catalog.lifepaths[lifepaths[0]] : null;
+  return first !== null && Object.hasOwn(settings, first.setting) ? settings[first.setting].stock : null;
+}
+
+/** The common traits of the character's stock, in the stock's order: had from birth (lifepaths.py common_traits).
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings
+ * @param {Record<string, {common_traits: readonly string[]}>} stocks @param {readonly string[]} lifepaths
+ * @returns {string[]} */
+export function commonTraits(catalog, settings, stocks, lifepaths) {
+  const stock = bornStock(catalog, settings, lifepaths);
+  return stock !== null && Object.hasOwn(stocks, stock) ? [...stocks[stock].common_traits] : [];
+}
+
 /** @typedef {{lifepaths: string[], stock: string | null, age: number, mental_pool: number | null, physical_pool: number | null, mental_bonus: number, physical_bonus: number, lifepath_skill_points: number, general_skill_points: number, required_skills: string[], trait_points: number, required_traits: string[], common_traits: string[], resource_points: number, violations: string[], undecided: string[]}} Sheet */
 /** @typedef {{either?: readonly string[], gender?: string | null, traits?: readonly string[], held?: Record<string, readonly string[]>, picks?: readonly string[]}} BurnOptions */
 
@@ -1718,9 +1736,9 @@ export function burnCharacter(catalog, settings, stocks, tables, names, lifepath
   const factors = path.map((_, i) => repeatFactors(tables, timesAt(i)));
   let age = path.reduce((a, lp, i) => a + whole(Fraction.of(lp.time).mul(factorOf(factors[i], "years")).floor()), 0);
   for (let i = 1; i < path.length; i++) if (path[i - 1].setting !== path[i].setting) age++;
-  const stock = path.length && Object.hasOwn(settings, path[0].setting) ? settings[path[0].setting].stock : null;
+  const stock = bornStock(catalog, settings, lifepaths);
   // The stock's common traits are the character's from birth: requirements naming a trait see them
-  const common = stock !== null && Object.hasOwn(stocks, stock) ? [...stocks[stock].common_traits] : [];
+  const common = commonTraits(catalog, settings, stocks, lifepaths);
   const had = [...traits, ...common];
   path.forEach((lp, i) => {
     const facts = new PathFacts(catalog, lp.id, lifepaths.slice(0, i), { traits: had, age, lifepaths: path.length, gender: options.gender ?? null, held: options.held });

@@ -582,17 +582,24 @@ function $lifepath(id) {
   return $LIFEPATHS[id];
 }
 
+/** The facts a requirement of `lifepath` is judged on; the traits given and the stock's common traits.
+ * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} options */
+function $facts(lifepath, previous, options) {
+  const traits = [...(options.traits ?? []), ...commonTraits($catalog, $SETTINGS, $STOCKS, [...previous, lifepath])];
+  return new PathFacts($catalog, lifepath, previous, { ...options, traits });
+}
+
 /** Whether `lifepath` may follow the lifepaths `previous` (ids, born lifepath first): true, false, or null
  * when that depends on a fact left out.
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 export function requirementMet(lifepath, previous, options = {}) {
-  return verdict($lifepath(lifepath), new PathFacts($catalog, lifepath, previous, options));
+  return verdict($lifepath(lifepath), $facts(lifepath, previous, options));
 }
 
 /** Why `lifepath` may not follow `previous`; empty if it may (or if that depends on a fact left out).
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 export function unmetRequirements(lifepath, previous, options = {}) {
-  return reasons($lifepath(lifepath), new PathFacts($catalog, lifepath, previous, options), NAMES, false);
+  return reasons($lifepath(lifepath), $facts(lifepath, previous, options), NAMES, false);
 }
 
 /** Burn a character from lifepaths (ids, display names or aliases, born lifepath first); options:

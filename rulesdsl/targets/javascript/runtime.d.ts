@@ -90,6 +90,22 @@ export function ageBefore(catalog: Catalog, previous: readonly string[], lifepat
 export function verdict(lifepath: Lifepath, path: Facts): Verdict;
 /** @param {Lifepath} lifepath @param {Facts} path @param {Names} names @param {Verdict} decided */
 export function reasons(lifepath: Lifepath, path: Facts, names: Names, decided: Verdict): string[];
+/** The character's stock: the stock of the setting of its born lifepath (the first of `lifepaths`); null when
+ * that lifepath or its setting is unknown (lifepaths.py born_stock).
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings @param {readonly string[]} lifepaths
+ * @returns {string | null} */
+export function bornStock(catalog: Catalog, settings: Record<string, {
+    stock: string;
+}>, lifepaths: readonly string[]): string | null;
+/** The common traits of the character's stock, in the stock's order: had from birth (lifepaths.py common_traits).
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings
+ * @param {Record<string, {common_traits: readonly string[]}>} stocks @param {readonly string[]} lifepaths
+ * @returns {string[]} */
+export function commonTraits(catalog: Catalog, settings: Record<string, {
+    stock: string;
+}>, stocks: Record<string, {
+    common_traits: readonly string[];
+}>, lifepaths: readonly string[]): string[];
 /** @typedef {{lifepaths: string[], stock: string | null, age: number, mental_pool: number | null, physical_pool: number | null, mental_bonus: number, physical_bonus: number, lifepath_skill_points: number, general_skill_points: number, required_skills: string[], trait_points: number, required_traits: string[], common_traits: string[], resource_points: number, violations: string[], undecided: string[]}} Sheet */
 /** @typedef {{either?: readonly string[], gender?: string | null, traits?: readonly string[], held?: Record<string, readonly string[]>, picks?: readonly string[]}} BurnOptions */
 /**
