@@ -21,6 +21,7 @@ import json
 import shutil
 import subprocess
 import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from rulesdsl.compile.kinds import CORE_KINDS, record_fields
 from rulesdsl.compile.pipeline import CompiledRuleset, compile_paths
 from rulesdsl.compile.python_names import identifier, param_name, registry_name
 from rulesdsl.language import fieldtypes as t
-from rulesdsl.runtime.core import exact, to_json
+from rulesdsl.runtime.core import exact, slug, to_json
 from rulesdsl.targets.javascript import module as javascript
 from rulesdsl.targets.python import package as python
 from tests.conftest import ROOT, write_ruleset
@@ -733,6 +734,29 @@ def test_common_traits_are_had_from_birth_in_both(everything: list[Built], tmp_p
         answer = to_json([kin.package.requirement_met(last, previous), kin.package.unmet_requirements(last, previous)])
         cases.append(({"op": "met", "lifepath": last, "previous": previous, "options": {}}, answer))
     assert compare(kin, cases, tmp_path) == len(cases)
+
+
+# Names as authors write them in other scripts and cases: final sigma, sharp s, ligatures, titlecase digraphs
+NAMES = ("Λόγος", "ΣΊΣΥΦΟΣ", "Straße", "STRASSE", "ﬁre", "ǅemal", "Сила", "İstanbul", "ᏣᎳᎩ", "µ-Wert", "Ωμέγα 7")
+
+
+def test_names_fold_and_slug_as_in_python(everything: list[Built], tmp_path: Path) -> None:
+    """rules.js's casefold (which table keys, formula names and ids of names in other scripts go through)
+    and slug give what Python's str.casefold and the runtime's slug give, for every character both know
+    (Unicode 14, Python 3.11's; Node's is newer) and for whole names: toLowerCase kept a final `ς` that
+    Python folds to a middle sigma, so a Greek name got another id in rules.js."""
+    texts = [*NAMES]
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        if unicodedata.category(char) not in ("Cn", "Co", "Cs"):
+            texts.append(char)
+    expected = json.dumps([[text.casefold(), slug(text)] for text in texts], ensure_ascii=False)
+    built = everything[0]
+    (answer,) = ask(built, [{"op": "names", "texts": texts}], tmp_path)
+    got = json.loads(answer)
+    wrong = [(t, e, g) for t, e, g in zip(texts, json.loads(expected), got, strict=True) if e != g]
+    assert not wrong, f"{len(wrong)} of {len(texts)} differ, e.g. {wrong[:10]}"
+    assert got[0] == ["λόγοσ", "u3bb_3cc_3b3_3bf_3c3"]
 
 
 def test_the_typescript_check_passes() -> None:

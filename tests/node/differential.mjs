@@ -50,6 +50,12 @@ function answer(q) {
     }
     case "burn":
       return JSON.stringify(rules.burn(q.path, q.options));
+    case "names":
+      // escaped to ASCII: an answer is one line, and U+2028 or U+0085 would split it for Python
+      return JSON.stringify(q.texts.map((t) => [rules.casefold(t), rules.slug(t)])).replace(
+        /[\u007f-\uffff]/g,
+        (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
+      );
     case "met":
       return JSON.stringify([
         rules.requirementMet(q.lifepath, q.previous, q.options),

@@ -362,7 +362,7 @@ def formula_value(formula: ir.Formula, names: Names) -> str:
     for node in ir.expr_nodes(formula.expr):
         if isinstance(node, ir.Var):
             written.setdefault(node.attribute or slug(node.name), node.name)
-    params = {key: f"v[{js(name.lower())}]" for key, name in written.items()}
+    params = {key: f"v[{js(name.casefold())}]" for key, name in written.items()}  # as Formula.evaluate folds
     code = formula_code(formula.expr, replace(names, params=params))
     needed = list(dict.fromkeys(written.values()))
     return f"new Formula({js(formula.text)}, {js(needed)}, (v) => {code})"

@@ -53,6 +53,8 @@ export function attribute(values: Record<string, any>, id: string): any;
 export function jsonValue(value: unknown): string;
 /** `Object.freeze`, all the way down through plain objects and arrays. @template T @param {T} value @returns {T} */
 export function freeze<T>(value: T): T;
+/** Python's `str.casefold`: lowercase, except where full case folding differs (`ß` -> `ss`, `ς` -> `σ`). @param {string} text */
+export function casefold(text: string): string;
 /** The id a display name gets: `"Sergeant-at-Arms"` -> `sergeant_at_arms` (accents dropped). @param {string} text */
 export function slug(text: string): string;
 /** Dice with their text written the usual way (`10d6 + 2`, `3d6 * 5 - 1d6`), as Python writes it.
