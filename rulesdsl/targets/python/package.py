@@ -691,17 +691,28 @@ class Compact:
                 pairs = [self._literal(part) for k, v in zip(keys, values, strict=True) for part in (k, v) if part]
                 return py_tuple([str(_DICT), *pairs])
             case ast.Name() | ast.Attribute():
-                return py_tuple([str(self.call(ast.unparse(node), None))])
+                return py_tuple([str(self.call(_dotted(node), None))])
             case ast.Call(callee, args, keywords) if all(k.arg for k in keywords) and not any(
                 isinstance(a, ast.Starred) for a in args
             ):
-                index = self.call(ast.unparse(callee), tuple(str(k.arg) for k in keywords))
+                index = self.call(_dotted(callee), tuple(str(k.arg) for k in keywords))
                 return py_tuple([str(index), *map(self._literal, [*args, *(k.value for k in keywords)])])
         raise ValueError(ast.unparse(node))
 
     def table(self) -> list[str]:
         """The registry's `calls`, each `(callee, keywords)` (keywords None: the value itself)."""
         return [f"({callee}, {py(keywords)})" for callee, keywords in self.calls]
+
+
+def _dotted(node: ast.expr) -> str:
+    """`ast.unparse` of a callee, without its visitor for the names entity_code writes (`Skill`, `_rt.Choices`):
+    they are most of the calls of a package's data."""
+    match node:
+        case ast.Name(name):
+            return name
+        case ast.Attribute(ast.Name(owner), attribute):
+            return f"{owner}.{attribute}"
+    return ast.unparse(node)
 
 
 def _ordered(kind: Kind) -> list[FieldDecl]:
