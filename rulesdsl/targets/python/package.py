@@ -680,23 +680,33 @@ class Compact:
             return None
 
     def _literal(self, node: ast.expr) -> str:
-        match node:
-            case ast.Constant(value) if value is None or isinstance(value, str | int):
+        # By the node's exact class rather than `match` with class patterns: this runs for every node of
+        # every entity (370,000 for 10,000 lifepaths), and the patterns' isinstance checks were half its time.
+        kind = type(node)
+        if kind is ast.Constant:
+            value = node.value  # type: ignore[attr-defined]
+            if value is None or isinstance(value, str | int):
                 return py(value)
-            case ast.UnaryOp(ast.USub(), ast.Constant(value)) if isinstance(value, int) and not isinstance(value, bool):
-                return py(-value)
-            case ast.Tuple(items):
-                return py_tuple([str(_TUPLE), *map(self._literal, items)])
-            case ast.Dict(keys, values) if all(k is not None for k in keys):
-                pairs = [self._literal(part) for k, v in zip(keys, values, strict=True) for part in (k, v) if part]
-                return py_tuple([str(_DICT), *pairs])
-            case ast.Name() | ast.Attribute():
-                return py_tuple([str(self.call(_dotted(node), None))])
-            case ast.Call(callee, args, keywords) if all(k.arg for k in keywords) and not any(
-                isinstance(a, ast.Starred) for a in args
-            ):
-                index = self.call(_dotted(callee), tuple(str(k.arg) for k in keywords))
-                return py_tuple([str(index), *map(self._literal, [*args, *(k.value for k in keywords)])])
+        elif kind is ast.Tuple:
+            return py_tuple([str(_TUPLE), *map(self._literal, node.elts)])  # type: ignore[attr-defined]
+        elif kind is ast.Call:
+            call: ast.Call = node  # type: ignore[assignment]
+            keywords = call.keywords
+            if all(k.arg for k in keywords) and not any(type(a) is ast.Starred for a in call.args):
+                index = self.call(_dotted(call.func), tuple(str(k.arg) for k in keywords))
+                return py_tuple([str(index), *map(self._literal, [*call.args, *(k.value for k in keywords)])])
+        elif kind is ast.Name or kind is ast.Attribute:
+            return py_tuple([str(self.call(_dotted(node), None))])
+        elif kind is ast.UnaryOp:
+            unary: ast.UnaryOp = node  # type: ignore[assignment]
+            operand = unary.operand
+            if type(unary.op) is ast.USub and type(operand) is ast.Constant and type(operand.value) is int:
+                return py(-operand.value)
+        elif kind is ast.Dict:
+            mapping: ast.Dict = node  # type: ignore[assignment]
+            if all(k is not None for k in mapping.keys):
+                parts = [part for k, v in zip(mapping.keys, mapping.values, strict=True) for part in (k, v) if part]
+                return py_tuple([str(_DICT), *map(self._literal, parts)])
         raise ValueError(ast.unparse(node))
 
     def table(self) -> list[str]:
