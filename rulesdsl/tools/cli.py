@@ -37,6 +37,7 @@ from rulesdsl.tools.common import (
 
 if TYPE_CHECKING:
     from rulesdsl.compile.pipeline import Compilation, CompiledRuleset
+    from rulesdsl.targets.javascript.module import CodeMemo
 
 Stage = Callable[[str], None]  # says which stage a long run is in
 
@@ -246,17 +247,21 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "export":
         _export(args.format, compilation.rulesets, schema=args.schema)
         return EXIT_OK
+    from rulesdsl.targets.javascript.module import CodeMemo
+
+    code_memo = CodeMemo()  # rules.js is in the site and in each npm package: its entities written once
     if args.npm_dir is None:
-        return _build(args, compilation.rulesets, started)
-    return max(_build(args, compilation.rulesets, started), _build_npm(args, compilation.rulesets))
+        return _build(args, compilation.rulesets, started, code_memo)
+    built = _build(args, compilation.rulesets, started, code_memo)
+    return max(built, _build_npm(args, compilation.rulesets, code_memo))
 
 
-def _build_npm(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...]) -> int:
+def _build_npm(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], code_memo: CodeMemo) -> int:
     from rulesdsl.targets.build import OutputError, recover_output, render_npm, stale_files, write_output
 
     npm_dir: Path = args.npm_dir
     try:
-        files = render_npm(rulesets)
+        files = render_npm(rulesets, code_memo)
         if args.check:
             recover_output(npm_dir)
             return _report_stale(npm_dir, stale_files(npm_dir, files), len(files))
@@ -351,14 +356,14 @@ def _check_wheel_dir(args: argparse.Namespace) -> None:
     check_wheel_dir(args.wheel_dir, args.out)
 
 
-def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], started: float) -> int:
+def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], started: float, code_memo: CodeMemo) -> int:
     from rulesdsl.targets.build import OutputError, recover_output, render_all, stale_files, write_output
 
     out: Path = args.out
     try:
         with _progress(args.command, started) as stage:
             stage("rendering")
-            files = render_all(rulesets)
+            files = render_all(rulesets, code_memo)
             if args.check:
                 recover_output(out)  # a build killed mid-swap must not make the output look missing
                 stale = stale_files(out, files)

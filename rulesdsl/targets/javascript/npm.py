@@ -115,9 +115,10 @@ def package_json(ruleset: CompiledRuleset) -> str:
     return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
 
 
-def render(ruleset: CompiledRuleset) -> dict[str, str]:
-    """The package's files, by path inside its folder (check() first: it must find nothing)."""
-    module = javascript.emit(ruleset)
+def render(ruleset: CompiledRuleset, code_memo: javascript.CodeMemo | None = None) -> dict[str, str]:
+    """The package's files, by path inside its folder (check() first: it must find nothing). `code_memo`:
+    the one the site's rules.js was written with, in the same build."""
+    module = javascript.emit(ruleset, code_memo)
     data = json.dumps(ruleset.documents(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     return {
         "package.json": package_json(ruleset),
