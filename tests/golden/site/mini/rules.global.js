@@ -341,12 +341,34 @@ const UNKNOWN = Object.freeze({ unknown: true, toJSON: () => "unknown", toString
 
 // ---------------------------------------------------------------- names
 
+// Full case folding, as Python's str.casefold: the characters whose folding is not their lowercase, as
+// "code:folded,..." in hex (a folding of several characters joined by "."). Unicode 14 (Python 3.11);
+// tests/test_javascript.py holds casefold to Python's for every character both know.
+const FOLDINGS = "b5:3bc,df:73.73,149:2bc.6e,17f:73,1f0:6a.30c,345:3b9,390:3b9.308.301,3b0:3c5.308.301,3c2:3c3,3d0:3b2,3d1:3b8,3d5:3c6,3d6:3c0,3f0:3ba,3f1:3c1,3f5:3b5,587:565.582,13a0:13a0,13a1:13a1,13a2:13a2,13a3:13a3,13a4:13a4,13a5:13a5,13a6:13a6,13a7:13a7,13a8:13a8,13a9:13a9,13aa:13aa,13ab:13ab,13ac:13ac,13ad:13ad,13ae:13ae,13af:13af,13b0:13b0,13b1:13b1,13b2:13b2,13b3:13b3,13b4:13b4,13b5:13b5,13b6:13b6,13b7:13b7,13b8:13b8,13b9:13b9,13ba:13ba,13bb:13bb,13bc:13bc,13bd:13bd,13be:13be,13bf:13bf,13c0:13c0,13c1:13c1,13c2:13c2,13c3:13c3,13c4:13c4,13c5:13c5,13c6:13c6,13c7:13c7,13c8:13c8,13c9:13c9,13ca:13ca,13cb:13cb,13cc:13cc,13cd:13cd,13ce:13ce,13cf:13cf,13d0:13d0,13d1:13d1,13d2:13d2,13d3:13d3,13d4:13d4,13d5:13d5,13d6:13d6,13d7:13d7,13d8:13d8,13d9:13d9,13da:13da,13db:13db,13dc:13dc,13dd:13dd,13de:13de,13df:13df,13e0:13e0,13e1:13e1,13e2:13e2,13e3:13e3,13e4:13e4,13e5:13e5,13e6:13e6,13e7:13e7,13e8:13e8,13e9:13e9,13ea:13ea,13eb:13eb,13ec:13ec,13ed:13ed,13ee:13ee,13ef:13ef,13f0:13f0,13f1:13f1,13f2:13f2,13f3:13f3,13f4:13f4,13f5:13f5,13f8:13f0,13f9:13f1,13fa:13f2,13fb:13f3,13fc:13f4,13fd:13f5,1c80:432,1c81:434,1c82:43e,1c83:441,1c84:442,1c85:442,1c86:44a,1c87:463,1c88:a64b,1e96:68.331,1e97:74.308,1e98:77.30a,1e99:79.30a,1e9a:61.2be,1e9b:1e61,1e9e:73.73,1f50:3c5.313,1f52:3c5.313.300,1f54:3c5.313.301,1f56:3c5.313.342,1f80:1f00.3b9,1f81:1f01.3b9,1f82:1f02.3b9,1f83:1f03.3b9,1f84:1f04.3b9,1f85:1f05.3b9,1f86:1f06.3b9,1f87:1f07.3b9,1f88:1f00.3b9,1f89:1f01.3b9,1f8a:1f02.3b9,1f8b:1f03.3b9,1f8c:1f04.3b9,1f8d:1f05.3b9,1f8e:1f06.3b9,1f8f:1f07.3b9,1f90:1f20.3b9,1f91:1f21.3b9,1f92:1f22.3b9,1f93:1f23.3b9,1f94:1f24.3b9,1f95:1f25.3b9,1f96:1f26.3b9,1f97:1f27.3b9,1f98:1f20.3b9,1f99:1f21.3b9,1f9a:1f22.3b9,1f9b:1f23.3b9,1f9c:1f24.3b9,1f9d:1f25.3b9,1f9e:1f26.3b9,1f9f:1f27.3b9,1fa0:1f60.3b9,1fa1:1f61.3b9,1fa2:1f62.3b9,1fa3:1f63.3b9,1fa4:1f64.3b9,1fa5:1f65.3b9,1fa6:1f66.3b9,1fa7:1f67.3b9,1fa8:1f60.3b9,1fa9:1f61.3b9,1faa:1f62.3b9,1fab:1f63.3b9,1fac:1f64.3b9,1fad:1f65.3b9,1fae:1f66.3b9,1faf:1f67.3b9,1fb2:1f70.3b9,1fb3:3b1.3b9,1fb4:3ac.3b9,1fb6:3b1.342,1fb7:3b1.342.3b9,1fbc:3b1.3b9,1fbe:3b9,1fc2:1f74.3b9,1fc3:3b7.3b9,1fc4:3ae.3b9,1fc6:3b7.342,1fc7:3b7.342.3b9,1fcc:3b7.3b9,1fd2:3b9.308.300,1fd3:3b9.308.301,1fd6:3b9.342,1fd7:3b9.308.342,1fe2:3c5.308.300,1fe3:3c5.308.301,1fe4:3c1.313,1fe6:3c5.342,1fe7:3c5.308.342,1ff2:1f7c.3b9,1ff3:3c9.3b9,1ff4:3ce.3b9,1ff6:3c9.342,1ff7:3c9.342.3b9,1ffc:3c9.3b9,ab70:13a0,ab71:13a1,ab72:13a2,ab73:13a3,ab74:13a4,ab75:13a5,ab76:13a6,ab77:13a7,ab78:13a8,ab79:13a9,ab7a:13aa,ab7b:13ab,ab7c:13ac,ab7d:13ad,ab7e:13ae,ab7f:13af,ab80:13b0,ab81:13b1,ab82:13b2,ab83:13b3,ab84:13b4,ab85:13b5,ab86:13b6,ab87:13b7,ab88:13b8,ab89:13b9,ab8a:13ba,ab8b:13bb,ab8c:13bc,ab8d:13bd,ab8e:13be,ab8f:13bf,ab90:13c0,ab91:13c1,ab92:13c2,ab93:13c3,ab94:13c4,ab95:13c5,ab96:13c6,ab97:13c7,ab98:13c8,ab99:13c9,ab9a:13ca,ab9b:13cb,ab9c:13cc,ab9d:13cd,ab9e:13ce,ab9f:13cf,aba0:13d0,aba1:13d1,aba2:13d2,aba3:13d3,aba4:13d4,aba5:13d5,aba6:13d6,aba7:13d7,aba8:13d8,aba9:13d9,abaa:13da,abab:13db,abac:13dc,abad:13dd,abae:13de,abaf:13df,abb0:13e0,abb1:13e1,abb2:13e2,abb3:13e3,abb4:13e4,abb5:13e5,abb6:13e6,abb7:13e7,abb8:13e8,abb9:13e9,abba:13ea,abbb:13eb,abbc:13ec,abbd:13ed,abbe:13ee,abbf:13ef,fb00:66.66,fb01:66.69,fb02:66.6c,fb03:66.66.69,fb04:66.66.6c,fb05:73.74,fb06:73.74,fb13:574.576,fb14:574.565,fb15:574.56b,fb16:57e.576,fb17:574.56d";
+/** @type {Map<string, string> | null} */
+let foldings = null;
+
+/** Python's `str.casefold`: lowercase, except where full case folding differs (`ß` -> `ss`, `ς` -> `σ`). @param {string} text */
+function casefold(text) {
+  if (foldings === null) {
+    /** @param {string} hex */
+    const char = (hex) => String.fromCodePoint(parseInt(hex, 16));
+    foldings = new Map(FOLDINGS.split(",").map((pair) => {
+      const [from, to] = pair.split(":");
+      return [char(from), to.split(".").map(char).join("")];
+    }));
+  }
+  let folded = "";
+  for (const c of text) folded += foldings.get(c) ?? c.toLowerCase();
+  return folded;
+}
+
 /** The id a display name gets: `"Sergeant-at-Arms"` -> `sergeant_at_arms` (accents dropped). @param {string} text */
 function slug(text) {
   const ascii = text.normalize("NFKD").replace(/[^\x00-\x7f]/g, "");
   const result = ascii.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
   if (!result) {
-    const letters = [...text.normalize("NFKC").toLowerCase()].filter((c) => /[\p{L}\p{N}]/u.test(c));
+    const letters = [...casefold(text.normalize("NFKC"))].filter((c) => /[\p{L}\p{N}]/u.test(c));
     return letters.length ? "u" + letters.map((c) => (c.codePointAt(0) ?? 0).toString(16)).join("_") : "_";
   }
   return /^[0-9]/.test(result) ? "n" + result : result;
@@ -830,8 +852,8 @@ class Formula {
   /** @param {Record<string, Num>} [values] @returns {T} */
   evaluate(values = {}) {
     /** @type {Record<string, Num>} */ const given = {};
-    for (const [k, v] of Object.entries(values)) given[k.toLowerCase()] = v;
-    const missing = this.names.filter((n) => !(n.toLowerCase() in given));
+    for (const [k, v] of Object.entries(values)) given[casefold(k)] = v;
+    const missing = this.names.filter((n) => !(casefold(n) in given));
     if (missing.length) throw new RangeError(`${this.text} needs a value for ${missing.join(", ")}`);
     return this.compute(given);
   }
@@ -853,7 +875,7 @@ class Key {
   }
   /** @param {number | string | Fraction} key */
   matches(key) {
-    if (typeof key === "string") return this.name !== null && this.name.toLowerCase() === key.toLowerCase();
+    if (typeof key === "string") return this.name !== null && casefold(this.name) === casefold(key);
     if (this.name !== null) return false;
     if (this.parity !== null) {
       const value = Fraction.of(key);
@@ -1692,6 +1714,24 @@ function factorOf(factor, name) {
   return factor[name] ?? ONE;
 }
 
+/** The character's stock: the stock of the setting of its born lifepath (the first of `lifepaths`); null when
+ * that lifepath or its setting is unknown (lifepaths.py born_stock).
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings @param {readonly string[]} lifepaths
+ * @returns {string | null} */
+function bornStock(catalog, settings, lifepaths) {
+  const first = lifepaths.length && Object.hasOwn(catalog.lifepaths, lifepaths[0]) ? catalog.lifepaths[lifepaths[0]] : null;
+  return first !== null && Object.hasOwn(settings, first.setting) ? settings[first.setting].stock : null;
+}
+
+/** The common traits of the character's stock, in the stock's order: had from birth (lifepaths.py common_traits).
+ * @param {Catalog} catalog @param {Record<string, {stock: string}>} settings
+ * @param {Record<string, {common_traits: readonly string[]}>} stocks @param {readonly string[]} lifepaths
+ * @returns {string[]} */
+function commonTraits(catalog, settings, stocks, lifepaths) {
+  const stock = bornStock(catalog, settings, lifepaths);
+  return stock !== null && Object.hasOwn(stocks, stock) ? [...stocks[stock].common_traits] : [];
+}
+
 /** @typedef {{lifepaths: string[], stock: string | null, age: number, mental_pool: number | null, physical_pool: number | null, mental_bonus: number, physical_bonus: number, lifepath_skill_points: number, general_skill_points: number, required_skills: string[], trait_points: number, required_traits: string[], common_traits: string[], resource_points: number, violations: string[], undecided: string[]}} Sheet */
 /** @typedef {{either?: readonly string[], gender?: string | null, traits?: readonly string[], held?: Record<string, readonly string[]>, picks?: readonly string[]}} BurnOptions */
 
@@ -1722,9 +1762,9 @@ function burnCharacter(catalog, settings, stocks, tables, names, lifepaths, opti
   const factors = path.map((_, i) => repeatFactors(tables, timesAt(i)));
   let age = path.reduce((a, lp, i) => a + whole(Fraction.of(lp.time).mul(factorOf(factors[i], "years")).floor()), 0);
   for (let i = 1; i < path.length; i++) if (path[i - 1].setting !== path[i].setting) age++;
-  const stock = path.length && Object.hasOwn(settings, path[0].setting) ? settings[path[0].setting].stock : null;
+  const stock = bornStock(catalog, settings, lifepaths);
   // The stock's common traits are the character's from birth: requirements naming a trait see them
-  const common = stock !== null && Object.hasOwn(stocks, stock) ? [...stocks[stock].common_traits] : [];
+  const common = commonTraits(catalog, settings, stocks, lifepaths);
   const had = [...traits, ...common];
   path.forEach((lp, i) => {
     const facts = new PathFacts(catalog, lp.id, lifepaths.slice(0, i), { traits: had, age, lifepaths: path.length, gender: options.gender ?? null, held: options.held });
@@ -1938,17 +1978,24 @@ function $lifepath(id) {
   return LIFEPATHS[id];
 }
 
+/** The facts a requirement of `lifepath` is judged on; the traits given and the stock's common traits.
+ * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} options */
+function $facts(lifepath, previous, options) {
+  const traits = [...(options.traits ?? []), ...commonTraits($catalog, SETTINGS, STOCKS, [...previous, lifepath])];
+  return new PathFacts($catalog, lifepath, previous, { ...options, traits });
+}
+
 /** Whether `lifepath` may follow the lifepaths `previous` (ids, born lifepath first): true, false, or null
  * when that depends on a fact left out.
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 function requirementMet(lifepath, previous, options = {}) {
-  return verdict($lifepath(lifepath), new PathFacts($catalog, lifepath, previous, options));
+  return verdict($lifepath(lifepath), $facts(lifepath, previous, options));
 }
 
 /** Why `lifepath` may not follow `previous`; empty if it may (or if that depends on a fact left out).
  * @param {string} lifepath @param {readonly string[]} previous @param {PathOptions} [options] */
 function unmetRequirements(lifepath, previous, options = {}) {
-  return reasons($lifepath(lifepath), new PathFacts($catalog, lifepath, previous, options), NAMES, false);
+  return reasons($lifepath(lifepath), $facts(lifepath, previous, options), NAMES, false);
 }
 
 /** Burn a character from lifepaths (ids, display names or aliases, born lifepath first); options:
@@ -1962,5 +2009,5 @@ function burn(path, options = {}) {
 
 /** What this module does not do yet: [kind, id, why] of each entity that throws NotSupported. */
 const NOT_SUPPORTED = freeze([]);
-(globalThis.rulesdsl ??= {})["mini"] = Object.freeze({NotSupported, OddsTooCostly, PastRows, UnknownId, seeded, randint, Fraction, ZERO, ONE, frac, add, sub, mul, neg, div, floordiv, cmp, compare, truth, floor, ceil, round, abs, min, max, wholeOf, knownId, argsOf, attribute, jsonValue, freeze, UNKNOWN, slug, MAX_WORK, MAX_TAIL, DiceTerm, Dice, makeDice, dice, diceMax, diceMin, Formula, Key, Row, Roll, Rolls, MAX_CHAIN, Table, nameOf, Requirement, TookLifepath, HasTrait, HasSkill, Holds, Previous, CountOf, Condition, GmPermission, AllOf, AnyOf, Not, Offer, Check, PoolMechanic, TotalMechanic, CheckMechanic, ContestMechanic, HighestMechanic, UnderMechanic, notSupported, Catalog, PathFacts, ageBefore, verdict, reasons, burnCharacter, ID, TITLE, VERSION, SOURCE_SHA256, NAMES, MECHANICS, FORMULAS, TABLES, ATTRIBUTES, deriveAttributes, LIFEPATHS, SETTINGS, SKILLS, SPELLS, STOCKS, TRAITS, requirementMet, unmetRequirements, burn, NOT_SUPPORTED});
+(globalThis.rulesdsl ??= {})["mini"] = Object.freeze({NotSupported, OddsTooCostly, PastRows, UnknownId, seeded, randint, Fraction, ZERO, ONE, frac, add, sub, mul, neg, div, floordiv, cmp, compare, truth, floor, ceil, round, abs, min, max, wholeOf, knownId, argsOf, attribute, jsonValue, freeze, UNKNOWN, casefold, slug, MAX_WORK, MAX_TAIL, DiceTerm, Dice, makeDice, dice, diceMax, diceMin, Formula, Key, Row, Roll, Rolls, MAX_CHAIN, Table, nameOf, Requirement, TookLifepath, HasTrait, HasSkill, Holds, Previous, CountOf, Condition, GmPermission, AllOf, AnyOf, Not, Offer, Check, PoolMechanic, TotalMechanic, CheckMechanic, ContestMechanic, HighestMechanic, UnderMechanic, notSupported, Catalog, PathFacts, ageBefore, verdict, reasons, bornStock, commonTraits, burnCharacter, ID, TITLE, VERSION, SOURCE_SHA256, NAMES, MECHANICS, FORMULAS, TABLES, ATTRIBUTES, deriveAttributes, LIFEPATHS, SETTINGS, SKILLS, SPELLS, STOCKS, TRAITS, requirementMet, unmetRequirements, burn, NOT_SUPPORTED});
 })();
