@@ -108,6 +108,8 @@ def _statement(item: _Item, queue: _Comments) -> tuple[_Item, tuple[m.Comment, .
             return _within(item, queue)
         case m.Block(_, kind_pos, block_id, name, fields, rows):
             header = (name.pos if name else block_id.pos if block_id else kind_pos).end_line
+            if queue.line() >= end and _packed((*fields, *rows), header):
+                return item, (), ()  # no comment inside, no blank line: nothing to give (most blocks)
             body, inner, closing = _body((*fields, *rows), queue, header, end)
             if body is not None:
                 item = replace(item, fields=_only(body, m.Field), rows=_only(body, m.Row))
@@ -124,6 +126,17 @@ def _statement(item: _Item, queue: _Comments) -> tuple[_Item, tuple[m.Comment, .
             return item, inner, closing
         case _:
             assert_never(item)
+
+
+def _packed(items: Sequence[m.Field | m.Row], header: int) -> bool:
+    """Whether the items follow the header's line with no blank line before any of them (where _body, given
+    no comment, would give none of them trivia)."""
+    line = header
+    for item in sorted(items, key=lambda i: (i.pos.line, i.pos.column)):
+        if item.pos.line > line + 1:
+            return False
+        line = item.pos.end_line
+    return True
 
 
 def _only(items: Sequence[_Item], cls: type[_T]) -> tuple[_T, ...]:
