@@ -121,6 +121,7 @@ def test_a_command_that_ends_runs_without_the_collector_and_leaves_at_once(monke
         raise SystemExit(("os._exit", code))
 
     monkeypatch.setattr(cli, "main", fake_main)
+    monkeypatch.setattr(cli, "_until_exit", None)  # run() sets it: put back after the test
     monkeypatch.setattr(os, "_exit", fake_exit)
     try:
         for command, leaves in (("check", ("os._exit", 4)), ("lsp", 4), ("serve", 4)):
