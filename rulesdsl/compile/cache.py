@@ -183,6 +183,8 @@ class ParseCache:
 
     def load(self, shown: str, text: str) -> Parsed | None:
         """A file's outline (see the module docstring) and its syntax diagnostics."""
+        if self.entries is None:  # no cache: not even its key (the compiler's digest reads every module)
+            return None
         value = self._load(_key(shown, text))
         # The codec checked every field's type; what remains is the shape at the top, and that the tree
         # really is of this file (a second line of defence after the key and checksum).
@@ -196,10 +198,13 @@ class ParseCache:
         return parsed, list(diagnostics)
 
     def save(self, shown: str, text: str, parsed: Parsed) -> None:
-        self._save(_key(shown, text), (parsed[0], tuple(parsed[1])))
+        if self.entries is not None:
+            self._save(_key(shown, text), (parsed[0], tuple(parsed[1])))
 
     def load_lowered(self, shown: str, text: str, kinds: str) -> Lowered | None:
         """A file's entities as lowered by the kinds whose digest is `kinds`, with their diagnostics."""
+        if self.entries is None:
+            return None
         value = self._load(_key(shown, text, kinds))
         if not (type(value) is tuple and len(value) == 4 and value[:2] == (shown, kinds)):
             return None
@@ -211,7 +216,8 @@ class ParseCache:
         return list(entities), list(diagnostics)
 
     def save_lowered(self, shown: str, text: str, kinds: str, lowered: Lowered) -> None:
-        self._save(_key(shown, text, kinds), (shown, kinds, tuple(lowered[0]), tuple(lowered[1])))
+        if self.entries is not None:
+            self._save(_key(shown, text, kinds), (shown, kinds, tuple(lowered[0]), tuple(lowered[1])))
 
     def load_checked(self, key: str) -> Checked | None:
         """What a `check` of exactly these inputs found (see `checked_key`): its diagnostics after reading,

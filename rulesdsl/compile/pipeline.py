@@ -271,7 +271,8 @@ def _compile_paths(paths: Sequence[Path], inputs: _Inputs, memo: Memo | None) ->
                 queue += [(f, False) for f in found_base if f.root not in roots]
     # Everything read is known now; a check of these very inputs may have been done before (a warm check
     # with nothing changed then reads and hashes the files, and no more).
-    run_key = _run_key(parsed, inputs) if inputs.diagnostics_only and not inputs.overlay else None
+    caching = disk.entries is not None  # with no cache, no key is worth its cost (the compiler's digest)
+    run_key = _run_key(parsed, inputs) if inputs.diagnostics_only and not inputs.overlay and caching else None
     found_before = disk.load_checked(run_key) if run_key is not None else None
     if found_before is not None:
         diagnostics += found_before[0]
