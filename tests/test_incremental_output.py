@@ -21,7 +21,7 @@ from rulesdsl.targets.html.site import RenderMemo
 from rulesdsl.targets.javascript.module import CodeMemo
 from rulesdsl.tools.serve import State, build_once
 
-from .conftest import ROOT
+from .conftest import ROOT, write_ruleset
 from .test_overlay import EDITS, Editor
 
 
@@ -100,3 +100,25 @@ def test_a_save_renders_again_only_what_it_changed_and_serves_a_cold_build(tmp_p
         assert build_once([rules], state)
         assert (state.render_memo.rendered, state.render_memo.reused) == (2, total - 2)
         served_is_cold()
+
+
+MONSTERS = """
+kind monster "Monsters" { hits: formula of level }
+monster orc "Orc" { hits: twice(level) + 1 }
+"""
+TWICE = 'formula twice "Twice" { params: x  formula: x * 2 }\n'
+
+
+def test_an_unchanged_entity_is_written_again_when_what_its_names_become_changes(tmp_path: Path) -> None:
+    """The orc's file is the same before and after, but a formula declared before the one it calls, in
+    another file, gives that one another name in rules.js (`$formula1`, not `$formula0`): the orc's kept
+    code would call the wrong function."""
+    folder = tmp_path / "rules" / "demo"
+    memo, code = RenderMemo(), CodeMemo()
+    for formulas in (TWICE, 'formula thrice "Thrice" { params: x  formula: x * 3 }\n' + TWICE):
+        write_ruleset(folder, {"monsters.rules": MONSTERS, "formulas.rules": formulas})
+        with mock.patch.dict(os.environ, {"RULESDSL_CACHE_DIR": "off"}):
+            compiled = compile_paths([folder])
+        assert compiled.ok, [d.message for d in compiled.diagnostics]
+        assert rendered(compiled.rulesets, memo, code) == rendered(compiled.rulesets, None, None)
+    assert "add($formula1(" in site_scripts(compiled.rulesets[0])["demo/rules.js"]
