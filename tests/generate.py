@@ -490,7 +490,9 @@ class Writer:
                 modifier = self.arith(self.abbrs, whole=True) if self.coin(4) else f"floor({self.arith(self.abbrs)})"
                 return f"check {modifier} {self.ch.integer(2, 12)}+"
             case ft.OfferType(target):  # entities given, and a choice among others
-                pool = self.entities[target]
+                pool = self.entities.get(target)
+                if not pool:  # a homebrew removed the last one (as ref() does: `none`, which check judges)
+                    return "none"
                 options = self.some(pool, 1, 3)
                 count = self.ch.integer(1, len(options))
                 listed = ", ".join(options)

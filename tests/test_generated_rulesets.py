@@ -58,6 +58,15 @@ def test_the_generated_packages_pass_mypy_strict() -> None:
     assert report == "", report[-20_000:]
 
 
+def test_an_offer_of_a_kind_with_no_entity_left_is_written() -> None:
+    """The long run's seed 49, input 1,060: a homebrew's own kind has an `offer of trait` field, and no
+    trait is left to offer. The generator failed (KeyError); it writes `none`, and the property holds."""
+    ruleset, _ = seeded(49 * 1_000_003 + 1060)
+    with tempfile.TemporaryDirectory() as scratch:
+        judged = judge_generated(ruleset.files(), Path(scratch), Path(scratch) / "out")
+    assert not judged.problems, judged.problems
+
+
 def test_a_shared_runtime_still_finds_what_mypy_finds() -> None:
     """The long run (benchmarks/fuzz.py) checks one copy of the runtime, not one per package
     (share_runtime). Every package built here shares it, mypy still passes, and a misuse of the runtime
