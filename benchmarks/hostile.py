@@ -194,6 +194,17 @@ def declared_kinds(scratch: Path, n: int) -> Callable[[], object]:
     return run
 
 
+def leads(scratch: Path, n: int) -> Callable[[], object]:
+    """One stock of n settings, each with a lifepath leading to the next two: the stock's drawing of leads."""
+    text = "stock folk { }\n" + "".join(f"setting s{i} {{ stock: folk }}\n" for i in range(n))
+    text += "".join(
+        f'lifepath "P{i}" {{ setting: s{i}  time: 1 yrs  resources: 1  stat: +1 M/P  leads: s{(i + 1) % n}, '
+        f"s{(i + 2) % n} }}\n"
+        for i in range(n)
+    )
+    return functools.partial(build, ruleset(scratch / f"leads{n}" / "demo", text))
+
+
 def commented(n: int) -> str:
     """n statements, each with comments inside and around it and blank lines (what fmt keeps)."""
     return "".join(
@@ -213,6 +224,7 @@ def growth_cases(scratch: Path, big: bool) -> dict[str, tuple[int, Callable[[int
     return {
         "check, n unknown names among n skills": (2000, lambda n: unknown_names(scratch, n)),
         "build, n declared kinds and n stocks": (150, lambda n: declared_kinds(scratch, n)),
+        "build, a stock of n settings leading on": (400, lambda n: leads(scratch, n)),
         "fmt, n commented statements": (fmt_n, lambda n: functools.partial(format_text, commented(n))),
         "import, n records": (2000, records),
     }

@@ -13,6 +13,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulesdsl.compile.jsonform import schema_of
 from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths
@@ -418,6 +420,58 @@ def test_barycentric_ordering_removes_crossings_and_is_deterministic() -> None:
     assert graphs.layout(nodes, edges) == first
     svg = graphs.layered("k", "T", nodes, edges, "")
     assert svg == graphs.layered("k", "T", nodes, edges, "")
+
+
+def _feedback_order_as_written(keys: list[str], weights: dict[tuple[str, str], int]) -> dict[str, int]:
+    """Eades-Lin-Smith as its definition says, in quadratic time: the oracle of graphs._feedback_order."""
+    left = dict.fromkeys(keys)
+    head: list[str] = []
+    tail: list[str] = []
+
+    def degree(key: str, outgoing: bool) -> int:
+        return sum(w for (a, b), w in weights.items() if (a if outgoing else b) == key and a in left and b in left)
+
+    while left:
+        changed = True
+        while changed:
+            changed = False
+            for key in list(left):
+                if degree(key, outgoing=True) == 0:
+                    tail.insert(0, key)
+                    del left[key]
+                    changed = True
+                elif degree(key, outgoing=False) == 0:
+                    head.append(key)
+                    del left[key]
+                    changed = True
+        if left:
+            best = max(left, key=lambda k: degree(k, outgoing=True) - degree(k, outgoing=False))
+            head.append(best)
+            del left[best]
+    return {key: i for i, key in enumerate(head + tail)}
+
+
+_KEYS = st.lists(st.sampled_from("abcdefghijklmnop"), unique=True, max_size=12)
+
+
+@given(data=st.data(), keys=_KEYS)
+@settings(max_examples=400, deadline=None)
+def test_the_order_that_breaks_cycles_is_the_definitions(data: st.DataObject, keys: list[str]) -> None:
+    pairs = data.draw(st.lists(st.tuples(st.sampled_from(keys), st.sampled_from(keys)), max_size=40)) if keys else []
+    weights = {(a, b): data.draw(st.integers(1, 4)) for a, b in pairs if a != b}
+    assert graphs._feedback_order(keys, weights) == _feedback_order_as_written(keys, weights)
+
+
+@given(data=st.data())
+@settings(max_examples=300, deadline=None)
+def test_crossings_are_counted_as_every_pair_compared(data: st.DataObject) -> None:
+    left = data.draw(st.lists(st.sampled_from("abcdef"), unique=True, min_size=1))
+    right = data.draw(st.lists(st.sampled_from("uvwxyz"), unique=True, min_size=1))
+    links = data.draw(st.lists(st.tuples(st.sampled_from(left), st.sampled_from(right)), max_size=30))
+    position = {key: i for column in (left, right) for i, key in enumerate(column)}
+    pairs = [(position[a], position[b]) for a, b in links]
+    every_pair = sum(1 for i, (a1, b1) in enumerate(pairs) for a2, b2 in pairs[i + 1 :] if (a1 - a2) * (b1 - b2) < 0)
+    assert graphs._crossings([left, right], links, position) == every_pair
 
 
 def test_a_dense_graph_draws_each_nodes_main_leads_and_lists_them_all() -> None:

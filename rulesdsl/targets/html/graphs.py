@@ -13,6 +13,7 @@ weigh more than the pages.)
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -88,46 +89,112 @@ class _Line:
 
 
 def _feedback_order(keys: list[str], weights: dict[tuple[str, str], int]) -> dict[str, int]:
-    """Eades-Lin-Smith: an order of the nodes with few (light) edges pointing backwards; ties by input order."""
-    left = dict.fromkeys(keys)
-    head: list[str] = []
-    tail: list[str] = []
+    """Eades-Lin-Smith: an order of the nodes with few (light) edges pointing backwards; ties by input order.
 
-    def degree(key: str, outgoing: bool) -> int:
-        return sum(w for (a, b), w in weights.items() if (a if outgoing else b) == key and a in left and b in left)
+    In passes over the nodes left, in input order, a sink goes last and (else) a source goes first, until a
+    pass takes none; then the node with the largest out-weight minus in-weight goes first (the first such on
+    ties), and passes begin again. Near-linear: degrees are kept as nodes go, a pass visits only the nodes
+    that have become sinks or sources (by index: one found behind the pass waits for the next), and the
+    largest difference comes from a heap whose stale entries are dropped when seen."""
+    index = {key: i for i, key in enumerate(keys)}
+    out_w = dict.fromkeys(keys, 0)
+    in_w = dict.fromkeys(keys, 0)
+    outgoing: dict[str, list[tuple[str, int]]] = {key: [] for key in keys}
+    incoming: dict[str, list[tuple[str, int]]] = {key: [] for key in keys}
+    for (a, b), w in weights.items():
+        if a in index and b in index:
+            out_w[a] += w
+            in_w[b] += w
+            outgoing[a].append((b, w))
+            incoming[b].append((a, w))
+    left = set(keys)
+    head: list[str] = []
+    tail: list[str] = []  # reversed at the end: each sink goes before the ones found earlier
+    biggest = [(in_w[k] - out_w[k], index[k]) for k in keys]  # heapq is a min-heap: the difference negated
+    heapq.heapify(biggest)
+    this_pass = [index[k] for k in keys if out_w[k] == 0 or in_w[k] == 0]
+    heapq.heapify(this_pass)
+    next_pass: list[int] = []
+
+    def remove(key: str, at: int) -> None:
+        """Take `key` (visited at index `at`); the nodes it makes sinks or sources wait for their visit."""
+        left.discard(key)
+        touched = []
+        for b, w in outgoing[key]:
+            if b in left:
+                in_w[b] -= w
+                touched.append(b)
+        for a, w in incoming[key]:
+            if a in left:
+                out_w[a] -= w
+                touched.append(a)
+        for k in touched:
+            heapq.heappush(biggest, (in_w[k] - out_w[k], index[k]))
+            if out_w[k] == 0 or in_w[k] == 0:
+                heapq.heappush(this_pass if index[k] > at else next_pass, index[k])
 
     while left:
         changed = True
         while changed:
             changed = False
-            for key in list(left):
-                if degree(key, outgoing=True) == 0:  # a sink goes last
-                    tail.insert(0, key)
-                    del left[key]
-                    changed = True
-                elif degree(key, outgoing=False) == 0:  # a source goes first
+            while this_pass:
+                at = heapq.heappop(this_pass)
+                key = keys[at]
+                if key not in left:
+                    continue
+                if out_w[key] == 0:  # a sink goes last
+                    tail.append(key)
+                elif in_w[key] == 0:  # a source goes first
                     head.append(key)
-                    del left[key]
-                    changed = True
+                else:  # pragma: no cover - degrees only fall while a node is left, so it is still one
+                    continue
+                remove(key, at)
+                changed = True
+            this_pass, next_pass = next_pass, []
         if left:
-            best = max(left, key=lambda k: degree(k, outgoing=True) - degree(k, outgoing=False))
-            head.append(best)
-            del left[best]
-    return {key: i for i, key in enumerate(head + tail)}
+            while True:
+                difference, at = heapq.heappop(biggest)
+                key = keys[at]
+                if key in left and difference == in_w[key] - out_w[key]:
+                    break
+            head.append(key)
+            remove(key, -1)  # then a new round of passes, from the first node
+            this_pass, next_pass = this_pass + next_pass, []
+            heapq.heapify(this_pass)
+    return {key: i for i, key in enumerate(head + tail[::-1])}
 
 
 def _crossings(layers: list[list[str]], links: list[tuple[str, str]], position: dict[str, int]) -> int:
+    """How many pairs of links between the same two columns cross: per column, the inversions of the far
+    ends' places once the links are sorted by their near ends (a merge sort: n log n, not n squared)."""
     total = 0
     by_layer: dict[int, list[tuple[int, int]]] = {}
     layer_of = {key: i for i, layer in enumerate(layers) for key in layer}
     for a, b in links:
         by_layer.setdefault(layer_of[a], []).append((position[a], position[b]))
     for pairs in by_layer.values():
-        for i, (a1, b1) in enumerate(pairs):
-            for a2, b2 in pairs[i + 1 :]:
-                if (a1 - a2) * (b1 - b2) < 0:
-                    total += 1
+        pairs.sort()  # by near end, then far end: links sharing an end are never counted
+        total += _inversions([b for _, b in pairs])
     return total
+
+
+def _inversions(values: list[int]) -> int:
+    """Pairs i < j with values[i] > values[j]; sorts `values`."""
+    if len(values) < 2:
+        return 0
+    middle = len(values) // 2
+    first, second = values[:middle], values[middle:]
+    count = _inversions(first) + _inversions(second)
+    i = j = 0
+    for k in range(len(values)):
+        if j == len(second) or (i < len(first) and first[i] <= second[j]):
+            values[k] = first[i]
+            i += 1
+        else:
+            values[k] = second[j]
+            count += len(first) - i
+            j += 1
+    return count
 
 
 def _isotonic(wanted: list[float], spacing: list[float]) -> list[float]:
@@ -172,16 +239,12 @@ def layout(nodes: list[Node], edges: list[Edge]) -> Layout:
             weights[(e.target, e.source)] = weights[(e.source, e.target)]
     order = _feedback_order(keys, weights)
     forward = [(e, order[e.source] < order[e.target]) for e in drawn]
+    before: dict[str, list[str]] = {}  # each node's neighbours earlier in the order
+    for e, ahead in forward:
+        before.setdefault(e.target if ahead else e.source, []).append(e.source if ahead else e.target)
     layer: dict[str, int] = {}
     for key in sorted(keys, key=order.__getitem__):  # longest path, in an order where every edge points on
-        layer[key] = max(
-            [
-                layer[e.source if ahead else e.target] + 1
-                for e, ahead in forward
-                if (e.target if ahead else e.source) == key
-            ]
-            + [0]
-        )
+        layer[key] = max([layer[k] + 1 for k in before.get(key, ())] + [0])
     layers: list[list[str]] = [[] for _ in range(max(layer.values(), default=0) + 1)]
     for key in keys:
         layers[layer[key]].append(key)
@@ -222,17 +285,16 @@ def _minimise(layers: list[list[str]], links: list[tuple[str, str]]) -> tuple[li
         after.setdefault(a, []).append(b)
         before.setdefault(b, []).append(a)
 
-    def positions() -> dict[str, int]:
-        return {key: i for column in current for i, key in enumerate(column)}
-
+    at = {key: i for column in current for i, key in enumerate(column)}  # kept up to date column by column
     best = [list(column) for column in current]
-    best_crossings = _crossings(current, links, positions())
+    best_crossings = _crossings(current, links, at)
     for sweep in range(SWEEPS):
         down = sweep % 2 == 0
         columns = range(1, len(current)) if down else range(len(current) - 2, -1, -1)
         for c in columns:
-            current[c] = _by_barycentre(current[c], before if down else after, positions())
-        count = _crossings(current, links, positions())
+            current[c] = _by_barycentre(current[c], before if down else after, at)
+            at.update((key, i) for i, key in enumerate(current[c]))
+        count = _crossings(current, links, at)
         if count < best_crossings:
             best, best_crossings = [list(column) for column in current], count
     return best, best_crossings
