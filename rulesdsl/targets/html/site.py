@@ -587,6 +587,7 @@ class RulesetSite:
         self.pages: list[Page] = []
         self.owner_texts: dict[str, tuple[str, str, EntityView]] = {}  # page -> the entity it is about
         self._came: dict[tuple[str, str], dict[str, int]] = {}
+        self._written: dict[str, str] = {}  # file -> as the ruleset names it
         self.origins = changes.notes(ruleset)  # what a homebrew added or changed, said on the entity
         self.counts = [(kind, ruleset.kinds[kind].title, len(group)) for kind, group in ruleset.entities.items()]
         # every page's bar of kinds: past NAV_KINDS, one link to the ruleset's contents, else pages x kinds
@@ -761,12 +762,21 @@ class RulesetSite:
         parts.append(data.authors_html)
         return Markup("\n".join(p for p in parts if p))
 
+    def written_as(self, file: str) -> str:
+        """A file as the ruleset names it (its path in the ruleset folder), else its name; found once per file
+        (per entity, the search was the number of files times the number of entities)."""
+        shown = self._written.get(file)
+        if shown is None:
+            sources = (name for name, _ in self.ruleset.sources)
+            written = next((name for name in sources if file == name or file.endswith("/" + name)), None)
+            shown = self._written[file] = written or file.rsplit("/", 1)[-1]
+        return shown
+
     def authors(self, entity: ir.Entity) -> Markup:
         """What an author looks for and a player need not read: the entity's kind and id, the file and line it
         is written at, and its JSON (as the package's data and `rulesdsl export` give it)."""
         file = entity.file or entity.pos.file
-        written = next((name for name, _ in self.ruleset.sources if file == name or file.endswith("/" + name)), None)
-        where = f"{written or file.rsplit('/', 1)[-1]}:{entity.pos.line}"
+        where = f"{self.written_as(file)}:{entity.pos.line}"
         # on one line (the browser wraps it): indented, it was 40% of a list page's bytes, which players load too
         text = json.dumps(jsonform.document(entity), ensure_ascii=False, separators=(", ", ": "))
         shown = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")  # text of a <pre>
