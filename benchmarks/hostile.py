@@ -181,6 +181,22 @@ def unknown_names(scratch: Path, n: int) -> Callable[[], object]:
     return functools.partial(compile_paths, [ruleset(scratch / f"unknown{n}" / "demo", text)])
 
 
+def patches(scratch: Path, n: int) -> Callable[[], object]:
+    """A base of n traits and a homebrew on it: n patches, and removals of n names that are not there."""
+    base = ruleset(
+        scratch / f"patches{n}" / "base", "".join(f"trait t{i}q{i * 7919 % 1000} {{ type: die }}\n" for i in range(n))
+    )
+    (base / "ruleset.rules").write_text('ruleset base { title: "Base"  version: "0.1.0" }\n', encoding="utf-8")
+    text = "".join(
+        f"patch trait t{i}q{i * 7919 % 1000} {{ cost: 2 }}\nremove trait u{i}v{i * 31 % 97}\n" for i in range(n)
+    )
+    layer = ruleset(scratch / f"patches{n}" / "layer", text)
+    (layer / "ruleset.rules").write_text(
+        'ruleset layer { title: "Layer"  version: "0.1.0"  extends: base }\n', encoding="utf-8"
+    )
+    return functools.partial(compile_paths, [base, layer])
+
+
 def declared_kinds(scratch: Path, n: int) -> Callable[[], object]:
     """n declared kinds of one entry each, and as many stocks with a setting each: the reference."""
     text = "".join(f'kind k{i} "Kind {i}" {{ weight: int }}\nk{i} e{i} {{ weight: {i} }}\n' for i in range(n))
@@ -202,7 +218,8 @@ def leads(scratch: Path, n: int) -> Callable[[], object]:
         f"s{(i + 2) % n} }}\n"
         for i in range(n)
     )
-    return functools.partial(build, ruleset(scratch / f"leads{n}" / "demo", text))
+    folder = ruleset(scratch / f"leads{n}" / "demo", text)
+    return lambda: sum(len(t.encode()) for name, t in build(folder).items() if name.startswith("site/"))
 
 
 def commented(n: int) -> str:
@@ -223,6 +240,7 @@ def growth_cases(scratch: Path, big: bool) -> dict[str, tuple[int, Callable[[int
     fmt_n = (MAX_SOURCE_BYTES - 64) // statement // 2 if big else 4000
     return {
         "check, n unknown names among n skills": (2000, lambda n: unknown_names(scratch, n)),
+        "check, n patches and n mistaken removals": (1000, lambda n: patches(scratch, n)),
         "build, n declared kinds and n stocks": (150, lambda n: declared_kinds(scratch, n)),
         "build, a stock of n settings leading on": (400, lambda n: leads(scratch, n)),
         "fmt, n commented statements": (fmt_n, lambda n: functools.partial(format_text, commented(n))),

@@ -8,9 +8,11 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
+from rulesdsl.compile.checks import semantic
 from rulesdsl.compile.pipeline import compile_paths
 from rulesdsl.targets.build import render_all, write_output
 
@@ -194,3 +196,66 @@ def test_a_removal_whose_uses_are_patched_away_builds(tmp_path: Path, monkeypatc
     assert result.ok, [d.message for d in result.diagnostics]
     brew = result.rulesets[1]
     assert "formula" not in brew.entities and len(brew.entities["table"]["mods"].rows) == 2
+
+
+def test_hints_for_mistaken_targets_name_what_is_there_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One pool of names answers every mistaken patch or removal (a pool each made a homebrew of many mistakes
+    quadratic, benchmarks/hostile.py): a name a removal took away is no longer suggested, and past the first
+    question the pool still finds the close names among many."""
+    monkeypatch.chdir(tmp_path)
+    traits = "".join(f"trait filler{i} {{ type: die }}\n" for i in range(60))  # a pool big enough to be indexed
+    base = traits + "trait Greedy { type: die }\ntrait Greyed { type: die }\n"
+    write_ruleset(tmp_path / "rules" / "base", {"traits.rules": base}, manifest=BASE)
+    changes = "remove trait Greedyy\nremove trait Greedy\nremove trait Greedyy\nremove trait filler7x\n"
+    write_ruleset(
+        tmp_path / "rules" / "brew",
+        {"changes.rules": changes},
+        manifest='ruleset brew { title: "Brew"  version: "0.1.0"  extends: base }\n',
+    )
+    result = compile_paths([Path("rules")])
+    hints = [(d.pos.line if d.pos else 0, d.hint or "") for d in result.diagnostics]
+    assert [d.code for d in result.diagnostics] == ["E504", "E504", "E504"]
+    assert hints[:2] == [(1, "did you mean 'Greedy' or 'Greyed'?"), (3, "did you mean 'Greyed'?")]  # Greedy went
+    assert hints[2][0] == 4 and hints[2][1].startswith("did you mean 'filler7'")
+
+
+def test_many_patches_and_mistakes_index_the_names_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Work counted, not timed (benchmarks/hostile.py times it): the names of a kind were indexed again for
+    every patch and removal, and listed again for every unknown name, so n of them over n entities took n²."""
+    from rulesdsl.compile import index, merge
+
+    made, listed = 0, 0
+
+    class Counting(index.EntityIndex):
+        def __init__(self, *args: Any) -> None:
+            nonlocal made
+            made += 1
+            super().__init__(*args)
+
+        def candidates(self) -> list[str]:
+            nonlocal listed
+            listed += 1
+            return super().candidates()
+
+    monkeypatch.setattr(merge, "EntityIndex", Counting)
+    monkeypatch.setattr(semantic, "EntityIndex", Counting)
+    monkeypatch.chdir(tmp_path)
+    n = 40
+    base = "".join(f"trait t{i} {{ type: die }}\n" for i in range(n))
+    write_ruleset(tmp_path / "rules" / "base", {"traits.rules": base}, manifest=BASE)
+    changes = "".join(f"patch trait t{i} {{ cost: 2 }}\nremove trait u{i}\n" for i in range(n))
+    changes += (
+        'lifepath "Odd" { time: 1 yrs  resources: 1  traits: 1 pt: ' + ", ".join(f"v{i}" for i in range(n)) + " }\n"
+    )
+    write_ruleset(
+        tmp_path / "rules" / "brew",
+        {"changes.rules": changes},
+        manifest='ruleset brew { title: "Brew"  version: "0.1.0"  extends: base }\n',
+    )
+    result = compile_paths([Path("rules")])
+    codes = [d.code for d in result.diagnostics]
+    assert codes.count("E504") == n and codes.count("E303") == n
+    assert listed <= 4  # once per pool: patches and removals of traits; the lifepath's traits, in each ruleset
+    assert made <= 30  # per kind, not per name

@@ -162,23 +162,27 @@ def apply(
     by_key = {(e.kind, e.id): e for e in merged.entities}
     inherited_entities = dict(by_key)
     patched_entities: list[Change] = []
+    indexes: dict[str, EntityIndex] = {}
     for patch in patches:
-        target = _target(patch.kind, patch.target, by_key, kinds, diagnostics)
+        target = _target(patch.kind, patch.target, by_key, indexes, kinds, diagnostics)
         if target is None:
             continue
         new, changed, more = lower_patch(patch, kinds[target.kind], target)
         diagnostics += more
         by_key[(target.kind, target.id)] = new
+        indexes[target.kind].discard(target)
+        indexes[target.kind].add(new)
         for name in changed:
             merged.patched[(target.kind, target.id, name)] = patch.pos
         patched_entities.append(Change(target.kind, target.id, target.name, tuple(changed), patch.pos))
     removed: list[tuple[ir.Entity, m.Removal]] = []
     for removal in removals:
-        target = _target(removal.kind, removal.target, by_key, kinds, diagnostics)
+        target = _target(removal.kind, removal.target, by_key, indexes, kinds, diagnostics)
         if target is None:
             continue
         removed.append((target, removal))
         del by_key[(target.kind, target.id)]
+        indexes[target.kind].discard(target)
         what = f"{target.kind} '{target.name}' is removed"
         _forget(merged, target.kind, _names(target), _words(target), what, removal.pos)
     for change in patched_entities:
@@ -245,17 +249,21 @@ def _target(
     kind_name: m.Name,
     written: m.Name | m.String,
     by_key: Mapping[Key, ir.Entity],
+    indexes: dict[str, EntityIndex],
     kinds: Mapping[str, Kind],
     diagnostics: list[Diagnostic],
 ) -> ir.Entity | None:
-    """The inherited entity a patch or removal names (E504 with did-you-mean when it names nothing)."""
+    """The inherited entity a patch or removal names (E504 with did-you-mean when it names nothing).
+    `indexes`: by kind, of `by_key` as it is now (the caller keeps them so)."""
     text = written.text if isinstance(written, m.Name) else written.value
     if kind_name.text not in kinds:
         close = suggest(kind_name.text, kinds)
         hint = naming_hint(close) or "kinds: " + ", ".join(sorted(kinds))
         diagnostics.append(error("E200", f"unknown kind '{kind_name.text}'", kind_name.pos, hint, close))
         return None
-    index = EntityIndex(e for k, e in by_key.items() if k[0] == kind_name.text)
+    index = indexes.get(kind_name.text)
+    if index is None:  # built once per kind, then kept up to date (one per patch made this quadratic)
+        index = indexes[kind_name.text] = EntityIndex(e for k, e in by_key.items() if k[0] == kind_name.text)
     found = index.find(text)
     if len(found) == 1:
         return by_key[(kind_name.text, found[0])]
@@ -269,7 +277,7 @@ def _target(
             )
         )
         return None
-    close = suggest(text, index.candidates())
+    close = index.close(text)
     hint = naming_hint(close) or f"name a {kind_name.text} of the ruleset it extends; a new one is a plain block"
     diagnostics.append(error("E504", f"there is no {kind_name.text} '{text}' to change", written.pos, hint, close))
     return None

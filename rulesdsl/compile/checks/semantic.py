@@ -229,7 +229,7 @@ def _resolver(
                 suggestions[node.kind] = Suggestions(index.candidates() + functions)
             what = "function or formula" if node.kind == "formula" else node.kind
             close = suggestions[node.kind].close(node.text)
-            hint = naming_hint(close) or _declare_hint(node.kind, node.text, bool(index.candidates()))
+            hint = naming_hint(close) or _declare_hint(node.kind, node.text, bool(index.by_id))
             diagnostics.append(error("E303", f"no {what} named '{node.text}'", node.pos, hint, close))
         return node
 
