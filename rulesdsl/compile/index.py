@@ -17,7 +17,8 @@ class EntityIndex:
     def __init__(self, entities: Iterable[ir.Entity]) -> None:
         self.by_id: dict[str, ir.Entity] = {}
         self.by_name: dict[str, list[str]] = defaultdict(list)
-        self._shown: Counter[str] = Counter()  # candidates (see `candidates`), by how many entities give each
+        # candidates (see `candidates`), by how many entities give each: counted when first asked for
+        self._shown: Counter[str] | None = None
         self._pool: Suggestions | None = None  # made at the first `close`
         self._pooled: frozenset[str] = frozenset()  # what it was made of
         for e in entities:
@@ -28,10 +29,11 @@ class EntityIndex:
         keys = _keys(e)
         for key in keys:
             self.by_name[key].append(e.id)
-        for shown in _shown(e, keys[0]):
-            self._shown[shown] += 1
-            if self._pool is not None and shown not in self._pooled:
-                self._pool = None  # a name the pool lacks (a patch renamed an entity): made again when asked
+        if self._shown is not None:
+            for shown in _shown(e, keys[0]):
+                self._shown[shown] += 1
+                if self._pool is not None and shown not in self._pooled:
+                    self._pool = None  # a name the pool lacks (a renamed entity): made again when asked
 
     def discard(self, e: ir.Entity) -> None:
         """Forget an entity added before (a patch changes it, a removal takes it away)."""
@@ -44,8 +46,9 @@ class EntityIndex:
             ids.remove(e.id)
             if not ids:
                 del self.by_name[key]
-        for shown in _shown(e, keys[0]):
-            self._shown[shown] -= 1  # the pool keeps it, but `close` names only what is still here
+        if self._shown is not None:
+            for shown in _shown(e, keys[0]):
+                self._shown[shown] -= 1  # the pool keeps it, but `close` names only what is still here
 
     def find(self, text: str) -> list[str]:
         key = slug(text)
@@ -55,7 +58,12 @@ class EntityIndex:
 
     def candidates(self) -> list[str]:
         """What to suggest: display names, and ids where they are not just the slug of the name."""
-        return sorted(name for name, count in self._shown.items() if count > 0)
+        return sorted(name for name, count in self._counted().items() if count > 0)
+
+    def _counted(self) -> Counter[str]:
+        if self._shown is None:
+            self._shown = Counter(name for e in self.by_id.values() for name in _shown(e, slug(e.name)))
+        return self._shown
 
     def close(self, text: str) -> tuple[str, ...]:
         """The candidates closest to `text` (diagnostics.Suggestions): one pool for every question asked
@@ -64,7 +72,7 @@ class EntityIndex:
         if self._pool is None:
             candidates = self.candidates()
             self._pool, self._pooled = Suggestions(candidates), frozenset(candidates)
-        return tuple(c for c in self._pool.close(text) if self._shown[c] > 0)
+        return tuple(c for c in self._pool.close(text) if self._counted()[c] > 0)
 
 
 def _keys(e: ir.Entity) -> list[str]:
