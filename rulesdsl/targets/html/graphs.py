@@ -144,10 +144,8 @@ def _feedback_order(keys: list[str], weights: dict[tuple[str, str], int]) -> dic
                     continue
                 if out_w[key] == 0:  # a sink goes last
                     tail.append(key)
-                elif in_w[key] == 0:  # a source goes first
+                else:  # a source goes first (only sinks and sources are queued, and degrees only fall)
                     head.append(key)
-                else:  # pragma: no cover - degrees only fall while a node is left, so it is still one
-                    continue
                 remove(key, at)
                 changed = True
             this_pass, next_pass = next_pass, []
