@@ -227,8 +227,13 @@ def _edit(corpus: Corpus) -> None:
 
 def _edited(corpus: Corpus, text: str) -> str:
     corpus.edits += 1
-    changed, count = re.subn(r"resources: \d+", f"resources: {100 + corpus.edits}", text, count=1)
-    assert count == 1, corpus.edited
+    return _with_resources(text, 100 + corpus.edits)
+
+
+def _with_resources(text: str, resources: int) -> str:
+    """The first lifepath of a file's text with other resources: the edit every measurement makes."""
+    changed, count = re.subn(r"resources: \d+", f"resources: {resources}", text, count=1)
+    assert count == 1, "no lifepath with resources in the edited file"
     return changed
 
 
@@ -286,7 +291,7 @@ def child_serve(folder: Path, edited: Path) -> None:
         assert build_once([folder], state)
         for n in range(SERVE_EDITS):
             text = edited.read_text(encoding="utf-8")
-            edited.write_text(re.sub(r"resources: \d+", f"resources: {200 + n}", text, count=1), encoding="utf-8")
+            edited.write_text(_with_resources(text, 200 + n), encoding="utf-8")
             start = time.process_time()
             assert build_once([folder], state)
             seconds.append(time.process_time() - start)
