@@ -156,9 +156,7 @@ def _feedback_order(keys: list[str], weights: dict[tuple[str, str], int]) -> dic
                 if key in left and difference == in_w[key] - out_w[key]:
                     break
             head.append(key)
-            remove(key, -1)  # then a new round of passes, from the first node
-            this_pass, next_pass = this_pass + next_pass, []
-            heapq.heapify(this_pass)
+            remove(key, -1)  # the nodes it makes sinks or sources: the next round of passes, from the first
     return {key: i for i, key in enumerate(head + tail[::-1])}
 
 
