@@ -446,6 +446,8 @@ class Writer:
                 return self.named(target, self.ref(target))
             case ft.ListType(item, low, high):
                 if isinstance(item, ft.RefType | ft.EnumType):
+                    if isinstance(item, ft.RefType) and item.kind not in self.entities:
+                        return "none"  # a homebrew removed the last one (as ref() does)
                     pool = self.entities[item.kind] if isinstance(item, ft.RefType) else item.options
                     items = self.some(pool, max(low, 1), min(high if high is not None else 3, len(pool)))
                     return ", ".join(
@@ -471,6 +473,8 @@ class Writer:
             case ft.ActionsType():
                 return self.pick([str(self.ch.integer(1, 20)), f"x{self.ch.integer(2, 4)}"])
             case ft.ChoicesType(target):
+                if target not in self.entities:  # a homebrew removed the last one (as for an offer)
+                    return "none"
                 points = self.ch.integer(1, 8)
                 picked = self.some(self.entities[target], 1, 3)
                 if len(picked) > 1 and self.coin():

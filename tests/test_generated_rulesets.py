@@ -67,6 +67,28 @@ def test_an_offer_of_a_kind_with_no_entity_left_is_written() -> None:
     assert not judged.problems, judged.problems
 
 
+def test_a_parameters_field_over_a_kind_with_no_entity_left_is_typed_as_checked() -> None:
+    """The long run's seed 81, input 2,465: a formula reads `at.cost` of a `ref class_18` parameter, and a
+    mutation left no class_18. The checker typed the read `int` (no number that is not whole), the package
+    annotated the table of costs `int | Fraction`, and mypy refused `bonus1[s26]`. Both now ask one function."""
+    ruleset, _ = seeded(81 * 1_000_003 + 2465)
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "out"
+        judged = judge_generated(ruleset.files(), Path(scratch), out)
+        assert not judged.problems and judged.built, judged.problems
+        assert "_CLASS_18__COST: dict[str, int] = {}" in (out / "demo" / "_formulas.py").read_text("utf-8")
+        assert mypy_strict(out, judged.built) == ""
+
+
+def test_a_choice_of_a_kind_with_no_entity_left_is_written() -> None:
+    """The long run's seed 81, input 355: a homebrew removed the last skill, then declared a kind with a
+    choice of skills. The generator failed (KeyError); it writes `none`, and the property holds."""
+    ruleset, _ = seeded(81 * 1_000_003 + 355)
+    with tempfile.TemporaryDirectory() as scratch:
+        judged = judge_generated(ruleset.files(), Path(scratch), Path(scratch) / "out")
+    assert not judged.problems, judged.problems
+
+
 def test_a_shared_runtime_still_finds_what_mypy_finds() -> None:
     """The long run (benchmarks/fuzz.py) checks one copy of the runtime, not one per package
     (share_runtime). Every package built here shares it, mypy still passes, and a misuse of the runtime

@@ -10,7 +10,7 @@ types for the generated annotations, so a formula's declared return type is what
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Final, Literal, assert_never
@@ -197,6 +197,14 @@ def decided(expr: ir.Expr) -> bool | None:
             return None
 
 
+def numbers_type(numbers: Iterable[int | Fraction]) -> str:
+    """The type of a field's numbers over the entities a `ref KIND` parameter may name (`where.multiplier`):
+    INT when all are whole (none at all too: no id is then known, so none is ever read), FRACTION when none
+    is, else NUMBER. The generated package annotates its table of them with this very type."""
+    whole = [isinstance(v, int) or v.denominator == 1 for v in numbers]
+    return INT if all(whole) else FRACTION if not any(whole) else NUMBER
+
+
 def check(expr: ir.Expr, env: Env) -> Typing:
     """Type a formula bottom-up (no recursion: any depth is safe)."""
     types: dict[int, str] = {}
@@ -366,8 +374,7 @@ def _type(node: ir.Expr, types: Mapping[int, str], env: Env, problems: list[Prob
         case ir.FieldOf(_, _, _, value):
             return FRACTION if isinstance(value, Fraction) and value.denominator != 1 else INT
         case ir.ParamField(numbers=numbers):
-            whole = [isinstance(v, int) or v.denominator == 1 for v in numbers]
-            return INT if all(whole) else FRACTION if not any(whole) else NUMBER
+            return numbers_type(numbers)
         case ir.EntityArg(entity):
             return ref_type(entity.kind)
         case ir.Text():

@@ -929,8 +929,7 @@ def _formulas(ruleset: CompiledRuleset, env: ft.Env) -> tuple[list[FormulaFuncti
         known = sorted(ruleset.entities.get(kind, {}))
         constants.append(f"{id_table(kind)}: tuple[str, ...] = {py_tuple([py(i) for i in known]) if known else '()'}")
     for (kind, name), values in sorted(tables.items()):
-        whole = {isinstance(v, int) or v.denominator == 1 for _, v in values}
-        annotation = py_type({ft.INT if w else ft.FRACTION for w in whole})
+        annotation = py_type((ft.numbers_type(v for _, v in values),))
         items = ", ".join(f"{py(key)}: {_number(value)}" for key, value in values)
         constants.append(f"{field_table(kind, name)}: dict[str, {annotation}] = {{{items}}}")
     return built, constants
