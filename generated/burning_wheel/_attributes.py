@@ -3,7 +3,6 @@
 """Attributes of Burning Wheel Gold (Revised); each derived attribute is a function of the ones it uses."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 
 from ._runtime import core as _rt
@@ -11,7 +10,7 @@ from ._runtime import core as _rt
 __all__ = ["ATTRIBUTES", "Attribute", "circles", "derive_attributes", "health", "hesitation", "mortal_wound", "reflexes", "resources", "steel", "superficial", "tolerance_spacing"]
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class Attribute(_rt.Value):
     """An attribute: one entry of ATTRIBUTES."""
 

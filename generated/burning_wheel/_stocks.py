@@ -2,12 +2,11 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Stocks of Burning Wheel Gold (Revised)."""
 
-from dataclasses import dataclass
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class Stock(_rt.Value):
     """Stocks: one entry of STOCKS."""
 

@@ -2,7 +2,6 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Tables of Burning Wheel Gold (Revised): `lookup(n)` finds a row, `roll(rng)` rolls for one."""
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -12,7 +11,7 @@ from ._runtime import core as _rt
 TABLES: dict[str, _rt.Table[Any]] = {}
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class AffiliationCostsRow(_rt.Value):
     """A row of Affiliations."""
 
@@ -33,7 +32,7 @@ AFFILIATION_COSTS: _rt.Table[AffiliationCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class AgeAdditionsRow(_rt.Value):
     """A row of Starting Age: Additions to Lifepath Years."""
 
@@ -51,7 +50,7 @@ AGE_ADDITIONS: _rt.Table[AgeAdditionsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class DwarfResourcesRow(_rt.Value):
     """A row of Dwarves: Resources."""
 
@@ -102,7 +101,7 @@ DWARF_RESOURCES: _rt.Table[DwarfResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class DwarfStatPoolsRow(_rt.Value):
     """A row of Dwarves: Stat Pools by Age."""
 
@@ -134,7 +133,7 @@ DWARF_STAT_POOLS: _rt.Table[DwarfStatPoolsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ElfResourcesRow(_rt.Value):
     """A row of Elves: Resources."""
 
@@ -195,7 +194,7 @@ ELF_RESOURCES: _rt.Table[ElfResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ElfStatPoolsRow(_rt.Value):
     """A row of Elves: Stat Pools by Age."""
 
@@ -231,7 +230,7 @@ ELF_STAT_POOLS: _rt.Table[ElfStatPoolsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class GrayShadeCostsRow(_rt.Value):
     """A row of Gray Shade Purchases in Character Burning."""
 
@@ -253,7 +252,7 @@ GRAY_SHADE_COSTS: _rt.Table[GrayShadeCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class HealthQuestionsRow(_rt.Value):
     """A row of Health Questions."""
 
@@ -277,7 +276,7 @@ HEALTH_QUESTIONS: _rt.Table[HealthQuestionsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class HumanCostFactorsRow(_rt.Value):
     """A row of Men: Quality and Piecemeal Cost Factors."""
 
@@ -301,7 +300,7 @@ HUMAN_COST_FACTORS: _rt.Table[HumanCostFactorsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class HumanPropertyLimitExemptionsRow(_rt.Value):
     """A row of Men: Lifepaths Allowed Over 40 rps of Property."""
 
@@ -333,7 +332,7 @@ HUMAN_PROPERTY_LIMIT_EXEMPTIONS: _rt.Table[HumanPropertyLimitExemptionsRow] = _r
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class HumanResourcesRow(_rt.Value):
     """A row of Men: Resources."""
 
@@ -404,7 +403,7 @@ HUMAN_RESOURCES: _rt.Table[HumanResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class HumanStatPoolsRow(_rt.Value):
     """A row of Men: Stat Pools by Age."""
 
@@ -433,7 +432,7 @@ HUMAN_STAT_POOLS: _rt.Table[HumanStatPoolsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class LifepathRepeatsRow(_rt.Value):
     """A row of Repeating Lifepaths."""
 
@@ -459,7 +458,7 @@ LIFEPATH_REPEATS: _rt.Table[LifepathRepeatsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class OrcResourcesRow(_rt.Value):
     """A row of Orcs: Resources."""
 
@@ -508,7 +507,7 @@ ORC_RESOURCES: _rt.Table[OrcResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class OrcServantResourcesRow(_rt.Value):
     """A row of Orcs: Servant Resources."""
 
@@ -531,7 +530,7 @@ ORC_SERVANT_RESOURCES: _rt.Table[OrcServantResourcesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class OrcStatPoolsRow(_rt.Value):
     """A row of Orcs: Stat Pools by Age."""
 
@@ -561,7 +560,7 @@ ORC_STAT_POOLS: _rt.Table[OrcStatPoolsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class RelationshipComplicationsRow(_rt.Value):
     """A row of Relationships: Cost Reductions."""
 
@@ -583,7 +582,7 @@ RELATIONSHIP_COMPLICATIONS: _rt.Table[RelationshipComplicationsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class RelationshipCostsRow(_rt.Value):
     """A row of Relationships: Base Cost."""
 
@@ -604,7 +603,7 @@ RELATIONSHIP_COSTS: _rt.Table[RelationshipCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ReputationCostsRow(_rt.Value):
     """A row of Reputations."""
 
@@ -625,7 +624,7 @@ REPUTATION_COSTS: _rt.Table[ReputationCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class RitualsOfBloodRow(_rt.Value):
     """A row of Rituals of Blood."""
 
@@ -653,7 +652,7 @@ RITUALS_OF_BLOOD: _rt.Table[RitualsOfBloodRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class SkillCostsRow(_rt.Value):
     """A row of Skill Point Costs in Character Burning."""
 
@@ -674,7 +673,7 @@ SKILL_COSTS: _rt.Table[SkillCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class SpellPricingRow(_rt.Value):
     """A row of Spells: Resource Point Pricing."""
 
@@ -693,7 +692,7 @@ SPELL_PRICING: _rt.Table[SpellPricingRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class StartingLimitsRow(_rt.Value):
     """A row of Starting Limits."""
 
@@ -711,7 +710,7 @@ STARTING_LIMITS: _rt.Table[StartingLimitsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class SteelQuestionsRow(_rt.Value):
     """A row of Steel Questions."""
 
@@ -738,7 +737,7 @@ STEEL_QUESTIONS: _rt.Table[SteelQuestionsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class StrideRow(_rt.Value):
     """A row of Stride by Stock."""
 
@@ -760,7 +759,7 @@ STRIDE: _rt.Table[StrideRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class TraitCostsRow(_rt.Value):
     """A row of Trait Point Costs in Character Burning."""
 

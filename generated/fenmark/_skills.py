@@ -2,13 +2,12 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Skills of Fenmark."""
 
-from dataclasses import dataclass
 from typing import Literal
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class Skill(_rt.Value):
     """Skills: one entry of SKILLS."""
 

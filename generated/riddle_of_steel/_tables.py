@@ -2,7 +2,6 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Tables of The Riddle of Steel (Quickstart): `lookup(n)` finds a row, `roll(rng)` rolls for one."""
 
-from dataclasses import dataclass
 from typing import Any
 
 from ._runtime import core as _rt
@@ -11,7 +10,7 @@ from ._runtime import core as _rt
 TABLES: dict[str, _rt.Table[Any]] = {}
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ArmourRow(_rt.Value):
     """A row of Armour (quoted)."""
 
@@ -33,7 +32,7 @@ ARMOUR: _rt.Table[ArmourRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class AttributeCreationRow(_rt.Value):
     """A row of Attribute limits at creation."""
 
@@ -56,7 +55,7 @@ ATTRIBUTE_CREATION: _rt.Table[AttributeCreationRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class CharactersRow(_rt.Value):
     """A row of Characters in the examples."""
 
@@ -90,7 +89,7 @@ CHARACTERS: _rt.Table[CharactersRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class CombatTestsRow(_rt.Value):
     """A row of Combat tests."""
 
@@ -117,7 +116,7 @@ COMBAT_TESTS: _rt.Table[CombatTestsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class CreaturesRow(_rt.Value):
     """A row of Creatures (quoted)."""
 
@@ -137,7 +136,7 @@ CREATURES: _rt.Table[CreaturesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class DamageTableRow(_rt.Value):
     """A row of Damage Table."""
 
@@ -197,7 +196,7 @@ DAMAGE_TABLE: _rt.Table[DamageTableRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class DifficultyRow(_rt.Value):
     """A row of Target numbers."""
 
@@ -218,7 +217,7 @@ DIFFICULTY: _rt.Table[DifficultyRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ExchangeResultsRow(_rt.Value):
     """A row of Exchange results."""
 
@@ -238,7 +237,7 @@ EXCHANGE_RESULTS: _rt.Table[ExchangeResultsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class InitiativeThrowRow(_rt.Value):
     """A row of Initiative throw."""
 
@@ -260,7 +259,7 @@ INITIATIVE_THROW: _rt.Table[InitiativeThrowRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class KnockoutRow(_rt.Value):
     """A row of Knockout."""
 
@@ -280,7 +279,7 @@ KNOCKOUT: _rt.Table[KnockoutRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ManeuversRow(_rt.Value):
     """A row of Maneuvers."""
 
@@ -311,7 +310,7 @@ MANEUVERS: _rt.Table[ManeuversRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class MissileWeaponsRow(_rt.Value):
     """A row of Missile weapons."""
 
@@ -335,7 +334,7 @@ MISSILE_WEAPONS: _rt.Table[MissileWeaponsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class PrioritiesRow(_rt.Value):
     """A row of Priorities."""
 
@@ -360,7 +359,7 @@ PRIORITIES: _rt.Table[PrioritiesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ProgressionCostsRow(_rt.Value):
     """A row of Character progression."""
 
@@ -385,7 +384,7 @@ PROGRESSION_COSTS: _rt.Table[ProgressionCostsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ShieldsRow(_rt.Value):
     """A row of Shields (quoted)."""
 
@@ -405,7 +404,7 @@ SHIELDS: _rt.Table[ShieldsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class SocialClassesRow(_rt.Value):
     """A row of Social Class & Wealth."""
 
@@ -430,7 +429,7 @@ SOCIAL_CLASSES: _rt.Table[SocialClassesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class SorceryRealmLevelsRow(_rt.Value):
     """A row of Sorcery realm levels."""
 
@@ -451,7 +450,7 @@ SORCERY_REALM_LEVELS: _rt.Table[SorceryRealmLevelsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class SpiritualDiceRow(_rt.Value):
     """A row of Spiritual attribute dice."""
 
@@ -474,7 +473,7 @@ SPIRITUAL_DICE: _rt.Table[SpiritualDiceRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class SuccessQualityRow(_rt.Value):
     """A row of Successes and quality."""
 
@@ -494,7 +493,7 @@ SUCCESS_QUALITY: _rt.Table[SuccessQualityRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class TargetMovementRow(_rt.Value):
     """A row of Target movement."""
 
@@ -514,7 +513,7 @@ TARGET_MOVEMENT: _rt.Table[TargetMovementRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class TargetZonesRow(_rt.Value):
     """A row of Target Zones."""
 
@@ -538,7 +537,7 @@ TARGET_ZONES: _rt.Table[TargetZonesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class VocationImprovementRow(_rt.Value):
     """A row of Vocation improvement roll."""
 
@@ -559,7 +558,7 @@ VOCATION_IMPROVEMENT: _rt.Table[VocationImprovementRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class VocationTestsRow(_rt.Value):
     """A row of Vocation test TN."""
 
@@ -580,7 +579,7 @@ VOCATION_TESTS: _rt.Table[VocationTestsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class VocationsRow(_rt.Value):
     """A row of Sample Vocations."""
 
@@ -610,7 +609,7 @@ VOCATIONS: _rt.Table[VocationsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class WeaponsRow(_rt.Value):
     """A row of Weapons (quoted)."""
 
@@ -636,7 +635,7 @@ WEAPONS: _rt.Table[WeaponsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class WoundLevelsRow(_rt.Value):
     """A row of Wound levels."""
 

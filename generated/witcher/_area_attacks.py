@@ -2,13 +2,12 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Attacks on several locations of The Witcher TRPG (damage excerpt)."""
 
-from dataclasses import dataclass
 from typing import Literal
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class AreaAttack(_rt.Value):
     """Attacks on several locations: one entry of AREA_ATTACKS."""
 

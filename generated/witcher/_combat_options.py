@@ -2,12 +2,11 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Combat options of The Witcher TRPG (damage excerpt)."""
 
-from dataclasses import dataclass
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class CombatOption(_rt.Value):
     """Combat options: one entry of COMBAT_OPTIONS."""
 

@@ -2,12 +2,11 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Damage categories of The Witcher TRPG (damage excerpt)."""
 
-from dataclasses import dataclass
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class DamageCategory(_rt.Value):
     """Damage categories: one entry of DAMAGE_CATEGORIES."""
 

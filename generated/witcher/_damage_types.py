@@ -2,12 +2,11 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Damage types of The Witcher TRPG (damage excerpt)."""
 
-from dataclasses import dataclass
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class DamageType(_rt.Value):
     """Damage types: one entry of DAMAGE_TYPES."""
 

@@ -2,14 +2,13 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Body locations of The Witcher TRPG (damage excerpt)."""
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class Location(_rt.Value):
     """Body locations: one entry of LOCATIONS."""
 

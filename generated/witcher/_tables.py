@@ -2,7 +2,6 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Tables of The Witcher TRPG (damage excerpt): `lookup(n)` finds a row, `roll(rng)` rolls for one."""
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -12,7 +11,7 @@ from ._runtime import core as _rt
 TABLES: dict[str, _rt.Table[Any]] = {}
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class ArmorPiercingRow(_rt.Value):
     """A row of Armor Piercing."""
 
@@ -32,7 +31,7 @@ ARMOR_PIERCING: _rt.Table[ArmorPiercingRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class BonusArmorRow(_rt.Value):
     """A row of Bonus Armor."""
 
@@ -54,7 +53,7 @@ BONUS_ARMOR: _rt.Table[BonusArmorRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class CombatModifiersRow(_rt.Value):
     """A row of Combat Modifiers."""
 
@@ -78,7 +77,7 @@ COMBAT_MODIFIERS: _rt.Table[CombatModifiersRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class CommonCoverRow(_rt.Value):
     """A row of Common Cover."""
 
@@ -106,7 +105,7 @@ COMMON_COVER: _rt.Table[CommonCoverRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class FumblesRow(_rt.Value):
     """A row of Fumble Table."""
 
@@ -136,7 +135,7 @@ FUMBLES: _rt.Table[FumblesRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class HumanoidHitLocationRow(_rt.Value):
     """A row of Humanoid Hit Location."""
 
@@ -161,7 +160,7 @@ HUMANOID_HIT_LOCATION: _rt.Table[HumanoidHitLocationRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class LayerLimitsRow(_rt.Value):
     """A row of Layering Limits."""
 
@@ -181,7 +180,7 @@ LAYER_LIMITS: _rt.Table[LayerLimitsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class LayeringEvRow(_rt.Value):
     """A row of Layering Encumbrance."""
 
@@ -202,7 +201,7 @@ LAYERING_EV: _rt.Table[LayeringEvRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class MonsterHitLocationRow(_rt.Value):
     """A row of Monster Hit Location."""
 
@@ -226,7 +225,7 @@ MONSTER_HIT_LOCATION: _rt.Table[MonsterHitLocationRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class WoundEffectsRow(_rt.Value):
     """A row of Wound Effects."""
 
@@ -247,7 +246,7 @@ WOUND_EFFECTS: _rt.Table[WoundEffectsRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class WoundThresholdRow(_rt.Value):
     """A row of Wound Threshold."""
 

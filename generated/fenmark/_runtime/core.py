@@ -13,69 +13,29 @@ import enum
 import functools
 import itertools
 import math
-import operator
 import random
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast, dataclass_transform
 
-from . import odds
+from . import odds, records
+from .records import field
+
+# A package's classes are `_rt.Value`s declared `@_rt.record` (see records.py); named here, in the module
+# each package's code imports as `_rt`.
+Value = records.Value
+_C = TypeVar("_C", bound=type)
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def record(cls: _C) -> _C:
+    """A frozen, slotted record (`records.record`)."""
+    return records.record(cls)
+
 
 Number = int | Fraction
-
-# ---------------------------------------------------------------- frozen values
-
-
-class Value:
-    """What the runtime's frozen dataclasses and a generated package's share: `repr`, `==` and `hash` as
-    `@dataclass` writes them (the fields in order, by their `repr` and `compare` flags), written once here.
-    Each class is declared `@dataclass(frozen=True, slots=True, repr=False, eq=False)`: `@dataclass` then
-    compiles three methods for it rather than six when the package is imported, which is most of the cost
-    of importing one."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        shown = _fields_of(type(self))[0]
-        return f"{type(self).__qualname__}({', '.join(f'{name}={getattr(self, name)!r}' for name in shown)})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            compared = _fields_of(type(self))[1]
-            return compared(self) == compared(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(_fields_of(type(self))[2](self))
-
-
-_FieldsOf = tuple[tuple[str, ...], Callable[[object], tuple[object, ...]], Callable[[object], tuple[object, ...]]]
-_FIELDS_OF: dict[type, _FieldsOf] = {}
-
-
-def _getter(names: Sequence[str]) -> Callable[[object], tuple[object, ...]]:
-    """The fields' values as one tuple (what `@dataclass` compares and hashes)."""
-    if len(names) > 1:
-        return cast(Callable[[object], tuple[object, ...]], operator.attrgetter(*names))
-    if names:
-        one = operator.attrgetter(names[0])
-        return lambda value: (one(value),)
-    return lambda value: ()
-
-
-def _fields_of(cls: type) -> _FieldsOf:
-    """A Value class's fields as its repr shows them, as it compares them and as it hashes them."""
-    known = _FIELDS_OF.get(cls)
-    if known is None:
-        declared = fields(cast(Any, cls))
-        compared = [f.name for f in declared if f.compare]
-        hashed = [f.name for f in declared if (f.compare if f.hash is None else f.hash)]
-        known = _FIELDS_OF[cls] = (tuple(f.name for f in declared if f.repr), _getter(compared), _getter(hashed))
-    return known
-
 
 # ---------------------------------------------------------------- names
 
@@ -205,7 +165,7 @@ Values = Mapping[str, int]
 Y_co = TypeVar("Y_co", covariant=True)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Formula(Value, Generic[Y_co]):
     """A formula kept as data (a table cell such as `6 - PRS`): `evaluate(PRS=4)` computes it.
 
@@ -231,7 +191,7 @@ class Formula(Value, Generic[Y_co]):
 # ---------------------------------------------------------------- dice
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class DiceTerm(Value):
     """`count` dice of `sides` sides, added up. `keep`: only that many of them count, the highest, or with
     `lowest` the lowest (`4d6kh3`, `2d20kl1`); `explode`: a die showing its highest face is rolled again and
@@ -278,7 +238,7 @@ class DiceTerm(Value):
         return sum(counted), faces
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Scaled(Value):
     """A roll times a whole number: `3d6 * 5`, `(2d6 + 6) * 5`; a factor of -1 takes it away (`1d6 - 1d6`)."""
 
@@ -286,7 +246,7 @@ class Scaled(Value):
     factor: int
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Divided(Value):
     """A roll divided by a whole number, rounded down: `1d6 / 2`."""
 
@@ -298,7 +258,7 @@ class Divided(Value):
             raise ValueError(f"cannot divide a roll by {self.divisor}")
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Bounded(Value):
     """A roll kept within bounds: `max(1, 1d8 + CON)` is at least 1 (None: no bound that way)."""
 
@@ -310,7 +270,7 @@ class Bounded(Value):
 DicePart = Scaled | Divided | Bounded
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Throw(Value):
     """One roll of dice: its total and every die rolled, in order (dropped dice and explosions included)."""
 
@@ -360,7 +320,7 @@ def _ways(terms: Sequence[DiceTerm]) -> list[int]:
     return ways
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Dice(Value):
     """A dice expression such as `1d10`, `2d6+3` or `30 + 1d10`, and the algebra on it: `parts` are rolls
     multiplied, divided or bounded (`3d6 * 5`, `1d6 / 2`, `max(1, 1d8 + 2)`, `1d6 - 1d6`), added on.
@@ -616,14 +576,14 @@ def dice_min(*values: Dice | int) -> Dice:
 Die = int | Sequence[int]  # one die: its face, or the faces of a die rolled again (stacked or exploded)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class PoolResult(Value):
     totals: tuple[int, ...]  # each die's value, stacked dice added up
     successes: int
     fumble: bool
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class PoolMechanic(Value):
     """A pool of dice against a target number: each die at or over it is a success.
 
@@ -672,7 +632,7 @@ class PoolMechanic(Value):
         return {k: math.comb(dice, k) * one**k * (1 - one) ** (dice - k) for k in range(dice + 1)}
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class TotalMechanic(Value):
     """Dice added to a base. With one die, `explode_on` rolls again and adds (repeatedly); `fumble_on`
     rolls again and subtracts from the base (exploding the same way); `floor` bounds the result."""
@@ -726,7 +686,7 @@ class TotalMechanic(Value):
         return self.total(faces, base), tuple(faces)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Outcome(Value):
     """One band of a highest-die mechanic: the highest die showing `low`..`high` reads as `name`."""
 
@@ -735,7 +695,7 @@ class Outcome(Value):
     high: int
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class HighestResult(Value):
     dice: tuple[int, ...]  # every die rolled
     read: int  # the die read: the highest (the lowest of the zero-dice roll)
@@ -743,7 +703,7 @@ class HighestResult(Value):
     critical: bool
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class HighestMechanic(Value):
     """Roll a number of one kind of die and read the highest (Blades in the Dark's action roll).
 
@@ -822,7 +782,7 @@ class HighestMechanic(Value):
         return result
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Grade(Value):
     """A graded success of a roll-under mechanic: a total at most the target divided by `divide` (rounded
     down) reads as `outcome`."""
@@ -839,7 +799,7 @@ class Grade(Value):
         return target // self.divide
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class RollBand(Value):
     """Totals `low`..`high` that read as a critical or a fumble, when the target is within
     `targets_low`..`targets_high` (None: open that way)."""
@@ -857,7 +817,7 @@ class RollBand(Value):
         )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class UnderResult(Value):
     dice: tuple[int, ...]  # every die rolled
     total: int  # the faces and the dice's own modifier
@@ -874,7 +834,7 @@ def _whole(value: Number, what: str) -> int:
     return int(value)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class UnderMechanic(Value):
     """Roll dice against a target from below (a percentile skill, a d20 or 3d6 roll-under): a total at
     most the target is a success, graded by `grades` (the hardest met: at most a half of the target is
@@ -956,7 +916,7 @@ class UnderMechanic(Value):
         return sum((p for total, p in self._distribution().items() if self.read(total, target)[1]), Fraction(0))
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class CheckResult(Value):
     numbers: tuple[int, ...]  # the faces rolled
     total: int  # the faces, the dice's own modifier and the check's
@@ -965,7 +925,7 @@ class CheckResult(Value):
     effect: int  # by how much it made (or missed) the target: total - target
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class CheckMechanic(Value):
     """Dice plus a modifier against a target number: made when the total reaches it; the effect is the
     margin (`check END 5+` on 2d6: 2d6 + END, 5 or more)."""
@@ -987,7 +947,7 @@ class CheckMechanic(Value):
         return self.dice.chance(target - modifier, None)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class ContestResult(Value):
     first: int
     second: int
@@ -995,7 +955,7 @@ class ContestResult(Value):
     margin: int
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class ContestMechanic(Value):
     """Two sides each roll the dice plus their modifier; the higher total wins, by the difference."""
 
@@ -1016,7 +976,7 @@ class ContestMechanic(Value):
         return sum((p * self.dice.chance(None, total + first - second - 1) for total, p in spread.items()), Fraction(0))
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Check(Value):
     """A check a field names (`survival: check END 5+`): its mechanic, the modifier (a formula of the
     character's values) and the target."""
@@ -1128,7 +1088,7 @@ class FrozenMap(Mapping[_K, _V]):
         return f"FrozenMap({self._items!r})"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Range(Value):
     low: int | None = None
     high: int | None = None
@@ -1141,7 +1101,7 @@ class Range(Value):
         )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Pick(Value):
     """`1 of (Doomed, Luck)`: choose `count` of the `options` (ids)."""
 
@@ -1149,7 +1109,7 @@ class Pick(Value):
     options: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Offer(Value):
     """What a `choices of ref KIND` field gives (`Ambidextrous, 1 of (Doomed, Luck)`): the ids `fixed`, and
     the `picks` a player makes, in the order written."""
@@ -1180,20 +1140,20 @@ class Offer(Value):
         return self.choose(*(rng.sample(pick.options, pick.count) for pick in self.picks))
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class StatBonus(Value):
     mental: int = 0
     physical: int = 0
     either: int = 0  # `+1 M/P`: the player chooses where it goes
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Actions(Value):
     count: int
     per_obstacle: bool = False  # `x3`: the count times the obstacle
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Choices(Value):
     """Points, and what they buy: each entry is an id, or the ids to choose one from."""
 
@@ -1210,7 +1170,7 @@ class Choices(Value):
 R = TypeVar("R")
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Key(Value):
     """One key of a row: a range of numbers (either end may be open) or a name."""
 
@@ -1241,7 +1201,7 @@ class Key(Value):
         return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Row(Value, Generic[R]):
     keys: tuple[Key, ...]
     value: R
@@ -1260,7 +1220,7 @@ class Row(Value, Generic[R]):
         return ", ".join(k.text for k in self.keys) if self.keys else "otherwise"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Roll(Value):
     """What a table is rolled on: a die (or dice) per key; `d66` reads two d6 as tens and units; the
     modifiers a roll may take run from modifier_low to modifier_high (the rows cover them all). `given`: the
@@ -1306,7 +1266,7 @@ class Roll(Value):
         return self.text
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Rolled(Value, Generic[R]):
     """One roll on a table: the numbers rolled (modifier included) and the row they landed on; `given`: the
     keys it was given (`region="forest"`), in the table's order."""
@@ -1318,7 +1278,7 @@ class Rolled(Value, Generic[R]):
     given: tuple[int | str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Rolls(Value):
     """`2 x treasure` in a `rolls` cell: roll on that table `times` times (`roll_chain` follows it)."""
 
@@ -1337,7 +1297,7 @@ class PastRows(LookupError):
 MAX_CHAIN = 1000  # rolls followed before giving up on a chain that keeps going
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Table(Value, Generic[R]):
     id: str
     name: str
@@ -1517,8 +1477,8 @@ class Facts(Protocol):
     def tags_of(self, lifepath: str) -> tuple[str, ...]: ...
 
 
-@dataclass(frozen=True)
-class Character:
+@record
+class Character(Value):
     """Facts to judge requirements on where no lifepaths are walked: what the character holds of each
     kind (ids; a kind left out is unknown, so a requirement on it is undecided) and facts by name
     (`age`, `gender`, ...; one left out is unknown too)."""
@@ -1558,7 +1518,7 @@ class Requirement(Value):
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class TookLifepath(Requirement):
     lifepath: str
 
@@ -1569,7 +1529,7 @@ class TookLifepath(Requirement):
         return name_of(names, "lifepath", self.lifepath)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class HasTrait(Requirement):
     trait: str
 
@@ -1580,7 +1540,7 @@ class HasTrait(Requirement):
         return f"the {name_of(names, 'trait', self.trait)} trait"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class HasSkill(Requirement):
     skill: str
 
@@ -1591,7 +1551,7 @@ class HasSkill(Requirement):
         return f"an earlier lifepath with the {name_of(names, 'skill', self.skill)} skill"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Holds(Requirement):
     """`career navy`: the character holds, or has done, that entity of that kind."""
 
@@ -1605,7 +1565,7 @@ class Holds(Requirement):
         return f"the {name_of(names, self.kind, self.entity)} {self.kind.replace('_', ' ')}"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Previous(Requirement):
     lifepath: str
 
@@ -1616,7 +1576,7 @@ class Previous(Requirement):
         return f"{name_of(names, 'lifepath', self.lifepath)} just before"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class CountOf(Requirement):
     count: int
     setting: str | None = None
@@ -1656,7 +1616,7 @@ def _compare(op: str, fact: int | str, value: int | str) -> bool:
     return orders[op]
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Condition(Requirement):
     """`age > 50`, `position in 2..3`, `gender = female`, ..."""
 
@@ -1685,7 +1645,7 @@ class Condition(Requirement):
         return f"{subject} {self.op} {self.value}"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class GmPermission(Requirement):
     """Needs the GM's say-so: recorded and shown, never enforced."""
 
@@ -1696,7 +1656,7 @@ class GmPermission(Requirement):
         return "the GM's permission"
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class _Junction(Requirement):
     """All of / any of, three-valued: one decisive verdict settles it, else an unknown leaves it open."""
 
@@ -1714,19 +1674,19 @@ class _Junction(Requirement):
         return self.word.join(_group(item, names) for item in self.items)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class AllOf(_Junction):
     decisive: ClassVar[bool] = False
     word: ClassVar[str] = " and "
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class AnyOf(_Junction):
     decisive: ClassVar[bool] = True
     word: ClassVar[str] = " or "
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Not(Requirement):
     item: Requirement
 

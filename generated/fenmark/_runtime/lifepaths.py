@@ -14,7 +14,6 @@ import functools
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any, Protocol
 
@@ -30,6 +29,7 @@ from .core import (
     slug,
     to_json,
 )
+from .records import field, field_names, record
 
 
 class Lifepath(Protocol):
@@ -121,7 +121,7 @@ class Catalog:
         raise LookupError(f"no lifepath named '{text}'")
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Path(Value):
     """The facts a requirement of `lifepath` is judged on: the lifepaths taken before it, and what is
     known of the character (None: not given, so conditions on it are undecided)."""
@@ -237,7 +237,7 @@ def reasons(lifepath: Lifepath, path: Path, names: Names, decided: Verdict) -> l
     return found
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@record
 class Sheet(Value):
     """The totals of a burnt character, every rule the path breaks (empty when it is legal) and, in
     `undecided`, every requirement that depends on a fact not given (gender, say) and every required skill
@@ -280,7 +280,7 @@ class Sheet(Value):
     def to_json(self) -> str:
         """The sheet as JSON text: every field in order, tuples as lists. rules.js's `burn` gives a sheet whose
         `JSON.stringify` is the same text for the same path and options."""
-        return to_json({f.name: getattr(self, f.name) for f in fields(self)})
+        return to_json({name: getattr(self, name) for name in field_names(self)})
 
     def text(self, names: Names) -> str:
         """The sheet as people read it."""
@@ -348,8 +348,8 @@ def _first_new(
     return None
 
 
-@dataclass(slots=True)
-class _Picks:
+@record
+class _Picks(Value):
     """The player's picks among a path's alternatives: each as given and as the id it names (an option's
     id as written, else the slug of a display name), and the ids that settled an alternative."""
 
@@ -379,8 +379,8 @@ def _shown(names: Names, given: str, id_: str) -> str:
     return f"'{given}'"
 
 
-@dataclass(slots=True)
-class _Required:
+@record
+class _Required(Value):
     """What a path requires of one kind (skill or trait), entry by entry, and what the character owns."""
 
     kind: str

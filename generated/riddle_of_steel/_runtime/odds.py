@@ -12,8 +12,9 @@ works on spreads, never on enumerated rolls, and counts its work against a budge
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
+
+from .records import Value, record
 
 # The work one spread may take (additions of counts); a book's rolls take a few thousand. The compiler
 # refuses a roll past it where it is written (E211), so only dice a formula builds at run time can meet it.
@@ -26,8 +27,8 @@ class OddsTooCostly(ValueError):
     """The exact odds of this roll would take more work than MAX_WORK (or read past MAX_TAIL)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Finite:
+@record
+class Finite(Value):
     """Totals -> how many of `outcomes` equally likely rolls give them."""
 
     ways: tuple[tuple[int, int], ...]  # (total, ways), ascending
@@ -42,8 +43,8 @@ class Finite:
         return self.ways[-1][0]
 
 
-@dataclass(frozen=True, slots=True)
-class Series:
+@record
+class Series(Value):
     """A roll with no highest total: P(low + i) is coefficient i of top(z) / bottom(z) (bottom[0] != 0)."""
 
     low: int

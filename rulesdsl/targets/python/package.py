@@ -1199,7 +1199,7 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> It
 def _runtime_files(with_lifepaths: bool, header_text: str) -> dict[str, str]:
     """The runtime modules, copied verbatim under a generated-file header."""
     files = {}
-    for name in ("__init__", "odds", "core", *(["lifepaths"] if with_lifepaths else [])):
+    for name in ("__init__", "records", "odds", "core", *(["lifepaths"] if with_lifepaths else [])):
         text = (RUNTIME_DIR / f"{name}.py").read_text(encoding="utf-8")
         files[f"_runtime/{name}.py"] = header_text + "\n" + text
     # The runtime is rulesdsl's MIT-licensed code, copied: the licence asks for its notice to go with it.

@@ -2,12 +2,11 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Lifepaths of Mini "Test" Rules."""
 
-from dataclasses import dataclass
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class Lifepath(_rt.Value):
     """Lifepaths: one entry of LIFEPATHS."""
 

@@ -2,7 +2,6 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Tables of Mini "Test" Rules: `lookup(n)` finds a row, `roll(rng)` rolls for one."""
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -12,7 +11,7 @@ from ._runtime import core as _rt
 TABLES: dict[str, _rt.Table[Any]] = {}
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class BonusRow(_rt.Value):
     """A row of Bonus by Difference."""
 
@@ -32,7 +31,7 @@ BONUS: _rt.Table[BonusRow] = _rt.Table(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class WeatherRow(_rt.Value):
     """A row of Weather & "Wind\"."""
 

@@ -2,13 +2,12 @@
 # Do not edit: change the .rules sources and run `rulesdsl build`.
 """Traits of Mini "Test" Rules."""
 
-from dataclasses import dataclass
 from typing import Literal
 
 from ._runtime import core as _rt
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
+@_rt.record
 class Trait(_rt.Value):
     """Traits: one entry of TRAITS."""
 
