@@ -52,6 +52,16 @@ class Longer(Sample):
     extra: bool = False
 
 
+@record
+class Selfish(Value):
+    """Fields named like the parameters of `__init__` and `__replace__` as written."""
+
+    self: int
+    args: int = 0
+    kwargs: int = 0
+    changes: int = 0
+
+
 def _twins(*args: object, **kwargs: object) -> tuple[Sample, Reference]:
     return Sample(*args, **kwargs), Reference(*args, **kwargs)  # type: ignore[arg-type]
 
@@ -133,6 +143,13 @@ def test_defaults_factories_post_init_and_subclasses() -> None:
     with pytest.raises(ValueError, match="no side"):
         Checked(0)
     assert Checked(6).sides == 6
+
+
+def test_fields_may_be_named_like_the_methods_parameters() -> None:
+    made = Selfish(self=1, args=2, kwargs=3, changes=4)
+    assert (made.self, made.args, made.kwargs, made.changes) == (1, 2, 3, 4)
+    assert dataclasses.replace(made, self=5).self == 5 and made.__replace__(changes=6, self=7).changes == 6
+    assert repr(made) == "Selfish(self=1, args=2, kwargs=3, changes=4)"
 
 
 def test_a_required_field_after_a_default_is_refused_when_declared() -> None:

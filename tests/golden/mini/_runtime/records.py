@@ -215,7 +215,7 @@ class Value:
     __dataclass_params__: Any = _Described("__dataclass_params__")
     __signature__: inspect.Signature = _Signature()  # type: ignore[assignment]
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, /, *args: object, **kwargs: object) -> None:  # a field may be named `self`
         found = self.__record__
         put = object.__setattr__
         if not kwargs and len(args) == len(found.names):  # every field given in order: how tables build rows
@@ -279,7 +279,7 @@ class Value:
         for f, value in zip(self.__record__.fields, state, strict=True):
             object.__setattr__(self, f.name, value)
 
-    def __replace__(self, **changes: object) -> Any:
+    def __replace__(self, /, **changes: object) -> Any:
         """`copy.replace(value, field=...)` (Python 3.13), as `dataclasses.replace`."""
         for f in self.__record__.fields:
             changes.setdefault(f.name, getattr(self, f.name))
