@@ -161,12 +161,12 @@ def test_a_required_field_after_a_default_is_refused_when_declared() -> None:
             late: int
 
 
-def test_importing_a_package_imports_neither_dataclasses_nor_inspect() -> None:
+def test_importing_a_package_imports_neither_dataclasses_nor_inspect_nor_random() -> None:
     code = """
 import sys
 import burning_wheel as bw
 import witcher, riddle_of_steel
-loaded = sorted({"dataclasses", "inspect"} & set(sys.modules))
+loaded = sorted({"dataclasses", "inspect", "random"} & set(sys.modules))
 print(loaded)
 farmer = bw.lifepaths.farmer
 bw.burn(["born_peasant", "farmer"])

@@ -13,15 +13,26 @@ import enum
 import functools
 import itertools
 import math
-import random
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast, dataclass_transform
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    Protocol,
+    TypeVar,
+    cast,
+    dataclass_transform,
+)
 
 from . import odds, records
 from .records import field
+
+if TYPE_CHECKING:  # rolls take a caller's random.Random: importing the package need not import `random`
+    import random
 
 # A package's classes are `_rt.Value`s declared `@_rt.record` (see records.py); named here, in the module
 # each package's code imports as `_rt`.
