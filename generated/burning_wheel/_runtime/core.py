@@ -14,7 +14,6 @@ import functools
 import itertools
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import (
@@ -22,6 +21,7 @@ from typing import (
     Any,
     ClassVar,
     Generic,
+    Literal,
     Protocol,
     TypeVar,
     cast,
@@ -54,17 +54,20 @@ Number = int | Fraction
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
+def _normalized(form: Literal["NFC", "NFD", "NFKC", "NFKD"], text: str) -> str:
+    import unicodedata  # only for names beyond ASCII: importing a package need not import it
+
+    return unicodedata.normalize(form, text)
+
+
 def slug(text: str) -> str:
     """The id a display name gets: `"Sergeant-at-Arms"` -> `sergeant_at_arms` (accents dropped). A name
     with no Latin letter or digit at all is spelt by its letters' code points: `"Сила"` -> `u441_438_43b_430`
     (so that names in other scripts get ids of their own, found again from the name)."""
-    if text.isascii():
-        ascii_text = text
-    else:
-        ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    ascii_text = text if text.isascii() else _normalized("NFKD", text).encode("ascii", "ignore").decode("ascii")
     result = _NON_WORD.sub("_", ascii_text.lower()).strip("_")
     if not result:
-        letters = [f"{ord(c):x}" for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum()]
+        letters = [f"{ord(c):x}" for c in _normalized("NFKC", text).casefold() if c.isalnum()]
         return "u" + "_".join(letters) if letters else "_"
     return "n" + result if result[0].isdigit() else result
 

@@ -120,17 +120,39 @@ class _Record:
     """What `@record` finds once for a class: its fields in order (a base's first), and what `__init__`,
     `__repr__`, `==`, `hash` and the dataclass description read of them."""
 
-    __slots__ = ("_dataclass", "compared", "fields", "hashed", "index", "names", "post_init", "shown")
+    __slots__ = ("_compared", "_dataclass", "_hashed", "_index", "fields", "names", "post_init")
 
     def __init__(self, fields: tuple[Field, ...], post_init: bool) -> None:
         self.fields = fields
         self.names = tuple(f.name for f in fields)
-        self.index = dict(zip(self.names, fields, strict=True))
-        self.shown = tuple(f.name for f in fields if f.repr)
-        self.compared = _getter([f.name for f in fields if f.compare])
-        self.hashed = _getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
         self.post_init = post_init
+        # Made when first needed: most classes of a package are never compared, hashed or misused.
+        self._compared: Callable[[object], tuple[object, ...]] | None = None
+        self._hashed: Callable[[object], tuple[object, ...]] | None = None
+        self._index: dict[str, Field] | None = None
         self._dataclass: type | None = None
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields if f.repr)
+
+    @property
+    def compared(self) -> Callable[[object], tuple[object, ...]]:
+        if self._compared is None:
+            self._compared = _getter([f.name for f in self.fields if f.compare])
+        return self._compared
+
+    @property
+    def hashed(self) -> Callable[[object], tuple[object, ...]]:
+        if self._hashed is None:
+            self._hashed = _getter([f.name for f in self.fields if (f.compare if f.hash is None else f.hash)])
+        return self._hashed
+
+    @property
+    def index(self) -> dict[str, Field]:
+        if self._index is None:
+            self._index = dict(zip(self.names, self.fields, strict=True))
+        return self._index
 
     def dataclass(self, cls: type) -> type:
         """A dataclass with these very fields and flags, made on first use, whose `__dataclass_fields__` and
