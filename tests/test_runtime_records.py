@@ -152,6 +152,34 @@ def test_fields_may_be_named_like_the_methods_parameters() -> None:
     assert repr(made) == "Selfish(self=1, args=2, kwargs=3, changes=4)"
 
 
+@pytest.mark.parametrize("cls", [Sample, Longer, Checked, Selfish])
+def test_a_class_that_builds_many_values_gets_its_own_init_and_builds_them_the_same(cls: type[Value]) -> None:
+    arguments: list[tuple[tuple[object, ...], dict[str, object]]] = {
+        Sample: [((1,), {}), ((2, "y"), {"tags": ("t",)}), ((), {"count": 3, "hidden": 4})],
+        Longer: [((1,), {"extra": True}), ((2, "n", ()), {})],
+        Checked: [((6,), {}), ((), {"sides": 8})],
+        Selfish: [((), {"self": 1, "changes": 2}), ((3, 4), {})],
+    }[cls]
+    shared = []
+    for args, kwargs in arguments:  # built by the __init__ every record shares, whatever ran before
+        value = cls.__new__(cls)
+        Value.__dict__["__init__"](value, *args, **kwargs)
+        shared.append(value)
+    for _ in range(10):  # past the count that gives the class an __init__ of its own
+        cls(*arguments[0][0], **arguments[0][1])
+    assert cls.__dict__["__init__"] is not Value.__dict__["__init__"]
+    assert [cls(*args, **kwargs) for args, kwargs in arguments] == shared
+    assert [repr(cls(*args, **kwargs)) for args, kwargs in arguments] == [repr(v) for v in shared]
+    for wrong_args, wrong_kwargs in [((), {}), ((1, 2, 3, 4, 5, 6), {}), ((), {"colour": 1})]:
+        with pytest.raises(TypeError):
+            cls(*wrong_args, **wrong_kwargs)
+    if cls is Checked:
+        with pytest.raises(ValueError, match="no side"):
+            Checked(0)
+    if cls is Sample:
+        assert Sample(1).tags == ()  # its factory's
+
+
 def test_a_required_field_after_a_default_is_refused_when_declared() -> None:
     with pytest.raises(TypeError, match="non-default argument 'late' follows default argument 'early'"):
 

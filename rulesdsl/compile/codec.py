@@ -298,7 +298,7 @@ class Codec:
                 *[f"    {line}" for line in make],
             ]
         )
-        exec(compile(source, f"<codec for {cls.__qualname__}>", "exec"), namespace)
+        exec(compile(source, f"<codec for {cls.__qualname__}>", "exec"), namespace)  # noqa: S102  (our own text)
         return namespace["encode"], namespace["decode"]
 
 

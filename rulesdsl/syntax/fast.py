@@ -141,7 +141,7 @@ def _maker(cls: type[_T]) -> Callable[..., _T]:
     namespace.update({f"s{i}": vars(cls)[name].__set__ for i, name in enumerate(names)})
     args = ", ".join(f"a{i}" for i in range(len(names)))
     body = "".join(f"    s{i}(o, a{i})\n" for i in range(len(names)))
-    exec(f"def make({args}):\n    o = new(cls)\n{body}    return o\n", namespace)
+    exec(f"def make({args}):\n    o = new(cls)\n{body}    return o\n", namespace)  # noqa: S102  (names by number)
     return namespace["make"]  # type: ignore[no-any-return]
 
 

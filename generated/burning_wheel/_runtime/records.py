@@ -120,12 +120,14 @@ class _Record:
     """What `@record` finds once for a class: its fields in order (a base's first), and what `__init__`,
     `__repr__`, `==`, `hash` and the dataclass description read of them."""
 
-    __slots__ = ("_compared", "_dataclass", "_hashed", "_index", "fields", "names", "post_init")
+    __slots__ = ("_compared", "_dataclass", "_hashed", "_index", "defaults", "fields", "made", "names", "post_init")
 
     def __init__(self, fields: tuple[Field, ...], post_init: bool) -> None:
         self.fields = fields
         self.names = tuple(f.name for f in fields)
+        self.defaults = tuple(f.default for f in fields)  # MISSING: none, or made by its default_factory
         self.post_init = post_init
+        self.made = 0  # values built by the shared __init__ (see Value.__init__)
         # Made when first needed: most classes of a package are never compared, hashed or misused.
         self._compared: Callable[[object], tuple[object, ...]] | None = None
         self._hashed: Callable[[object], tuple[object, ...]] | None = None
@@ -238,9 +240,17 @@ class Value:
     __signature__: inspect.Signature = _Signature()  # type: ignore[assignment]
 
     def __init__(self, /, *args: object, **kwargs: object) -> None:  # a field may be named `self`
+        """Every record's `__init__` until its class has built `_SPECIALISE_AFTER` values: then the class gets
+        one of its own, compiled as `@dataclass` compiles it (fast for the many values a kind has, and paid
+        for only by the classes that build many)."""
         found = self.__record__
+        found.made += 1
+        if found.made == _SPECIALISE_AFTER:
+            owner = next(c for c in type(self).__mro__ if c.__dict__.get("__record__") is found)
+            if owner.__dict__.get("__init__") is _SHARED_INIT:
+                owner.__init__ = _specialised(found)  # type: ignore[misc]
         put = object.__setattr__
-        if not kwargs and len(args) == len(found.names):  # every field given in order: how tables build rows
+        if not kwargs and len(args) == len(found.names):  # every field given in order
             for name, value in zip(found.names, args, strict=True):
                 put(self, name, value)
         else:
@@ -251,24 +261,23 @@ class Value:
     def _fill(self, found: _Record, args: tuple[object, ...], kwargs: dict[str, object]) -> None:
         """Set the fields from arguments as `@dataclass`'s `__init__` takes them: in order, then by name,
         then the defaults; a TypeError for a missing, repeated, unknown or extra one."""
-        fields = found.fields
-        if len(args) > len(fields):
+        names = found.names
+        if len(args) > len(names):
             raise TypeError(
-                f"{type(self).__qualname__}() takes {len(fields)} positional arguments but {len(args)} were given"
+                f"{type(self).__qualname__}() takes {len(names)} positional arguments but {len(args)} were given"
             )
         put = object.__setattr__
-        for f, value in zip(fields, args, strict=False):  # fewer arguments than fields: the rest below
-            put(self, f.name, value)
-        for f in fields[len(args) :]:
-            value = kwargs.pop(f.name, MISSING) if kwargs else MISSING
+        for name, value in zip(names, args, strict=False):  # fewer arguments than fields: the rest below
+            put(self, name, value)
+        start = len(args)
+        for name, default in zip(names[start:], found.defaults[start:], strict=True):
+            value = kwargs.pop(name, default) if kwargs else default
             if value is MISSING:
-                if f.default is not MISSING:
-                    value = f.default
-                elif f.default_factory is not MISSING:
-                    value = f.default_factory()  # type: ignore[operator]
-                else:
-                    raise TypeError(f"{type(self).__qualname__}() missing 1 required argument: '{f.name}'")
-            put(self, f.name, value)
+                factory = found.index[name].default_factory
+                if factory is MISSING:
+                    raise TypeError(f"{type(self).__qualname__}() missing 1 required argument: '{name}'")
+                value = factory()  # type: ignore[operator]
+            put(self, name, value)
         if kwargs:
             name = next(iter(kwargs))
             if name in found.index:
@@ -315,6 +324,36 @@ def field_names(value: object) -> tuple[str, ...]:
     return tuple(f.name for f in found.fields)
 
 
+_SHARED_INIT = Value.__init__
+# A class that builds this many values gets an `__init__` of its own: a kind's entities, a table's keys.
+_SPECIALISE_AFTER = 8
+
+
+def _specialised(found: _Record) -> Callable[..., None]:
+    """An `__init__` for exactly these fields, compiled from its text as `@dataclass` writes it: their
+    names are identifiers (annotated in a class body) and everything else it reads is bound by name."""
+    scope: dict[str, object] = {"__record_set__": object.__setattr__, "__record_missing__": MISSING}
+    parameters, lines = [], []
+    for n, f in enumerate(found.fields):
+        if f.default is not MISSING:
+            scope[f"__record_default_{n}__"] = f.default
+            parameters.append(f"{f.name}=__record_default_{n}__")
+        elif f.default_factory is not MISSING:
+            scope[f"__record_factory_{n}__"] = f.default_factory
+            parameters.append(f"{f.name}=__record_missing__")
+            lines.append(f"if {f.name} is __record_missing__: {f.name} = __record_factory_{n}__()")
+        else:
+            parameters.append(f.name)
+    lines += [f"__record_set__(__record_self__, {f.name!r}, {f.name})" for f in found.fields]
+    if found.post_init:
+        lines.append("__record_self__.__post_init__()")
+    text = f"def __init__(__record_self__, {', '.join(parameters)}):\n " + "\n ".join(lines or ["pass"])
+    exec(text, scope)  # noqa: S102  (the names and defaults are the class's own, see above)
+    made = scope["__init__"]
+    assert callable(made)
+    return made
+
+
 _CLASS_VAR = ("ClassVar[", "typing.ClassVar[")
 
 
@@ -352,6 +391,7 @@ def record(cls: _C) -> _C:
     namespace.pop("__dict__", None)
     namespace.pop("__weakref__", None)
     namespace["__slots__"] = tuple(own)
+    namespace.setdefault("__init__", _SHARED_INIT)  # each record its own, to be specialised
     namespace["__record__"] = _Record(tuple(fields.values()), post_init=hasattr(cls, "__post_init__"))
     namespace.setdefault("__match_args__", tuple(fields))
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
