@@ -165,7 +165,7 @@ def test_a_class_that_builds_many_values_gets_its_own_init_and_builds_them_the_s
         value = cls.__new__(cls)
         Value.__dict__["__init__"](value, *args, **kwargs)
         shared.append(value)
-    for _ in range(10):  # past the count that gives the class an __init__ of its own
+    for _ in range(70):  # past the count that gives the class an __init__ of its own
         cls(*arguments[0][0], **arguments[0][1])
     assert cls.__dict__["__init__"] is not Value.__dict__["__init__"]
     assert [cls(*args, **kwargs) for args, kwargs in arguments] == shared

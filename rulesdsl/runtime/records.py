@@ -323,8 +323,9 @@ def field_names(value: object) -> tuple[str, ...]:
 
 
 _SHARED_INIT = Value.__init__
-# A class that builds this many values gets an `__init__` of its own: a kind's entities, a table's keys.
-_SPECIALISE_AFTER = 8
+# A class that builds this many values gets an `__init__` of its own (a kind's entities, a table's keys): about
+# what compiling it costs (40-150 µs) in building values with the shared one.
+_SPECIALISE_AFTER = 64
 
 
 def _specialised(found: _Record) -> Callable[..., None]:
