@@ -8,8 +8,9 @@ frozen, slotted dataclass to everything that asks: type checkers (PEP 681), `dat
 `pickle`; its `repr`, `==` and `hash` are `@dataclass(frozen=True)`'s. What it saves: `@dataclass`
 imports `inspect` and compiles three or more methods for each class (`exec`), which was most of the cost
 of importing a package (issue 20). Here one `__init__`, `__setattr__`, `__repr__`, `==` and `hash`
-serve every record, reading the fields `@record` lists once per class, and `dataclasses` (or `inspect`)
-is imported only when a tool asks for a class's dataclass fields (or its signature).
+serve every record, reading the fields `@record` lists once per class; a class that builds many values
+gets an `__init__` of its own then, compiled as `@dataclass` compiles it. `dataclasses` (or `inspect`) is
+imported only when a tool asks for a class's dataclass fields (or its signature).
 """
 
 from __future__ import annotations
