@@ -143,10 +143,13 @@ def sites(entities: Entities, kinds: Mapping[str, Kind]) -> Iterator[Site]:
     """Every formula of a ruleset, with its scope, in a fixed order."""
     for kind_name, group in entities.items():
         kind = kinds.get(kind_name)
-        if kind is None:
+        if kind is None or not group:
+            continue
+        holding = _holding(next(iter(group.values())), kind)  # once per kind: the same for each of its entities
+        if not holding and kind_name != "table":
             continue
         for entity in group.values():
-            yield from _entity_sites(entity, kind)
+            yield from _entity_sites(entity, kind, holding)
 
 
 def scope(entity: ir.Entity, name: str, item: t.FormulaType | t.CheckType) -> tuple[tuple[str, ...], str | None]:
@@ -173,7 +176,8 @@ def _holding(entity: ir.Entity, kind: Kind) -> Mapping[str, t.FieldType]:
     return dict(_formula_fields(kind))
 
 
-def _entity_sites(entity: ir.Entity, kind: Kind) -> Iterator[Site]:
+def _entity_sites(entity: ir.Entity, kind: Kind, holding: Mapping[str, t.FieldType] | None = None) -> Iterator[Site]:
+    """The formulas of one entity (`holding`: its kind's fields that hold them, when already known)."""
     if entity.kind == "table":
         cols = columns(entity, "columns")
         names = params(entity)
@@ -182,7 +186,7 @@ def _entity_sites(entity: ir.Entity, kind: Kind) -> Iterator[Site]:
                 if isinstance(cell, ir.Formula):
                     yield Site(entity, cell, f"column '{column.name}': ", ANY, names)
         return
-    for name, declared in _holding(entity, kind).items():
+    for name, declared in (_holding(entity, kind) if holding is None else holding).items():
         value = entity.fields.get(name)
         if value is not None:
             yield from _value_sites(entity, name, declared, value)
