@@ -435,30 +435,34 @@ def table(corpora: list[Corpus]) -> str:
     return "\n".join(lines)
 
 
-# Issue 20's targets, as ratios of medians of one run: (label, numerator, denominator, at most)
+# Issue 20's targets: what is measured, over what, the bound, and the corpora the issue sets it on (None: all).
 TARGETS = (
-    ("cold check / JSON peer", "check", "json", 6.0),
-    ("warm check / cold check", "warm", "check", 0.3),
-    ("one-file edit: build / cold build", "edit build", "build", 0.25),
-    ("serve: a save / cold build", "serve edit", "build", 0.35),
-    ("language server: an edit / cold check", "lsp edit", "check", 0.25),
-    ("import / json.load of the export", "import", "json.load", 3.0),
+    ("cold check / JSON peer", "check", "json", 6.0, ("10,000 lifepaths", "100,000 lifepaths")),
+    ("warm check / cold check", "warm", "check", 0.3, ("10,000 lifepaths",)),
+    ("one-file edit: build / cold build", "edit build", "build", 0.25, ("10,000 lifepaths",)),
+    ("serve: a save / cold build", "serve edit", "build", 0.35, ("rules/",)),
+    ("language server: an edit / cold check", "lsp edit", "check", 0.25, ("rules/",)),
+    ("import / json.load of the export", "import", "json.load", 3.0, None),
 )
 
 
 def targets_table(corpora: list[Corpus]) -> str:
-    """Each target that this run measured, per corpus: the ratio, and whether it holds."""
+    """Each target that this run measured, per corpus: the ratio, and whether it holds where the issue sets
+    the target (elsewhere the ratio alone)."""
     lines = ["| corpus | cold check (CPU) | " + " | ".join(label for label, *_ in TARGETS) + " |"]
     lines.append("|" + "---|" * (len(TARGETS) + 2))
     for c in corpora:
         cells = []
-        for _, top, bottom, most in TARGETS:
+        for _, top, bottom, most, where in TARGETS:
             if not c.samples.get(top) or not c.samples.get(bottom):
                 cells.append("-")
                 continue
             ratio = c.median(top) / c.median(bottom)
             shown, bound = (f"{ratio:.2f}x", f"{most:g}x") if most >= 1 else (f"{ratio:.0%}", f"{most:.0%}")
-            cells.append(f"{shown} (ok)" if ratio <= most else f"{shown} (target {bound})")
+            if where is not None and c.label not in where:
+                cells.append(shown)
+            else:
+                cells.append(f"{shown} (ok)" if ratio <= most else f"{shown} (target {bound})")
         lines.append(f"| {c.label} | {_seconds(c.median('check'))} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
