@@ -78,6 +78,10 @@ class Field:
     def has_factory(self) -> bool:
         return self.default_factory is not MISSING
 
+    @property
+    def required(self) -> bool:
+        return self.default is MISSING and not self.has_factory
+
 
 @overload
 def field(*, default: _T, repr: bool = True, compare: bool = True, hash: bool | None = None) -> _T: ...
@@ -121,7 +125,18 @@ class _Record:
     """What `@record` finds once for a class: its fields in order (a base's first), and what `__init__`,
     `__repr__`, `==`, `hash` and the dataclass description read of them."""
 
-    __slots__ = ("_compared", "_dataclass", "_hashed", "_index", "defaults", "fields", "made", "names", "post_init")
+    __slots__ = (
+        "_compared",
+        "_dataclass",
+        "_hashed",
+        "_index",
+        "defaults",
+        "fields",
+        "made",
+        "names",
+        "owner",
+        "post_init",
+    )
 
     def __init__(self, fields: tuple[Field, ...], post_init: bool) -> None:
         self.fields = fields
@@ -129,6 +144,7 @@ class _Record:
         self.defaults = tuple(f.default for f in fields)  # MISSING: none, or made by its default_factory
         self.post_init = post_init
         self.made = 0  # values built by the shared __init__ (see Value.__init__)
+        self.owner: type | None = None  # the class `@record` made with these fields
         # Made when first needed: most classes of a package are never compared, hashed or misused.
         self._compared: Callable[[object], tuple[object, ...]] | None = None
         self._hashed: Callable[[object], tuple[object, ...]] | None = None
@@ -210,11 +226,7 @@ class _Signature:
                 inspect.Parameter(
                     f.name,
                     inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                    default=f.default
-                    if f.default is not MISSING
-                    else _FACTORY
-                    if f.has_factory
-                    else inspect.Parameter.empty,
+                    default=inspect.Parameter.empty if f.required else _FACTORY if f.has_factory else f.default,
                     annotation=f.type,
                 )
                 for f in found.fields
@@ -246,10 +258,8 @@ class Value:
         for only by the classes that build many)."""
         found = self.__record__
         found.made += 1
-        if found.made == _SPECIALISE_AFTER:
-            owner = next(c for c in type(self).__mro__ if c.__dict__.get("__record__") is found)
-            if owner.__dict__.get("__init__") is _SHARED_INIT:
-                owner.__init__ = _specialised(found)  # type: ignore[misc]
+        if found.made == _SPECIALISE_AFTER and found.owner is not None:
+            found.owner.__init__ = _specialised(found)  # type: ignore[misc]
         put = object.__setattr__
         if not kwargs and len(args) == len(found.names):  # every field given in order
             for name, value in zip(found.names, args, strict=True):
@@ -274,10 +284,10 @@ class Value:
         for name, default in zip(names[start:], found.defaults[start:], strict=True):
             value = kwargs.pop(name, default) if kwargs else default
             if value is MISSING:
-                factory = found.index[name].default_factory
-                if factory is MISSING:
+                declared = found.index[name]
+                if not declared.has_factory:
                     raise TypeError(f"{type(self).__qualname__}() missing 1 required argument: '{name}'")
-                value = factory()  # type: ignore[operator]
+                value = declared.default_factory()  # type: ignore[operator]
             put(self, name, value)
         if kwargs:
             name = next(iter(kwargs))
@@ -340,7 +350,7 @@ def _specialised(found: _Record) -> Callable[..., None]:
         if f.default is not MISSING:
             scope[f"__record_default_{n}__"] = f.default
             parameters.append(f"{f.name}=__record_default_{n}__")
-        elif f.default_factory is not MISSING:
+        elif f.has_factory:
             scope[f"__record_factory_{n}__"] = f.default_factory
             parameters.append(f"{f.name}=__record_missing__")
             lines.append(f"if {f.name} is __record_missing__: {f.name} = __record_factory_{n}__()")
@@ -386,16 +396,18 @@ def record(cls: _C) -> _C:
         fields[name] = declared
     defaulted = ""
     for f in fields.values():
-        if f.default is not MISSING or f.default_factory is not MISSING:
+        if not f.required:
             defaulted = f.name
         elif defaulted:
             raise TypeError(f"non-default argument {f.name!r} follows default argument {defaulted!r}")
     namespace.pop("__dict__", None)
     namespace.pop("__weakref__", None)
     namespace["__slots__"] = tuple(own)
-    namespace.setdefault("__init__", _SHARED_INIT)  # each record its own, to be specialised
-    namespace["__record__"] = _Record(tuple(fields.values()), post_init=hasattr(cls, "__post_init__"))
+    found = namespace["__record__"] = _Record(tuple(fields.values()), post_init=hasattr(cls, "__post_init__"))
     namespace.setdefault("__match_args__", tuple(fields))
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__
+    if "__init__" not in namespace:  # the shared one until it has built enough values (Value.__init__)
+        made.__init__ = _SHARED_INIT  # type: ignore[misc]
+        found.owner = made
     return made

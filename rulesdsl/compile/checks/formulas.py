@@ -139,15 +139,23 @@ def _held(field_type: t.FieldType, value: ir.Value, where: str) -> list[tuple[Ev
     return held
 
 
-def sites(entities: Entities, kinds: Mapping[str, Kind]) -> Iterator[Site]:
-    """Every formula of a ruleset, with its scope, in a fixed order."""
+def _with_formulas(
+    entities: Entities, kinds: Mapping[str, Kind]
+) -> Iterator[tuple[str, Mapping[str, ir.Entity], Kind, Mapping[str, t.FieldType]]]:
+    """The kinds whose entities may hold formulas (tables, and kinds with fields that hold them), each with
+    its entities and those fields: found once per kind, the same for each of its entities."""
     for kind_name, group in entities.items():
         kind = kinds.get(kind_name)
         if kind is None or not group:
             continue
-        holding = _holding(next(iter(group.values())), kind)  # once per kind: the same for each of its entities
-        if not holding and kind_name != "table":
-            continue
+        holding = _holding(next(iter(group.values())), kind)
+        if holding or kind_name == "table":
+            yield kind_name, group, kind, holding
+
+
+def sites(entities: Entities, kinds: Mapping[str, Kind]) -> Iterator[Site]:
+    """Every formula of a ruleset, with its scope, in a fixed order."""
+    for _, group, kind, holding in _with_formulas(entities, kinds):
         for entity in group.values():
             yield from _entity_sites(entity, kind, holding)
 
@@ -311,10 +319,7 @@ def resolve_names(
     else is reported (once per field) with what it may have meant."""
     by_name = abbreviations(entities.get("attribute", {}))
     result = dict(entities)
-    for kind_name, group in entities.items():
-        kind = kinds.get(kind_name)
-        if kind is None or (kind_name != "table" and not _holding(next(iter(group.values())), kind)):
-            continue
+    for kind_name, group, kind, _ in _with_formulas(entities, kinds):
         result[kind_name] = {i: _named(e, kind, by_name, diagnostics, entities, kinds) for i, e in group.items()}
     return result
 
