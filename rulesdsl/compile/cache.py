@@ -237,38 +237,57 @@ class ParseCache:
     def save_checked(self, key: str, checked: Checked) -> None:
         self._save(key, ("checked", tuple(checked[0]), checked[1]))
 
-    def _load(self, key: str) -> object:
+    def load_raw(self, key: str) -> bytes | None:
+        """The payload of an entry that is not made by the codec (its reader checks it): see `save_raw`."""
         if self.entries is None or key + SUFFIX not in self._entries():
             return None
         try:
             payload = unpack(key, _read_entry(self.entries / f"{key}{SUFFIX}"))
-            if payload is None:
-                return None
-            value = _codec().loads(payload)
-        except (OSError, CodecError):
+        except OSError:
             return None
-        self._in_use.add(key + SUFFIX)
-        return value
+        if payload is not None:
+            self._in_use.add(key + SUFFIX)
+        return payload
 
-    def _save(self, key: str, value: object) -> None:
+    def save_raw(self, key: str, payload: bytes) -> None:
+        """An entry of `payload` as it is (another stage's, such as a build's renderings, as JSON)."""
         if self.entries is None:
             return
         if key + SUFFIX not in self._entries() and not self._make_room():  # a damaged entry needs no room
             return
+        with contextlib.suppress(OSError):  # cannot write: just not cached
+            self._write(key, pack(key, payload))
+
+    def _load(self, key: str) -> object:
+        payload = self.load_raw(key)
+        if payload is None:
+            return None
         try:
-            entry = pack(key, _codec().dumps(value))
-            handle, partial = tempfile.mkstemp(SUFFIX + ".tmp", key, self.entries)  # 0600, a fresh name
-            try:
-                with open(handle, "wb") as out:
-                    out.write(entry)
-                os.replace(partial, self.entries / f"{key}{SUFFIX}")
-            except OSError:
-                os.unlink(partial)
-                raise
-            self._entries().add(key + SUFFIX)
-            self._in_use.add(key + SUFFIX)
-        except (OSError, CodecError):  # cannot write, or nested too deeply to encode: just not cached
-            pass
+            return _codec().loads(payload)
+        except CodecError:
+            return None
+
+    def _save(self, key: str, value: object) -> None:
+        if self.entries is None:
+            return
+        try:
+            payload = _codec().dumps(value)
+        except CodecError:  # nested too deeply to encode: just not cached
+            return
+        self.save_raw(key, payload)
+
+    def _write(self, key: str, entry: bytes) -> None:
+        assert self.entries is not None
+        handle, partial = tempfile.mkstemp(SUFFIX + ".tmp", key, self.entries)  # 0600, a fresh name
+        try:
+            with open(handle, "wb") as out:
+                out.write(entry)
+            os.replace(partial, self.entries / f"{key}{SUFFIX}")
+        except OSError:
+            os.unlink(partial)
+            raise
+        self._entries().add(key + SUFFIX)
+        self._in_use.add(key + SUFFIX)
 
     def _entries(self) -> set[str]:
         """The names in the folder, listed at the first call (the only listing of the run)."""

@@ -37,7 +37,7 @@ from rulesdsl.tools.common import (
 
 if TYPE_CHECKING:
     from rulesdsl.compile.pipeline import Compilation, CompiledRuleset
-    from rulesdsl.targets.javascript.module import CodeMemo
+    from rulesdsl.targets.build import Kept
 
 Stage = Callable[[str], None]  # says which stage a long run is in
 
@@ -255,21 +255,23 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "export":
         _export(args.format, compilation.rulesets, schema=args.schema)
         return EXIT_OK
-    from rulesdsl.targets.javascript.module import CodeMemo
+    from rulesdsl.targets.build import Kept
 
-    code_memo = CodeMemo()  # rules.js is in the site and in each npm package: its entities written once
+    # What the last build rendered of each entity, from the cache folder: an edit renders again what it changed.
+    # Its rules.js codes serve the site and each npm package: an entity's code is written once.
+    kept = Kept.open(compilation.rulesets)
     if args.npm_dir is None:
-        return _build(args, compilation.rulesets, started, code_memo)
-    built = _build(args, compilation.rulesets, started, code_memo)
-    return max(built, _build_npm(args, compilation.rulesets, code_memo))
+        return _build(args, compilation.rulesets, started, kept)
+    built = _build(args, compilation.rulesets, started, kept)
+    return max(built, _build_npm(args, compilation.rulesets, kept))
 
 
-def _build_npm(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], code_memo: CodeMemo) -> int:
+def _build_npm(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], kept: Kept) -> int:
     from rulesdsl.targets.build import OutputError, recover_output, render_npm, stale_files, write_output
 
     npm_dir: Path = args.npm_dir
     try:
-        files = render_npm(rulesets, code_memo)
+        files = render_npm(rulesets, kept.code)
         if args.check:
             recover_output(npm_dir)
             return _report_stale(npm_dir, stale_files(npm_dir, files), len(files))
@@ -364,14 +366,15 @@ def _check_wheel_dir(args: argparse.Namespace) -> None:
     check_wheel_dir(args.wheel_dir, args.out)
 
 
-def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], started: float, code_memo: CodeMemo) -> int:
+def _build(args: argparse.Namespace, rulesets: tuple[CompiledRuleset, ...], started: float, kept: Kept) -> int:
     from rulesdsl.targets.build import OutputError, recover_output, render_all, stale_files, write_output
 
     out: Path = args.out
     try:
         with _progress(args.command, started) as stage:
             stage("rendering")
-            files = render_all(rulesets, code_memo)
+            files = render_all(rulesets, kept)
+            kept.save(rulesets)
             if args.check:
                 recover_output(out)  # a build killed mid-swap must not make the output look missing
                 stale = stale_files(out, files)

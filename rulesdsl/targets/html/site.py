@@ -20,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from markupsafe import Markup, escape
 
@@ -33,6 +33,7 @@ from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.resources import DOCS
 from rulesdsl.syntax.tree import Position
+from rulesdsl.targets.digests import Aside, Digests, digest
 from rulesdsl.targets.html import changes, graphs
 from rulesdsl.targets.html.facets import (
     Facet,
@@ -524,29 +525,39 @@ class Parts(Protocol):
 
 @dataclass(slots=True)
 class _SiteMemo:
-    context: tuple[object, ...] = ()
-    entries: dict[tuple[object, ...], tuple[tuple[object, ...], Rendered]] = field(default_factory=dict)
-    used: dict[tuple[object, ...], tuple[tuple[object, ...], Rendered]] = field(default_factory=dict)
+    digests: Digests | None = None  # across runs: what entities are made from is kept as digests (see RenderMemo)
+    context: object = ()  # across runs: its digest
+    entries: dict[tuple[object, ...], tuple[object, Rendered]] = field(default_factory=dict)
+    used: dict[tuple[object, ...], tuple[object, Rendered]] = field(default_factory=dict)
     reused: int = 0  # entities the render in progress took from `entries`
+    made: list[tuple[object, ...]] = field(default_factory=list)  # ... and the keys of those it made
 
 
 class RenderMemo:
-    """What render() made of each entity, kept for the next render in one process (`rulesdsl serve`): after
-    a save, only the entities it can have changed are rendered again. An entity's card or row is reused when
+    """What render() made of each entity, kept for the next render: after a save (`rulesdsl serve`), or
+    after an edit (`rulesdsl build`, which keeps it in the cache folder: given `digests`), only the entities it
+    can have changed are rendered again. An entity's card or row is reused when
     everything it is made from equals last time's: the entity itself (fields and positions), where it is
     shown (columns, the field left out, heading level, its list's facets), who names it (with their names
     and parents) and its lineage graph; and, for its whole ruleset, the kinds, every label, the nesting, what
     a homebrew changed, the files' names, the order of kinds, the attributes (formulas spell them), the
     rulesets' titles. Any change to the latter renders every entity of the ruleset again. Mechanics (their
-    odds read other entities) are always rendered. It keeps what the last render used: one site at most."""
+    odds read other entities) are always rendered. It keeps what the last render used: one site at most.
+    In one process what an entity is made from is compared as it is; across runs, by its digest (see
+    targets/digests.py), and the memo is written and read as JSON (`data`, `load`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, digests: Digests | None = None) -> None:
+        self.digests = digests  # across runs: the build's (see digests.Digests)
         self.sites: dict[str, _SiteMemo] = {}
         self.reused = 0  # entity renderings the last render took from the memo
         self.rendered = 0  # ... and those it made
+        self.made: set[tuple[object, ...]] = set()  # their keys: kind, id and how it was shown
 
     def site(self, ruleset: str) -> _SiteMemo:
-        return self.sites.setdefault(ruleset, _SiteMemo())
+        memo = self.sites.get(ruleset)
+        if memo is None:
+            memo = self.sites[ruleset] = _SiteMemo(self.digests)
+        return memo
 
     def keep_only(self, rulesets: Iterable[str]) -> None:
         """After a render: forget rulesets it did not render, and entries it did not use."""
@@ -554,8 +565,79 @@ class RenderMemo:
         self.sites = {r: m for r, m in self.sites.items() if r in wanted}
         self.reused = sum(m.reused for m in self.sites.values())
         self.rendered = sum(len(m.used) for m in self.sites.values()) - self.reused
+        self.made = {key for m in self.sites.values() for key in m.made}
         for memo in self.sites.values():
-            memo.entries, memo.used, memo.reused = memo.used, {}, 0
+            memo.entries, memo.used, memo.reused, memo.made = memo.used, {}, 0, []
+
+    def digests_of(self, ruleset: str) -> tuple[object, dict[object, object]]:
+        """The context and each entry's digest (across runs): how far two memos differ (see build.Kept)."""
+        memo = self.site(ruleset)
+        return memo.context, {key: deps for key, (deps, _) in memo.entries.items()}
+
+    def data(self, ruleset: str, aside: Aside) -> dict[str, Any]:
+        """A ruleset's entries as JSON-compatible data, their HTML `aside` (across runs only: the rest are
+        compared as objects)."""
+        assert self.digests is not None
+        memo = self.site(ruleset)
+        entries = [
+            [*key, deps, *_rendered_data(r, aside)] for key, (deps, r) in memo.entries.items() if deps is not None
+        ]
+        return {"context": memo.context, "entries": entries}
+
+    def load(self, ruleset: str, data: object, aside: Aside) -> bool:
+        """Entries of a ruleset as `data` gave them (from the cache folder); False, and none, where `data` is
+        anything else."""
+        assert self.digests is not None
+        try:
+            entries = _loaded_entries(data, aside)
+        except (TypeError, ValueError, KeyError, IndexError):
+            return False
+        assert isinstance(data, dict)
+        self.sites[ruleset] = _SiteMemo(self.digests, data["context"], entries)
+        return True
+
+
+def _rendered_data(rendered: Rendered, aside: Aside) -> list[object]:
+    graph = rendered.graph
+    return [
+        rendered.kind,
+        rendered.id,
+        aside.put(str(rendered.html)),
+        aside.put(str(rendered.preview)),
+        rendered.texts,
+        None if graph is None else [graph.came_from, graph.required, graph.leads_to],
+    ]
+
+
+_KEY_SIZE = 6  # render_entity's key: kind, id, columns, field left out, level, whether in a list
+
+
+def _loaded_entries(data: object, aside: Aside) -> dict[tuple[object, ...], tuple[object, Rendered]]:
+    """The entries `RenderMemo.data` wrote; TypeError (or ValueError, KeyError, IndexError) for anything else."""
+    if type(data) is not dict or type(data["context"]) is not str:
+        raise TypeError("not a memo")
+    entries: dict[tuple[object, ...], tuple[object, Rendered]] = {}
+    for item in data["entries"]:
+        kind, id_, columns, skip, level, listed, deps, r_kind, r_id, html, preview, texts, graph = item
+        html, preview = aside.get(html), aside.get(preview)
+        if not all(type(v) is str for v in (kind, id_, deps, r_kind, r_id)):
+            raise TypeError("not a memo")
+        if not (type(level) is int and type(listed) is bool and (skip is None or type(skip) is str)):
+            raise TypeError("not a memo")
+        if columns is not None and not all(type(c) is str for c in columns):
+            raise TypeError("not a memo")
+        found = [(str(text), int(weight), str(name)) for text, weight, name in texts]
+        lineage = None
+        if graph is not None:
+            came, required, leads = graph
+            lineage = LifepathGraph(
+                [(str(k), str(i), int(n)) for k, i, n in came],
+                [(str(k), str(i)) for k, i in required],
+                [(str(k), str(i)) for k, i in leads],
+            )
+        key = (kind, id_, None if columns is None else tuple(columns), skip, level, listed)
+        entries[key] = (deps, Rendered(r_kind, r_id, Markup(html), Markup(preview), found, lineage))
+    return entries
 
 
 class RulesetSite:
@@ -605,8 +687,9 @@ class RulesetSite:
                 dict(self.titles),
                 has_language,
             )
-            if memo.context != context:
-                memo.context, memo.entries = context, {}
+            kept: object = digest(context) if memo.digests is not None else context
+            if memo.context != kept or kept is None:
+                memo.context, memo.entries = kept, {}
             memo.used = {}
 
     # ------------------------------------------------------------ entities
@@ -845,17 +928,32 @@ class RulesetSite:
             (source, tuple((i, self.ruleset.entities[source[0]][i].name, self.parent_of(source[0], i)) for i in ids))
             for source, ids in self.back.of(entity.kind, entity.id).items()
         )
-        deps = (entity, None if found is None else tuple(found), back, self.lifepath_graph(entity))
+        graph = self.lifepath_graph(entity)
+        deps: object = (entity, None if found is None else tuple(found), back, graph)
+        if memo.digests is not None:
+            deps = self._digest_of(memo.digests, entity, found, back, graph)
         kept = memo.entries.get(key)
-        if kept is not None and kept[0] == deps:
+        if kept is not None and deps is not None and kept[0] == deps:
             rendered = kept[1]
             memo_hit = True
         else:
             rendered = self._render_entity(entity, columns, skip, level, found)
             memo_hit = False
+            memo.made.append(key)
         memo.used[key] = (deps, rendered)
         memo.reused += memo_hit
         return rendered
+
+    def _digest_of(
+        self, digests: Digests, entity: ir.Entity, found: list[Facet] | None, back: object, graph: LifepathGraph | None
+    ) -> str | None:
+        """What render_entity compares, as a digest (across runs): the entity's and the facets' are made
+        once each (an entity is a row and a card; a list's facets are the same for every row)."""
+        own = digests.of(entity)
+        facets = None if found is None else digests.of(found)
+        if own is None or (found is not None and facets is None):
+            return None
+        return digest((own, facets, back, graph))
 
     def _render_entity(
         self,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
-from typing import assert_never
+from typing import Any, assert_never
 
 from rulesdsl import __version__
 from rulesdsl.compile import formula_types as ft
@@ -29,6 +29,7 @@ from rulesdsl.compile.pipeline import CompiledRuleset
 from rulesdsl.compile.python_names import param_name, registry_name
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
+from rulesdsl.targets.digests import Aside, Digests, digest
 from rulesdsl.targets.labels import labels
 from rulesdsl.targets.python.package import derived_order
 
@@ -432,28 +433,64 @@ class Module:
     unsupported: tuple[tuple[str, str, str], ...]
 
 
-_Codes = dict[tuple[str, str], tuple[tuple[object, ...], str]]  # (kind, id) -> (name and fields, code)
+_Codes = dict[tuple[str, str], tuple[object, str]]  # (kind, id) -> (name and fields, or their digest; code)
 
 
 class CodeMemo:
-    """Each entity's code in rules.js, kept for the next emit in one process (`rulesdsl serve`, or a build
-    that writes rules.js twice), by ruleset and entity: reused when the entity's id, name and fields are
-    last time's, and the ruleset's kinds and what names become (Names) are too (else none is reused). It
-    holds what the last emit of each ruleset used, nothing more."""
+    """Each entity's code in rules.js, kept for the next emit (`rulesdsl serve`, a build that writes rules.js
+    twice, or the next `rulesdsl build`, which keeps it in the cache folder: given `digests`), by ruleset and
+    entity: reused when the entity's id, name and fields are last time's, and the ruleset's kinds and what
+    names become (Names) are too (else none is reused). It holds what the last emit of each ruleset used,
+    nothing more. Across runs, what is compared is kept as digests (see targets/digests.py)."""
 
-    def __init__(self) -> None:
-        self._kept: dict[str, tuple[tuple[object, ...], _Codes]] = {}
+    def __init__(self, digests: Digests | None = None) -> None:
+        self.digests = digests  # across runs: the build's (see digests.Digests)
+        self._kept: dict[str, tuple[object, _Codes]] = {}
+        self.made = 0  # entities whose code emits made (rather than took from the memo)
 
-    def of(self, ruleset: str, context: tuple[object, ...]) -> _Codes:
+    def of(self, ruleset: str, context: object) -> _Codes:
         """Last emit's codes of the ruleset, if it was made in this context (kinds, Names)."""
         last = self._kept.get(ruleset)
-        return last[1] if last is not None and last[0] == context else {}
+        return last[1] if last is not None and context is not None and last[0] == context else {}
 
-    def keep(self, ruleset: str, context: tuple[object, ...], used: _Codes) -> None:
+    def keep(self, ruleset: str, context: object, used: _Codes) -> None:
         self._kept[ruleset] = (context, used)
 
     def keep_only(self, rulesets: Collection[str]) -> None:
         self._kept = {r: kept for r, kept in self._kept.items() if r in rulesets}
+
+    def digests_of(self, ruleset: str) -> tuple[object, dict[object, object]]:
+        """The context and each code's digest (across runs): how far two memos differ (see build.Kept)."""
+        kept = self._kept.get(ruleset)
+        return (None, {}) if kept is None else (kept[0], {key: deps for key, (deps, _) in kept[1].items()})
+
+    def data(self, ruleset: str, aside: Aside) -> dict[str, Any] | None:
+        """A ruleset's codes as JSON-compatible data, the codes `aside` (across runs only); None if none are
+        kept."""
+        assert self.digests is not None
+        kept = self._kept.get(ruleset)
+        if kept is None or kept[0] is None:
+            return None
+        codes = [
+            [kind, id_, deps, aside.put(code)] for (kind, id_), (deps, code) in kept[1].items() if deps is not None
+        ]
+        return {"context": kept[0], "codes": codes}
+
+    def load(self, ruleset: str, data: object, aside: Aside) -> bool:
+        """A ruleset's codes as `data` gave them (from the cache folder); False, and none, for anything else."""
+        assert self.digests is not None
+        if type(data) is not dict or type(data.get("context")) is not str or type(data.get("codes")) is not list:
+            return False
+        codes: _Codes = {}
+        for item in data["codes"]:
+            if type(item) is not list or len(item) != 4 or not all(type(v) is str for v in item[:3]):
+                return False
+            try:
+                codes[(item[0], item[1])] = (item[2], aside.get(item[3]))
+            except TypeError:
+                return False
+        self._kept[ruleset] = (data["context"], codes)
+        return True
 
 
 def render(ruleset: CompiledRuleset, memo: CodeMemo | None = None) -> str:
@@ -483,7 +520,9 @@ def emit(ruleset: CompiledRuleset, memo: CodeMemo | None = None) -> Module:
     ]
     mechanic_names = {mid: f"$mechanic{i}" for i, mid in enumerate(ruleset.entities.get("mechanic", {}))}
     names = Names({}, env, formula_names, {m: mechanic_names[m] for m in mechanic_ids})
-    context = (dict(ruleset.kinds), names)
+    context: object = (dict(ruleset.kinds), names)
+    if memo is not None and memo.digests is not None:
+        context = digest(context)
     kept = memo.of(ruleset.id, context) if memo is not None else {}
     used: _Codes = {}
 
@@ -492,9 +531,15 @@ def emit(ruleset: CompiledRuleset, memo: CodeMemo | None = None) -> Module:
         if memo is None:
             return entity_code(kind, entity, names)
         key = (kind.name, entity.id)
-        deps = (entity.name, entity.fields)
+        # across runs: the whole entity's digest (its positions too: one digest serves every target)
+        deps = (entity.name, entity.fields) if memo.digests is None else memo.digests.of(entity)
         last = kept.get(key)
-        code = last[1] if last is not None and last[0] == deps else entity_code(kind, entity, names)
+        reuse = last is not None and deps is not None and last[0] == deps
+        if last is not None and reuse:
+            code = last[1]
+        else:
+            code = entity_code(kind, entity, names)
+            memo.made += 1
         used[key] = (deps, code)
         return code
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from types import MappingProxyType
-from typing import assert_never
+from typing import Any, assert_never
 
 from rulesdsl import __version__
 from rulesdsl.compile import formula_types as ft
@@ -46,6 +46,7 @@ from rulesdsl.compile.python_names import (
 from rulesdsl.language import fieldtypes as t
 from rulesdsl.language.names import slug
 from rulesdsl.resources import LICENSE, RUNTIME
+from rulesdsl.targets.digests import Aside, Digests, digest
 from rulesdsl.targets.labels import labels
 from rulesdsl.targets.templating import doc_line, environment, natural, py, template_context
 
@@ -654,6 +655,8 @@ def entity_code(kind: Kind, entity: ir.Entity, names: Names | None = None) -> st
     return f"{kind_class(kind.name)}({', '.join(args + keywords)})"
 
 
+Calls = tuple[tuple[str, tuple[str, ...] | None, int], ...]  # (callee, keywords, index in the table)
+
 # How a compact literal of _rt.Registry says what is not a plain value (the first item of each tuple): a tuple,
 # a dict, or (0 and up) a call of the registry's `calls` entry of that index.
 _TUPLE, _DICT = -1, -2
@@ -667,9 +670,28 @@ class Compact:
     only when it is read."""
 
     calls: dict[tuple[str, tuple[str, ...] | None], int] = field(default_factory=dict)
+    trace: dict[tuple[str, tuple[str, ...] | None], int] | None = None  # the calls `traced` saw, in order
 
     def call(self, callee: str, keywords: tuple[str, ...] | None) -> int:
-        return self.calls.setdefault((callee, keywords), len(self.calls))
+        index = self.calls.setdefault((callee, keywords), len(self.calls))
+        if self.trace is not None:
+            self.trace.setdefault((callee, keywords), index)
+        return index
+
+    def traced(self, code: str) -> tuple[str | None, Calls]:
+        """`literal(code)`, and the calls it asked for (each once, in the order first asked, with its index):
+        an entity's literal is the same text wherever its calls get the same indices (see `replay`)."""
+        self.trace = {}
+        try:
+            literal = self.literal(code)
+        finally:
+            trace, self.trace = self.trace, None
+        return literal, tuple((callee, keywords, index) for (callee, keywords), index in trace.items())
+
+    def replay(self, calls: Calls) -> bool:
+        """Ask for `calls` (what `traced` gave for an entity) as its literal would: whether each got the index
+        it got then. The table grows as it would have (in the same order), matched or not."""
+        return all(self.call(callee, keywords) == index for callee, keywords, index in calls)
 
     def literal(self, code: str) -> str | None:
         """`code` (an entity as `entity_code` writes it) as a compact literal; None when it holds what a
@@ -1155,9 +1177,144 @@ class KindModule:
     doc: str
 
 
-def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> Iterator[KindModule]:
+@dataclass(frozen=True, slots=True)
+class Made:
+    """An entity's code in its kind's module: what it makes it of, kept for the next build (PackageMemo)."""
+
+    code: str  # entity_code's
+    literal: str | None  # its compact literal (None: it has none)
+    calls: Calls  # the calls the literal asked for
+    needs: frozenset[Need]  # what the code uses
+
+
+_Kept = dict[str, tuple[str, Made]]  # entity id -> (its digest, what it made)
+
+
+class PackageMemo:
+    """Each entity's code in its kind's module, kept for the next `rulesdsl build` (in the cache folder, as
+    the site's and rules.js's are: see targets/build.py Kept), by ruleset, kind and entity. An entity's is
+    reused when the entity's digest is last time's, and so is its kind's context: the kind, what names become
+    (Names), its record classes' names and the package's module names. A compact literal is reused where its
+    calls get the same indices in the registry's table as last time (else it is made again from the code).
+    It holds what the last render of each ruleset used, nothing more."""
+
+    def __init__(self, digests: Digests) -> None:
+        self.digests = digests
+        self._kept: dict[str, dict[str, tuple[str, _Kept]]] = {}  # ruleset -> kind -> (context digest, entities)
+        self._used: dict[str, dict[str, tuple[str, _Kept]]] = {}
+        self.made = 0  # entities whose code renders made (rather than took from the memo)
+
+    def kept(self, ruleset: str, kind: str, context: str | None) -> _Kept:
+        last = self._kept.get(ruleset, {}).get(kind)
+        return last[1] if last is not None and context is not None and last[0] == context else {}
+
+    def use(self, ruleset: str, kind: str, context: str | None, used: _Kept) -> None:
+        if context is not None:
+            self._used.setdefault(ruleset, {})[kind] = (context, used)
+
+    def rendered(self, ruleset: str) -> None:
+        """After a render of the ruleset: keep what it used, only that."""
+        self._kept[ruleset] = self._used.pop(ruleset, {})
+
+    def digests_of(self, ruleset: str) -> tuple[object, dict[object, object]]:
+        """The contexts and each entity's digest: how far two memos differ (see build.Kept)."""
+        kinds = self._kept.get(ruleset, {})
+        contexts = tuple((kind, context) for kind, (context, _) in kinds.items())
+        return contexts, {(kind, id_): deps for kind, (_, kept) in kinds.items() for id_, (deps, _) in kept.items()}
+
+    def data(self, ruleset: str, aside: Aside) -> dict[str, Any]:
+        """A ruleset's codes as JSON-compatible data, the codes `aside`."""
+        kinds = self._kept.get(ruleset, {})
+        return {
+            "kinds": [
+                [kind, context, [[id_, deps, *_made_data(made, aside)] for id_, (deps, made) in entities.items()]]
+                for kind, (context, entities) in kinds.items()
+            ]
+        }
+
+    def load(self, ruleset: str, data: object, aside: Aside) -> bool:
+        """A ruleset's codes as `data` gave them (from the cache folder); False, and none, for anything else."""
+        try:
+            kinds = _loaded_kinds(data, aside)
+        except (TypeError, ValueError, KeyError):
+            return False
+        self._kept[ruleset] = kinds
+        return True
+
+
+def _made_data(made: Made, aside: Aside) -> list[object]:
+    calls = [[callee, None if keywords is None else list(keywords), index] for callee, keywords, index in made.calls]
+    literal = None if made.literal is None else aside.put(made.literal)
+    return [aside.put(made.code), literal, calls, sorted(need.value for need in made.needs)]
+
+
+def _loaded_kinds(data: object, aside: Aside) -> dict[str, tuple[str, _Kept]]:
+    """What PackageMemo.data wrote; TypeError (or ValueError, KeyError) for anything else."""
+    if type(data) is not dict or type(data["kinds"]) is not list:
+        raise TypeError("not a memo")
+    kinds: dict[str, tuple[str, _Kept]] = {}
+    for kind, context, entities in data["kinds"]:
+        if type(kind) is not str or type(context) is not str or type(entities) is not list:
+            raise TypeError("not a memo")
+        kept: _Kept = {}
+        for id_, deps, code_at, literal_at, calls, needs in entities:
+            if type(id_) is not str or type(deps) is not str:
+                raise TypeError("not a memo")
+            code, literal = aside.get(code_at), None if literal_at is None else aside.get(literal_at)
+            made_calls = tuple(
+                (_text(callee), None if keywords is None else tuple(map(_text, keywords)), _int(index))
+                for callee, keywords, index in calls
+            )
+            kept[id_] = (deps, Made(code, literal, made_calls, frozenset(Need(_text(n)) for n in needs)))
+        kinds[kind] = (context, kept)
+    return kinds
+
+
+def _text(value: object) -> str:
+    if type(value) is not str:
+        raise TypeError("not a string")
+    return value
+
+
+def _int(value: object) -> int:
+    if type(value) is not int:
+        raise TypeError("not an int")
+    return value
+
+
+def _entity_codes(
+    kind: Kind, entities: Mapping[str, ir.Entity], names: Names, compact: Compact, kept: _Kept, memo: PackageMemo | None
+) -> tuple[list[tuple[str, Made]], _Kept]:
+    """Each entity's code and compact literal (see Compact), in order: from `kept` where its digest is the one
+    kept (and its literal's calls get the same indices), else made now. Also what to keep for the next."""
+    made: list[tuple[str, Made]] = []
+    used: _Kept = {}
+    for entity_id, entity in entities.items():
+        deps = None if memo is None else memo.digests.of(entity)
+        last = kept.get(entity_id)
+        if last is not None and deps is not None and last[0] == deps:
+            one = last[1]
+            if not compact.replay(one.calls):
+                literal, calls = compact.traced(one.code)
+                one = Made(one.code, literal, calls, one.needs)
+        else:
+            with noting() as needs:
+                code = entity_code(kind, entity, names)
+            literal, calls = compact.traced(code)
+            one = Made(code, literal, calls, frozenset(needs))
+            if memo is not None:
+                memo.made += 1
+        made.append((entity_id, one))
+        if deps is not None:
+            used[entity_id] = (deps, one)
+    return made, used
+
+
+def _kind_modules(
+    ruleset: CompiledRuleset, names: Names, taken: set[str], memo: PackageMemo | None = None
+) -> Iterator[KindModule]:
     """The kinds with a module of their own: declared by the ruleset, or built in and used. Their record
-    classes take none of the names in `taken` (the package's), and join them."""
+    classes take none of the names in `taken` (the package's), and join them. `memo`: see PackageMemo."""
     for kind_name, kind in ruleset.kinds.items():
         if kind_name in CORE_KINDS:
             continue
@@ -1168,14 +1325,22 @@ def _kind_modules(ruleset: CompiledRuleset, names: Names, taken: set[str]) -> It
             rt("Value")  # the classes' base
             record_names, records = record_classes(kind, entities, names, taken)
             token = _RECORD_NAMES.set(record_names)
+            compact = Compact()
+            context = None
+            if memo is not None:  # what entity_code reads besides the entity
+                context = digest((kind, names, dict(record_names), sorted(_MODULES.get())))
             try:
                 fields = field_codes(kind, entities, names)
-                codes = [(entity_id, entity_code(kind, e, names)) for entity_id, e in entities.items()]
+                kept = {} if memo is None else memo.kept(ruleset.id, kind_name, context)
+                made, used = _entity_codes(kind, entities, names, compact, kept, memo)
             finally:
                 _RECORD_NAMES.reset(token)
-            compact = Compact()
-            literals = [(entity_id, compact.literal(code)) for entity_id, code in codes]
-            lazy = [(entity_id, literal) for entity_id, literal in literals if literal is not None]
+            if memo is not None:
+                memo.use(ruleset.id, kind_name, context, used)
+            for _, one in made:
+                needs |= one.needs
+            codes = [(entity_id, one.code) for entity_id, one in made]
+            lazy = [(entity_id, one.literal) for entity_id, one in made if one.literal is not None]
             if len(lazy) == len(codes):
                 rt("Registry")
                 codes = lazy
@@ -1342,17 +1507,21 @@ class Package:
     attribute_tables: bool
 
 
-def render(ruleset: CompiledRuleset) -> dict[str, str]:
-    """Every file of the package, by path relative to the package folder."""
+def render(ruleset: CompiledRuleset, memo: PackageMemo | None = None) -> dict[str, str]:
+    """Every file of the package, by path relative to the package folder. `memo`: the entities' code the last
+    build made (see PackageMemo), left holding this render's."""
     modules = frozenset(kind_module(k) for k in ruleset.kinds if k not in CORE_KINDS)
     token = _MODULES.set(modules)
     try:
-        return _render(ruleset)
+        files = _render(ruleset, memo)
     finally:
         _MODULES.reset(token)
+    if memo is not None:
+        memo.rendered(ruleset.id)
+    return files
 
 
-def _render(ruleset: CompiledRuleset) -> dict[str, str]:
+def _render(ruleset: CompiledRuleset, memo: PackageMemo | None) -> dict[str, str]:
     env = environment()
     head = header(ruleset)
     formula_env = environment_of(ruleset.entities)
@@ -1365,7 +1534,7 @@ def _render(ruleset: CompiledRuleset) -> dict[str, str]:
     # What the package defines or exports besides record classes, which are named after it (`CreatureStrike`)
     package_names = {*PACKAGE_NAMES, *CLASS_NAMES, *(f.name for f in (*formulas, *functions))}
     package_names |= {name for k in ruleset.kinds for name in (kind_class(k), registry_name(k), kind_module(k))}
-    kinds = list(_kind_modules(ruleset, cell_names, package_names))
+    kinds = list(_kind_modules(ruleset, cell_names, package_names, memo))
     with_lifepaths = bool(ruleset.entities.get("lifepath"))
     attribute_kind = ruleset.kinds["attribute"]
     attribute_exports = _isort(["ATTRIBUTES", "Attribute", "derive_attributes", *(f.name for f in functions)])
