@@ -10,6 +10,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from rulesdsl.reprs import plain_reprs
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Position:
@@ -323,3 +325,6 @@ def summary(diagnostics: Sequence[Diagnostic]) -> str:
     errors = sum(d.severity == "error" for d in diagnostics)
     warnings = len(diagnostics) - errors
     return f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+
+
+plain_reprs(globals())

@@ -12,7 +12,7 @@ from rulesdsl.compile.pipeline import compile_paths
 from rulesdsl.targets.build import render_all
 from rulesdsl.targets.templating import py
 
-from .conftest import FIXTURES, GENERATED, golden_folder, quality_command, run_python, write_ruleset
+from .conftest import FIXTURES, GENERATED, ROOT, golden_folder, quality_command, run_python, write_ruleset
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mini"
 
@@ -213,3 +213,28 @@ print("ok")
 """
     ran = run_python(code, GENERATED)
     assert ran.stdout.strip() == "ok", ran.stderr
+
+
+@pytest.mark.parametrize(
+    "folder", ["rules", *(f"tests/examples/{name}" for name in ("careers", "investigators", "pool_game", "spells"))]
+)
+def test_formulas_stand_only_in_fields_whose_types_hold_them(folder: str) -> None:
+    """The package reads what formulas yield only from fields whose declared types hold formulas
+    (package._HOLDING_FORMULAS, in lists, maps and records too): no formula of the seeds and examples stands
+    in any other field, nor in a default of one."""
+    from rulesdsl.compile import ir
+    from rulesdsl.language import fieldtypes as t
+    from rulesdsl.targets.python.package import _HOLDING_FORMULAS
+
+    compiled = compile_paths([ROOT / folder])
+    assert compiled.ok
+    seen = 0
+    for ruleset in compiled.rulesets:
+        for kind_name, group in ruleset.entities.items():
+            for decl in ruleset.kinds[kind_name].fields.values():
+                held = [e.fields.get(decl.name) for e in group.values()] + [decl.default]
+                found = [n for v in held for n in ir.walk(v) if isinstance(n, ir.Formula)]
+                if not t.holds(decl.type, _HOLDING_FORMULAS):
+                    assert not found, (ruleset.id, kind_name, decl.name)
+                seen += len(found)
+    assert seen > 0 or folder.endswith(("careers", "pool_game"))

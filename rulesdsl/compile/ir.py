@@ -18,6 +18,7 @@ from typing import Any, assert_never
 
 from rulesdsl.language.fieldtypes import FieldType
 from rulesdsl.language.names import slug
+from rulesdsl.reprs import plain_reprs
 from rulesdsl.runtime import core as rt
 from rulesdsl.syntax.tree import Position
 
@@ -943,3 +944,6 @@ def runtime_dice(dice: Dice) -> rt.Dice:
             case _:
                 assert_never(part)
     return rt.Dice(dice.text, terms, dice.modifier, tuple(parts))
+
+
+plain_reprs(globals())

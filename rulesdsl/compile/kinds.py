@@ -23,6 +23,7 @@ from rulesdsl.language.fieldtypes import (
     RecordType,
     TextType,
 )
+from rulesdsl.reprs import plain_reprs
 from rulesdsl.resources import PRELUDE
 from rulesdsl.syntax.tree import Position
 
@@ -200,3 +201,6 @@ def _changed_record_field(record_field: RecordField, change: DefaultChange) -> R
     if default is written and field_type is record_field.type:
         return record_field
     return replace(record_field, default=default, type=field_type)
+
+
+plain_reprs(globals())

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import assert_never
 
 from rulesdsl.diagnostics import Position, naming_hint, suggest
+from rulesdsl.reprs import plain_reprs
 
 
 @dataclass(frozen=True, slots=True)
@@ -496,3 +497,6 @@ def holds(field_type: FieldType, wanted: tuple[type, ...]) -> bool:
             return any(holds(f.type, wanted) for f in fields)
         case _:
             return False
+
+
+plain_reprs(globals())

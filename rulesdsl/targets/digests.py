@@ -92,11 +92,11 @@ def pack(data: object, aside: Aside) -> bytes:
 
 def unpack(payload: bytes) -> tuple[object, Aside]:
     """What `pack` packed; ValueError (or TypeError) for anything else."""
-    header, newline, blob = payload.partition(b"\n")
-    if not newline:
+    end = payload.find(b"\n")
+    if end < 0:
         raise ValueError("no texts")
-    data, lengths = json.loads(header)
-    text = blob.decode("utf-8", "surrogatepass")
+    data, lengths = json.loads(payload[:end])
+    text = str(memoryview(payload)[end + 1 :], "utf-8", "surrogatepass")  # not copied first
     if type(lengths) is not list or not all(type(n) is int and n >= 0 for n in lengths) or sum(lengths) != len(text):
         raise ValueError("the texts are not as long as said")
     texts, start = [], 0

@@ -598,10 +598,9 @@ class RenderMemo:
 
 
 def _rendered_data(rendered: Rendered, aside: Aside) -> list[object]:
+    """A rendering as data (its kind and id are its key's: see _loaded_entries)."""
     graph = rendered.graph
     return [
-        rendered.kind,
-        rendered.id,
         aside.put(str(rendered.html)),
         aside.put(str(rendered.preview)),
         rendered.texts,
@@ -609,35 +608,35 @@ def _rendered_data(rendered: Rendered, aside: Aside) -> list[object]:
     ]
 
 
-_KEY_SIZE = 6  # render_entity's key: kind, id, columns, field left out, level, whether in a list
-
-
 def _loaded_entries(data: object, aside: Aside) -> dict[tuple[object, ...], tuple[object, Rendered]]:
     """The entries `RenderMemo.data` wrote; TypeError (or ValueError, KeyError, IndexError) for anything else."""
     if type(data) is not dict or type(data["context"]) is not str:
         raise TypeError("not a memo")
     entries: dict[tuple[object, ...], tuple[object, Rendered]] = {}
-    for item in data["entries"]:
-        kind, id_, columns, skip, level, listed, deps, r_kind, r_id, html, preview, texts, graph = item
-        html, preview = aside.get(html), aside.get(preview)
-        if not all(type(v) is str for v in (kind, id_, deps, r_kind, r_id)):
+    for kind, id_, columns, skip, level, listed, deps, html, preview, texts, graph in data["entries"]:
+        if not (type(kind) is str and type(id_) is str and type(deps) is str and type(level) is int):
             raise TypeError("not a memo")
-        if not (type(level) is int and type(listed) is bool and (skip is None or type(skip) is str)):
+        if not (type(listed) is bool and (skip is None or type(skip) is str)):
             raise TypeError("not a memo")
         if columns is not None and not all(type(c) is str for c in columns):
             raise TypeError("not a memo")
-        found = [(str(text), int(weight), str(name)) for text, weight, name in texts]
-        lineage = None
-        if graph is not None:
-            came, required, leads = graph
-            lineage = LifepathGraph(
-                [(str(k), str(i), int(n)) for k, i, n in came],
-                [(str(k), str(i)) for k, i in required],
-                [(str(k), str(i)) for k, i in leads],
-            )
+        found = [(text, weight, name) for text, weight, name in texts]
+        if not all(type(text) is str and type(weight) is int and type(name) is str for text, weight, name in found):
+            raise TypeError("not a memo")
+        lineage = None if graph is None else _lineage(graph)
         key = (kind, id_, None if columns is None else tuple(columns), skip, level, listed)
-        entries[key] = (deps, Rendered(r_kind, r_id, Markup(html), Markup(preview), found, lineage))
+        rendered = Rendered(kind, id_, Markup(aside.get(html)), Markup(aside.get(preview)), found, lineage)
+        entries[key] = (deps, rendered)
     return entries
+
+
+def _lineage(graph: list[list[list[Any]]]) -> LifepathGraph:
+    came, required, leads = graph
+    if not all(type(k) is str and type(i) is str and type(n) is int for k, i, n in came):
+        raise TypeError("not a memo")
+    if not all(type(k) is str and type(i) is str for k, i in (*required, *leads)):
+        raise TypeError("not a memo")
+    return LifepathGraph([(k, i, n) for k, i, n in came], [(k, i) for k, i in required], [(k, i) for k, i in leads])
 
 
 class RulesetSite:

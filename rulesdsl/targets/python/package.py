@@ -472,6 +472,9 @@ def _bare(code: str) -> str:
     return code
 
 
+_HOLDING_FORMULAS = (t.FormulaType, t.ObstacleType, t.CheckType)  # the types whose values are ir.Formula
+
+
 def formula_yields(values: Iterable[object], env: ft.Env) -> set[str]:
     """The types of what the formulas among `values` yield (for `py_type`)."""
     return {
@@ -522,8 +525,10 @@ def _decl_codes(decls: Iterable[FieldDecl], values: Iterable[Mapping[str, ir.Val
     values = list(values)
     for decl in decls:
         given = [v.get(decl.name) for v in values]
-        # what its formulas yield, the default's among them (an entity that leaves the field out holds it)
-        annotation = python_type(decl.type, formula_yields([*given, decl.default], names.env))
+        # what its formulas yield, the default's among them (an entity that leaves the field out holds it);
+        # formulas are lowered only where these types stand (lower.py), so no other field is searched
+        held = [*given, decl.default] if t.holds(decl.type, _HOLDING_FORMULAS) else []
+        annotation = python_type(decl.type, formula_yields(held, names.env))
         if any(isinstance(v, ir.Unknown) for v in given):
             annotation += " | " + rt("Unknown")
         # `none` is None where the field has a default, or is a list that cannot be empty (`list in 2..3`)
