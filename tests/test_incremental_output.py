@@ -41,12 +41,7 @@ def test_a_render_with_memos_is_a_cold_render_edit_after_edit(edits: list[tuple[
     with tempfile.TemporaryDirectory() as work:
         editor = Editor(Path(work), Memo())
         memo, code = RenderMemo(), CodeMemo()
-        for edit in [None, *edits]:
-            if edit is not None:
-                editor.apply(edit)
-            compiled = editor.in_memory()
-            if not compiled.ok:
-                continue
+        for compiled in editor.compiled_after(edits):
             assert rendered(compiled.rulesets, memo, code) == rendered(compiled.rulesets, None, None)
 
 

@@ -49,12 +49,7 @@ def test_a_build_with_what_the_last_kept_is_a_cold_build_edit_after_edit(
     line does (once they differ enough): a build may start from renderings several edits old."""
     with tempfile.TemporaryDirectory() as work, mock.patch.object(Kept, "DRIFT", drift):
         editor = Editor(Path(work), Memo())
-        for edit in [None, *edits]:
-            if edit is not None:
-                editor.apply(edit)
-            compiled = editor.in_memory()
-            if not compiled.ok:
-                continue
+        for compiled in editor.compiled_after(edits):
             files, _ = kept_build(compiled.rulesets, Path(work) / "kept")
             assert files == render_all(compiled.rulesets)
 

@@ -98,6 +98,15 @@ class Editor:
         with inside(self.disk), mock.patch.dict(os.environ, {"RULESDSL_CACHE_DIR": str(self.cache)}):
             return compile_paths([Path("rules/rim")], overlay=self.overlay, bases=[], memo=self.memo)
 
+    def compiled_after(self, edits: list[tuple[int, str, int, int]]) -> Iterator[Compilation]:
+        """The analysis before the edits and after each, where it compiles."""
+        for edit in [None, *edits]:
+            if edit is not None:
+                self.apply(edit)
+            compiled = self.in_memory()
+            if compiled.ok:
+                yield compiled
+
     def saved(self) -> Compilation:
         shutil.rmtree(self.saved_to, ignore_errors=True)
         shutil.copytree(self.disk, self.saved_to)
