@@ -1228,49 +1228,65 @@ class PackageMemo:
         return contexts, {(kind, id_): deps for kind, (_, kept) in kinds.items() for id_, (deps, _) in kept.items()}
 
     def data(self, ruleset: str, aside: Aside) -> dict[str, Any]:
-        """A ruleset's codes as JSON-compatible data, the codes `aside`."""
-        kinds = self._kept.get(ruleset, {})
-        return {
-            "kinds": [
-                [kind, context, [[id_, deps, *_made_data(made, aside)] for id_, (deps, made) in entities.items()]]
-                for kind, (context, entities) in kinds.items()
+        """A ruleset's codes as JSON-compatible data, the codes `aside`; the calls and needs entities share
+        (most entities of a kind make the same calls) are written once each, and named by their place."""
+        calls: dict[Calls, int] = {}
+        needs: dict[frozenset[Need], int] = {}
+        kinds = [
+            [
+                kind,
+                context,
+                [
+                    [
+                        id_,
+                        deps,
+                        aside.put(made.code),
+                        None if made.literal is None else aside.put(made.literal),
+                        calls.setdefault(made.calls, len(calls)),
+                        needs.setdefault(made.needs, len(needs)),
+                    ]
+                    for id_, (deps, made) in entities.items()
+                ],
             ]
+            for kind, (context, entities) in self._kept.get(ruleset, {}).items()
+        ]
+        return {
+            "calls": [[[callee, None if kw is None else list(kw), index] for callee, kw, index in c] for c in calls],
+            "needs": [sorted(need.value for need in n) for n in needs],
+            "kinds": kinds,
         }
 
     def load(self, ruleset: str, data: object, aside: Aside) -> bool:
         """A ruleset's codes as `data` gave them (from the cache folder); False, and none, for anything else."""
         try:
             kinds = _loaded_kinds(data, aside)
-        except (TypeError, ValueError, KeyError):
+        except (TypeError, ValueError, KeyError, IndexError):
             return False
         self._kept[ruleset] = kinds
         return True
 
 
-def _made_data(made: Made, aside: Aside) -> list[object]:
-    calls = [[callee, None if keywords is None else list(keywords), index] for callee, keywords, index in made.calls]
-    literal = None if made.literal is None else aside.put(made.literal)
-    return [aside.put(made.code), literal, calls, sorted(need.value for need in made.needs)]
-
-
 def _loaded_kinds(data: object, aside: Aside) -> dict[str, tuple[str, _Kept]]:
-    """What PackageMemo.data wrote; TypeError (or ValueError, KeyError) for anything else."""
+    """What PackageMemo.data wrote; TypeError (or ValueError, KeyError, IndexError) for anything else."""
     if type(data) is not dict or type(data["kinds"]) is not list:
         raise TypeError("not a memo")
+    calls = [
+        tuple((_text(callee), None if kw is None else tuple(map(_text, kw)), _int(index)) for callee, kw, index in c)
+        for c in data["calls"]
+    ]
+    needs = [frozenset(Need(_text(n)) for n in named) for named in data["needs"]]
     kinds: dict[str, tuple[str, _Kept]] = {}
     for kind, context, entities in data["kinds"]:
         if type(kind) is not str or type(context) is not str or type(entities) is not list:
             raise TypeError("not a memo")
         kept: _Kept = {}
-        for id_, deps, code_at, literal_at, calls, needs in entities:
-            if type(id_) is not str or type(deps) is not str:
+        for id_, deps, code_at, literal_at, calls_at, needs_at in entities:
+            if not (type(id_) is str and type(deps) is str and type(calls_at) is int and type(needs_at) is int):
                 raise TypeError("not a memo")
             code, literal = aside.get(code_at), None if literal_at is None else aside.get(literal_at)
-            made_calls = tuple(
-                (_text(callee), None if keywords is None else tuple(map(_text, keywords)), _int(index))
-                for callee, keywords, index in calls
-            )
-            kept[id_] = (deps, Made(code, literal, made_calls, frozenset(Need(_text(n)) for n in needs)))
+            if calls_at < 0 or needs_at < 0:
+                raise IndexError("not a memo")
+            kept[id_] = (deps, Made(code, literal, calls[calls_at], needs[needs_at]))
         kinds[kind] = (context, kept)
     return kinds
 
