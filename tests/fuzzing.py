@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rulesdsl.compile.cache import ParseCache
 from rulesdsl.compile.pipeline import Compilation, compile_paths
 from rulesdsl.diagnostics import render_json, render_text, source_lines
-from rulesdsl.targets.build import render_all, write_output
+from rulesdsl.targets.build import Kept, render_all, write_output
 from rulesdsl.targets.python import package as python
 
 from .conftest import MANIFEST, quality_command, run_python
@@ -504,12 +505,16 @@ def write_rules(rules: Path, files: dict[str, str]) -> None:
         (rules / name).write_text(text, encoding="utf-8")
 
 
-def judge_generated(files: dict[str, str], scratch: Path, out: Path, *, seed: int = 0, site: bool = True) -> Judged:
+def judge_generated(
+    files: dict[str, str], scratch: Path, out: Path, *, seed: int = 0, site: bool = True, kept: Path | None = None
+) -> Judged:
     """The property for one generated ruleset (files below `rules/`): `check` reports diagnostics, each
     with a position inside its file, or the rulesets build, import in a bare interpreter and run (DRIVER).
     The packages are written to `out`, which may hold others (mypy runs over them all, later). Without
     `site` only the packages are rendered (the reference is 40% of the time; a long run renders it for a
-    sample)."""
+    sample). With `kept` (a cache folder, maybe holding other rulesets' renderings under the same ids), the
+    build is made twice more as `rulesdsl build` makes it, keeping its renderings there (targets/build.py
+    Kept): both must be the cold build, the first taking what is there, the second all it kept."""
     rules = scratch / "rules"
     shutil.rmtree(rules, ignore_errors=True)
     write_rules(rules, files)
@@ -531,6 +536,14 @@ def judge_generated(files: dict[str, str], scratch: Path, out: Path, *, seed: in
     try:
         if site:
             files_out = render_all(result.rulesets)
+            for again in range(2 if kept is not None else 0):
+                opened, _ = ParseCache.open(kept)
+                memo = Kept(opened, result.rulesets)
+                if render_all(result.rulesets, memo) != files_out:
+                    return Judged(
+                        (f"a build with kept renderings (run {again + 1}) is not the cold one",), True, (), codes
+                    )
+                memo.save(result.rulesets)
         else:
             files_out = {f"{r.id}/{name}": text for r in result.rulesets for name, text in python.render(r).items()}
         for name, text in files_out.items():

@@ -38,7 +38,8 @@ def _report(ruleset: Ruleset, mutated: str, problems: tuple[str, ...]) -> str:
 def test_what_checks_clean_builds_imports_and_runs(drawn: tuple[Ruleset, str]) -> None:
     ruleset, mutated = drawn
     with tempfile.TemporaryDirectory() as scratch:
-        judged = judge_generated(ruleset.files(), Path(scratch), Path(scratch) / "out")
+        kept = Path(scratch) / "kept"
+        judged = judge_generated(ruleset.files(), Path(scratch), Path(scratch) / "out", kept=kept)
     assert not judged.problems, _report(ruleset, mutated, judged.problems)
 
 
