@@ -107,7 +107,7 @@ class Kept:
     cannot be read is a build that renders everything.
 
     An entry is written again only once what it would keep differs from what it keeps in more than one
-    entity in DRIFT: writing 60 MB (at 10,000 lifepaths) costs as much as rendering again a few hundred
+    entity in DRIFT: writing 50 MB (at 10,000 lifepaths) costs as much as rendering again a few hundred
     entities, so a build that renders again the few an edit changed leaves the entry as it is, and the next
     build renders them again too (each taken by its digest: never a stale one)."""
 
