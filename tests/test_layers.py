@@ -13,10 +13,11 @@ import rulesdsl
 PACKAGE = Path(rulesdsl.__file__).resolve().parent
 
 # Bottom to top. The base: the runtime generated packages carry (standard library only, so that the
-# compiler finds names exactly as a package does), positions and diagnostics, and where the data files are.
+# compiler finds names exactly as a package does), positions and diagnostics, where the data files are, and
+# the plain reprs of frozen dataclasses.
 LAYERS = (
     ("runtime",),
-    ("__init__", "diagnostics", "resources"),
+    ("__init__", "diagnostics", "resources", "reprs"),
     ("language",),
     ("syntax",),
     ("compile",),
