@@ -695,7 +695,8 @@ class Compact:
 
     def replay(self, calls: Calls) -> bool:
         """Ask for `calls` (what `traced` gave for an entity) as its literal would: whether each got the index
-        it got then. The table grows as it would have (in the same order), matched or not."""
+        it got then. It stops at the first that did not; the literal is then made again (`traced`), which asks
+        for them in the same order, so the table grows as it would have either way."""
         return all(self.call(callee, keywords) == index for callee, keywords, index in calls)
 
     def literal(self, code: str) -> str | None:
