@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rulesdsl.compile.cache import ParseCache
-from rulesdsl.compile.pipeline import Compilation, compile_paths
+from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths
 from rulesdsl.diagnostics import render_json, render_text, source_lines
 from rulesdsl.targets.build import Kept, render_all, write_output
 from rulesdsl.targets.python import package as python
@@ -505,6 +505,16 @@ def write_rules(rules: Path, files: dict[str, str]) -> None:
         (rules / name).write_text(text, encoding="utf-8")
 
 
+def kept_build(rulesets: tuple[CompiledRuleset, ...], cache: Path) -> tuple[dict[str, str], Kept]:
+    """A build as the command line makes it, in a process of its own: what the cache keeps read first, and
+    what it rendered kept after."""
+    opened, _ = ParseCache.open(cache)
+    kept = Kept(opened, rulesets)
+    files = render_all(rulesets, kept)
+    kept.save(rulesets)
+    return files, kept
+
+
 def judge_generated(
     files: dict[str, str], scratch: Path, out: Path, *, seed: int = 0, site: bool = True, kept: Path | None = None
 ) -> Judged:
@@ -537,13 +547,11 @@ def judge_generated(
         if site:
             files_out = render_all(result.rulesets)
             for again in range(2 if kept is not None else 0):
-                opened, _ = ParseCache.open(kept)
-                memo = Kept(opened, result.rulesets)
-                if render_all(result.rulesets, memo) != files_out:
+                assert kept is not None
+                if kept_build(result.rulesets, kept)[0] != files_out:
                     return Judged(
                         (f"a build with kept renderings (run {again + 1}) is not the cold one",), True, (), codes
                     )
-                memo.save(result.rulesets)
         else:
             files_out = {f"{r.id}/{name}": text for r in result.rulesets for name, text in python.render(r).items()}
         for name, text in files_out.items():

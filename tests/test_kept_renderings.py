@@ -16,26 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulesdsl.compile.cache import ParseCache
 from rulesdsl.compile.memo import Memo
-from rulesdsl.compile.pipeline import CompiledRuleset, compile_paths
+from rulesdsl.compile.pipeline import compile_paths
 from rulesdsl.targets import digests
 from rulesdsl.targets.build import Kept, render_all
 from rulesdsl.tools.cli import main
 
 from .conftest import ROOT
+from .fuzzing import kept_build
 from .test_incremental_output import _edit
 from .test_overlay import EDITS, Editor
-
-
-def kept_build(rulesets: tuple[CompiledRuleset, ...], cache: Path) -> tuple[dict[str, str], Kept]:
-    """A build as the command line makes it, in a process of its own: what the cache keeps read first, and
-    what it rendered kept after."""
-    opened, _ = ParseCache.open(cache)
-    kept = Kept(opened, rulesets)
-    files = render_all(rulesets, kept)
-    kept.save(rulesets)
-    return files, kept
 
 
 @settings(max_examples=20, deadline=None)

@@ -120,15 +120,23 @@ class Kept:
         self.site = html.RenderMemo(self.digests) if self.digests is not None else None
         self.code = javascript.CodeMemo(self.digests)
         self.package = python.PackageMemo(self.digests) if self.digests is not None else None
+        self._targets: list[tuple[str, html.RenderMemo | javascript.CodeMemo | python.PackageMemo]] = []
+        if self.site is not None and self.package is not None:
+            self._targets = [("site", self.site), ("js", self.code), ("package", self.package)]
         self._loaded: dict[str, tuple[object, dict[object, object]]] = {}  # entry key -> what it keeps (digests)
+        if cache is not None:
+            self._load(cache, rulesets)
+
+    def _load(self, cache: ParseCache, rulesets: tuple[CompiledRuleset, ...]) -> None:
         for ruleset in rulesets:
-            for target, memo in self._memos():
+            for target, memo in self._targets:
                 key = self._key(target, ruleset.id)
-                payload = None if cache is None else cache.load_raw(key)
-                if payload is not None:
-                    with suppress(ValueError, TypeError, RecursionError):
-                        if memo.load(ruleset.id, *digests.unpack(payload)):
-                            self._loaded[key] = memo.digests_of(ruleset.id)
+                payload = cache.load_raw(key)
+                if payload is None:
+                    continue
+                with suppress(ValueError, TypeError, RecursionError):
+                    if memo.load(ruleset.id, *digests.unpack(payload)):
+                        self._loaded[key] = memo.digests_of(ruleset.id)
 
     @classmethod
     def open(cls, rulesets: tuple[CompiledRuleset, ...]) -> Kept:
@@ -141,7 +149,7 @@ class Kept:
         if self.cache is None:
             return
         for ruleset in rulesets:
-            for target, memo in self._memos():
+            for target, memo in self._targets:
                 key = self._key(target, ruleset.id)
                 now, before = memo.digests_of(ruleset.id), self._loaded.get(key)
                 if before is not None and self._drift(before, now) * self.DRIFT <= len(now[1]):
@@ -150,11 +158,6 @@ class Kept:
                 data = memo.data(ruleset.id, aside)
                 if data is not None:
                     self.cache.save_raw(key, digests.pack(data, aside))
-
-    def _memos(self) -> list[tuple[str, html.RenderMemo | javascript.CodeMemo | python.PackageMemo]]:
-        if self.site is None or self.package is None:
-            return []
-        return [("site", self.site), ("js", self.code), ("package", self.package)]
 
     @staticmethod
     def _drift(before: tuple[object, dict[object, object]], now: tuple[object, dict[object, object]]) -> int:

@@ -534,8 +534,7 @@ def emit(ruleset: CompiledRuleset, memo: CodeMemo | None = None) -> Module:
         # across runs: the whole entity's digest (its positions too: one digest serves every target)
         deps = (entity.name, entity.fields) if memo.digests is None else memo.digests.of(entity)
         last = kept.get(key)
-        reuse = last is not None and deps is not None and last[0] == deps
-        if last is not None and reuse:
+        if last is not None and deps is not None and last[0] == deps:
             code = last[1]
         else:
             code = entity_code(kind, entity, names)
