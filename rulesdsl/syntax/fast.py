@@ -61,6 +61,13 @@ _TOKEN, _RENAMED, _FIELDS = scanner.TOKEN, scanner.RENAMED, scanner.FIELDS
 # 5 a bracket; any other type is taken as it is.
 _SPECIAL = {"_NL": 1, "NAME": 2, "FIELD": 3, **dict.fromkeys(_RENAMED, 4), **dict.fromkeys(_DEPTH, 5)}
 _TRAILING = scanner.TRAILING
+# Each group of the scanner's pattern by its number: the token type it makes and how (see _SPECIAL). Every
+# group of the pattern is a token's (named), so the last group a match closes is its token's.
+assert _TOKEN.groups == len(_TOKEN.groupindex), "the scanner's pattern has a group that is not a token"
+_GROUP_NAMES: list[str] = [""] * (_TOKEN.groups + 1)
+for _name, _number in _TOKEN.groupindex.items():
+    _GROUP_NAMES[_number] = _name
+_GROUP_HOWS: list[int | None] = [_SPECIAL.get(name) for name in _GROUP_NAMES]
 
 # Types that can start an expression (an `atom`, or a unary operator in front of one).
 _ATOM_START = frozenset(
@@ -88,31 +95,34 @@ def tokens(text: str, comments: list[Token] | None = None) -> tuple[list[Token],
     pos = 0
     keywords = words.KEYWORDS
     continues = words.CONTINUES
-    special = _SPECIAL
-    for found in _TOKEN.finditer(text):
-        kind = found.lastgroup
-        assert kind is not None
-        value = found.group(kind)
-        if found.start() != pos:  # nothing matched at `pos`: the end (after a last comment), or a mistake
-            break
-        pos = found.end()
-        how = special.get(kind)
+    names, hows = _GROUP_NAMES, _GROUP_HOWS
+    # A token is read where the last one ended (None: the end, after a last comment, or a mistake); it is its
+    # group's span, found by the group's number (cheaper than by name).
+    match = _TOKEN.match
+    while (found := match(text, pos)) is not None:
+        index = found.lastindex
+        assert index is not None  # every alternative of the pattern is a group
+        start, pos = found.span(index)
+        how = hows[index]
         if how is None:  # the commonest: the token as it is
-            append((kind, value, line, pos - len(value) - line_start + 1))
+            kind = names[index]
+            append((kind, text[start:pos], line, start - line_start + 1))
             previous = kind
             continue
+        value = text[start:pos]
         if how == 1:  # a line end
-            if comments is not None and (at := text.find("#", found.start(), pos - len(value))) >= 0:
-                comments.append(("COMMENT", text[at : pos - len(value)], line, at - line_start + 1))
+            if comments is not None and (at := text.find("#", found.start(), start)) >= 0:
+                comments.append(("COMMENT", text[at:start], line, at - line_start + 1))
             if depth <= 0 and previous != "_NL":
                 if previous in continues:
                     dropped.add(len(result) - 1)
                 else:
-                    append(("_NL", value, line, pos - len(value) - line_start + 1))
+                    append(("_NL", value, line, start - line_start + 1))
                     previous = "_NL"
             line += value.count("\n")
             line_start = pos
             continue
+        kind = names[index]
         if how == 2:
             kind = keywords.get(value, "NAME")
             value = intern(value)  # names come back again and again: one string each
@@ -122,7 +132,7 @@ def tokens(text: str, comments: list[Token] | None = None) -> tuple[list[Token],
             kind = _RENAMED[kind]
         else:
             depth = max(0, depth + _DEPTH[kind])
-        append((kind, value, line, pos - len(value) - line_start + 1))
+        append((kind, value, line, start - line_start + 1))
         previous = kind
     if not _TRAILING.match(text, pos):
         raise Fallback("no token here")
@@ -151,6 +161,10 @@ _String = _maker(m.String)
 _Integer = _maker(m.Integer)
 _Field = _maker(m.Field)
 _Binary = _maker(m.Binary)
+# The nodes made most often besides (one or more in each lifepath), each with every field given.
+_Block, _Row, _Quantity, _Points = _maker(m.Block), _maker(m.Row), _maker(m.Quantity), _maker(m.Points)
+_ValueList, _AnyOf, _CountOf = _maker(m.ValueList), _maker(m.AnyOf), _maker(m.CountOf)
+_InSetting, _SelectLifepaths = _maker(m.InSetting), _maker(m.SelectLifepaths)
 
 _PARENT_FREE = frozenset({"NAME", "STRING", "INT", "DECIMAL", "DICE", "MULTIPLIER", "INT_PLUS", "NONE_DASH"})
 # What may follow a complete value in a field: the field ends there.
@@ -253,7 +267,7 @@ class _Parser:
             self.i += 1
         self.expect("LBRACE")
         fields, rows = self.body(False)
-        return m.Block(kind_tok[1], kind_pos, block_id, title, fields, rows, self.through_last(kind_pos))
+        return _Block(kind_tok[1], kind_pos, block_id, title, fields, rows, self.through_last(kind_pos), None)
 
     def body(self, patch: bool) -> tuple[tuple[m.Field, ...], tuple[m.Row, ...]]:
         """`{ row? (field | _NL row?)* }`, after the `{`, through the `}`."""
@@ -316,7 +330,7 @@ class _Parser:
             at = tok[1].index('"')
             body = self.string(("STRING", tok[1][at:], tok[2], tok[3])).value
             source = _String(body, self.pos(tok))
-        return m.Row(tuple(keys), tuple(cells), source, self.through_last(first))
+        return _Row(tuple(keys), tuple(cells), source, self.through_last(first), None)
 
     def patch(self) -> m.Patch:
         patch_tok = self.expect("PATCH")
@@ -483,7 +497,7 @@ class _Parser:
     # -- values
     def quantity(self, tok: Token) -> m.Quantity:
         number, unit = tok[1].split(None, 1)
-        return m.Quantity(int(number), unit.strip(), number[0] in "+-", self.pos(tok))
+        return _Quantity(int(number), unit.strip(), number[0] in "+-", self.pos(tok))
 
     def value(self) -> m.Value:
         """`items`, or `POINTS items`."""
@@ -494,7 +508,7 @@ class _Parser:
             rest = self.items(self.item)
             items = rest.items if isinstance(rest, m.ValueList) else (rest,)
             amount, word = tok[1].split()[:2]
-            return m.Points(int(amount), items, self.span(self.pos(tok), rest.pos), not word.startswith("pts"))
+            return _Points(int(amount), items, self.span(self.pos(tok), rest.pos), not word.startswith("pts"))
         # The commonest value by far: one name, string or number, and the field ends.
         following = toks[self.i + 1][0]
         if following in _VALUE_END:
@@ -523,7 +537,7 @@ class _Parser:
         while toks[self.i][0] == "COMMA":
             self.i += 1
             items.append(item())
-        return m.ValueList(tuple(items), self.span(first.pos, items[-1].pos))
+        return _ValueList(tuple(items), self.span(first.pos, items[-1].pos))
 
     def item(self) -> m.Value:
         """An item of a field's value: a check, or what a default's item may be (a map's entry with text too)."""
@@ -595,7 +609,7 @@ class _Parser:
         while toks[self.i][0] == "OR":
             self.i += 1
             items.append(self.and_expr())
-        return m.AnyOf(tuple(items), self.through_last(self.pos(tok)))
+        return _AnyOf(tuple(items), self.through_last(self.pos(tok)))
 
     def and_expr(self) -> m.Value:
         toks = self.toks
@@ -743,7 +757,7 @@ class _Parser:
             if kind == "INT" and toks[self.i][0] == "OF":
                 self.i += 1
                 selector = self.selector()
-                return m.CountOf(int(tok[1]), selector, self.through_last(self.pos(tok)))
+                return _CountOf(int(tok[1]), selector, self.through_last(self.pos(tok)), False)
             return self.atom_of(tok)
         if kind == "FUNCTION" or kind == "QUOTED_FUNCTION":
             quoted = kind == "QUOTED_FUNCTION"  # `"by"(ref location)`: the name inside the quotes
@@ -779,7 +793,7 @@ class _Parser:
             return (m.HasTrait if kind == "TRAIT" else m.HasSkill)(ref, self.through_last(self.pos(tok)))
         if kind == "ANY":
             selector = self.selector()
-            return m.CountOf(1, selector, self.through_last(self.pos(tok)), True)
+            return _CountOf(1, selector, self.through_last(self.pos(tok)), True)
         if kind in _NAMES_AT_ATOMS:  # no state that starts an atom takes these words: there they are names
             self.i -= 1
             return self.name()
@@ -808,14 +822,14 @@ class _Parser:
             if tok[0] == "IN_SETTING":
                 self.i += 1
                 ref = self.ref()
-                filters.append(m.InSetting(ref, self.through_last(self.pos(tok))))
+                filters.append(_InSetting(ref, self.through_last(self.pos(tok))))
             elif tok[0] == "TAGGED":
                 self.i += 1
                 ref = self.ref()
                 filters.append(m.Tagged(ref, self.through_last(self.pos(tok))))
             else:
                 break
-        return m.SelectLifepaths(tuple(filters), self.through_last(word), plural)
+        return _SelectLifepaths(tuple(filters), self.through_last(word), plural)
 
 
 # Words of the language that no parser state starting an atom accepts (checked against Lark's parse table by
