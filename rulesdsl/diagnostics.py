@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rulesdsl.reprs import plain_reprs
+from rulesdsl.reprs import plain_inits, plain_reprs
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -328,3 +328,4 @@ def summary(diagnostics: Sequence[Diagnostic]) -> str:
 
 
 plain_reprs(globals())
+plain_inits(globals())

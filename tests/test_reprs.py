@@ -55,3 +55,43 @@ def test_plain_reprs_replace_the_guarded_ones() -> None:
         for value in vars(module).values():
             if isinstance(value, type) and value.__module__ == module.__name__ and "__repr__" in vars(value):
                 assert not hasattr(value.__repr__, "__wrapped__"), value
+
+
+def test_plain_inits_make_what_dataclass_inits_make() -> None:
+    """The same entities and kinds, once with the plain inits and once with the ones `@dataclass` writes."""
+    plain = _reprs("")
+    written = _reprs("import rulesdsl.reprs; rulesdsl.reprs.plain_inits = lambda namespace: None")
+    assert plain == written
+
+
+def test_each_plain_init_takes_and_sets_what_the_written_one_does() -> None:
+    """Class by class: the same parameters (names, order, defaults, annotations), and every slot set to the
+    same argument, with the defaults left out too."""
+    import dataclasses
+    import inspect
+
+    from rulesdsl import diagnostics
+    from rulesdsl.compile import ir, kinds
+    from rulesdsl.language import fieldtypes
+    from rulesdsl.syntax import tree
+
+    replaced = 0
+    for module in (ir, fieldtypes, kinds, diagnostics, tree):
+        for cls in vars(module).values():
+            if not (isinstance(cls, type) and cls.__module__ == module.__name__ and dataclasses.is_dataclass(cls)):
+                continue
+            written = getattr(vars(cls)["__init__"], "__written__", None)
+            if written is None:
+                continue
+            replaced += 1
+            assert inspect.signature(cls.__init__) == inspect.signature(written), cls
+            names = [f.name for f in dataclasses.fields(cls)]
+            required = [f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING]
+            for given in (required, names):  # the defaults left to the init, then every field given
+                args = {name: object() for name in given}
+                by_plain, by_written = object.__new__(cls), object.__new__(cls)
+                cls.__init__(by_plain, **args)
+                written(by_written, **args)
+                for name in names:
+                    assert getattr(by_plain, name) is getattr(by_written, name), (cls, name)
+    assert replaced > 100  # the IR, the tree, field types and positions: nearly every class

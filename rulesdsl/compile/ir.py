@@ -18,7 +18,7 @@ from typing import Any, assert_never
 
 from rulesdsl.language.fieldtypes import FieldType
 from rulesdsl.language.names import slug
-from rulesdsl.reprs import plain_reprs
+from rulesdsl.reprs import plain_inits, plain_reprs
 from rulesdsl.runtime import core as rt
 from rulesdsl.syntax.tree import Position
 
@@ -947,3 +947,4 @@ def runtime_dice(dice: Dice) -> rt.Dice:
 
 
 plain_reprs(globals())
+plain_inits(globals())

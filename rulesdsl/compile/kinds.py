@@ -23,7 +23,7 @@ from rulesdsl.language.fieldtypes import (
     RecordType,
     TextType,
 )
-from rulesdsl.reprs import plain_reprs
+from rulesdsl.reprs import plain_inits, plain_reprs
 from rulesdsl.resources import PRELUDE
 from rulesdsl.syntax.tree import Position
 
@@ -204,3 +204,4 @@ def _changed_record_field(record_field: RecordField, change: DefaultChange) -> R
 
 
 plain_reprs(globals())
+plain_inits(globals())

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulesdsl.diagnostics import Position as Position  # shared with diagnostics
+from rulesdsl.reprs import plain_inits, plain_reprs
 
 
 class _Node:
@@ -552,3 +553,7 @@ class SourceFile(_Node):
     text: str
     blocks: tuple[Statement, ...]
     closing: tuple[Comment, ...] = ()  # the comments after the last statement
+
+
+plain_reprs(globals())
+plain_inits(globals())
