@@ -104,6 +104,13 @@ def test_damaged_or_foreign_entries_are_a_build_that_renders_everything(tmp_path
         assert kept.site is not None and kept.site.reused == 0
     with mock.patch("rulesdsl.targets.build.renderer_digest", lambda: "another renderer"):
         files, kept = kept_build(compiled.rulesets, cache)
+        assert files == cold and kept.site is not None and kept.site.reused == 0
+        # the new renderer's entries take the places of the last one's: no more entries, no more bytes
+        assert sorted(cache.rglob("*.entry")) == entries
+        assert all(path.read_bytes().find(b"another renderer\n") >= 0 for path in entries)
+        files, kept = kept_build(compiled.rulesets, cache)
+        assert files == cold and kept.site is not None and kept.site.reused > 0  # its own entries, kept
+    files, kept = kept_build(compiled.rulesets, cache)  # back to the real renderer: the other's are not its
     assert files == cold and kept.site is not None and kept.site.reused == 0
 
 

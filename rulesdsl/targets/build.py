@@ -102,9 +102,12 @@ class Kept:
     """What the last `rulesdsl build` rendered of each entity (the site's cards and rows, the code of rules.js
     and of the package's kind modules), kept in the cache folder (`RULESDSL_CACHE_DIR`) between runs, one
     entry per ruleset and target, so that a build after an edit renders again only the entities the edit can
-    have changed (see RenderMemo, CodeMemo, PackageMemo). An entry is keyed by everything renderings depend
-    on besides their inputs (digests.renderer_digest) and checked like any entry of the cache; one that
-    cannot be read is a build that renders everything.
+    have changed (see RenderMemo, CodeMemo, PackageMemo). An entry says first what renderings depend on
+    besides their inputs (digests.renderer_digest), and is checked like any entry of the cache; one made by
+    another renderer, or that cannot be read, is a build that renders everything. Its key is the ruleset and
+    the target only, so that a new renderer (an upgrade of rulesdsl, of Jinja or of Python) writes over the
+    entries of the last one: at 10,000 lifepaths they take 50 MB, and the cache is bounded by its number of
+    entries, not their size.
 
     An entry is written again only once what it would keep differs from what it keeps in more than one
     entity in DRIFT: writing 50 MB (at 10,000 lifepaths) costs as much as rendering again a few hundred
@@ -132,10 +135,11 @@ class Kept:
             for target, memo in self._targets:
                 key = self._key(target, ruleset.id)
                 payload = cache.load_raw(key)
-                if payload is None:
+                renderer = renderer_digest().encode() + b"\n"
+                if payload is None or not payload.startswith(renderer):
                     continue
                 with suppress(ValueError, TypeError, RecursionError):
-                    if memo.load(ruleset.id, *digests.unpack(payload)):
+                    if memo.load(ruleset.id, *digests.unpack(payload[len(renderer) :])):
                         self._loaded[key] = memo.digests_of(ruleset.id)
 
     @classmethod
@@ -157,7 +161,7 @@ class Kept:
                 aside = digests.Aside()
                 data = memo.data(ruleset.id, aside)
                 if data is not None:
-                    self.cache.save_raw(key, digests.pack(data, aside))
+                    self.cache.save_raw(key, renderer_digest().encode() + b"\n" + digests.pack(data, aside))
 
     @staticmethod
     def _drift(before: tuple[object, dict[object, object]], now: tuple[object, dict[object, object]]) -> int:
@@ -169,7 +173,7 @@ class Kept:
 
     @staticmethod
     def _key(target: str, ruleset: str) -> str:
-        return hashlib.sha256(f"{renderer_digest()}\0rendered\0{target}\0{ruleset}".encode()).hexdigest()
+        return hashlib.sha256(f"rendered\0{target}\0{ruleset}".encode()).hexdigest()
 
 
 def _encoded(files: Mapping[str, str]) -> dict[str, bytes]:
