@@ -159,10 +159,12 @@ def main() -> None:
         write_output(out, {f"site/{name}": text for name, text in files.items()})
         pages = {name: len(text.encode()) for name, text in files.items() if name.endswith(".html")}
         biggest = max(pages, key=lambda name: pages[name])
-        index = len(files["search-index.js"].encode())
+        parts = [name for name in files if name == "search-index.js" or name.startswith("search/")]
+        index = sum(len(files[name].encode()) for name in parts)
         print(
             f"{args.lifepaths:,} lifepaths: HTML rendering {seconds:.1f} s, {len(pages):,} pages, biggest "
-            f"{biggest} {pages[biggest] / 1000:.0f} KB, search index {index / 1000:.0f} KB (loaded on first use)"
+            f"{biggest} {pages[biggest] / 1000:.0f} KB, search index {index / 1000:.0f} KB in {len(parts)} files "
+            "(loaded on first use)"
         )
         figures = browser_figures(out / "site", biggest, args.repeats)
         print(

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,8 +19,9 @@ from hypothesis import strategies as st
 
 from rulesdsl.compile.jsonform import schema_of
 from rulesdsl.compile.pipeline import Compilation, CompiledRuleset, compile_paths
+from rulesdsl.targets import digests
 from rulesdsl.targets.build import render_all
-from rulesdsl.targets.html import graphs
+from rulesdsl.targets.html import graphs, search
 from rulesdsl.targets.html import site as html
 from rulesdsl.targets.html.markdown import markdown
 from rulesdsl.targets.html.search import DESCRIPTION, NAME, OTHER, SearchIndex, fold, words
@@ -85,11 +87,59 @@ def rules_site(rules: Compilation) -> dict[str, str]:
     return site_of(rules)
 
 
-def search_index(site: dict[str, str]) -> dict[str, object]:
+def search_index(site: dict[str, str]) -> dict[str, Any]:
+    """The index as one, its pieces joined as site.js joins them: entries, pages and fields numbered on, each
+    term's postings written again from the first entry of all."""
     text = site["search-index.js"]
     assert text.startswith("window.SEARCH_INDEX = ")
-    data: dict[str, object] = json.loads(text.removeprefix("window.SEARCH_INDEX = ").rstrip(";\n"))
-    return data
+    head: dict[str, Any] = json.loads(text.removeprefix("window.SEARCH_INDEX = ").rstrip(";\n"))
+    assert sorted(n for n in site if n.startswith("search/")) == sorted(f"search/{n}.js" for n in range(head["n"]))
+    joined: dict[str, Any] = {"r": head["r"], "k": head["k"], "g": [], "e": [], "f": [], "a": []}
+    found: dict[str, list[tuple[int, int, int]]] = {}  # term -> (entry, weight, field) of all pieces
+    for n in range(head["n"]):
+        piece_text = site[f"search/{n}.js"]
+        start = f"window.rulesdslSearchPiece({n}, "
+        assert piece_text.startswith(start) and piece_text.endswith(");\n")
+        piece = json.loads(piece_text.removeprefix(start).removesuffix(");\n"))
+        first, first_page = len(joined["e"]), len(joined["g"])
+        joined["g"] += piece["g"]
+        joined["e"] += [
+            [label, kind, page + first_page, anchor, context] for label, kind, page, anchor, context in piece["e"]
+        ]
+        fields = []
+        for name in piece["f"]:
+            if name not in joined["f"]:
+                joined["f"].append(name)
+            fields.append(joined["f"].index(name))
+        for term, text_ in zip(piece["t"], piece["p"], strict=True):
+            value = 0
+            for part in text_.split(","):
+                delta, _, field_at = part.partition(".")
+                value += int(delta, 36)
+                found.setdefault(term, []).append(
+                    (first + value // 4, value % 4, fields[int(field_at, 36)] if field_at else -1)
+                )
+        joined["a"] += [[row[0] + first, *row[1:]] for row in piece["a"]]
+    joined["t"] = sorted(found, key=lambda term: term.encode("utf-16-be"))  # as JavaScript sorts
+    lists = []
+    for term in joined["t"]:
+        previous, encoded = 0, []
+        for entry, weight, field_at in found[term]:
+            value = entry * 4 + weight
+            encoded.append(base36(value - previous) + (f".{base36(field_at)}" if field_at >= 0 else ""))
+            previous = value
+        lists.append(",".join(encoded))
+    joined["p"] = lists
+    return joined
+
+
+def base36(number: int) -> str:
+    digits, out = "0123456789abcdefghijklmnopqrstuvwxyz", ""
+    while True:
+        number, rest = divmod(number, 36)
+        out = digits[rest] + out
+        if not number:
+            return out
 
 
 def postings(index: dict[str, object], term: str) -> list[tuple[int, int]]:
@@ -586,7 +636,7 @@ def test_a_word_only_in_a_description_is_posted_with_weight_0() -> None:
         "",
         [("Argumentative", NAME, ""), ("Beliefs", OTHER, "Note"), ("Beliefs, stubborn beliefs.", DESCRIPTION, "")],
     )
-    files = {"search-index.js": index.script()}
+    files = index.files()
     data = search_index(files)
     assert postings(data, "argues") == [(0, DESCRIPTION)]
     assert postings(data, "stubborn") == [(0, NAME), (1, DESCRIPTION)]
@@ -796,3 +846,32 @@ def test_the_authoring_view_is_one_click_away(rules_site: dict[str, str]) -> Non
     # and the odds of its exploding, fumbling d10, exact
     assert "<h3>Chance of each result <small>0 or more</small></h3>" in page
     assert '<tr><th scope="row">13</th><td title="1/100">1%</td></tr>' in page
+
+
+def test_the_search_index_comes_in_pieces_that_join_to_one(rules: Compilation, rules_site: dict[str, str]) -> None:
+    """rules/'s index is cut where a ruleset begins and, past PIECE entries, where a page begins; joined, as
+    site.js joins them, the pieces are the index one piece a ruleset gives (the same entries, words, weights
+    and fields, numbered alike)."""
+    head = json.loads(rules_site["search-index.js"].removeprefix("window.SEARCH_INDEX = ").rstrip(";\n"))
+    assert head["n"] > len(head["r"])  # Burning Wheel's entries are more than one piece's
+    joined = search_index(rules_site)
+    for n in range(head["n"]):
+        piece = json.loads(rules_site[f"search/{n}.js"].split(", ", 1)[1].removesuffix(");\n"))
+        rulesets = {head["k"][e[1]][0] for e in piece["e"]}
+        assert len(rulesets) == 1, n  # one ruleset a piece
+        assert len(piece["e"]) <= search.PIECE + 400, n  # cut at the first page past PIECE (a page is short)
+    pages = [e[2] for e in joined["e"]]
+    assert pages == sorted(pages)  # a page's entries in one piece, pages in order
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search, "PIECE", 10**9)
+        whole = html.render(rules.rulesets)
+    assert json.loads(whole["search-index.js"].split("= ", 1)[1].rstrip(";\n"))["n"] == len(head["r"])
+    assert search_index(whole) == joined
+
+
+def test_a_search_memo_takes_only_pieces_as_it_keeps_them() -> None:
+    memo = search.SearchMemo()
+    aside = digests.Aside(["window.rulesdslSearchPiece(0, {});\n"])
+    for data in ([["key", 1]], [["key"]], {"key": 0}, [[1, 0]], "pieces"):
+        assert not memo.load(data, aside) and memo.pieces == {}, data
+    assert memo.load([["key", 0]], aside) and memo.pieces == {"key": aside.texts[0]}

@@ -65,11 +65,13 @@ def test_an_edit_of_rules_renders_again_only_what_it_changed(tmp_path: Path) -> 
     assert first.site is not None and first.package is not None
     total = first.site.rendered
     assert first.site.reused == 0 and total > 3500 and first.code.made > 3000 and first.package.made > 3000
+    pieces = first.site.search.made  # of the search index
+    assert pieces == len(first.site.search.pieces) > 4  # more than one a ruleset: Burning Wheel's is cut too
     written = {p: p.stat().st_mtime_ns for p in cache.rglob("*.entry")}
 
     again = build()
     assert again.site is not None and again.package is not None
-    assert (again.site.rendered, again.code.made, again.package.made) == (0, 0, 0)
+    assert (again.site.rendered, again.code.made, again.package.made, again.site.search.made) == (0, 0, 0, 0)
     assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.entry")} == written  # nothing written
 
     _edit(city, r"resources: 10\b", "resources: 11")
@@ -78,6 +80,7 @@ def test_an_edit_of_rules_renders_again_only_what_it_changed(tmp_path: Path) -> 
     assert 2 <= edited.site.rendered < 100 and edited.site.reused > total - 100
     # in Burning Wheel and in Fenmark, the homebrew over it, which has the lifepath too
     assert (edited.code.made, edited.package.made) == (2, 2)
+    assert edited.site.search.made == 1  # Burning Wheel's piece with the lifepath (Fenmark's entry is that one)
 
     # who names Acting changed, and nothing of Acting itself: its card is made again (it lists them)
     _edit(city, r"skills: 3 pts: Streetwise, Inconspicuous", "skills: 3 pts: Streetwise, Inconspicuous, Acting")
@@ -95,13 +98,18 @@ def test_damaged_or_foreign_entries_are_a_build_that_renders_everything(tmp_path
     cold = render_all(compiled.rulesets)
     files, _ = kept_build(compiled.rulesets, cache)
     entries = sorted(cache.rglob("*.entry"))  # only the build's: the check above had no cache
-    assert files == cold and len(entries) == 3  # the site's, rules.js's and the package's
+    assert files == cold and len(entries) == 4  # the site's, rules.js's and the package's; the search index's
+    search = next(p for p in entries if p.name == f"{Kept._search_key(compiled.rulesets)}.entry")
     for damage in (lambda b: b[: len(b) // 2], lambda b: b.replace(b'"context"', b'"kontext"'), lambda b: b + b"x"):
+        before = search.read_bytes()
         for path in entries:
             path.write_bytes(damage(path.read_bytes()))
+        damaged = search.read_bytes() != before
         files, kept = kept_build(compiled.rulesets, cache)
         assert files == cold
         assert kept.site is not None and kept.site.reused == 0
+        if damaged:  # the search index's pieces all made again too
+            assert kept.site.search.made == len(kept.site.search.pieces) > 0
     with mock.patch("rulesdsl.targets.build.renderer_digest", lambda: "another renderer"):
         files, kept = kept_build(compiled.rulesets, cache)
         assert files == cold and kept.site is not None and kept.site.reused == 0

@@ -134,13 +134,27 @@ class Kept:
         for ruleset in rulesets:
             for target, memo in self._targets:
                 key = self._key(target, ruleset.id)
-                payload = cache.load_raw(key)
-                renderer = renderer_digest().encode() + b"\n"
-                if payload is None or not payload.startswith(renderer):
+                payload = self._payload(cache, key)
+                if payload is None:
                     continue
                 with suppress(ValueError, TypeError, RecursionError):
-                    if memo.load(ruleset.id, *digests.unpack(payload[len(renderer) :])):
+                    if memo.load(ruleset.id, *digests.unpack(payload)):
                         self._loaded[key] = memo.digests_of(ruleset.id)
+        # The search index's pieces, for all the rulesets together.
+        if self.site is not None and (payload := self._payload(cache, self._search_key(rulesets))) is not None:
+            with suppress(ValueError, TypeError, RecursionError):
+                self.site.search.load(*digests.unpack(payload))
+
+    @staticmethod
+    def _payload(cache: ParseCache, key: str) -> bytes | None:
+        """An entry's payload after its renderer's digest, if it is this renderer's."""
+        payload = cache.load_raw(key)
+        renderer = renderer_digest().encode() + b"\n"
+        return payload[len(renderer) :] if payload is not None and payload.startswith(renderer) else None
+
+    def _save(self, key: str, data: object, aside: digests.Aside) -> None:
+        assert self.cache is not None
+        self.cache.save_raw(key, renderer_digest().encode() + b"\n" + digests.pack(data, aside))
 
     @classmethod
     def open(cls, rulesets: tuple[CompiledRuleset, ...]) -> Kept:
@@ -161,7 +175,10 @@ class Kept:
                 aside = digests.Aside()
                 data = memo.data(ruleset.id, aside)
                 if data is not None:
-                    self.cache.save_raw(key, renderer_digest().encode() + b"\n" + digests.pack(data, aside))
+                    self._save(key, data, aside)
+        if self.site is not None and self.site.search.made:  # pieces are small: kept whenever one is new
+            aside = digests.Aside()
+            self._save(self._search_key(rulesets), self.site.search.data(aside), aside)
 
     @staticmethod
     def _drift(before: tuple[object, dict[object, object]], now: tuple[object, dict[object, object]]) -> int:
@@ -174,6 +191,10 @@ class Kept:
     @staticmethod
     def _key(target: str, ruleset: str) -> str:
         return hashlib.sha256(f"rendered\0{target}\0{ruleset}".encode()).hexdigest()
+
+    @classmethod
+    def _search_key(cls, rulesets: tuple[CompiledRuleset, ...]) -> str:
+        return cls._key("search", "\0".join(r.id for r in rulesets))
 
 
 def _encoded(files: Mapping[str, str]) -> dict[str, bytes]:

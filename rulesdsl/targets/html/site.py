@@ -45,7 +45,7 @@ from rulesdsl.targets.html.facets import (
     sort_number,
 )
 from rulesdsl.targets.html.markdown import document, first_paragraph, markdown
-from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, text_of
+from rulesdsl.targets.html.search import ALIAS, DESCRIPTION, NAME, OTHER, SearchIndex, SearchMemo, text_of
 from rulesdsl.targets.html.values import (
     PLACEHOLDER,
     OutcomeOdds,
@@ -552,6 +552,7 @@ class RenderMemo:
         self.reused = 0  # entity renderings the last render took from the memo
         self.rendered = 0  # ... and those it made
         self.made: set[tuple[object, ...]] = set()  # their keys: kind, id and how it was shown
+        self.search = SearchMemo()  # the search index's pieces, for every ruleset together
 
     def site(self, ruleset: str) -> _SiteMemo:
         memo = self.sites.get(ruleset)
@@ -1674,5 +1675,5 @@ def _render(rulesets: tuple[CompiledRuleset, ...], memo: RenderMemo | None) -> d
         body, headings = document(language)
         page = SitePage("The rules language", __version__, True, body=body, headings=headings)
         files["language.html"] = env.get_template("html/language.html").render(template_context(page))
-    files["search-index.js"] = search.script()
+    files.update(search.files(None if memo is None else memo.search))
     return files

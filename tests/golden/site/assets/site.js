@@ -40,37 +40,70 @@
   }
 
   // ---------------------------------------------------------------- the search index
-  var index = null;
+  // In pieces (search-index.js says how many; search/N.js each), joined here into one index: entries and
+  // pages numbered on from piece to piece, each term's postings the pieces' lists, read with their offsets.
+  var index = null, pieces = [];
+  window.rulesdslSearchPiece = function (n, piece) { pieces[n] = piece; };
   function withIndex(done) {
     if (index) { done(index); return; }
     load(ROOT + "search-index.js", function () {
-      var raw = window.SEARCH_INDEX;
-      if (!raw) { return; }
-      var also = {};  // entry -> the homebrews that hold it unchanged (it is listed once, where defined)
-      (raw.a || []).forEach(function (row) { also[row[0]] = row.slice(1); });
-      index = {
-        raw: raw,
-        folded: raw.e.map(function (e) { return fold(e[0]); }),
-        decoded: new Map(),
-        also: also
-      };
-      done(index);
+      var head = window.SEARCH_INDEX;
+      if (!head) { return; }
+      var waiting = head.n;
+      if (!waiting) { index = joined(head); done(index); return; }
+      for (var n = 0; n < head.n; n++) {
+        load(ROOT + "search/" + n + ".js", function () {
+          if (--waiting) { return; }
+          for (var i = 0; i < head.n; i++) { if (!pieces[i]) { return; } }  // a piece missing: no search
+          if (!index) { index = joined(head); }
+          done(index);
+        });
+      }
     });
   }
 
+  function joined(head) {
+    var raw = { r: head.r, k: head.k, g: [], e: [], t: [], p: [], f: [] };
+    var byTerm = new Map(), fieldAt = new Map(), also = {};
+    for (var n = 0; n < head.n; n++) {
+      var piece = pieces[n], first = raw.e.length, firstPage = raw.g.length;
+      piece.g.forEach(function (page) { raw.g.push(page); });
+      piece.e.forEach(function (e) { raw.e.push([e[0], e[1], e[2] + firstPage, e[3], e[4]]); });
+      var fields = piece.f.map(function (name) {
+        if (!fieldAt.has(name)) { fieldAt.set(name, raw.f.length); raw.f.push(name); }
+        return fieldAt.get(name);
+      });
+      piece.t.forEach(function (term, i) {
+        var lists = byTerm.get(term);
+        if (!lists) { byTerm.set(term, lists = []); }
+        lists.push({ first: first, text: piece.p[i], fields: fields });
+      });
+      // entry -> the homebrews that hold it unchanged (it is listed once, where defined)
+      (piece.a || []).forEach(function (row) { also[row[0] + first] = row.slice(1); });
+    }
+    raw.t = Array.from(byTerm.keys()).sort();  // as lowerBound compares
+    raw.p = raw.t.map(function (term) { return byTerm.get(term); });
+    return { raw: raw, folded: raw.e.map(function (e) { return fold(e[0]); }), decoded: new Map(), also: also };
+  }
+
+  // A term's postings: its entries (entry*4+weight, ascending) and the field each was found in (-1: none said).
   function postings(ix, term) {
     var found = ix.decoded.get(term);
     if (found) { return found; }
-    var parts = ix.raw.p[term].split(",");
-    var list = new Int32Array(parts.length), fields = new Int32Array(parts.length);
-    var value = 0;
+    var lists = ix.raw.p[term], parts = [], at = [];
+    lists.forEach(function (list) {
+      list.text.split(",").forEach(function (part) { parts.push(part); at.push(list); });
+    });
+    var entries = new Int32Array(parts.length), fields = new Int32Array(parts.length);
+    var value = 0, current = null;
     for (var i = 0; i < parts.length; i++) {
+      if (at[i] !== current) { current = at[i]; value = current.first * 4; }  // a piece's list starts at its first entry
       var dot = parts[i].indexOf(".");  // "delta.field" for a word found in a field besides the name
       value += parseInt(dot < 0 ? parts[i] : parts[i].slice(0, dot), 36);
-      list[i] = value;
-      fields[i] = dot < 0 ? -1 : parseInt(parts[i].slice(dot + 1), 36);
+      entries[i] = value;
+      fields[i] = dot < 0 ? -1 : current.fields[parseInt(parts[i].slice(dot + 1), 36)];
     }
-    found = { list: list, fields: fields };
+    found = { list: entries, fields: fields };
     ix.decoded.set(term, found);
     return found;
   }
