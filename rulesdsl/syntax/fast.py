@@ -543,7 +543,13 @@ class _Parser:
         """An item of a field's value: a check, or what a default's item may be (a map's entry with text too)."""
         toks = self.toks
         tok = toks[self.i]
-        if tok[0] == "CHECK":
+        kind = tok[0]
+        # The commonest item by far: a name or a string, alone (`leads: a, b`, `skills: 3 pts: "A", "B"`), as
+        # `expr` takes it without a ladder to climb.
+        if (kind == "STRING" or kind == "NAME") and toks[self.i + 1][0] in _SIMPLE_END:
+            self.i += 1
+            return self.string(tok) if kind == "STRING" else _Name(tok[1], self.pos(tok))
+        if kind == "CHECK":
             self.i += 1
             following = toks[self.i][0]
             if following not in _ATOM_START:
