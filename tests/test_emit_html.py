@@ -126,20 +126,11 @@ def search_index(site: dict[str, str]) -> dict[str, Any]:
         previous, encoded = 0, []
         for entry, weight, field_at in found[term]:
             value = entry * 4 + weight
-            encoded.append(base36(value - previous) + (f".{base36(field_at)}" if field_at >= 0 else ""))
+            encoded.append(search._base36(value - previous) + (f".{search._base36(field_at)}" if field_at >= 0 else ""))
             previous = value
         lists.append(",".join(encoded))
     joined["p"] = lists
     return joined
-
-
-def base36(number: int) -> str:
-    digits, out = "0123456789abcdefghijklmnopqrstuvwxyz", ""
-    while True:
-        number, rest = divmod(number, 36)
-        out = digits[rest] + out
-        if not number:
-            return out
 
 
 def postings(index: dict[str, object], term: str) -> list[tuple[int, int]]:
