@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rulesdsl.reprs import plain_inits, plain_reprs
+from rulesdsl.reprs import plain_methods
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -327,5 +327,4 @@ def summary(diagnostics: Sequence[Diagnostic]) -> str:
     return f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
 
 
-plain_reprs(globals())
-plain_inits(globals())
+plain_methods(globals())

@@ -86,3 +86,9 @@ def plain_inits(namespace: dict[str, Any]) -> None:
         init.__doc__ = written.__doc__
         init.__written__ = written  # the one @dataclass wrote (tests/test_reprs.py holds the two to one effect)
         cls.__init__ = init  # type: ignore[misc]
+
+
+def plain_methods(namespace: dict[str, Any]) -> None:
+    """The plain reprs and inits of the frozen dataclasses defined in `namespace` (a module's globals)."""
+    plain_reprs(namespace)
+    plain_inits(namespace)

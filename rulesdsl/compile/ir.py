@@ -18,7 +18,7 @@ from typing import Any, assert_never
 
 from rulesdsl.language.fieldtypes import FieldType
 from rulesdsl.language.names import slug
-from rulesdsl.reprs import plain_inits, plain_reprs
+from rulesdsl.reprs import plain_methods
 from rulesdsl.runtime import core as rt
 from rulesdsl.syntax.tree import Position
 
@@ -946,5 +946,4 @@ def runtime_dice(dice: Dice) -> rt.Dice:
     return rt.Dice(dice.text, terms, dice.modifier, tuple(parts))
 
 
-plain_reprs(globals())
-plain_inits(globals())
+plain_methods(globals())

@@ -23,7 +23,7 @@ from rulesdsl.language.fieldtypes import (
     RecordType,
     TextType,
 )
-from rulesdsl.reprs import plain_inits, plain_reprs
+from rulesdsl.reprs import plain_methods
 from rulesdsl.resources import PRELUDE
 from rulesdsl.syntax.tree import Position
 
@@ -203,5 +203,4 @@ def _changed_record_field(record_field: RecordField, change: DefaultChange) -> R
     return replace(record_field, default=default, type=field_type)
 
 
-plain_reprs(globals())
-plain_inits(globals())
+plain_methods(globals())

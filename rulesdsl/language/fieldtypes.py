@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import assert_never
 
 from rulesdsl.diagnostics import Position, naming_hint, suggest
-from rulesdsl.reprs import plain_inits, plain_reprs
+from rulesdsl.reprs import plain_methods
 
 
 @dataclass(frozen=True, slots=True)
@@ -499,5 +499,4 @@ def holds(field_type: FieldType, wanted: tuple[type, ...]) -> bool:
             return False
 
 
-plain_reprs(globals())
-plain_inits(globals())
+plain_methods(globals())

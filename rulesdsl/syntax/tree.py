@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulesdsl.diagnostics import Position as Position  # shared with diagnostics
-from rulesdsl.reprs import plain_inits, plain_reprs
+from rulesdsl.reprs import plain_methods
 
 
 class _Node:
@@ -555,5 +555,4 @@ class SourceFile(_Node):
     closing: tuple[Comment, ...] = ()  # the comments after the last statement
 
 
-plain_reprs(globals())
-plain_inits(globals())
+plain_methods(globals())

@@ -146,15 +146,19 @@ class Kept:
                 self.site.search.load(*digests.unpack(payload))
 
     @staticmethod
-    def _payload(cache: ParseCache, key: str) -> bytes | None:
+    def _renderer() -> bytes:
+        """The first line of every entry: the renderer that made it."""
+        return renderer_digest().encode() + b"\n"
+
+    @classmethod
+    def _payload(cls, cache: ParseCache, key: str) -> bytes | None:
         """An entry's payload after its renderer's digest, if it is this renderer's."""
-        payload = cache.load_raw(key)
-        renderer = renderer_digest().encode() + b"\n"
+        payload, renderer = cache.load_raw(key), cls._renderer()
         return payload[len(renderer) :] if payload is not None and payload.startswith(renderer) else None
 
     def _save(self, key: str, data: object, aside: digests.Aside) -> None:
         assert self.cache is not None
-        self.cache.save_raw(key, renderer_digest().encode() + b"\n" + digests.pack(data, aside))
+        self.cache.save_raw(key, self._renderer() + digests.pack(data, aside))
 
     @classmethod
     def open(cls, rulesets: tuple[CompiledRuleset, ...]) -> Kept:

@@ -203,11 +203,11 @@ class SearchIndex:
         files = {"search-index.js": f"window.SEARCH_INDEX = {_json(head)};\n"}
         for n, entries in enumerate(pieces):
             also = [(at - entries.start, self.also[at]) for at in entries if at in self.also]
-            made_of = (n, self.rulesets, self.kinds, [self.entries[at] for at in entries], also)
-            key = hashlib.sha256(repr(made_of).encode()).hexdigest()
+            held = [self.entries[at] for at in entries]
+            key = hashlib.sha256(repr((n, self.rulesets, self.kinds, held, also)).encode()).hexdigest()
             text = memo.take(key)
             if text is None:
-                text = _piece(n, [self.entries[at] for at in entries], also)
+                text = _piece(n, held, also)
                 memo.keep(key, text)
             files[f"search/{n}.js"] = text
         memo.done()
