@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -1400,11 +1399,16 @@ class RulesetSite:
     # ------------------------------------------------------------ output
 
     def resolve(self, text: str) -> str:
-        def url(match: re.Match[str]) -> str:
-            kind, id_ = match.group(1), match.group(2)
-            return 'href="' + self.urls.get((kind, id_), f"{kind}.html") + '"'
-
-        return PLACEHOLDER.sub(url, text)
+        """`text` with its link placeholders made links: to the entity's page, or its kind's if it has none.
+        (Split and joined, not `sub` with a function: that was a call and a match object per link, 275,000 of
+        them at 10,000 lifepaths.)"""
+        parts = PLACEHOLDER.split(text)  # text, kind, id, text, kind, id, ..., text
+        if len(parts) > 1:
+            urls = self.urls
+            links = zip(parts[1::3], parts[2::3], strict=True)
+            parts[1::3] = ['href="' + urls.get((kind, id_), kind + ".html") + '"' for kind, id_ in links]
+            parts[2::3] = [""] * (len(parts) // 3)
+        return "".join(parts)
 
     def files(self, search: SearchIndex) -> dict[str, str]:
         prefix = f"{self.ruleset.id}/"
