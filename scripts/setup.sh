@@ -11,7 +11,7 @@ if [ "${1:-}" = "test" ]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --editable ".${extras}"
 # Test-only JavaScript tools, pinned by tests/node/package-lock.json: TypeScript (checks rules.js's runtime,
-# tests/test_javascript.py) and axe-core (tests/test_site_browser.py).
+# tests/test_javascript.py), axe-core (tests/test_site_browser.py) and pyright (tests/test_pyright.py).
 if [ "${1:-}" = "test" ]; then
   if command -v npm >/dev/null 2>&1; then
     npm ci --prefix tests/node --no-audit --no-fund --loglevel=error

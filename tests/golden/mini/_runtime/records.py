@@ -363,7 +363,7 @@ def _specialised(found: _Record) -> Callable[..., None]:
     exec(text, scope)  # noqa: S102  (the names and defaults are the class's own, see above)
     made = scope["__init__"]
     assert callable(made)
-    return made
+    return cast("Callable[..., None]", made)  # what exec made is only `object` to a type checker
 
 
 _CLASS_VAR = ("ClassVar[", "typing.ClassVar[")
@@ -405,9 +405,9 @@ def record(cls: _C) -> _C:
     namespace["__slots__"] = tuple(own)
     found = namespace["__record__"] = _Record(tuple(fields.values()), post_init=hasattr(cls, "__post_init__"))
     namespace.setdefault("__match_args__", tuple(fields))
-    made = type(cls)(cls.__name__, cls.__bases__, namespace)
+    made: type = type(cls)(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__
     if "__init__" not in namespace:  # the shared one until it has built enough values (Value.__init__)
         made.__init__ = _SHARED_INIT  # type: ignore[misc]
         found.owner = made
-    return made
+    return cast("_C", made)  # made by `type(cls)(...)`: the type checkers cannot tell it is `cls`'s class
