@@ -337,6 +337,39 @@ def test_a_ruleset_larger_than_the_cache_reuses_what_fits_and_writes_nothing_mor
     assert {p.name: p.stat().st_mtime_ns for p in entries(cache)} == written
 
 
+def test_a_file_saved_again_and_again_keeps_its_last_three_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each saved edit wrote two more entries (a megabyte at 10,000 lifepaths), until the count bound at 4,000:
+    gigabytes. A file keeps its last three versions (an undo, a switch of branch); the other files keep theirs."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", str(cache))
+    folder = write_ruleset(tmp_path / "rules" / "demo", {"a.rules": "trait T0 { type: die }\n", "b.rules": OTHER})
+    assert compile_paths([folder]).ok
+    before = {p.name: p.stat().st_mtime_ns for p in entries(cache)}
+    edited = folder / "a.rules"
+    for version in range(1, 10):
+        edited.write_text(f"trait T{version} {{ type: die }}\n")
+        assert compile_paths([folder]).ok
+    after = {p.name: p.stat().st_mtime_ns for p in entries(cache)}
+    gone, new = before.keys() - after.keys(), after.keys() - before.keys()
+    assert len(gone) == 2 and len(new) == 6  # a.rules's outline and entities: version 0 gone, 7 to 9 kept
+    assert all(after[name] == written for name, written in before.items() if name not in gone)
+    families: dict[str, int] = {}
+    for name in after:
+        families[name.partition("-")[0]] = families.get(name.partition("-")[0], 0) + 1
+    assert sorted(families.values()) == [1] * (len(before) - 2) + [3, 3]
+    parses = count_parses(monkeypatch)
+    for version, parsed in ((7, False), (9, False), (6, True)):  # back to a kept version, and to one forgotten
+        edited.write_text(f"trait T{version} {{ type: die }}\n")
+        parses.clear()
+        assert compile_paths([folder]).ok
+        assert (parses != []) == parsed, (version, parses)
+
+
+OTHER = "trait Other { type: die }\n"
+
+
 # -- caches in memory: a language server or `serve` compiles after every edit, for hours
 
 

@@ -29,6 +29,11 @@ What it trusts, and why that is safe:
   again stops writing. Listing a large folder after every write would make a big ruleset slower to
   check with the cache than without, and so would a ruleset larger than the cache that replaced its
   own entries on every run.
+- And a file keeps at most three entries of each kind (its outline, its lowered entities): each saved edit
+  writes new ones, and at 10,000 lifepaths a file's are a megabyte, so the count alone let an afternoon's
+  saves take gigabytes. Writing one forgets the file's oldest beyond three (never one the run has used):
+  the text now and two before it, for an undo or a switch of branch. An entry's name begins with its
+  family (a digest of the compiler, what it holds and the file's path) to tell them apart.
 
 It is only ever a shortcut: failing to read or write it is not an error, the file is just parsed.
 """
@@ -56,6 +61,8 @@ from rulesdsl.syntax.tree import SourceFile
 FORMAT = b"rulesdsl-parse-cache 1"  # the entry layout; the compiler digest covers what is in it
 SUFFIX = ".entry"
 _MAX_ENTRIES = 4000
+_VERSIONS = 3  # entries kept per file and kind of entry (see the module docstring)
+_FAMILY = 16  # hex digits of an entry's family, before the dash
 _HERE = PACKAGE
 
 Parsed = tuple[SourceFile, list[Diagnostic]]
@@ -112,8 +119,11 @@ def compiler_digest() -> str:
 
 
 def _key(shown: str, text: str, kinds: str | None = None) -> str:
+    """`FAMILY-DIGEST`: the family is the file's (and what the entry holds), the digest this very text's."""
     what = "" if kinds is None else f"lowered by {kinds}\0"
-    return hashlib.sha256(f"{compiler_digest()}\0{what}{shown}\0{text}".encode()).hexdigest()
+    family = hashlib.sha256(f"{compiler_digest()}\0{'parsed' if kinds is None else 'lowered'}\0{shown}".encode())
+    exact = hashlib.sha256(f"{compiler_digest()}\0{what}{shown}\0{text}".encode())
+    return f"{family.hexdigest()[:_FAMILY]}-{exact.hexdigest()}"
 
 
 def checked_key(inputs: str) -> str:
@@ -157,6 +167,7 @@ class ParseCache:
         self._room = 0  # entries this run may still add
         self._trimmed = False
         self._in_use: set[str] = set()  # entries this run read or wrote: it never trims them
+        self._families: dict[str, set[str]] | None = None  # family -> its entries' names, made at a first write
 
     @classmethod
     def open(cls, folder: Path | None) -> tuple[ParseCache, list[Diagnostic]]:
@@ -288,6 +299,34 @@ class ParseCache:
             raise
         self._entries().add(key + SUFFIX)
         self._in_use.add(key + SUFFIX)
+        self._supersede(key + SUFFIX)
+
+    def _supersede(self, name: str) -> None:
+        """Forget the oldest entries of `name`'s family beyond _VERSIONS, but none this run has used."""
+        family, dash, _ = name.partition("-")
+        if not dash:  # a whole check's result, a build's renderings: one entry each, no family
+            return
+        if self._families is None:
+            self._families = {}
+            for each in self._entries():
+                if each[_FAMILY : _FAMILY + 1] == "-":
+                    self._families.setdefault(each[:_FAMILY], set()).add(each)
+        members = self._families.setdefault(family, set())
+        members.add(name)
+        folder = self.entries
+        assert folder is not None
+        spare = sorted(members - self._in_use, key=lambda each: _written(folder, each))  # oldest first
+        for each in spare[: max(0, len(members) - _VERSIONS)]:
+            self._forget(each)
+
+    def _forget(self, name: str) -> None:
+        assert self.entries is not None
+        with contextlib.suppress(OSError):
+            os.unlink(self.entries / name)
+        self._entries().discard(name)
+        self._room += 1
+        if self._families is not None:
+            self._families.get(name[:_FAMILY], set()).discard(name)
 
     def _entries(self) -> set[str]:
         """The names in the folder, listed at the first call (the only listing of the run)."""
@@ -318,9 +357,7 @@ class ParseCache:
         assert folder is not None
         oldest = sorted(names - self._in_use, key=lambda name: _written(folder, name))
         for name in oldest[: max(0, len(names) - _MAX_ENTRIES * 3 // 4)]:
-            with contextlib.suppress(OSError):
-                os.unlink(folder / name)
-            names.discard(name)
+            self._forget(name)
 
 
 def _read_entry(path: Path) -> bytes:
