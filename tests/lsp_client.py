@@ -101,6 +101,23 @@ class LspClient:
             with contextlib.suppress(queue.Empty):
                 self._keep(self.messages.get(timeout=min(remaining, 0.5)))
 
+    def collect(self, method: str, done: Callable[[list[Any]], bool], timeout: float = 60) -> list[Any]:
+        """The params of every notification `method` from here on, in order, once `done` holds for them (each
+        taken: a later wait_for does not see them)."""
+        found: list[Any] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            kept = [m for m in self.notifications if m["method"] == method]
+            self.notifications = [m for m in self.notifications if m["method"] != method]
+            found += [m["params"] for m in kept]
+            if done(found):
+                return found
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{method}: not done within {timeout} s: {found[-3:]}")
+            with contextlib.suppress(queue.Empty):
+                self._keep(self.messages.get(timeout=min(remaining, 0.5)))
+
     def stderr(self) -> str:
         self.log.seek(0)
         return self.log.read().decode("utf-8", "replace")

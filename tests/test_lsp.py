@@ -245,6 +245,96 @@ def test_formatting_is_the_formatter(client: LspClient, workspace: Path) -> None
     change(client, uri, text, 22)
 
 
+NOBLE = Path("rules/burning_wheel/human/noble.rules")
+CITY = Path("rules/burning_wheel/human/city.rules")
+PUBLISHED = "textDocument/publishDiagnostics"
+
+
+def flushed(client: LspClient, uri: str) -> None:
+    """Every notification the server sent before this returns is in client.notifications: it answers requests
+    in order, after whatever it was doing (the server itself is not asked to stop and wait)."""
+    client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
+
+
+def test_a_file_broken_mid_typing_keeps_the_other_files_diagnostics(client: LspClient, workspace: Path) -> None:
+    """Issue 20: a typo in one field of the Squire's block (`tim 6 yrs`) made the whole block vanish, and five
+    other files that name the Squire were told at once that no such lifepath exists. The broken file is read
+    as its last text that parsed: it shows its syntax error, the others keep theirs, and requests still
+    answer from the last good analysis, except where the buffer has moved what it said."""
+    noble_uri, noble = open_file(client, workspace, NOBLE)
+    city_uri, city = open_file(client, workspace, CITY)
+    squire = at(city, "requires: noble_squire", len("requires: ") + 2)
+
+    def analysed(text: str, version: int, times: int = 1) -> list[Any]:
+        """Every diagnostic published from a change of noble.rules to `text` on, once noble's own came
+        `times` times (a broken file's syntax errors come at once, and again with the whole analysis)."""
+        flushed(client, city_uri)
+        client.collect(PUBLISHED, lambda found: True)  # what came before (and earlier tests left unread)
+        change(client, noble_uri, text, version)
+        found = client.collect(PUBLISHED, lambda found: sum(p["uri"] == noble_uri for p in found) >= times)
+        flushed(client, city_uri)
+        return found + client.collect(PUBLISHED, lambda found: True)
+
+    typed = noble + "# typed, and still good\n"
+    assert all(p["diagnostics"] == [] for p in analysed(typed, 2))
+    before = client.request("textDocument/definition", doc(city_uri, squire))
+    assert before["uri"] == noble_uri
+    header = 'lifepath noble_squire "Squire" {\n'
+    broken = typed.replace(header + "  time: 6 yrs", header + "  tim 6 yrs")
+    assert broken != typed
+    published = analysed(broken, 3, times=2)
+    assert [p["uri"] for p in published if p["diagnostics"] and p["uri"] != noble_uri] == []
+    assert {tuple(d["code"] for d in p["diagnostics"]) for p in published if p["uri"] == noble_uri} == {("E101",)}
+    assert client.request("textDocument/definition", doc(city_uri, squire)) == before  # the last good analysis
+    renamed = client.request("textDocument/rename", {**doc(city_uri, squire), "newName": "Page"})
+    assert renamed is None  # its edits in noble.rules would land where the broken buffer may have moved them
+    moved = "# two lines typed above\n#\n" + broken  # the header moved: no answer rather than a wrong one
+    published = analysed(moved, 4, times=2)
+    assert [p["uri"] for p in published if p["diagnostics"] and p["uri"] != noble_uri] == []
+    assert client.request("textDocument/definition", doc(city_uri, squire)) is None
+    published = analysed(noble, 5)
+    assert [p for p in published if p["diagnostics"]] == []
+    assert client.request("textDocument/definition", doc(city_uri, squire)) == before
+    for uri in (noble_uri, city_uri):
+        client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+def test_a_file_opened_and_broken_at_once_is_read_as_saved(client: LspClient, workspace: Path) -> None:
+    """Broken before any analysis saw it whole: its saved text stands in, so the others keep theirs."""
+    uri, noble = open_file(client, workspace, NOBLE)
+    header = 'lifepath noble_squire "Squire" {\n'
+    change(client, uri, noble.replace(header + "  time: 6 yrs", header + "  tim 6 yrs"), 2)  # within the debounce
+    found = client.collect(PUBLISHED, lambda found: sum(p["uri"] == uri and p["diagnostics"] != [] for p in found) >= 2)
+    flushed(client, uri)
+    found += client.collect(PUBLISHED, lambda found: True)
+    assert [p["uri"] for p in found if p["diagnostics"] and p["uri"] != uri] == []
+    change(client, uri, noble, 3)
+    client.wait_for(PUBLISHED, lambda p: p["uri"] == uri and p["diagnostics"] == [])
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+def test_a_burst_of_100_edits_ends_with_the_diagnostics_of_the_last(client: LspClient, workspace: Path) -> None:
+    """Issue 20: 100 edits sent at once are analysed as one, the last (each edit waits for quiet)."""
+    uri, text = open_file(client, workspace, PEASANT)
+    client.wait_for(PUBLISHED, lambda p: p["uri"] == uri and p["diagnostics"] == [])
+    flushed(client, uri)
+    client.collect(PUBLISHED, lambda found: True)  # what earlier tests left unread
+    for n in range(1, 101):
+        change(client, uri, text.replace("skills: 8 pts: Farming,", f"skills: 8 pts: Farmng{n},", 1), 300 + n)
+
+    def last_seen(found: list[Any]) -> bool:
+        return any(p["uri"] == uri and "'Farmng100'" in json.dumps(p) for p in found)
+
+    published = [p for p in client.collect(PUBLISHED, last_seen) if p["uri"] == uri]
+    flushed(client, uri)
+    published += [p for p in client.collect(PUBLISHED, lambda found: True) if p["uri"] == uri]
+    assert "'Farmng100'" in json.dumps(published[-1]) and len(published) <= 3, [
+        re.findall(r"Farmng\d+", json.dumps(p)) for p in published
+    ]
+    change(client, uri, text, 401)
+    client.wait_for(PUBLISHED, lambda p: p["uri"] == uri and p["diagnostics"] == [])
+
+
 def test_half_typed_files_never_crash_it(client: LspClient, workspace: Path) -> None:
     """The compiler's fuzzing pieces, typed into an open file: every request still answers."""
     uri, text = open_file(client, workspace, Path("rules/witcher/armor.rules"))

@@ -17,7 +17,7 @@ import gc
 import html
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, assert_never, cast
@@ -47,7 +47,7 @@ from rulesdsl.language.fieldtypes import RequirementType, referenced_kinds
 from rulesdsl.language.names import slug
 from rulesdsl.syntax import tree as m
 from rulesdsl.syntax.parse import ran_on_hint
-from rulesdsl.syntax.source import MANIFEST, SUFFIX, discover, is_source, ruleset_root
+from rulesdsl.syntax.source import MANIFEST, SUFFIX, discover, is_source, read_source, ruleset_root
 from rulesdsl.syntax.written import quote
 from rulesdsl.tools.fmt import NotFormatted, format_text, written_name
 from rulesdsl.tools.locate import (
@@ -149,6 +149,21 @@ def from_position(position: lsp.Position, text: str) -> tuple[int, int]:
     return position.line + 1, lines.chars(position.line, position.character) + 1
 
 
+@functools.lru_cache(maxsize=4)
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _text_at(text: str, pos: m.Position) -> str | None:
+    """The text at `pos` (lines and columns from 1, in characters); None where the text is shorter."""
+    lines = _lines(text)[pos.line - 1 : pos.end_line]
+    if len(lines) != pos.end_line - pos.line + 1:
+        return None
+    lines[-1] = lines[-1][: pos.end_column - 1]
+    lines[0] = lines[0][pos.column - 1 :]
+    return "\n".join(lines)
+
+
 def _contains(pos: m.Position, line: int, column: int) -> bool:
     if not pos.line <= line <= pos.end_line:
         return False
@@ -181,9 +196,23 @@ class Snapshot:
     ruleset: CompiledRuleset | None
     kinds: dict[str, Kind]
     mapping: dict[str, Path] = field(default_factory=dict)  # display path -> the file
+    # Open buffers with syntax errors, analysed from their last text without (see Analyser.analyse): file ->
+    # that text. Where their names were is where that text had them; the buffer may have moved them since.
+    stale: dict[Path, str] = field(default_factory=dict)
+    live: Mapping[Path, str] = field(default_factory=dict)  # the editor's buffers now (typed into since, maybe)
 
     def real(self, shown: str) -> Path | None:
         return self.mapping.get(shown)
+
+    def now(self, file: Path) -> str:
+        """The file's text as the editor has it now."""
+        return self.live.get(file, self.texts.get(file, ""))
+
+    def still_there(self, file: Path, pos: m.Position) -> bool:
+        """Whether the file still reads at `pos` what the analysed text did: a location in another file is
+        given only where that file's buffer has not moved it since (or, broken, since its last good text)."""
+        analysed, now = self.stale.get(file, self.texts.get(file, "")), self.now(file)
+        return analysed is now or _text_at(analysed, pos) == _text_at(now, pos)
 
     def entities(self) -> Iterator[ir.Entity]:
         if self.ruleset is not None:
@@ -227,6 +256,37 @@ class Analyser:
         self.snapshots: dict[Path, Snapshot] = {}
         self.memo = Memo()
         self.bases = default_bases()  # where extended rulesets are looked for, besides beside the ruleset
+        self.good: dict[Path, str] = {}  # each open buffer's last text without syntax errors
+        self._syntax: dict[Path, tuple[str, tuple[Diagnostic, ...]]] = {}  # buffer -> (its text, its errors)
+
+    def close_buffer(self, path: Path) -> None:
+        """The editor closed it: the disk is its truth again, and a reopened buffer starts afresh."""
+        self.open.pop(path, None)
+        self.good.pop(path, None)
+        self._syntax.pop(path, None)
+
+    @staticmethod
+    def _saved_clean(path: Path) -> str | None:
+        """The file's text on disk, if it has one that parses without errors."""
+        text, problem = read_source(path)
+        if text is None or problem is not None:
+            return None
+        try:
+            return None if parser().parse_file(str(path), text)[1] else text
+        except RecursionError:
+            return None
+
+    def syntax_errors(self, path: Path, text: str) -> tuple[Diagnostic, ...]:
+        """The buffer's syntax errors, from its own parse (kept while its text is the same)."""
+        kept = self._syntax.get(path)
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        try:
+            found = tuple(parser().parse_file(str(path), text)[1])
+        except RecursionError:  # nested past Python's limit: the compiler says so, as for any file
+            found = ()
+        self._syntax[path] = (text, found)
+        return found
 
     def close(self) -> None:
         self.memo.clear()
@@ -241,12 +301,25 @@ class Analyser:
         root = root.resolve()
         if not is_source(root / MANIFEST, self.open):
             return self.snapshots.get(root)
-        compilation = compile_paths([root], overlay=self.open, bases=self.bases, memo=self.memo)
+        buffers = {p: t for p, t in self.open.items() if p.is_relative_to(root) and p.suffix == SUFFIX}
+        broken = {p: errors for p, t in buffers.items() if (errors := self.syntax_errors(p, t))}
+        self.good.update((p, t) for p, t in buffers.items() if p not in broken)
+        for path in broken.keys() - self.good.keys():  # broken before its first analysis: the saved text, if good
+            saved = self._saved_clean(path)
+            if saved is not None:
+                self.good[path] = saved
+        # A buffer broken mid-typing is read as its last text without syntax errors: a block that does not
+        # parse would otherwise vanish, and every file naming what it defines would be told it does not exist.
+        stale = {p: self.good[p] for p in broken if p in self.good}
+        compilation = compile_paths([root], overlay={**self.open, **stale}, bases=self.bases, memo=self.memo)
         mapping = {shown: real_path(shown) for shown in compilation.sources}
         texts = {mapping[shown]: text for shown, text in compilation.sources.items()}
         # the buffers as the editor has them (one the compiler did not read, too large, say, included)
-        texts.update((p, t) for p, t in self.open.items() if p.is_relative_to(root) and p.suffix == SUFFIX)
+        texts.update(buffers)
         snapshot = self._snapshot(root, texts, compilation, mapping)
+        for path in stale:  # its own diagnostics: the syntax errors of what the editor shows
+            snapshot.diagnostics[path] = list(broken[path])
+        snapshot.stale, snapshot.live = stale, self.open
         self.snapshots[root] = snapshot
         return snapshot
 
@@ -555,9 +628,9 @@ def definition(snapshot: Snapshot, path: Path, line: int, column: int) -> lsp.Lo
         return None
     entity = snapshot.entity(target.kind, target.id)
     file = snapshot.real(entity.file) if entity is not None else None
-    if entity is None or file is None:
+    if entity is None or file is None or not snapshot.still_there(file, entity.id_pos):
         return None
-    return lsp.Location(uri_of(file), to_range(entity.id_pos, snapshot.texts.get(file, "")))
+    return lsp.Location(uri_of(file), to_range(entity.id_pos, snapshot.now(file)))
 
 
 def references(snapshot: Snapshot, path: Path, line: int, column: int, declaration: bool) -> list[lsp.Location]:
@@ -566,8 +639,9 @@ def references(snapshot: Snapshot, path: Path, line: int, column: int, declarati
         return []
     found = []
     for file, other in snapshot.targets():
-        if (other.kind, other.id) == (target.kind, target.id) and (declaration or not other.defining):
-            found.append(lsp.Location(uri_of(file), to_range(other.pos, snapshot.texts.get(file, ""))))
+        same = (other.kind, other.id) == (target.kind, target.id) and (declaration or not other.defining)
+        if same and snapshot.still_there(file, other.pos):
+            found.append(lsp.Location(uri_of(file), to_range(other.pos, snapshot.now(file))))
     return found
 
 
@@ -652,6 +726,10 @@ def _broken_symbol(found: Statement, text: str) -> lsp.DocumentSymbol:
     return lsp.DocumentSymbol(label, symbol_kind, to_range(found.span, text), to_range(selection, text), detail=detail)
 
 
+class RenameWaits(Exception):
+    """A rename asked for while a file of the rulesets it would edit has syntax errors (said to the user)."""
+
+
 def rename(
     snapshot: Snapshot, path: Path, line: int, column: int, new_name: str, others: Iterable[Snapshot] = ()
 ) -> lsp.WorkspaceEdit | None:
@@ -662,6 +740,9 @@ def rename(
     target = _target_here(snapshot, path, line, column)
     if target is None or not new_name.strip():
         return None
+    waiting = sorted({p for seen in (snapshot, *others) for p in seen.stale})
+    if waiting:  # its names are where its last good text had them: an edit there could land anywhere
+        raise RenameWaits(f"rename waits until {', '.join(p.name for p in waiting)} parses again")
     entity = snapshot.entity(target.kind, target.id)
     file = snapshot.real(entity.file) if entity is not None else None
     if entity is None or file is None:
@@ -674,8 +755,10 @@ def rename(
     edits: dict[tuple[str, int, int, int, int], lsp.TextEdit] = {}  # one edit per place, however many rulesets see it
 
     def edit(where: Path, pos: m.Position, new_text: str, text: str) -> None:
+        if not all(seen.still_there(where, pos) for seen in (snapshot, *others) if where in seen.texts):
+            raise RenameWaits(f"rename waits until {where.name} is analysed as it is now")
         key = (uri_of(where), pos.line, pos.column, pos.end_line, pos.end_column)
-        edits.setdefault(key, lsp.TextEdit(to_range(pos, text), new_text))
+        edits.setdefault(key, lsp.TextEdit(to_range(pos, snapshot.live.get(where, text)), new_text))
 
     if header is not None:
         written = header.name or header.id
@@ -1042,7 +1125,7 @@ class RulesServer(LanguageServer):
     def changed(self, uri: str, text: str | None) -> None:
         path = path_of(uri)
         if text is None:
-            self.analyser.open.pop(path, None)
+            self.analyser.close_buffer(path)
         else:
             self.analyser.open[path] = text
         waiting = self.pending.pop(path, None)
@@ -1056,9 +1139,9 @@ class RulesServer(LanguageServer):
         about its ruleset, which takes a while on a large one."""
         self.pending.pop(path, None)
         text = self.analyser.open.get(path)
-        parsed = self.safely(lambda: parser().parse_file(str(path), text)) if text is not None else None
-        if text is not None and parsed is not None and parsed[1]:
-            quick = Snapshot(path.parent, {path: text}, {path: list(parsed[1])}, None, {})
+        errors = self.safely(lambda: self.analyser.syntax_errors(path, text)) if text is not None else None
+        if text is not None and errors:
+            quick = Snapshot(path.parent, {path: text}, {path: list(errors)}, None, {})
             found = diagnostics_for(quick, path)
             self.published[path] = found
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri_of(path), found))
@@ -1166,9 +1249,11 @@ def make_server() -> RulesServer:
         folders = [path_of(f.uri) for f in ls.workspace.folders.values()]
         if ls.workspace.root_path:
             folders.append(Path(ls.workspace.root_path))
-        return ls.safely(
-            lambda: rename(snapshot, path, line, column, params.new_name, ls.analyser.others(snapshot.root, folders))
-        )
+        try:
+            return rename(snapshot, path, line, column, params.new_name, ls.analyser.others(snapshot.root, folders))
+        except RenameWaits as waits:
+            ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, f"rulesdsl: {waits}"))
+            return None
 
     @feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
     def act(ls: RulesServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
