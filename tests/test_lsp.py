@@ -491,6 +491,56 @@ def test_an_outline_and_diagnostics_split_the_file_once(tmp_path: Path) -> None:
     assert lsp.lines_of.cache_info().misses == 1  # one split for 1,200 ranges
 
 
+def test_completion_hover_and_definition_wait_for_no_analysis(tmp_path: Path) -> None:
+    """Issue 20: what comes as the user types answers from the last analysis with the buffer as it is now
+    (at 10,000 lifepaths an analysis takes most of a second). A name the buffer has moved since is not
+    answered from the old analysis: hover and definition then analyse again."""
+    from lsprotocol import types
+
+    from rulesdsl.tools import lsp
+
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text('ruleset demo { title: "Demo"  version: "0.1.0" }\n', encoding="utf-8")
+    text = (
+        'kind gadget "Gadgets" { skill: ref skill }\n'
+        "skill Fishing { root: Perception  type: peasant  tools: yes }\n"
+        'gadget rod "Rod" { skill: Fishing }\n'
+    )
+    path = (folder / "a.rules").resolve()
+    path.write_text(text, encoding="utf-8")
+    uri = lsp.uri_of(path)
+    server = lsp.make_server()
+    server.analyser.bases = []
+    server.analyser.open[path] = text
+    try:
+        assert server.snapshot(uri)[1] is not None and server.analyses == 1
+
+        def position(written: str, needle: str) -> types.Position:
+            spot = at(written, needle, 2)
+            return types.Position(spot["line"], spot["character"])
+
+        typed = text + 'gadget net "Net" { skill: Fi }\n'
+        server.analyser.open[path] = typed
+        _, snapshot, fresh = server.quick(uri)
+        assert snapshot is not None and not fresh and snapshot.texts[path] is typed
+        line, column = lsp.from_position(position(typed, "Fi }"), typed)  # the cursor after "Fi"
+        assert "Fishing" in {item.label for item in lsp.completions(snapshot, path, line, column)}
+        hovered = server.quickly(uri, position(typed, "Fishing }"), lsp.hover)
+        assert hovered is not None and "**Fishing**" in hovered.contents.value  # type: ignore[union-attr]
+        assert server.analyses == 1  # all from the first analysis
+        moved = "# a line typed above\n" + typed
+        server.analyser.open[path] = moved
+        assert server.quick(uri)[1] is not None and server.analyses == 1
+        hovered = server.quickly(uri, position(moved, "Fishing }"), lsp.hover)
+        assert hovered is not None and server.analyses == 2  # moved: not from the old analysis, but a new one
+        server.analyser.open[path] = "# and another\n" + moved
+        found = server.quickly(uri, position("# and another\n" + moved, "Fishing }"), lsp.definition)
+        assert found is not None and found.range.start.line == 3 and server.analyses == 3
+    finally:
+        server.analyser.close()
+
+
 def test_columns_count_utf16_code_units() -> None:
     """A character beyond the BMP is two UTF-16 units: columns after it shift, both ways."""
     from rulesdsl.tools.lsp import Lines

@@ -196,8 +196,10 @@ class Snapshot:
     ruleset: CompiledRuleset | None
     kinds: dict[str, Kind]
     mapping: dict[str, Path] = field(default_factory=dict)  # display path -> the file
-    # Open buffers with syntax errors, analysed from their last text without (see Analyser.analyse): file ->
-    # that text. Where their names were is where that text had them; the buffer may have moved them since.
+    # Files whose `texts` are not what the analysis read: file -> what it read. A buffer broken mid-typing is
+    # read as its last text without syntax errors (see Analyser.analyse; rename waits for it), and a quick
+    # snapshot (RulesServer.quick) shows a buffer typed into since. Where their names were is where that
+    # text had them; the buffer may have moved them since (still_there).
     stale: dict[Path, str] = field(default_factory=dict)
     live: Mapping[Path, str] = field(default_factory=dict)  # the editor's buffers now (typed into since, maybe)
 
@@ -604,7 +606,7 @@ def _target_here(snapshot: Snapshot, path: Path, line: int, column: int) -> Targ
     """What the cursor names, when the buffer still says so: a name written where the last analysis saw it,
     in the statement the cursor is in (never another block's, even when this one does not parse)."""
     target = snapshot.at(path, line, column)
-    if target is None:
+    if target is None or not snapshot.still_there(path, target.pos):
         return None
     text = snapshot.texts.get(path, "")
     source = parsed(path, text)
@@ -1102,6 +1104,40 @@ class RulesServer(LanguageServer):
             snapshot = self.safely(lambda: self.analysed(path)) or snapshot
         return path, snapshot
 
+    def quick(self, uri: str) -> tuple[Path, Snapshot | None, bool]:
+        """For what comes as the user types (completion, hover, definition): the last analysis, with the buffer
+        as the editor has it now, and whether that analysis read this very text. Issue 20: these answer
+        without waiting for an analysis of the ruleset (at 10,000 lifepaths one takes most of a second); a
+        name the buffer has moved since is not found there (Snapshot.still_there). A file with no analysis
+        yet is analysed."""
+        path = path_of(uri)
+        root = ruleset_root(path, self.analyser.open)
+        snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
+        text = self.analyser.open.get(path)
+        if snapshot is None or text is None or path not in snapshot.texts:
+            return (*self.snapshot(uri), True)
+        if snapshot.texts[path] == text:
+            return path, snapshot, True
+        read = snapshot.stale.get(path, snapshot.texts[path])
+        typed = replace(snapshot, texts={**snapshot.texts, path: text}, stale={**snapshot.stale, path: read})
+        return path, typed, False
+
+    def quickly(
+        self, uri: str, position: lsp.Position, ask: Callable[[Snapshot, Path, int, int], T | None]
+    ) -> T | None:
+        """`ask` of the quick snapshot; when it finds nothing there and the buffer changed since the analysis,
+        of a new analysis (the name may be one the buffer moved, or typed)."""
+
+        def answer(path: Path, snapshot: Snapshot | None) -> T | None:
+            if snapshot is None:
+                return None
+            line, column = from_position(position, snapshot.texts.get(path, ""))
+            return self.safely(lambda: ask(snapshot, path, line, column))
+
+        path, snapshot, fresh = self.quick(uri)
+        found = answer(path, snapshot)
+        return found if found is not None or fresh or snapshot is None else answer(*self.snapshot(uri))
+
     def analysed(self, path: Path) -> Snapshot | None:
         """The analysis of the file's ruleset, and what it made frozen out of the garbage collector's sight
         (see FULL_COLLECTION_EVERY); objects freed by their last reference are freed all the same."""
@@ -1214,14 +1250,16 @@ def make_server() -> RulesServer:
 
     @feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[":", " ", ",", '"']))
     def complete(ls: RulesServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-        path, snapshot, line, column = located(params)
-        items = ls.safely(lambda: completions(snapshot, path, line, column)) if snapshot else None
+        path, snapshot, _ = ls.quick(params.text_document.uri)  # the names the last analysis knew
+        if snapshot is None:
+            return lsp.CompletionList(is_incomplete=False, items=[])
+        line, column = from_position(params.position, snapshot.texts.get(path, ""))
+        items = ls.safely(lambda: completions(snapshot, path, line, column))
         return lsp.CompletionList(is_incomplete=False, items=items or [])
 
     @feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def go_to(ls: RulesServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-        path, snapshot, line, column = located(params)
-        return ls.safely(lambda: definition(snapshot, path, line, column)) if snapshot else None
+        return ls.quickly(params.text_document.uri, params.position, definition)
 
     @feature(lsp.TEXT_DOCUMENT_REFERENCES)
     def find_references(ls: RulesServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
@@ -1233,8 +1271,7 @@ def make_server() -> RulesServer:
 
     @feature(lsp.TEXT_DOCUMENT_HOVER)
     def show(ls: RulesServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        path, snapshot, line, column = located(params)
-        return ls.safely(lambda: hover(snapshot, path, line, column)) if snapshot else None
+        return ls.quickly(params.text_document.uri, params.position, hover)
 
     @feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def outline(ls: RulesServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
