@@ -541,6 +541,66 @@ def test_completion_hover_and_definition_wait_for_no_analysis(tmp_path: Path) ->
         server.analyser.close()
 
 
+def test_requests_are_answered_while_an_analysis_runs(tmp_path: Path) -> None:
+    """Issue 20: requests waited behind the analysis an edit started (most of a second at 10,000
+    lifepaths). It runs in a worker thread now: here it is held mid-way while a hover and a completion are
+    answered; an analysis the file's next change supersedes publishes nothing, and the next one does."""
+    import asyncio
+    import threading
+
+    from lsprotocol import types
+
+    from rulesdsl.tools import lsp
+
+    folder = tmp_path / "demo"
+    folder.mkdir()
+    (folder / "ruleset.rules").write_text('ruleset demo { title: "Demo"  version: "0.1.0" }\n', encoding="utf-8")
+    text = 'skill Fishing { root: Perception  type: peasant  tools: yes }\ntrait "Web-Footed" { type: die }\n'
+    path = (folder / "a.rules").resolve()
+    path.write_text(text, encoding="utf-8")
+    uri = lsp.uri_of(path)
+    server = lsp.make_server()
+    server.analyser.bases = []
+    published: list[tuple[str, list[str]]] = []
+    server.text_document_publish_diagnostics = lambda params: published.append(  # type: ignore[method-assign]
+        (params.uri, [d.message for d in params.diagnostics])
+    )
+    held, release = threading.Event(), threading.Event()
+    analyse = server.analyser.analyse
+
+    def held_analysis(where: Path) -> lsp.Snapshot | None:
+        held.set()
+        assert release.wait(10), "the requests were not answered while the analysis ran"
+        return analyse(where)
+
+    async def scenario() -> None:
+        server.changed(uri, text)
+        assert server.snapshot(uri)[1] is not None  # a first analysis, as when the file was opened
+        server.analyser.analyse = held_analysis  # type: ignore[method-assign]
+        edited = text.replace("type: die", "type: dei")  # E210 once analysed
+        server.changed(uri, edited)
+        first = server.publish_all(path)
+        assert await asyncio.get_running_loop().run_in_executor(None, held.wait, 30)
+        hovered = server.quickly(uri, types.Position(0, 8), lsp.hover)  # on "Fishing", analysed before
+        assert hovered is not None and "**Fishing**" in hovered.contents.value  # type: ignore[union-attr]
+        assert server.quick(uri)[1] is not None
+        server.changed(uri, edited + "\n")  # a change while it runs: its result is not published
+        release.set()
+        assert await first is not None
+        await asyncio.sleep(0)  # its done-callback runs
+        assert published == []
+        await server.publish_all(path)  # the change's own analysis
+        await asyncio.sleep(0)
+        mine = [messages for where, messages in published if where == uri]
+        assert mine and any("did you mean 'die'" in m for m in mine[-1]), published  # E210, of the edit
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.worker.shutdown(wait=True)
+        server.analyser.close()
+
+
 def test_columns_count_utf16_code_units() -> None:
     """A character beyond the BMP is two UTF-16 units: columns after it shift, both ways."""
     from rulesdsl.tools.lsp import Lines

@@ -17,7 +17,9 @@ import gc
 import html
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, assert_never, cast
@@ -259,6 +261,8 @@ class Analyser:
         self.memo = Memo()
         self.bases = default_bases()  # where extended rulesets are looked for, besides beside the ruleset
         self.good: dict[Path, str] = {}  # each open buffer's last text without syntax errors
+        # One analysis at a time: the language server runs them beside its requests (RulesServer.publish_all).
+        self.lock = threading.RLock()
         self._syntax: dict[Path, tuple[str, tuple[Diagnostic, ...]]] = {}  # buffer -> (its text, its errors)
 
     def close_buffer(self, path: Path) -> None:
@@ -297,13 +301,17 @@ class Analyser:
         return ruleset_root(path, self.open)
 
     def analyse(self, path: Path) -> Snapshot | None:
-        root = self.root_of(path)
+        with self.lock:
+            return self._analyse(path, dict(self.open))  # the buffers now: the editor changes them meanwhile
+
+    def _analyse(self, path: Path, opened: dict[Path, str]) -> Snapshot | None:
+        root = ruleset_root(path, opened)
         if root is None:
             return None
         root = root.resolve()
-        if not is_source(root / MANIFEST, self.open):
+        if not is_source(root / MANIFEST, opened):
             return self.snapshots.get(root)
-        buffers = {p: t for p, t in self.open.items() if p.is_relative_to(root) and p.suffix == SUFFIX}
+        buffers = {p: t for p, t in opened.items() if p.is_relative_to(root) and p.suffix == SUFFIX}
         broken = {p: errors for p, t in buffers.items() if (errors := self.syntax_errors(p, t))}
         self.good.update((p, t) for p, t in buffers.items() if p not in broken)
         for path in broken.keys() - self.good.keys():  # broken before its first analysis: the saved text, if good
@@ -313,7 +321,7 @@ class Analyser:
         # A buffer broken mid-typing is read as its last text without syntax errors: a block that does not
         # parse would otherwise vanish, and every file naming what it defines would be told it does not exist.
         stale = {p: self.good[p] for p in broken if p in self.good}
-        compilation = compile_paths([root], overlay={**self.open, **stale}, bases=self.bases, memo=self.memo)
+        compilation = compile_paths([root], overlay={**opened, **stale}, bases=self.bases, memo=self.memo)
         mapping = {shown: real_path(shown) for shown in compilation.sources}
         texts = {mapping[shown]: text for shown, text in compilation.sources.items()}
         # the buffers as the editor has them (one the compiler did not read, too large, say, included)
@@ -1095,6 +1103,9 @@ class RulesServer(LanguageServer):
         self.published: dict[Path, list[lsp.Diagnostic]] = {}
         self.pending: dict[Path, asyncio.TimerHandle] = {}
         self.analyses = 0
+        # Analyses after edits run here, so that requests do not wait behind one (issue 20); one at a time.
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulesdsl-analysis")
+        self.versions: dict[Path, int] = {}  # changes of each buffer: an analysis begun before the last is superseded
 
     def snapshot(self, uri: str) -> tuple[Path, Snapshot | None]:
         path = path_of(uri)
@@ -1141,14 +1152,15 @@ class RulesServer(LanguageServer):
     def analysed(self, path: Path) -> Snapshot | None:
         """The analysis of the file's ruleset, and what it made frozen out of the garbage collector's sight
         (see FULL_COLLECTION_EVERY); objects freed by their last reference are freed all the same."""
-        self.analyses += 1
-        if self.analyses % FULL_COLLECTION_EVERY == 0:
-            gc.unfreeze()
-            gc.collect()
-        with gc_paused():
-            found = self.analyser.analyse(path)
-            gc.freeze()
-        return found
+        with self.analyser.lock:
+            self.analyses += 1
+            if self.analyses % FULL_COLLECTION_EVERY == 0:
+                gc.unfreeze()
+                gc.collect()
+            with gc_paused():
+                found = self.analyser.analyse(path)
+                gc.freeze()
+            return found
 
     def safely(self, work: Callable[[], T]) -> T | None:
         """Whatever a half-typed file does to the compiler, the server answers (and says so in its log)."""
@@ -1160,6 +1172,7 @@ class RulesServer(LanguageServer):
 
     def changed(self, uri: str, text: str | None) -> None:
         path = path_of(uri)
+        self.versions[path] = self.versions.get(path, 0) + 1
         if text is None:
             self.analyser.close_buffer(path)
         else:
@@ -1185,9 +1198,36 @@ class RulesServer(LanguageServer):
             return
         self.publish_all(path)
 
-    def publish_all(self, path: Path) -> None:
+    def publish_all(self, path: Path) -> asyncio.Future[Snapshot | None]:
+        """The file's ruleset analysed in the worker thread, while requests are answered; then its diagnostics,
+        unless the file changed again meanwhile (the analysis after that change publishes them)."""
         self.pending.pop(path, None)
-        _, snapshot = self.snapshot(uri_of(path))  # analysed again only if a request has not done so already
+        version = self.versions.get(path, 0)
+        analysis = asyncio.get_running_loop().run_in_executor(self.worker, self.brought_up_to_date, path, version)
+        analysis.add_done_callback(lambda done: self.publish_analysed(path, version, done))
+        return analysis
+
+    def brought_up_to_date(self, path: Path, version: int) -> Snapshot | None:
+        """In the worker: the analysis of the file's ruleset as the buffers are now (unless a request made it);
+        none if the file changed again before this began (the analysis after that change comes next)."""
+        if self.versions.get(path, 0) != version:
+            return None
+        with self.analyser.lock:
+            root = ruleset_root(path, self.analyser.open)
+            snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
+            text = self.analyser.open.get(path)
+            if snapshot is None or text is None or snapshot.texts.get(path) != text:
+                snapshot = self.analysed(path) or snapshot
+            return snapshot
+
+    def publish_analysed(self, path: Path, version: int, done: asyncio.Future[Snapshot | None]) -> None:
+        if done.cancelled() or self.versions.get(path, 0) != version:
+            return
+        error = done.exception()
+        if error is not None:  # a bug in rulesdsl: keep serving, report it
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, f"rulesdsl: internal error: {error!r}"))
+            return
+        snapshot = done.result()
         if snapshot is None:
             return
         for file in sorted(set(snapshot.diagnostics) | {p for p in self.published if p.is_relative_to(snapshot.root)}):
@@ -1309,6 +1349,7 @@ def make_server() -> RulesServer:
 
     @feature(lsp.SHUTDOWN)
     def shutdown(ls: RulesServer, params: None) -> None:
+        ls.worker.shutdown(wait=True, cancel_futures=True)  # an analysis under way ends first
         ls.analyser.close()
 
     return server
