@@ -320,7 +320,7 @@ class Analyser:
                 self.good[path] = saved
         # A buffer broken mid-typing is read as its last text without syntax errors: a block that does not
         # parse would otherwise vanish, and every file naming what it defines would be told it does not exist.
-        stale = {p: self.good[p] for p in broken if p in self.good}
+        stale = {p: good for p in broken if (good := self.good.get(p)) is not None}  # closed meanwhile: gone
         compilation = compile_paths([root], overlay={**opened, **stale}, bases=self.bases, memo=self.memo)
         mapping = {shown: real_path(shown) for shown in compilation.sources}
         texts = {mapping[shown]: text for shown, text in compilation.sources.items()}
