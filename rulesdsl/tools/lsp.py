@@ -264,12 +264,14 @@ class Analyser:
         # One analysis at a time: the language server runs them beside its requests (RulesServer.publish_all).
         self.lock = threading.RLock()
         self._syntax: dict[Path, tuple[str, tuple[Diagnostic, ...]]] = {}  # buffer -> (its text, its errors)
+        self._no_good_saved: set[Path] = set()  # open buffers whose saved text does not parse either
 
     def close_buffer(self, path: Path) -> None:
         """The editor closed it: the disk is its truth again, and a reopened buffer starts afresh."""
         self.open.pop(path, None)
         self.good.pop(path, None)
         self._syntax.pop(path, None)
+        self._no_good_saved.discard(path)
 
     @staticmethod
     def _saved_clean(path: Path) -> str | None:
@@ -297,8 +299,15 @@ class Analyser:
     def close(self) -> None:
         self.memo.clear()
 
-    def root_of(self, path: Path) -> Path | None:
-        return ruleset_root(path, self.open)
+    def last(self, path: Path) -> Snapshot | None:
+        """The last analysis of the file's ruleset, as it is (perhaps of other texts than the buffers now)."""
+        root = ruleset_root(path, self.open)
+        return self.snapshots.get(root.resolve()) if root is not None else None
+
+    def reads_now(self, snapshot: Snapshot | None, path: Path) -> bool:
+        """Whether `snapshot` analysed the open buffer `path` as the editor has it now."""
+        text = self.open.get(path)
+        return snapshot is not None and text is not None and snapshot.texts.get(path) == text
 
     def analyse(self, path: Path) -> Snapshot | None:
         with self.lock:
@@ -314,10 +323,13 @@ class Analyser:
         buffers = {p: t for p, t in opened.items() if p.is_relative_to(root) and p.suffix == SUFFIX}
         broken = {p: errors for p, t in buffers.items() if (errors := self.syntax_errors(p, t))}
         self.good.update((p, t) for p, t in buffers.items() if p not in broken)
-        for path in broken.keys() - self.good.keys():  # broken before its first analysis: the saved text, if good
+        # broken before its first analysis: the saved text, if good (read once while the buffer is open)
+        for path in broken.keys() - self.good.keys() - self._no_good_saved:
             saved = self._saved_clean(path)
             if saved is not None:
                 self.good[path] = saved
+            else:
+                self._no_good_saved.add(path)
         # A buffer broken mid-typing is read as its last text without syntax errors: a block that does not
         # parse would otherwise vanish, and every file naming what it defines would be told it does not exist.
         stale = {p: good for p in broken if (good := self.good.get(p)) is not None}  # closed meanwhile: gone
@@ -1109,9 +1121,8 @@ class RulesServer(LanguageServer):
 
     def snapshot(self, uri: str) -> tuple[Path, Snapshot | None]:
         path = path_of(uri)
-        root = ruleset_root(path, self.analyser.open)
-        snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
-        if snapshot is None or path not in self.analyser.open or snapshot.texts.get(path) != self.analyser.open[path]:
+        snapshot = self.analyser.last(path)
+        if not self.analyser.reads_now(snapshot, path):
             snapshot = self.safely(lambda: self.analysed(path)) or snapshot
         return path, snapshot
 
@@ -1122,12 +1133,11 @@ class RulesServer(LanguageServer):
         name the buffer has moved since is not found there (Snapshot.still_there). A file with no analysis
         yet is analysed."""
         path = path_of(uri)
-        root = ruleset_root(path, self.analyser.open)
-        snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
+        snapshot = self.analyser.last(path)
         text = self.analyser.open.get(path)
         if snapshot is None or text is None or path not in snapshot.texts:
             return (*self.snapshot(uri), True)
-        if snapshot.texts[path] == text:
+        if self.analyser.reads_now(snapshot, path):
             return path, snapshot, True
         read = snapshot.stale.get(path, snapshot.texts[path])
         typed = replace(snapshot, texts={**snapshot.texts, path: text}, stale={**snapshot.stale, path: read})
@@ -1213,12 +1223,8 @@ class RulesServer(LanguageServer):
         if self.versions.get(path, 0) != version:
             return None
         with self.analyser.lock:
-            root = ruleset_root(path, self.analyser.open)
-            snapshot = self.analyser.snapshots.get(root.resolve()) if root is not None else None
-            text = self.analyser.open.get(path)
-            if snapshot is None or text is None or snapshot.texts.get(path) != text:
-                snapshot = self.analysed(path) or snapshot
-            return snapshot
+            snapshot = self.analyser.last(path)
+            return snapshot if self.analyser.reads_now(snapshot, path) else self.analysed(path) or snapshot
 
     def publish_analysed(self, path: Path, version: int, done: asyncio.Future[Snapshot | None]) -> None:
         if done.cancelled() or self.versions.get(path, 0) != version:
