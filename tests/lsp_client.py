@@ -30,6 +30,7 @@ class LspClient:
         )
         self.messages: queue.Queue[Message] = queue.Queue()
         self.notifications: list[Message] = []
+        self.requests: list[Message] = []  # what the server asked of the client
         self.next_id = 0
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -83,6 +84,7 @@ class LspClient:
 
     def _keep(self, message: Message) -> None:
         if "method" in message and "id" in message:  # a request from the server (e.g. progress): accept it
+            self.requests.append(message)
             self._send({"id": message["id"], "result": None})
         elif "method" in message:
             self.notifications.append(message)

@@ -31,11 +31,11 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def started(workspace: Path) -> LspClient:
+def started(workspace: Path, capabilities: dict[str, Any] | None = None) -> LspClient:
     client = LspClient(workspace)
     result = client.request(
         "initialize",
-        {"processId": None, "rootUri": uri_of(workspace), "capabilities": {}, "workspaceFolders": None},
+        {"processId": None, "rootUri": uri_of(workspace), "capabilities": capabilities or {}, "workspaceFolders": None},
     )
     capabilities = result["capabilities"]
     for provider in (
@@ -311,6 +311,45 @@ def test_a_file_opened_and_broken_at_once_is_read_as_saved(client: LspClient, wo
     change(client, uri, noble, 3)
     client.wait_for(PUBLISHED, lambda p: p["uri"] == uri and p["diagnostics"] == [])
     client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+def test_a_file_deleted_while_open_goes_as_a_closed_buffer(tmp_path: Path) -> None:
+    """Issue 20: deleted on disk while the editor has it open, the file is gone from the analysis as a closed
+    buffer would be: its diagnostics are cleared, and the files that name what it defined are told so."""
+    shutil.copytree(ROOT / "rules", tmp_path / "rules")
+    client = started(tmp_path, {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}})
+    try:
+        flushed(client, uri_of(tmp_path / CITY))  # the client is asked to watch the files (Neovim waits for that)
+        [asked] = [r["params"] for r in client.requests if r["method"] == "client/registerCapability"]
+        [watch] = asked["registrations"]
+        assert watch["method"] == "workspace/didChangeWatchedFiles"
+        assert watch["registerOptions"]["watchers"] == [{"globPattern": "**/*.rules"}]
+        noble_uri, _ = open_file(client, tmp_path, NOBLE)
+        city_uri, city = open_file(client, tmp_path, CITY)
+        client.wait_for(PUBLISHED, lambda p: p["uri"] == city_uri and p["diagnostics"] == [])
+        squire = at(city, "requires: noble_squire", len("requires: ") + 2)
+        assert client.request("textDocument/definition", doc(city_uri, squire))["uri"] == noble_uri
+        saved = (tmp_path / NOBLE).read_bytes()
+        (tmp_path / NOBLE).unlink()
+        flushed(client, city_uri)
+        client.collect(PUBLISHED, lambda found: True)
+        client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": noble_uri, "type": 3}]})
+        found = client.collect(PUBLISHED, lambda found: any(p["uri"] == city_uri for p in found))
+        flushed(client, city_uri)
+        found += client.collect(PUBLISHED, lambda found: True)
+        assert [p["diagnostics"] for p in found if p["uri"] == noble_uri] in ([], [[]])
+        [*_, last] = [p for p in found if p["uri"] == city_uri]
+        assert {d["code"] for d in last["diagnostics"]} == {"E303"}
+        assert any("'noble_squire'" in d["message"] for d in last["diagnostics"])
+        assert client.request("textDocument/definition", doc(city_uri, squire)) is None
+        client.notify("textDocument/didClose", {"textDocument": {"uri": noble_uri}})  # as editors then do
+        (tmp_path / NOBLE).write_bytes(saved)  # and back: as a created file, every name is found again
+        client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": noble_uri, "type": 1}]})
+        client.wait_for(PUBLISHED, lambda p: p["uri"] == city_uri and p["diagnostics"] == [])
+        assert client.request("textDocument/definition", doc(city_uri, squire))["uri"] == noble_uri
+        assert "Traceback" not in client.stderr()
+    finally:
+        client.close()
 
 
 def test_a_burst_of_100_edits_ends_with_the_diagnostics_of_the_last(client: LspClient, workspace: Path) -> None:

@@ -1262,6 +1262,20 @@ def make_server() -> RulesServer:
 
         return register
 
+    @feature(lsp.INITIALIZED)
+    def initialized(ls: RulesServer, params: lsp.InitializedParams) -> None:
+        """Ask to hear of `.rules` files created, changed or deleted outside the editor, from a client that
+        watches only when asked (Neovim; VS Code's extension asks in its own options)."""
+        workspace = ls.client_capabilities.workspace
+        watching = workspace.did_change_watched_files if workspace is not None else None
+        if watching is not None and watching.dynamic_registration:
+            watchers = lsp.DidChangeWatchedFilesRegistrationOptions([lsp.FileSystemWatcher("**/*.rules")])
+            ls.client_register_capability(
+                lsp.RegistrationParams(
+                    [lsp.Registration("rules-files", lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, watchers)]
+                )
+            )
+
     @feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RulesServer, params: lsp.DidOpenTextDocumentParams) -> None:
         ls.changed(params.text_document.uri, params.text_document.text)
@@ -1283,8 +1297,9 @@ def make_server() -> RulesServer:
     @feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: RulesServer, params: lsp.DidChangeWatchedFilesParams) -> None:
         for change in params.changes:
-            path = path_of(change.uri)
-            if path not in ls.analyser.open:
+            # an open buffer is the file's truth until it is closed, or deleted: then it goes as a closed
+            # buffer would (its names with it), until the editor sends its text again
+            if path_of(change.uri) not in ls.analyser.open or change.type == lsp.FileChangeType.Deleted:
                 ls.changed(change.uri, None)
 
     def located(params: Any) -> tuple[Path, Snapshot | None, int, int]:
