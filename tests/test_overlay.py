@@ -5,10 +5,11 @@ that file is parsed and lowered, with nothing decoded from the on-disk cache."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -94,9 +95,19 @@ class Editor:
             return self.overlay[path]
         return path.read_text(encoding="utf-8") if path.is_file() else ""
 
-    def in_memory(self) -> Compilation:
+    def in_memory(self, stop: Callable[[], bool] | None = None) -> Compilation:
         with inside(self.disk), mock.patch.dict(os.environ, {"RULESDSL_CACHE_DIR": str(self.cache)}):
-            return compile_paths([Path("rules/rim")], overlay=self.overlay, bases=[], memo=self.memo)
+            return compile_paths([Path("rules/rim")], overlay=self.overlay, bases=[], memo=self.memo, stop=stop)
+
+    def stopped(self, at: int) -> bool:
+        """An analysis stopped at its checkpoint number `at` (as the language server stops one that a later
+        change supersedes), if it has that many; whether it was stopped."""
+        asked = itertools.count()
+        try:
+            self.in_memory(stop=lambda: next(asked) >= at)
+        except pipeline.Superseded:
+            return True
+        return False
 
     def compiled_after(self, edits: list[tuple[int, str, int, int]]) -> Iterator[Compilation]:
         """The analysis before the edits and after each, where it compiles."""
@@ -142,7 +153,7 @@ class Editor:
                 if path in self.overlay:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_bytes(self.overlay[path].encode("utf-8"))
-            case "delete":  # deleted on disk; if it is open, the buffer is still the truth
+            case "delete":  # deleted on disk, with no word of it to the server: an open buffer is still the truth
                 if path.name != "ruleset.rules":
                     path.unlink(missing_ok=True)
             case _:
@@ -177,12 +188,14 @@ def test_in_memory_analysis_is_a_cold_check_of_the_texts_saved(
 ) -> None:
     """A homebrew extending a base, edited at random (half-typed snippets, misspelt names, its manifest, files
     saved, closed, deleted on disk while open, a new file only in the editor), with a memo that forgets at
-    once, a little, or nothing: every analysis equals a cold check of what the editor holds, saved."""
+    once, a little, or nothing, and an analysis stopped part-way before each (superseded): every analysis
+    equals a cold check of what the editor holds, saved."""
     with tempfile.TemporaryDirectory() as work:
         editor = Editor(Path(work), Memo(limit))
         same(editor.in_memory(), editor.saved())
         for edit in edits:
             editor.apply(edit)
+            editor.stopped(edit[3])
             same(editor.in_memory(), editor.saved())
             assert editor.memo.size <= limit or len(editor.memo) == 1  # bounded: past it, files are forgotten
 
@@ -207,8 +220,27 @@ def test_a_file_broken_mid_typing_leaves_the_others_their_diagnostics(tmp_path: 
     assert len(after.diagnostics) == len(before.diagnostics) + 1
 
 
+def test_an_analysis_stopped_at_any_checkpoint_leaves_the_next_one_right(tmp_path: Path) -> None:
+    """Issue 20 (cancel superseded work): the language server stops an analysis that a later change has
+    superseded, between files and between the checks. Stopped at each of its checkpoints in turn, with a
+    file edited before each, it leaves the memo and the cache so that the next analysis is a cold check."""
+    editor = Editor(tmp_path, Memo())
+    rim = editor.disk / "rules" / "rim" / "rim.rules"
+    same(editor.in_memory(), editor.saved())
+    asked = itertools.count()
+    editor.in_memory(stop=lambda: next(asked) < 0)
+    checkpoints = next(asked)
+    assert checkpoints >= 15  # between files, before merging, between the ruleset-wide checks; of both rulesets
+    for at in range(checkpoints):
+        editor.overlay[rim] = RIM_RULES.replace("max_terms: 3", f"max_terms: {at % 7}")
+        assert editor.stopped(at)
+        same(editor.in_memory(), editor.saved())
+    assert not editor.stopped(checkpoints)
+
+
 def test_a_buffer_deleted_on_disk_stays_until_it_is_closed(tmp_path: Path) -> None:
-    """LSP: while a document is open its truth is the buffer; once closed, the disk (where it is gone)."""
+    """The analyser: while a document is open its truth is the buffer; once closed, the disk (where it is gone).
+    The server closes it when the editor reports the file deleted (test_lsp.py)."""
     editor = Editor(tmp_path, Memo())
     analyser = Analyser()
     analyser.bases = []

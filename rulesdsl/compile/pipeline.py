@@ -9,7 +9,7 @@ import gc
 import hashlib
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -193,6 +193,15 @@ class _Inputs:
     overlay: Overlay  # open buffers: read instead of the disk
     bases: tuple[Path, ...]  # folders to look for extended rulesets in (besides beside the extending one)
     diagnostics_only: bool = False  # see compile_paths
+    stop: Callable[[], bool] | None = None  # see compile_paths
+
+    def checkpoint(self) -> None:
+        if self.stop is not None and self.stop():
+            raise Superseded
+
+
+class Superseded(Exception):
+    """A compilation's `stop` said, at one of its checkpoints, that its result is no longer wanted."""
 
 
 def compile_paths(
@@ -202,6 +211,7 @@ def compile_paths(
     bases: Sequence[Path] | None = None,
     memo: Memo | None = None,
     diagnostics_only: bool = False,
+    stop: Callable[[], bool] | None = None,
 ) -> Compilation:
     """Check the rulesets under `paths`, and the rulesets they extend (found beside them, or in the folders
     `bases`: by default `rules/` in the working folder and `RULESDSL_PATH`), each as one ruleset, bases first.
@@ -212,8 +222,12 @@ def compile_paths(
 
     `diagnostics_only` (what `rulesdsl check` needs): when the on-disk cache holds the result of a check of
     exactly these files with this compiler, it gives that result's diagnostics and summary without lowering
-    or checking anything, and `rulesets` is empty."""
-    inputs = _Inputs(overlay or {}, tuple(default_bases() if bases is None else bases), diagnostics_only)
+    or checking anything, and `rulesets` is empty.
+
+    `stop` is asked between files and between the checks of a ruleset (each a small part of the whole): when
+    it says so, the compilation raises `Superseded` (the language server's, once the buffers changed again).
+    What it kept in `memo` and in the cache meanwhile is whole, and serves the next compilation."""
+    inputs = _Inputs(overlay or {}, tuple(default_bases() if bases is None else bases), diagnostics_only, stop)
     # Compiling makes about a hundred objects per entity and no cycles, and with a large ruleset in memory
     # every collection would walk all of it (1.3x cold, 2.9x warm).
     with gc_paused():
@@ -280,7 +294,7 @@ def _compile_paths(paths: Sequence[Path], inputs: _Inputs, memo: Memo | None) ->
     read_diagnostics = len(diagnostics)
     compiled: dict[str, CompiledRuleset] = {}
     for ruleset_id in _bases_first(parsed, diagnostics, inputs.bases):
-        result, more = _compile(parsed[ruleset_id], compiled, parse_cache)
+        result, more = _compile(parsed[ruleset_id], compiled, parse_cache, inputs.checkpoint)
         diagnostics += more
         if result is not None:
             compiled[ruleset_id] = result
@@ -551,7 +565,7 @@ def declare_kinds(
 
 
 def _compile(
-    ruleset: _Parsed, compiled: Mapping[str, CompiledRuleset], parse_cache: Caches
+    ruleset: _Parsed, compiled: Mapping[str, CompiledRuleset], parse_cache: Caches, checkpoint: Callable[[], None]
 ) -> tuple[CompiledRuleset | None, list[Diagnostic]]:
     """Lower a ruleset's blocks, merge it onto its bases, and check the whole as one ruleset."""
     manifest = ruleset.manifest
@@ -562,7 +576,7 @@ def _compile(
     declarations = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.KindDecl)]
     kinds, more = declare_kinds(declarations, inherited=[compiled[b].kinds for b in ruleset.extends])
     diagnostics += more
-    own, more = _lowered(ruleset.statements, kinds, parse_cache)
+    own, more = _lowered(ruleset.statements, kinds, parse_cache, checkpoint)
     diagnostics += more
     patches = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.Patch)]
     removals = [s for f in ruleset.statements for s in _blocks(f) if isinstance(s, m.Removal)]
@@ -579,6 +593,7 @@ def _compile(
                 )
             )
         patches, removals = [], []
+    checkpoint()
     with _stage("merge"):
         merged, more = merge.inherit(bases, manifest.position("extends"))
         diagnostics += more
@@ -594,8 +609,12 @@ def _compile(
             kinds,
         )
     with _stage("semantic"):
-        resolved, more = semantic.check_ruleset(manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names)
+        checkpoint()
+        resolved, more = semantic.check_ruleset(
+            manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names, checkpoint
+        )
         more += semantic.check_license(manifest)
+        checkpoint()
         dangling, explained = uses.check_uses(resolved.entities, merged.gone, kinds)
         # a formula naming an attribute the homebrew took away is reported at the change (E507), not again here
         more = [d for d in more if not (d.code == "E321" and d.pos in explained)] + dangling
@@ -634,7 +653,7 @@ _GRAPH_WARNINGS = ("W341", "W342")
 
 
 def _lowered(
-    files: Sequence[_File], kinds: Mapping[str, Kind], parse_cache: Caches
+    files: Sequence[_File], kinds: Mapping[str, Kind], parse_cache: Caches, checkpoint: Callable[[], None]
 ) -> tuple[list[ir.Entity], list[Diagnostic]]:
     """The files' entities in source order, with their lowering and schema diagnostics: from the cache where
     it has them (lowered by these very kinds), else lowered and checked now, and cached."""
@@ -643,6 +662,7 @@ def _lowered(
     diagnostics: list[Diagnostic] = []
     fresh: list[tuple[_File, list[ir.Entity], list[Diagnostic]]] = []
     for source in files:
+        checkpoint()
         if source.outline is None:  # parsed only now, and its tree dropped once lowered
             with _stage("parse"):
                 diagnostics += _parse_now(source)

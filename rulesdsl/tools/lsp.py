@@ -38,6 +38,7 @@ from rulesdsl.compile.memo import Memo
 from rulesdsl.compile.pipeline import (
     Compilation,
     CompiledRuleset,
+    Superseded,
     compile_paths,
     default_bases,
     gc_paused,
@@ -309,11 +310,12 @@ class Analyser:
         text = self.open.get(path)
         return snapshot is not None and text is not None and snapshot.texts.get(path) == text
 
-    def analyse(self, path: Path) -> Snapshot | None:
+    def analyse(self, path: Path, stop: Callable[[], bool] | None = None) -> Snapshot | None:
+        """The file's ruleset analysed as the buffers are now; `Superseded` if `stop` says so meanwhile."""
         with self.lock:
-            return self._analyse(path, dict(self.open))  # the buffers now: the editor changes them meanwhile
+            return self._analyse(path, dict(self.open), stop)  # the buffers now: the editor changes them meanwhile
 
-    def _analyse(self, path: Path, opened: dict[Path, str]) -> Snapshot | None:
+    def _analyse(self, path: Path, opened: dict[Path, str], stop: Callable[[], bool] | None) -> Snapshot | None:
         root = ruleset_root(path, opened)
         if root is None:
             return None
@@ -333,7 +335,7 @@ class Analyser:
         # A buffer broken mid-typing is read as its last text without syntax errors: a block that does not
         # parse would otherwise vanish, and every file naming what it defines would be told it does not exist.
         stale = {p: good for p in broken if (good := self.good.get(p)) is not None}  # closed meanwhile: gone
-        compilation = compile_paths([root], overlay={**opened, **stale}, bases=self.bases, memo=self.memo)
+        compilation = compile_paths([root], overlay={**opened, **stale}, bases=self.bases, memo=self.memo, stop=stop)
         mapping = {shown: real_path(shown) for shown in compilation.sources}
         texts = {mapping[shown]: text for shown, text in compilation.sources.items()}
         # the buffers as the editor has them (one the compiler did not read, too large, say, included)
@@ -1118,6 +1120,7 @@ class RulesServer(LanguageServer):
         # Analyses after edits run here, so that requests do not wait behind one (issue 20); one at a time.
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulesdsl-analysis")
         self.versions: dict[Path, int] = {}  # changes of each buffer: an analysis begun before the last is superseded
+        self.superseded = 0  # analyses stopped part-way by a later change
 
     def snapshot(self, uri: str) -> tuple[Path, Snapshot | None]:
         path = path_of(uri)
@@ -1159,7 +1162,7 @@ class RulesServer(LanguageServer):
         found = answer(path, snapshot)
         return found if found is not None or fresh or snapshot is None else answer(*self.snapshot(uri))
 
-    def analysed(self, path: Path) -> Snapshot | None:
+    def analysed(self, path: Path, stop: Callable[[], bool] | None = None) -> Snapshot | None:
         """The analysis of the file's ruleset, and what it made frozen out of the garbage collector's sight
         (see FULL_COLLECTION_EVERY); objects freed by their last reference are freed all the same."""
         with self.analyser.lock:
@@ -1168,7 +1171,7 @@ class RulesServer(LanguageServer):
                 gc.unfreeze()
                 gc.collect()
             with gc_paused():
-                found = self.analyser.analyse(path)
+                found = self.analyser.analyse(path, stop)
                 gc.freeze()
             return found
 
@@ -1220,11 +1223,21 @@ class RulesServer(LanguageServer):
     def brought_up_to_date(self, path: Path, version: int) -> Snapshot | None:
         """In the worker: the analysis of the file's ruleset as the buffers are now (unless a request made it);
         none if the file changed again before this began (the analysis after that change comes next)."""
-        if self.versions.get(path, 0) != version:
+
+        def superseded() -> bool:
+            return self.versions.get(path, 0) != version
+
+        if superseded():
             return None
         with self.analyser.lock:
             snapshot = self.analyser.last(path)
-            return snapshot if self.analyser.reads_now(snapshot, path) else self.analysed(path) or snapshot
+            if self.analyser.reads_now(snapshot, path):
+                return snapshot
+            try:  # stopped at the next checkpoint once the file changes again: the analysis of that change is next
+                return self.analysed(path, superseded) or snapshot
+            except Superseded:
+                self.superseded += 1
+                return None
 
     def publish_analysed(self, path: Path, version: int, done: asyncio.Future[Snapshot | None]) -> None:
         if done.cancelled() or self.versions.get(path, 0) != version:

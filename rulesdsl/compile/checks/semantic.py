@@ -52,9 +52,11 @@ def check_ruleset(
     entities: Sequence[ir.Entity],
     kinds: Mapping[str, Kind],
     removed: Mapping[tuple[str, str], Position] | None = None,
+    checkpoint: Callable[[], None] = lambda: None,
 ) -> tuple[Resolved, list[Diagnostic]]:
     """`removed`: (kind, slug of a name) of entities a homebrew removed; references to them are reported
-    at the removal (E507), so not again where they are written."""
+    at the removal (E507), so not again where they are written. `checkpoint` is called between the checks
+    (it may raise to stop them: see pipeline.compile_paths)."""
     diagnostics: list[Diagnostic] = []
     diagnostics += _check_package_name(ruleset_id, manifest_pos)
     unique: dict[str, dict[str, ir.Entity]] = defaultdict(dict)
@@ -83,22 +85,32 @@ def check_ruleset(
     resolved: dict[str, dict[str, ir.Entity]] = {}
     resolve = _resolver(indexes, kinds, diagnostics, removed or {})
     for kind, group in sorted(unique.items()):
-        resolved[kind] = {entity_id: _resolve(entity, resolve) for entity_id, entity in sorted(group.items())}
+        resolved[kind] = {}
+        for n, (entity_id, entity) in enumerate(sorted(group.items())):
+            if n % 500 == 0:  # every few hundredths of a second
+                checkpoint()
+            resolved[kind][entity_id] = _resolve(entity, resolve)
     kinds = {name: _resolve_defaults(kind, resolve) for name, kind in kinds.items()}
     resolved = formulas.resolve_names(resolved, kinds, diagnostics)
     kinds = formulas.resolve_default_names(kinds, resolved, diagnostics)
     resolved, kinds = _default_check_mechanics(resolved, kinds, diagnostics)
+    checkpoint()
     diagnostics += _check_chains(resolved.get("table", {}))
     for entity in resolved.get("table", {}).values():
         diagnostics += _check_table(entity, resolved)
-    diagnostics += formulas.check_params(resolved, kinds)
-    diagnostics += formulas.check_formulas(resolved, kinds)
-    diagnostics += _check_formula_graph(resolved)
-    diagnostics += _check_mechanics(resolved.get("mechanic", {}))
-    diagnostics += _check_requirements(resolved)
-    diagnostics += check_paths(resolved)
-    diagnostics += _check_burning(resolved, kinds)
-    diagnostics += check_python_names(resolved, kinds)
+    checks: tuple[Callable[[], list[Diagnostic]], ...] = (
+        lambda: formulas.check_params(resolved, kinds),
+        lambda: formulas.check_formulas(resolved, kinds),
+        lambda: _check_formula_graph(resolved),
+        lambda: _check_mechanics(resolved.get("mechanic", {})),
+        lambda: _check_requirements(resolved),
+        lambda: check_paths(resolved),
+        lambda: _check_burning(resolved, kinds),
+        lambda: check_python_names(resolved, kinds),
+    )
+    for check in checks:
+        checkpoint()
+        diagnostics += check()
     return Resolved(resolved, kinds), diagnostics
 
 
