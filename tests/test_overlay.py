@@ -329,3 +329,58 @@ def test_an_analysis_leaves_nothing_for_the_cyclic_collector(tmp_path: Path) -> 
         gc.set_debug(0)
         gc.garbage.clear()
     assert left == []
+
+
+def test_an_edit_resolves_again_only_the_references_it_can_affect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20: an analysis after an edit resolves again the references of the edited file's entities, of
+    those that read a number off another entity (whose value the edit may have changed), and of those with a
+    diagnostic; the rest keep what the last analysis resolved, until a name changes. Each analysis equals
+    one with nothing kept."""
+    from rulesdsl.compile.checks import semantic
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RULESDSL_CACHE_DIR", "off")
+    gadgets = "".join(f'gadget g{n} "Gadget {n}" {{ skill: Fishing  reach: {n} }}\n' for n in range(20))
+    folder = write_ruleset(
+        Path("rules") / "kit",
+        {
+            "a.rules": 'kind gadget "Gadgets" { skill: ref skill  reach: int }\n'
+            "skill Fishing { root: Perception  type: peasant  tools: yes }\n",
+            "b.rules": 'gadget rod "Rod" { skill: Fishing  reach: 2 }\n',
+            "c.rules": gadgets + 'gadget odd "Odd" { skill: Fishng  reach: 1 }\n',
+            "d.rules": "formula far { params: a  formula: a + gadget[rod].reach }\n",
+        },
+    )
+    resolving: list[str] = []
+    resolve = semantic._resolve
+
+    def counted(entity: Any, how: Any) -> Any:
+        resolving.append(entity.id)
+        return resolve(entity, how)
+
+    monkeypatch.setattr(semantic, "_resolve", counted)
+    memo = Memo()
+    overlay: dict[Path, str] = {}
+
+    def analysed() -> Compilation:
+        resolving.clear()
+        found = compile_paths([folder], overlay=overlay, bases=[], memo=memo)
+        counted = list(resolving)
+        again = compile_paths([folder], overlay=overlay, bases=[])  # nothing kept
+        assert found.diagnostics == again.diagnostics and found.rulesets == again.rulesets
+        resolving[:] = counted
+        return found
+
+    first = analysed()
+    assert len(resolving) == 24 and [d.code for d in first.diagnostics] == ["E303"]  # every entity, once
+    overlay[(folder / "b.rules").resolve()] = 'gadget rod "Rod" { skill: Fishing  reach: 5 }\n'
+    analysed()
+    assert sorted(resolving) == ["far", "odd", "rod"]  # the file's, the one reading rod's reach, the mistaken
+    overlay[(folder / "a.rules").resolve()] = (folder / "a.rules").read_text().replace("Fishing", "Angling")
+    renamed = analysed()
+    assert len(resolving) == 24 and len(renamed.diagnostics) == 22  # a name changed: all again; 22 E303s
+    del overlay[(folder / "a.rules").resolve()]
+    analysed()
+    assert len(resolving) == 24  # and back: the names changed again

@@ -20,6 +20,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from rulesdsl.compile.cache import Lowered, ParseCache, Parsed, compiler_digest
+from rulesdsl.compile.checks.semantic import Resolutions
 
 DEFAULT_LIMIT = 500_000  # about a gigabyte at the most: entities of a large lifepath are about 2 KB each
 _KINDS_KEPT = 2  # digests of kinds a file's entities are kept for (a kind edited back and forth)
@@ -48,6 +49,7 @@ class Memo:
         self.limit = limit
         self._files: OrderedDict[str, _Derived] = OrderedDict()
         self._size = 0
+        self._resolutions: dict[str, Resolutions] = {}  # by ruleset id: of its last check (its entities, once)
 
     @property
     def size(self) -> int:
@@ -60,6 +62,11 @@ class Memo:
     def clear(self) -> None:
         self._files.clear()
         self._size = 0
+        self._resolutions.clear()
+
+    def resolutions(self, ruleset: str) -> Resolutions:
+        """The references resolved in the last check of the ruleset, for the next (see semantic.Resolutions)."""
+        return self._resolutions.setdefault(ruleset, Resolutions())
 
     def _found(self, shown: str, text: str) -> _Derived | None:
         derived = self._files.get(shown)

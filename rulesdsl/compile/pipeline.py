@@ -610,8 +610,9 @@ def _compile(
         )
     with _stage("semantic"):
         checkpoint()
+        kept = parse_cache.memo.resolutions(manifest.id) if parse_cache.memo is not None else None
         resolved, more = semantic.check_ruleset(
-            manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names, checkpoint
+            manifest.id, manifest.pos, merged.entities, kinds, merged.removed_names, checkpoint, kept
         )
         more += semantic.check_license(manifest)
         checkpoint()

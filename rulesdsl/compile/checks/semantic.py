@@ -8,6 +8,7 @@ names that cannot collide, the tables burning characters reads). Produces the re
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import sys
 from collections import defaultdict
@@ -37,6 +38,21 @@ from rulesdsl.syntax.written import FUNCTIONS, quote
 Entities = Mapping[str, Mapping[str, ir.Entity]]  # kind -> id -> entity
 
 
+@dataclass(slots=True)
+class Resolutions:
+    """What resolving each entity's references gave in the last check of a ruleset in this process, for the
+    next (issue 20: an edit re-runs what it can affect). An entity of a file not edited since is the same
+    object then, and resolves the same while what resolving reads besides it is the same: the names of every
+    kind (`EntityIndex`'s ids and keys), the kinds, the names a homebrew removed. Kept only for an entity
+    resolved without a diagnostic (a hint names other entities) and without a number read from another
+    entity (`weapon[longsword].reach`)."""
+
+    reads: object = None
+    kept: dict[int, tuple[ir.Entity, ir.Entity]] = dataclasses.field(
+        default_factory=dict
+    )  # by id(): (entity, resolved)
+
+
 @dataclass(frozen=True, slots=True)
 class Resolved:
     """One ruleset after the checks: entities by kind, then by id, both sorted; every Ref resolved, in the
@@ -53,10 +69,12 @@ def check_ruleset(
     kinds: Mapping[str, Kind],
     removed: Mapping[tuple[str, str], Position] | None = None,
     checkpoint: Callable[[], None] = lambda: None,
+    resolutions: Resolutions | None = None,
 ) -> tuple[Resolved, list[Diagnostic]]:
     """`removed`: (kind, slug of a name) of entities a homebrew removed; references to them are reported
     at the removal (E507), so not again where they are written. `checkpoint` is called between the checks
-    (it may raise to stop them: see pipeline.compile_paths)."""
+    (it may raise to stop them: see pipeline.compile_paths). `resolutions`: the last check's, reused where
+    they hold, and replaced by this one's."""
     diagnostics: list[Diagnostic] = []
     diagnostics += _check_package_name(ruleset_id, manifest_pos)
     unique: dict[str, dict[str, ir.Entity]] = defaultdict(dict)
@@ -83,13 +101,34 @@ def check_ruleset(
     unique = defaultdict(dict, formulas.entity_arguments(dict(unique), kinds, formula_named))
     kinds = formulas.default_arguments(kinds, unique, formula_named)
     resolved: dict[str, dict[str, ir.Entity]] = {}
-    resolve = _resolver(indexes, kinds, diagnostics, removed or {})
+    read_another: list[bool] = [False]
+    resolve = _resolver(indexes, kinds, diagnostics, removed or {}, read_another)
+    reads = (
+        {
+            kind: (frozenset(index.by_id), {k: tuple(ids) for k, ids in index.by_name.items()})
+            for kind, index in indexes.items()
+        },
+        kinds,
+        frozenset(removed or ()),
+    )
+    before = resolutions.kept if resolutions is not None and resolutions.reads == reads else {}
+    kept: dict[int, tuple[ir.Entity, ir.Entity]] = {}
     for kind, group in sorted(unique.items()):
         resolved[kind] = {}
         for n, (entity_id, entity) in enumerate(sorted(group.items())):
             if n % 500 == 0:  # every few hundredths of a second
                 checkpoint()
-            resolved[kind][entity_id] = _resolve(entity, resolve)
+            found = before.get(id(entity))
+            if found is None or found[0] is not entity:
+                reported, read_another[0] = len(diagnostics), False
+                found = (entity, _resolve(entity, resolve))
+                if len(diagnostics) > reported or read_another[0]:
+                    resolved[kind][entity_id] = found[1]
+                    continue
+            kept[id(entity)] = found
+            resolved[kind][entity_id] = found[1]
+    if resolutions is not None:
+        resolutions.reads, resolutions.kept = reads, kept
     kinds = {name: _resolve_defaults(kind, resolve) for name, kind in kinds.items()}
     resolved = formulas.resolve_names(resolved, kinds, diagnostics)
     kinds = formulas.resolve_default_names(kinds, resolved, diagnostics)
@@ -185,9 +224,10 @@ def _resolver(
     kinds: Mapping[str, Kind],
     diagnostics: list[Diagnostic],
     removed: Mapping[tuple[str, str], Position],
+    read_another: list[bool],
 ) -> Callable[[Any], Any]:
     """What resolving does to each node: a Ref gets its id (an unresolvable one is reported and left without),
-    a FieldOf its number."""
+    a FieldOf its number (and `read_another[0]` is set: the value is another entity's)."""
     found_ids: dict[tuple[str, str], str | None] = {}
     suggestions: dict[str, Suggestions] = {}
 
@@ -196,6 +236,7 @@ def _resolver(
             diagnostics.append(formulas.unknown_kind(node, kinds, node.entity.pos))
             return node
         if isinstance(node, ir.FieldOf) and node.entity.id is not None:
+            read_another[0] = True
             valued = _field_value(node, indexes, kinds)
             if isinstance(valued, Diagnostic):
                 diagnostics.append(valued)
