@@ -48,9 +48,8 @@ class Resolutions:
     entity (`weapon[longsword].reach`)."""
 
     reads: object = None
-    kept: dict[int, tuple[ir.Entity, ir.Entity]] = dataclasses.field(
-        default_factory=dict
-    )  # by id(): (entity, resolved)
+    # by id(): the entity (held, so that its id is no other's meanwhile) and the entity resolved
+    kept: dict[int, tuple[ir.Entity, ir.Entity]] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +118,13 @@ def check_ruleset(
             if n % 500 == 0:  # every few hundredths of a second
                 checkpoint()
             found = before.get(id(entity))
-            if found is None or found[0] is not entity:
+            keep = found is not None and found[0] is entity
+            if found is None or not keep:
                 reported, read_another[0] = len(diagnostics), False
                 found = (entity, _resolve(entity, resolve))
-                if len(diagnostics) > reported or read_another[0]:
-                    resolved[kind][entity_id] = found[1]
-                    continue
-            kept[id(entity)] = found
+                keep = len(diagnostics) == reported and not read_another[0]
+            if keep:
+                kept[id(entity)] = found
             resolved[kind][entity_id] = found[1]
     if resolutions is not None:
         resolutions.reads, resolutions.kept = reads, kept
