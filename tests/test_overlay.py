@@ -49,11 +49,18 @@ SNIPPETS = (
     'table pirate_ranks "Pirate ranks" {\n  columns: title\n  0 -> Deckhand\n  1 -> Captain\n}\n',
     "remove table navy_ranks\n",
     'formula dm2 "Twice" { params: score  formula: dm(score) * 2 }\n',
+    'formula reach "Reach" { params: n  formula: n + ship[far_trader].jump }\n',  # a number off another entity
     "kind ship { tonnage: int }\n",
     "career {",
     'ruleset stray { title: "Stray" }\n',
 )
-RENAMES = (("navy_ranks", "navy_rank"), ("scout_service", "scout_servce"), ("dm(", "dn("), ("career", "carer"))
+RENAMES = (
+    ("navy_ranks", "navy_rank"),
+    ("scout_service", "scout_servce"),
+    ("dm(", "dn("),
+    ("career", "carer"),
+    ("jump: 2 }", "jump: 5 }"),  # a value another file's formula may read
+)
 MANIFESTS = (RIM, RIM.replace("extends: careers", "extends: nowhere"), RIM.replace("  extends: careers", ""))
 
 
