@@ -1222,7 +1222,8 @@ class RulesServer(LanguageServer):
 
     def brought_up_to_date(self, path: Path, version: int) -> Snapshot | None:
         """In the worker: the analysis of the file's ruleset as the buffers are now (unless a request made it);
-        none if the file changed again before this began (the analysis after that change comes next)."""
+        none if the file changed again before this began or while it ran (it stops at the compiler's next
+        checkpoint then): the analysis after that change comes next."""
 
         def superseded() -> bool:
             return self.versions.get(path, 0) != version
